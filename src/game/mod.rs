@@ -1,0 +1,89 @@
+//! Game rules behind one small generic interface.
+//!
+//! Search, inference and the engine only ever talk to a [`GameState`]; chess and Chess960 implement it in
+//! [`chess`], and Connect Four and Hex will drop in beside it without touching the layers above. This
+//! module is pure: no I/O, no threads.
+
+pub mod chess;
+pub mod outcome;
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+pub use outcome::{Outcome, OutcomeReason, Player};
+
+/// Which game (and variant) a state belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameKind {
+    /// Standard chess.
+    Chess,
+    /// Fischer random chess (Chess960): castling moves the king onto its rook.
+    Chess960,
+}
+
+impl GameKind {
+    /// The name used in MAV headers (`<mav game=...>`) and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Chess => "chess",
+            GameKind::Chess960 => "chess960",
+        }
+    }
+}
+
+/// An error from [`GameState::play`] or [`GameState::parse_action`]: the action is not legal here.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    /// The text is not an action of this game at all.
+    #[error("'{text}' is not a valid move notation: {reason}")]
+    Syntax {
+        /// The text that was given.
+        text: String,
+        /// Why it could not be read.
+        reason: String,
+    },
+    /// The action is well formed but not legal in this state.
+    #[error("'{text}' is not a legal move in this position")]
+    Illegal {
+        /// The action as text.
+        text: String,
+    },
+}
+
+/// One state of a two-player, perfect-information, turn-based game.
+///
+/// A value of this type is always a valid state of its game (the type encodes that invariant: raw,
+/// possibly invalid descriptions are parsed and validated by each game's constructors).
+pub trait GameState: Clone + Debug + Send + Sync + 'static {
+    /// A move. Cheap to copy and hashable, so search trees and caches can key on it.
+    type Action: Copy + Eq + Hash + Debug + Send + Sync + 'static;
+
+    /// Which game this is.
+    fn kind(&self) -> GameKind;
+
+    /// The player to move.
+    fn to_move(&self) -> Player;
+
+    /// Every legal action, in a deterministic order. Empty exactly when the game is over.
+    fn legal_actions(&self) -> Vec<Self::Action>;
+
+    /// The state after `action`, or an error if it is not legal here.
+    fn play(&self, action: Self::Action) -> Result<Self, ActionError>;
+
+    /// The result if the game is over (by the rules that a single state can decide), else `None`.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// The action in the game's text notation (UCI for chess: `e2e4`, `e1h1` for Chess960 castling).
+    fn action_to_text(&self, action: Self::Action) -> String;
+
+    /// Reads an action in the game's text notation and checks that it is legal here.
+    fn parse_action(&self, text: &str) -> Result<Self::Action, ActionError>;
+
+    /// The state as its standard one-line text (FEN for chess, Shredder-FEN castling for Chess960).
+    fn to_text(&self) -> String;
+
+    /// A 64-bit hash of the state (Zobrist for chess), equal for equal states; used by caches and
+    /// transposition tables.
+    fn hash64(&self) -> u64;
+}

@@ -1,0 +1,8 @@
+//! mavboard: an analysis board for multi-action-value (MAV) game models.
+//!
+//! Layers, each using only the ones listed before it: [`game`] (rules) → [`mav`] (the text protocol) and
+//! [`pgn`] (game records) → inference → search → engine → app → ui. See `DESIGN.md`.
+
+pub mod game;
+pub mod mav;
+pub mod pgn;

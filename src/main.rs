@@ -1,0 +1,43 @@
+//! The `mavboard` command line. With no subcommand it will open the analysis board; subcommands are headless.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+
+/// mavboard: an analysis board for multi-action-value (MAV) game models.
+#[derive(Debug, Parser)]
+#[command(name = "mavboard", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Count leaf nodes of the move tree (move-generator check and speed test).
+    Perft(cli::perft::Args),
+    /// Work with PGN files (check, ...).
+    Pgn(cli::pgn::Args),
+    /// The MAV text protocol: render examples, tokenizer export, parse model output.
+    Mav(cli::mav::Args),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Perft(args)) => cli::perft::run(args),
+        Some(Command::Pgn(args)) => cli::pgn::run(args),
+        Some(Command::Mav(args)) => cli::mav::run(args),
+        None => {
+            eprintln!("The analysis board is not built yet; see `mavboard --help` for the headless commands.");
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The MAV text protocol: one source of truth for Rust and for training data.

@@ -1,0 +1,1 @@
+//! PGN game records: reading into game trees, writing them back.
