@@ -57,7 +57,7 @@ fn run_position(fen: &str, depth: u32, show_divide: bool, chess960: bool) -> any
     } else {
         ChessState::from_fen_mode(fen, mode)?
     };
-    println!("position: {} ({})", state.shredder_fen(), state.kind().name());
+    println!("position: {} ({})", state.to_text(), state.kind().name());
     let start = Instant::now();
     let nodes = if show_divide {
         let entries = divide(&state, depth);
