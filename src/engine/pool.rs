@@ -67,6 +67,8 @@ pub struct Done<R, E> {
 /// N worker threads, each owning a resource of type `S`, running jobs `J` into results `R`.
 pub struct Pool<J, R, E> {
     jobs: Option<Sender<(usize, J)>>,
+    /// Kept to discard queued jobs on drop, so dropping a busy pool does not wait for all of them.
+    queue: Receiver<(usize, J)>,
     results: Receiver<Done<R, E>>,
     handles: Vec<JoinHandle<()>>,
     next_index: usize,
@@ -101,7 +103,13 @@ impl<J: Send + 'static, R: Send + 'static, E: Send + 'static> Pool<J, R, E> {
         let (ready_tx, ready_rx) = unbounded::<(usize, Result<(), PoolError<E>>)>();
         let factory = Arc::new(factory);
         let work = Arc::new(work);
-        let mut pool = Pool { jobs: Some(job_tx), results: result_rx, handles: Vec::new(), next_index: 0 };
+        let mut pool = Pool {
+            jobs: Some(job_tx),
+            queue: job_rx.clone(),
+            results: result_rx,
+            handles: Vec::new(),
+            next_index: 0,
+        };
         for worker in 0..workers {
             let (job_rx, result_tx, ready_tx) = (job_rx.clone(), result_tx.clone(), ready_tx.clone());
             let (factory, work) = (Arc::clone(&factory), Arc::clone(&work));
@@ -181,6 +189,7 @@ impl<J: Send + 'static, R: Send + 'static, E: Send + 'static> Pool<J, R, E> {
 
     fn shutdown(&mut self) {
         self.jobs = None;
+        while self.queue.try_recv().is_ok() {}
         for handle in self.handles.drain(..) {
             let _ = handle.join();
         }
@@ -189,7 +198,9 @@ impl<J: Send + 'static, R: Send + 'static, E: Send + 'static> Pool<J, R, E> {
 
 impl<J, R, E> Drop for Pool<J, R, E> {
     fn drop(&mut self) {
+        // Queued jobs are discarded; each worker finishes the job it is running, then exits.
         self.jobs = None;
+        while self.queue.try_recv().is_ok() {}
         for handle in self.handles.drain(..) {
             let _ = handle.join();
         }
