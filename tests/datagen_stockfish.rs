@@ -7,8 +7,9 @@ use std::sync::Arc;
 use mavboard::datagen::run::{LabelSettings, Limit};
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
-use mavboard::datagen::{EpdSource, PositionSource, SourceMix, StockfishLabeler, run_labels};
+use mavboard::datagen::{EpdSource, Labeler, PositionSource, SourceMix, StockfishLabeler, run_labels};
 use mavboard::game::{GameKind, GameState};
+use mavboard::uci::SearchLimits;
 use mavboard::uci::locate::locate_stockfish;
 
 fn root() -> &'static Path {
@@ -80,6 +81,27 @@ fn three_positions_end_to_end() {
         assert!(wp.windows(2).all(|w| w[0] >= w[1]), "moves best first: {:?}", r.moves);
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn castling_is_labelled_in_each_notation() {
+    let sf = match locate_stockfish(None) {
+        Ok(p) => p,
+        Err(e) => return eprintln!("SKIPPED: {e}"),
+    };
+    let mut labeler = StockfishLabeler::start(&sf, 4, SearchLimits::depth(3)).expect("stockfish starts");
+    // Chess960 (king-takes-rook `g1h1`), then standard (`e1g1`), then Chess960 again: the labeller must
+    // switch UCI_Chess960 back and forth.
+    for (fen, chess960, castle) in [
+        ("bqnbr1kr/pppppppp/8/8/8/8/PPPPPPPP/BQNBR1KR w HEhe - 0 1", true, "g1h1"),
+        ("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", false, "e1g1"),
+        ("bqnbr1kr/pppppppp/8/8/8/8/PPPPPPPP/BQNBR1KR w HEhe - 0 1", true, "g1h1"),
+    ] {
+        let state = parse_epd_line(fen, chess960).expect("FEN");
+        let label = labeler.label(&state).expect("labelled");
+        assert_eq!(label.moves.len(), state.legal_actions().len());
+        assert!(label.moves.iter().any(|m| m.uci == castle), "{castle} missing in {fen}: {:?}", label.moves);
+    }
 }
 
 #[test]
