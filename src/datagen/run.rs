@@ -311,14 +311,11 @@ where
         let chains = settings.chains_per_shard.min(remaining).max(1);
         let first_chain = next_chain;
         let mut slots: Vec<Option<Vec<Labelled>>> = (0..chains).map(|_| None).collect();
-        let base = {
-            let mut base = None;
-            for c in first_chain..first_chain + chains {
-                let index = pool.submit(c);
-                base.get_or_insert(index);
-            }
-            base.unwrap_or(0)
-        };
+        // Job indices are consecutive, so chain `first_chain + i` comes back as index `base + i`.
+        let base = pool.submit(first_chain);
+        for c in first_chain + 1..first_chain + chains {
+            pool.submit(c);
+        }
         let mut pending = 0;
         for _ in 0..chains {
             let Some(done) = pool.recv() else {
