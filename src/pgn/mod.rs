@@ -17,4 +17,4 @@ pub use comment::{Comment, Eval};
 pub use reader::{GameError, GameErrorKind, PgnReader, ReadOptions};
 pub use tree::{GameTree, MoveRecord, Node, NodeId, TreeError};
 pub use variant::{VariantTag, classify_variant};
-pub use writer::{WriteOptions, game_to_string, write_game};
+pub use writer::{WriteOptions, game_to_string, write_game, write_games};

@@ -185,6 +185,8 @@ pub struct PgnReader<R: Read> {
     options: ReadOptions,
     games: usize,
     done: bool,
+    /// Where the previous game ended in the source.
+    prev_end: u64,
 }
 
 impl<R: Read> PgnReader<R> {
@@ -198,7 +200,7 @@ impl<R: Read> PgnReader<R> {
         let window = Arc::new(Mutex::new(Window::default()));
         let tracked = Tracked { inner: source, window: Arc::clone(&window), pos: 0 };
         let reader = Reader::build(tracked).set_supported_tag_line_length(4096).finish();
-        PgnReader { reader, window, options, games: 0, done: false }
+        PgnReader { reader, window, options, games: 0, done: false, prev_end: 0 }
     }
 
     /// How many games (read or failed) were met so far.
@@ -241,9 +243,17 @@ impl<R: Read> PgnReader<R> {
         }
         let start = self.position();
         self.games += 1;
+        let leading = if self.options.keep_source {
+            let window = lock(&self.window);
+            let from = self.prev_end.saturating_sub(window.base) as usize;
+            window.upto(start).get(from..).and_then(|b| std::str::from_utf8(b).ok()).map(str::to_owned)
+        } else {
+            None
+        };
         let start_line = lock(&self.window).advance_to(start);
         let outcome = self.reader.read_game(&mut Builder);
         let end = self.position();
+        self.prev_end = end;
         let window = lock(&self.window);
         let text = window.upto(end);
         let line_at_end = || start_line + count_newlines(text);
@@ -251,7 +261,7 @@ impl<R: Read> PgnReader<R> {
         let result = match outcome {
             Ok(Some(Ok(mut tree))) => {
                 if self.options.keep_source {
-                    tree.set_source(std::str::from_utf8(text).ok().map(str::to_owned));
+                    tree.set_source(std::str::from_utf8(text).ok().map(str::to_owned), leading);
                 }
                 Ok(tree)
             }

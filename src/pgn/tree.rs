@@ -158,6 +158,7 @@ pub struct GameTree {
     nodes: Vec<Node>,
     result: Outcome,
     source: Option<String>,
+    leading: Option<String>,
 }
 
 impl Default for GameTree {
@@ -187,6 +188,7 @@ impl GameTree {
             nodes: vec![Node::new(None, None)],
             result: Outcome::Unknown,
             source: None,
+            leading: None,
         }
     }
 
@@ -233,8 +235,16 @@ impl GameTree {
         self.source.as_deref()
     }
 
-    pub(crate) fn set_source(&mut self, source: Option<String>) {
+    /// What stood in the file between the previous game and this one (blank lines, a byte-order mark,
+    /// `%` escape lines), kept with the source so that [`write_games`](super::writer::write_games)
+    /// reproduces a whole unmodified file.
+    pub fn leading_text(&self) -> Option<&str> {
+        self.source.as_ref().and(self.leading.as_deref())
+    }
+
+    pub(crate) fn set_source(&mut self, source: Option<String>, leading: Option<String>) {
         self.source = source;
+        self.leading = leading;
     }
 
     // ----- nodes -----

@@ -29,17 +29,37 @@ pub fn write_game(out: &mut impl Write, tree: &GameTree, options: &WriteOptions)
     out.write_all(game_to_string(tree, options).as_bytes())
 }
 
-/// Writes games separated by one empty line.
+/// Writes games one after the other. Games that kept their source (and `use_source` is on) are written
+/// with the text that preceded them in their file, so an unmodified file is reproduced byte for byte
+/// (up to whitespace after its last game); other games are separated by one empty line.
 pub fn write_games<'a>(
     out: &mut impl Write,
     games: impl IntoIterator<Item = &'a GameTree>,
     options: &WriteOptions,
 ) -> io::Result<()> {
+    let mut ends_with_newline = true;
     for (i, game) in games.into_iter().enumerate() {
-        if i > 0 {
-            out.write_all(b"\n")?;
-        }
-        write_game(out, game, options)?;
+        let kept = if options.use_source { game.source().map(|s| (s, game.leading_text())) } else { None };
+        let text = match kept {
+            Some((source, Some(leading))) => {
+                out.write_all(leading.as_bytes())?;
+                source.to_owned()
+            }
+            _ => {
+                if !ends_with_newline {
+                    out.write_all(b"\n")?;
+                }
+                if i > 0 {
+                    out.write_all(b"\n")?;
+                }
+                match kept {
+                    Some((source, _)) => source.to_owned(),
+                    None => game_to_string(game, options),
+                }
+            }
+        };
+        out.write_all(text.as_bytes())?;
+        ends_with_newline = text.ends_with('\n');
     }
     Ok(())
 }
