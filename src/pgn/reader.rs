@@ -94,30 +94,47 @@ impl GameError {
     }
 }
 
-/// The bytes read from the source since the start of the current game, with the line number of the
-/// first of them. Shared between the [`Tracked`] source (which appends) and the [`PgnReader`].
+/// The bytes read from the source since (at least) the end of the previous game, with line bookkeeping.
+/// Shared between the [`Tracked`] source (which appends) and the [`PgnReader`].
 #[derive(Debug, Default)]
 struct Window {
     bytes: Vec<u8>,
+    /// Source offset of `bytes[0]`.
     base: u64,
-    line_at_base: u64,
+    /// Source offset up to which newlines are counted.
+    counted: u64,
+    /// Newlines before `counted`.
+    lines: u64,
     failure: Option<String>,
 }
 
 impl Window {
-    /// Forgets everything before `offset` and returns the line number (from 1) at `offset`.
-    fn advance_to(&mut self, offset: u64) -> u64 {
-        let cut = (offset.saturating_sub(self.base) as usize).min(self.bytes.len());
-        self.line_at_base += count_newlines(&self.bytes[..cut]);
-        self.bytes.drain(..cut);
-        self.base += cut as u64;
-        self.line_at_base + 1
+    /// Bytes kept before the current game are dropped once they exceed this.
+    const KEEP: usize = 1 << 16;
+
+    /// Moves the line count forward to `offset` and returns the line number (from 1) there. Bytes before
+    /// `offset` may be forgotten afterwards, except the ones after `keep_from`.
+    fn advance_to(&mut self, offset: u64, keep_from: u64) -> u64 {
+        let from = self.index(self.counted);
+        let to = self.index(offset);
+        self.lines += count_newlines(&self.bytes[from..to]);
+        self.counted = self.counted.max(offset);
+        let cut = self.index(keep_from.min(offset));
+        if cut > Self::KEEP {
+            self.bytes.drain(..cut);
+            self.base += cut as u64;
+        }
+        self.lines + 1
     }
 
-    /// The bytes from the window start to `offset`.
-    fn upto(&self, offset: u64) -> &[u8] {
-        let end = (offset.saturating_sub(self.base) as usize).min(self.bytes.len());
-        &self.bytes[..end]
+    fn index(&self, offset: u64) -> usize {
+        (offset.saturating_sub(self.base) as usize).min(self.bytes.len())
+    }
+
+    /// The bytes between two source offsets (as far as they are still kept).
+    fn range(&self, from: u64, to: u64) -> &[u8] {
+        let (from, to) = (self.index(from), self.index(to));
+        &self.bytes[from.min(to)..to]
     }
 }
 
@@ -228,13 +245,13 @@ impl<R: Read> PgnReader<R> {
                     let failure = lock(&self.window).failure.take();
                     let here = self.position();
                     if let Some(message) = failure {
-                        let line = lock(&self.window).advance_to(here);
+                        let line = lock(&self.window).advance_to(here, here);
                         return Some(Err(self.fatal(line, message)));
                     }
                     // A syntax error while skipping the rest of a failed game: the reader has moved past
                     // the offending line, so try again (unless nothing moved).
                     if last_start == Some(here) {
-                        let line = lock(&self.window).advance_to(here);
+                        let line = lock(&self.window).advance_to(here, here);
                         return Some(Err(self.fatal(line, e.to_string())));
                     }
                     last_start = Some(here);
@@ -245,17 +262,16 @@ impl<R: Read> PgnReader<R> {
         self.games += 1;
         let leading = if self.options.keep_source {
             let window = lock(&self.window);
-            let from = self.prev_end.saturating_sub(window.base) as usize;
-            window.upto(start).get(from..).and_then(|b| std::str::from_utf8(b).ok()).map(str::to_owned)
+            std::str::from_utf8(window.range(self.prev_end, start)).ok().map(str::to_owned)
         } else {
             None
         };
-        let start_line = lock(&self.window).advance_to(start);
+        let start_line = lock(&self.window).advance_to(start, start);
         let outcome = self.reader.read_game(&mut Builder);
         let end = self.position();
         self.prev_end = end;
         let window = lock(&self.window);
-        let text = window.upto(end);
+        let text = window.range(start, end);
         let line_at_end = || start_line + count_newlines(text);
         let game = self.games;
         let result = match outcome {
@@ -395,11 +411,11 @@ impl Building {
     }
 
     fn play(&mut self, san_plus: SanPlus) -> ControlFlow<Result<GameTree, Failure>> {
-        let text = san_plus.to_string();
+        let text = || san_plus.to_string();
         let mv = match san_plus.san {
             San::Null => None,
             San::Put { .. } => {
-                return Building::fail(GameErrorKind::Drop { number: move_number(&self.pos), san: text });
+                return Building::fail(GameErrorKind::Drop { number: move_number(&self.pos), san: text() });
             }
             san => match san.to_move(&self.pos) {
                 Ok(m) => Some(m),
@@ -412,7 +428,7 @@ impl Building {
                         };
                         return Building::fail(GameErrorKind::IllegalMove {
                             number: move_number(&self.pos),
-                            san: text,
+                            san: text(),
                             problem,
                             fen: fen_of(&self.pos),
                         });
@@ -436,7 +452,7 @@ impl Building {
                 }
             },
         };
-        let id = self.tree.push_child(self.cur, MoveRecord { san: text, mv });
+        let id = self.tree.push_child(self.cur, MoveRecord { san: san_plus, mv });
         if !self.pending.is_empty() {
             self.tree.node_mut_unchecked(id).comments_before_mut().append(&mut self.pending);
         }
@@ -601,7 +617,7 @@ mod tests {
         let games = read_all(pgn);
         let tree = games[0].as_ref().expect("valid game");
         assert_eq!(tree.root().comments_after()[0].raw(), "start");
-        let main: Vec<_> = tree.mainline().filter_map(|id| tree.node(id)?.san().map(str::to_owned)).collect();
+        let main: Vec<_> = tree.mainline().filter_map(|id| tree.node(id)?.san_text()).collect();
         assert_eq!(main, ["e4", "e5", "Nf3", "--", "Bc4"]);
         let first = tree.root().children();
         assert_eq!(first.len(), 3);
@@ -609,7 +625,7 @@ mod tests {
         assert_eq!(e4.nags(), &[Nag(1)]);
         assert_eq!(e4.comments_after()[0].raw(), "good");
         let d4 = tree.node(first[1]).expect("d4");
-        assert_eq!(tree.node(d4.children()[0]).expect("d5").san(), Some("d5"));
+        assert_eq!(tree.node(d4.children()[0]).expect("d5").san_text().as_deref(), Some("d5"));
         assert_eq!(d4.children().len(), 2);
         let c4 = tree.node(first[2]).expect("c4");
         assert_eq!(c4.comments_before()[0].raw(), "before");

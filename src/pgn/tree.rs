@@ -26,9 +26,10 @@ impl NodeId {
 /// A move as it appears in the record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MoveRecord {
-    /// The move text as read (pgn-reader's reading of the token, e.g. `Nf3+`, `O-O`, `--`, or `g1f3` for
-    /// UCI movetext); for moves added through [`GameTree::add_move`], proper SAN.
-    pub san: String,
+    /// The move token as read, parsed (it prints as `Nf3+`, `O-O`, `--`, or `g1f3` for UCI movetext;
+    /// spelling variants such as `0-0` or `Z0` print in their standard form); for moves added through
+    /// [`GameTree::add_move`], proper SAN with check suffix.
+    pub san: SanPlus,
     /// The move, or `None` for a null move (`--`, `Z0`).
     pub mv: Option<Move>,
 }
@@ -73,9 +74,14 @@ impl Node {
         self.record.as_ref().and_then(|r| r.mv)
     }
 
-    /// The move text as read (`None` for the root).
-    pub fn san(&self) -> Option<&str> {
-        self.record.as_ref().map(|r| r.san.as_str())
+    /// The move token as read (`None` for the root).
+    pub fn san(&self) -> Option<SanPlus> {
+        self.record.as_ref().map(|r| r.san)
+    }
+
+    /// The move token as text (`None` for the root).
+    pub fn san_text(&self) -> Option<String> {
+        self.san().map(|s| s.to_string())
     }
 
     /// Whether the move leading here is a null move.
@@ -356,7 +362,7 @@ impl GameTree {
                 fen: pos.fen(),
             });
         }
-        let san = SanPlus::from_move(pos.position().clone(), mv).to_string();
+        let san = SanPlus::from_move(pos.position().clone(), mv);
         self.source = None;
         Ok(self.push_child(parent, MoveRecord { san, mv: Some(mv) }))
     }
@@ -373,7 +379,10 @@ impl GameTree {
             return Err(TreeError::NullMoveInCheck { fen: pos.fen() });
         }
         self.source = None;
-        Ok(self.push_child(parent, MoveRecord { san: "--".to_owned(), mv: None }))
+        Ok(self.push_child(
+            parent,
+            MoveRecord { san: SanPlus { san: shakmaty::san::San::Null, suffix: None }, mv: None },
+        ))
     }
 
     /// Moves the variation starting at `id` one place up among its siblings (to the main line if it was
@@ -537,7 +546,7 @@ mod tests {
         let e5 = t.add_move(e4, uci(&t, e4, "e7e5")).expect("legal");
         let c5 = t.add_move(e4, uci(&t, e4, "c7c5")).expect("legal");
         assert_eq!(t.add_move(e4, uci(&t, e4, "c7c5")).expect("exists"), c5);
-        assert_eq!(t.node(c5).and_then(Node::san), Some("c5"));
+        assert_eq!(t.node(c5).and_then(Node::san_text).as_deref(), Some("c5"));
         assert_eq!(t.mainline().collect::<Vec<_>>(), vec![e4, e5]);
         assert!(!t.is_mainline(c5).expect("node"));
         t.promote(c5).expect("node");

@@ -143,11 +143,11 @@ fn write_line(tree: &GameTree, first: NodeId, mut ply: Ply, lines: &mut Lines) {
             lines.comment(c.raw());
             force_number = true;
         }
-        let san = node.san().unwrap_or("--");
+        let san = node.san_text().unwrap_or_else(|| "--".to_owned());
         if ply.turn == Color::White || force_number {
             lines.token(&ply.number());
         }
-        lines.token(san);
+        lines.token(&san);
         force_number = false;
         for nag in node.nags() {
             lines.token(&nag.to_string());
