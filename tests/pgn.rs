@@ -231,3 +231,54 @@ fn shared_data_round_trips_when_present() {
         println!("{}: {games} games round-trip; {same} regenerate byte-identical; {whole}", path.display());
     }
 }
+
+#[test]
+fn gui_edits_on_a_read_game_round_trip() {
+    let mut game =
+        read_file(&fixtures().join("python-chess/molinari-bordais-1979.pgn")).remove(0).expect("reads");
+    let main: Vec<_> = game.mainline().collect();
+    let after_e4 = main[0];
+    // 1... e5 as a new variation of 1... c5.
+    let e5 = {
+        let pos = game.position_at(after_e4).expect("node");
+        let mv = pos.parse_action("e7e5").expect("legal");
+        game.add_move(after_e4, mv).expect("legal")
+    };
+    assert_eq!(game.node(after_e4).expect("node").children(), &[main[1], e5]);
+    let nf3 = {
+        let mv = game.position_at(e5).expect("node").parse_action("g1f3").expect("legal");
+        game.add_move(e5, mv).expect("legal")
+    };
+    game.set_nags(e5, vec![mavboard::pgn::Nag::GOOD_MOVE]).expect("node");
+    let text = game_to_string(&game, &WriteOptions::default());
+    assert!(text.contains("1. e4 c5 (1... e5 $1 2. Nf3) 2. c4"), "{text}");
+    let again = PgnReader::new(text.as_bytes()).next().expect("a game").expect("reads");
+    assert_eq!(again, game);
+
+    game.promote_to_mainline(nf3).expect("node");
+    assert_eq!(game.mainline().take(3).collect::<Vec<_>>(), vec![after_e4, e5, nf3]);
+    assert_eq!(
+        game.position_at(nf3).expect("node").fen(),
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+    );
+    game.delete(e5).expect("node");
+    assert_eq!(game.mainline().collect::<Vec<_>>(), main);
+    let again = PgnReader::new(game_to_string(&game, &WriteOptions::default()).as_bytes())
+        .next()
+        .expect("a game")
+        .expect("reads");
+    assert_eq!(again, game);
+}
+
+#[test]
+fn long_comments_and_chess960_without_fen() {
+    let long = "x".repeat(3000);
+    let text = format!("[Variant \"Fischer Random\"]\n\n1. e4 {{{long}}} e5 *\n");
+    let game = PgnReader::new(text.as_bytes()).next().expect("a game").expect("reads");
+    assert_eq!(game.start().kind(), GameKind::Chess960);
+    let first = game.node(game.mainline().next().expect("move")).expect("node");
+    assert_eq!(first.comments_after().len(), 1);
+    assert_eq!(first.comments_after()[0].raw(), long);
+    let mainline_positions = game.mainline_positions().expect("legal");
+    assert_eq!(mainline_positions.len(), 3);
+}

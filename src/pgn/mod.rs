@@ -14,6 +14,7 @@ pub mod variant;
 pub mod writer;
 
 pub use comment::{Comment, Eval};
+pub use pgn_reader::Nag;
 pub use reader::{GameError, GameErrorKind, PgnReader, ReadOptions};
 pub use tree::{GameTree, MoveRecord, Node, NodeId, TreeError};
 pub use variant::{VariantTag, classify_variant};

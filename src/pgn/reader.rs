@@ -193,7 +193,7 @@ impl<R> Seek for Tracked<R> {
 /// assert_eq!(games.len(), 2);
 /// assert_eq!(games[0].as_ref().map(|g| g.mainline().count()).ok(), Some(5));
 /// let err = games[1].as_ref().expect_err("1... e4 is illegal");
-/// assert_eq!((err.game, err.line), (2, 3));
+/// assert_eq!((err.game, err.line), (2, 7)); // lines count from the start of the file
 /// ```
 #[derive(Debug)]
 pub struct PgnReader<R: Read> {
