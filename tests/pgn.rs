@@ -282,3 +282,48 @@ fn long_comments_and_chess960_without_fen() {
     let mainline_positions = game.mainline_positions().expect("legal");
     assert_eq!(mainline_positions.len(), 3);
 }
+
+mod no_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn read_and_round_trip(bytes: &[u8]) {
+        for game in PgnReader::new(bytes).flatten() {
+            let text = game_to_string(&game, &REGENERATE);
+            let again = PgnReader::new(text.as_bytes()).next().and_then(Result::ok);
+            assert_eq!(again.as_ref(), Some(&game), "{text}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = PgnReader::new(bytes.as_slice()).count();
+        }
+
+        #[test]
+        fn pgn_like_text_never_panics_and_round_trips(
+            tokens in proptest::collection::vec(
+                prop_oneof![
+                    Just("e4"), Just("e5"), Just("Nf3"), Just("Nc6"), Just("d4"), Just("--"), Just("("), Just(")"),
+                    Just("{c}"), Just("$1"), Just("!?"), Just("1."), Just("2..."), Just("*"), Just("1-0"),
+                    Just("\n"), Just("\n\n"), Just("[Event \"x\"]\n"), Just("[FEN \"8/8/8/8/8/8/8/K1k5 w - - 0 1\"]\n"),
+                    Just("{ [%clk 0:01:00] }"), Just(";rest\n"), Just("\n%escape\n"), Just("O-O"), Just("Z0"),
+                ],
+                0..60,
+            )
+        ) {
+            read_and_round_trip(tokens.join(" ").as_bytes());
+        }
+    }
+
+    #[test]
+    fn truncated_files_never_panic() {
+        let bytes = std::fs::read(fixtures().join("lichess_db_2025-05_sample_1MB.pgn")).expect("fixture");
+        for cut in (0..20_000).step_by(997) {
+            read_and_round_trip(&bytes[..cut]);
+        }
+    }
+}
