@@ -79,6 +79,44 @@ fn file_written_back_identically(path: &Path) -> bool {
     true
 }
 
+/// Appends a comment and a NAG to every 5th node (root and variations included) of every game and checks
+/// the review path: the original bytes with just the new tokens inserted. Returns the number of games.
+fn annotate_file(path: &Path) -> usize {
+    let mut games = 0;
+    for mut game in read_file(path).into_iter().flatten() {
+        games += 1;
+        let source = game.source().expect("source kept").to_owned();
+        let mut all = vec![mavboard::pgn::NodeId::ROOT];
+        let mut k = 0;
+        while k < all.len() {
+            let children = game.node(all[k]).expect("node").children().to_vec();
+            all.extend(children);
+            k += 1;
+        }
+        let mut added = 0;
+        for (i, &id) in all.iter().enumerate().filter(|(i, _)| i % 5 == 0) {
+            let c = mavboard::pgn::Comment::new(format!("[%eval 0.{i}] review")).expect("no brace");
+            added += c.raw().len() + 3;
+            game.append_comment(id, c).expect("node");
+            game.append_nag(id, mavboard::pgn::Nag(i as u8 % 7 + 1)).expect("node");
+            added += format!(" ${}", i % 7 + 1).len();
+        }
+        let text = mavboard::pgn::source_with_additions(&game)
+            .unwrap_or_else(|| panic!("{}: game {games} splices:\n{source}", path.display()));
+        assert_eq!(text.len(), source.len() + added, "only the new tokens are added:\n{text}");
+        let again = PgnReader::new(text.as_bytes()).next().expect("a game").expect("reads");
+        assert_eq!(again, game);
+    }
+    games
+}
+
+#[test]
+fn review_annotations_are_inserted_into_the_original_bytes() {
+    for path in pgn_files(&fixtures()) {
+        annotate_file(&path);
+    }
+}
+
 #[test]
 fn every_fixture_game_round_trips() {
     let files = pgn_files(&fixtures());
@@ -223,6 +261,7 @@ fn shared_data_round_trips_when_present() {
     }
     for path in pgn_files(&shared) {
         let (games, same) = round_trip_file(&path);
+        assert_eq!(annotate_file(&path), games);
         let whole = if file_written_back_identically(&path) {
             "file written back byte-identical"
         } else {

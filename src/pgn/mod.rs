@@ -9,6 +9,7 @@
 
 pub mod comment;
 pub mod reader;
+mod spans;
 pub mod tree;
 pub mod variant;
 pub mod writer;
@@ -16,6 +17,6 @@ pub mod writer;
 pub use comment::{Comment, Eval};
 pub use pgn_reader::Nag;
 pub use reader::{GameError, GameErrorKind, PgnReader, ReadOptions};
-pub use tree::{GameTree, MoveRecord, Node, NodeId, TreeError};
+pub use tree::{Addition, GameTree, MoveRecord, Node, NodeId, TreeError};
 pub use variant::{VariantTag, classify_variant};
-pub use writer::{WriteOptions, game_to_string, write_game, write_games};
+pub use writer::{WriteOptions, game_to_string, source_with_additions, write_game, write_games};

@@ -165,6 +165,16 @@ pub struct GameTree {
     result: Outcome,
     source: Option<String>,
     leading: Option<String>,
+    additions: Vec<(NodeId, Addition)>,
+}
+
+/// An annotation appended to a game that kept its source (see [`GameTree::append_comment`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Addition {
+    /// A comment appended after the node's existing comments.
+    Comment(Comment),
+    /// A NAG appended after the node's existing NAGs.
+    Nag(Nag),
 }
 
 impl Default for GameTree {
@@ -195,6 +205,7 @@ impl GameTree {
             result: Outcome::Unknown,
             source: None,
             leading: None,
+            additions: Vec::new(),
         }
     }
 
@@ -236,9 +247,15 @@ impl GameTree {
         self.result = result;
     }
 
-    /// The exact text the game was read from, while the tree is unmodified (every edit drops it).
+    /// The exact text the game was read from, kept while the tree is unmodified or only annotated through
+    /// [`GameTree::append_comment`] / [`GameTree::append_nag`] (every other edit drops it).
     pub fn source(&self) -> Option<&str> {
         self.source.as_deref()
+    }
+
+    /// The annotations appended since reading, in order, while the source is kept.
+    pub fn additions(&self) -> &[(NodeId, Addition)] {
+        if self.source.is_some() { &self.additions } else { &[] }
     }
 
     /// What stood in the file between the previous game and this one (blank lines, a byte-order mark,
@@ -251,6 +268,7 @@ impl GameTree {
     pub(crate) fn set_source(&mut self, source: Option<String>, leading: Option<String>) {
         self.source = source;
         self.leading = leading;
+        self.additions.clear();
     }
 
     // ----- nodes -----
@@ -426,6 +444,26 @@ impl GameTree {
             stack.extend(node.children.iter().copied());
         }
         self.source = None;
+        Ok(())
+    }
+
+    /// Appends a comment after the existing comments of `id` (on the root: before the first move).
+    /// Unlike the replacing setters this keeps the source, so the writer can insert just the new text
+    /// into the original bytes (for game review).
+    pub fn append_comment(&mut self, id: NodeId, comment: Comment) -> Result<(), TreeError> {
+        self.node_mut(id)?.comments_after.push(comment.clone());
+        if self.source.is_some() {
+            self.additions.push((id, Addition::Comment(comment)));
+        }
+        Ok(())
+    }
+
+    /// Appends a NAG after the existing NAGs of `id`, keeping the source (see [`GameTree::append_comment`]).
+    pub fn append_nag(&mut self, id: NodeId, nag: Nag) -> Result<(), TreeError> {
+        self.node_mut(id)?.nags.push(nag);
+        if self.source.is_some() {
+            self.additions.push((id, Addition::Nag(nag)));
+        }
         Ok(())
     }
 

@@ -5,7 +5,9 @@ use std::io::{self, Write};
 
 use shakmaty::{Color, Position};
 
-use super::tree::{GameTree, NodeId};
+use super::reader::{PgnReader, ReadOptions};
+use super::spans;
+use super::tree::{Addition, GameTree, NodeId};
 
 /// Options of [`write_game`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,11 +41,11 @@ pub fn write_games<'a>(
 ) -> io::Result<()> {
     let mut ends_with_newline = true;
     for (i, game) in games.into_iter().enumerate() {
-        let kept = if options.use_source { game.source().map(|s| (s, game.leading_text())) } else { None };
+        let kept = if options.use_source { kept_text(game).map(|s| (s, game.leading_text())) } else { None };
         let text = match kept {
             Some((source, Some(leading))) => {
                 out.write_all(leading.as_bytes())?;
-                source.to_owned()
+                source
             }
             _ => {
                 if !ends_with_newline {
@@ -53,7 +55,7 @@ pub fn write_games<'a>(
                     out.write_all(b"\n")?;
                 }
                 match kept {
-                    Some((source, _)) => source.to_owned(),
+                    Some((source, _)) => source,
                     None => game_to_string(game, options),
                 }
             }
@@ -67,9 +69,8 @@ pub fn write_games<'a>(
 /// The game as PGN text (see [`write_game`]).
 pub fn game_to_string(tree: &GameTree, options: &WriteOptions) -> String {
     if options.use_source
-        && let Some(source) = tree.source()
+        && let Some(mut text) = kept_text(tree)
     {
-        let mut text = source.to_owned();
         if !text.ends_with('\n') {
             text.push('\n');
         }
@@ -108,6 +109,47 @@ pub fn game_to_string(tree: &GameTree, options: &WriteOptions) -> String {
     let mut text = lines.text;
     text.push('\n');
     text
+}
+
+/// The original text of an unmodified game, or of a game only annotated through
+/// [`GameTree::append_comment`] / [`GameTree::append_nag`]: every original byte kept, each new comment or
+/// NAG inserted (with one space before it) after the node's existing move, NAGs and comments. The result
+/// is checked by re-reading it; `None` when the tree kept no source, was otherwise edited, or the
+/// insertion points could not be found (the writer then regenerates the game).
+pub fn source_with_additions(tree: &GameTree) -> Option<String> {
+    kept_text(tree)
+}
+
+fn kept_text(tree: &GameTree) -> Option<String> {
+    let source = tree.source()?;
+    let additions = tree.additions();
+    if additions.is_empty() {
+        return Some(source.to_owned());
+    }
+    let spans = spans::scan(source, tree)?;
+    let mut inserts: Vec<(usize, String)> = Vec::with_capacity(additions.len());
+    for (id, addition) in additions {
+        let token = match addition {
+            Addition::Comment(c) => format!("{{{}}}", c.raw()),
+            Addition::Nag(n) => n.to_string(),
+        };
+        match spans.ends.get(id.index()).copied().flatten() {
+            Some(end) => inserts.push((end, format!(" {token}"))),
+            None if *id == NodeId::ROOT => inserts.push((spans.movetext_start, format!("{token} "))),
+            None => return None,
+        }
+    }
+    inserts.sort_by_key(|(at, _)| *at);
+    let mut text = String::with_capacity(source.len() + inserts.iter().map(|(_, t)| t.len()).sum::<usize>());
+    let mut from = 0;
+    for (at, token) in &inserts {
+        text.push_str(source.get(from..*at)?);
+        text.push_str(token);
+        from = *at;
+    }
+    text.push_str(source.get(from..)?);
+    let reread = PgnReader::with_options(text.as_bytes(), ReadOptions { keep_source: false }).next()?.ok()?;
+    (reread == *tree).then_some(text)
 }
 
 /// The side to move and move number before a move.
