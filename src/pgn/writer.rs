@@ -262,6 +262,7 @@ impl Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pgn::comment::Comment;
     use crate::pgn::reader::read_all;
 
     #[test]
@@ -280,5 +281,40 @@ mod tests {
         let again = read_all(&regenerated);
         assert_eq!(again[0].as_ref().expect("valid"), tree);
         assert_eq!(game_to_string(tree, &WriteOptions::default()), pgn);
+    }
+
+    #[test]
+    fn appended_annotations_splice_into_the_source() {
+        let pgn = "[Event \"s\"]\n\n1.e4 e5 2.Nf3 Nc6 3.Bc4 Nf6 4.0-0 {castles} (4.d3) 4...Bc5 *\n";
+        let mut tree = read_all(pgn).remove(0).expect("valid");
+        let main: Vec<_> = tree.mainline().collect();
+        let castle = main[6];
+        tree.append_comment(castle, Comment::new("[%eval 0.3]").expect("ok")).expect("node");
+        tree.append_nag(main[1], pgn_reader::Nag(2)).expect("node");
+        tree.append_comment(NodeId::ROOT, Comment::new("review").expect("ok")).expect("node");
+        let text = source_with_additions(&tree).expect("splices");
+        assert_eq!(
+            text,
+            "[Event \"s\"]\n\n{review} 1.e4 e5 $2 2.Nf3 Nc6 3.Bc4 Nf6 4.0-0 {castles} {[%eval 0.3]} (4.d3) 4...Bc5 *\n"
+        );
+        assert_eq!(game_to_string(&tree, &WriteOptions::default()), text);
+        // Any other edit drops the source; the game is then regenerated.
+        tree.set_nags(main[1], Vec::new()).expect("node");
+        assert!(source_with_additions(&tree).is_none());
+        assert!(
+            game_to_string(&tree, &WriteOptions::default())
+                .starts_with("[Event \"s\"]\n\n{review} 1. e4 e5 2. Nf3")
+        );
+    }
+
+    #[test]
+    fn unmirrored_source_falls_back_to_regeneration() {
+        // A variation before the first move is skipped by the reader; splicing declines such a source.
+        let pgn = "[Event \"s\"]\n\n(1. d4) 1. e4 e5 *\n";
+        let mut tree = read_all(pgn).remove(0).expect("valid");
+        let e4 = tree.mainline().next().expect("move");
+        tree.append_comment(e4, Comment::new("x").expect("ok")).expect("node");
+        assert!(source_with_additions(&tree).is_none());
+        assert_eq!(game_to_string(&tree, &WriteOptions::default()), "[Event \"s\"]\n\n1. e4 {x} 1... e5 *\n");
     }
 }
