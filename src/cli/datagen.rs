@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mavboard::datagen::{EpdSource, LabelSettings, Limit, Progress, SourceMix, StockfishLabeler, run_labels};
+use mavboard::datagen::{
+    EpdSource, LabelSettings, Limit, PgnSource, Progress, SourceMix, StockfishLabeler, run_labels,
+};
 use mavboard::uci::locate::locate_stockfish;
 
 /// Arguments of `mavboard datagen`.
@@ -68,6 +70,10 @@ struct LabelsArgs {
     /// Like --book, for Chess960 positions (X-FEN or Shredder-FEN castling).
     #[arg(long)]
     book960: Vec<String>,
+    /// A PGN file whose games' main-line positions seed the run, as PATH or PATH:WEIGHT; repeatable. Like
+    /// --book, it replaces --mix.
+    #[arg(long)]
+    pgn: Vec<String>,
     /// Share of positions (by hash) in the validation split.
     #[arg(long, default_value_t = 0.05)]
     val_fraction: f64,
@@ -106,7 +112,19 @@ fn book_spec(spec: &str) -> anyhow::Result<(PathBuf, f64)> {
 
 fn build_mix(a: &LabelsArgs) -> anyhow::Result<SourceMix> {
     let mut mix = SourceMix::new();
-    if !a.book.is_empty() || !a.book960.is_empty() {
+    if !a.book.is_empty() || !a.book960.is_empty() || !a.pgn.is_empty() {
+        for spec in &a.pgn {
+            let (path, weight) = book_spec(spec)?;
+            let source = PgnSource::open(&path, &PgnSource::tag_for(&path))?;
+            if source.skipped() > 0 {
+                eprintln!(
+                    "{}: {} games could not be read and are left out",
+                    path.display(),
+                    source.skipped()
+                );
+            }
+            mix.add(Arc::new(source), weight)?;
+        }
         let specs = a.book.iter().map(|s| (s, false)).chain(a.book960.iter().map(|s| (s, true)));
         for (spec, chess960) in specs {
             let (path, weight) = book_spec(spec)?;

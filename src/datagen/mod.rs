@@ -11,6 +11,7 @@
 pub mod error;
 pub mod label;
 pub mod manifest;
+pub mod pgn_source;
 pub mod record;
 pub mod run;
 pub mod sample;
@@ -19,6 +20,7 @@ pub mod source;
 
 pub use error::DatagenError;
 pub use label::{Label, Labeler, StockfishLabeler};
+pub use pgn_source::PgnSource;
 pub use record::{LabelRecord, MoveLabel, Split};
 pub use run::{LabelSettings, Limit, Progress, RunSummary, run_labels};
 pub use source::{EpdSource, PositionSource, SourceMix};
