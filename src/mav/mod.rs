@@ -1,1 +1,10 @@
 //! The MAV text protocol: one source of truth for Rust and for training data.
+//!
+//! Placeholder docs; completed below.
+
+pub mod buckets;
+pub mod command;
+pub mod example;
+pub mod state;
+pub mod tokenizer;
+pub mod vocab;
