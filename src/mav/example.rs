@@ -228,10 +228,10 @@ pub fn render_example<S: MavState>(spec: &ExampleSpec<'_, S>) -> Result<Example,
     };
     let outcome = state.outcome();
     let legal = state.legal_actions();
-    if let Some(o) = outcome {
-        if !spec.values.is_empty() || spec.best.is_some() {
-            return Err(ExampleError::TerminalWithMoves(o.result_str().to_owned()));
-        }
+    if let Some(o) = outcome
+        && (!spec.values.is_empty() || spec.best.is_some())
+    {
+        return Err(ExampleError::TerminalWithMoves(o.result_str().to_owned()));
     }
     let mut top = None;
     if let Some(k) = layout.top().filter(|_| outcome.is_none()) {

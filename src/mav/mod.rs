@@ -4,7 +4,10 @@
 
 pub mod buckets;
 pub mod command;
+pub mod encoder_input;
 pub mod example;
+pub mod response;
+pub mod sample;
 pub mod state;
 pub mod tokenizer;
 pub mod vocab;
