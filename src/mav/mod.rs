@@ -10,4 +10,5 @@ pub mod response;
 pub mod sample;
 pub mod state;
 pub mod tokenizer;
+pub mod trace;
 pub mod vocab;
