@@ -9,7 +9,7 @@ use mavboard::mav::buckets::Buckets;
 use mavboard::mav::command::{Layout, StateFormat, parse_game};
 use mavboard::mav::example::{Example, ExampleSpec, MoveOrder, MoveValue, render_example};
 use mavboard::mav::response::{ParsedResponse, parse_example_text, parse_response};
-use mavboard::mav::sample::random_examples;
+use mavboard::mav::sample::{random_examples, random_traces};
 use mavboard::mav::state::MavState;
 use mavboard::mav::tokenizer::Tokenizer;
 
@@ -32,8 +32,10 @@ enum Sub {
     },
     /// Parse a model output tolerantly and report hallucinations.
     Parse(ParseArgs),
-    /// Write synthetic examples (random legal play, random values; for format and tokenizer checks) as
-    /// JSON lines with `text`, `prompt`, `response` and `ids`.
+    /// Tokenize text from standard input; prints one JSON object with `text` and `ids`.
+    Encode,
+    /// Write synthetic examples and internal-search traces (random legal play, random values; for format
+    /// and tokenizer checks, not for training) as JSON lines with `text`, `prompt`, `response` and `ids`.
     Sample {
         /// How many examples.
         #[arg(long, default_value_t = 100)]
@@ -123,15 +125,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Ok(())
         }
         Sub::Parse(a) => parse(a),
+        Sub::Encode => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("cannot read standard input")?;
+            println!("{}", serde_json::json!({ "text": text, "ids": Tokenizer::new().encode(&text) }));
+            Ok(())
+        }
         Sub::Sample { count, seed, output } => {
             let t = Tokenizer::new();
             let mut s = String::new();
-            for e in random_examples(count, seed) {
-                s.push_str(&json_line(&t, &e));
+            for e in random_examples(count, seed).iter().chain(&random_traces(count / 10, seed)) {
+                s.push_str(&json_line(&t, e));
                 s.push('\n');
             }
             std::fs::write(&output, s).with_context(|| format!("cannot write {}", output.display()))?;
-            println!("wrote {count} examples to {}", output.display());
+            println!("wrote {count} examples and {} traces to {}", count / 10, output.display());
             Ok(())
         }
     }

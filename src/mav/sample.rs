@@ -11,6 +11,7 @@ use shakmaty::{CastlingMode, Chess};
 use super::buckets::Buckets;
 use super::command::{Command, Layout, StateFormat, TopK};
 use super::example::{Example, ExampleSpec, MoveOrder, MoveValue, render_example};
+use super::trace::{NodeEval, TraceConfig, build_tree, write_trace};
 use crate::game::chess::ChessState;
 use crate::game::{GameKind, GameState};
 
@@ -153,6 +154,39 @@ pub fn random_examples(count: usize, seed: u64) -> Vec<Example> {
             {
                 out.push(e);
             }
+        }
+    }
+    out
+}
+
+/// `count` synthetic internal-search traces (random positions and random evaluations; breadth 1–3,
+/// depth 0–2, `%state` or `%FEN`, `%top_all`).
+pub fn random_traces(count: usize, seed: u64) -> Vec<Example> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let start = if rng.random_bool(0.5) {
+            ChessState::startpos()
+        } else {
+            chess960_start(rng.random_range(0..960))
+        };
+        let plies = rng.random_range(0..80);
+        let state = random_line(&start, plies, &mut rng).pop().map_or(start, |(_, _, s)| s);
+        let cfg = TraceConfig {
+            breadth: rng.random_range(1..=3),
+            depth: rng.random_range(0..=2),
+            state_format: if rng.random_bool(0.5) { StateFormat::State } else { StateFormat::Fen },
+            top: TopK::All,
+            buckets: Buckets::mav(),
+        };
+        let mut eval = |s: &ChessState| {
+            let values: Vec<_> =
+                s.legal_actions().into_iter().map(|m| (m, rng.random_range(0..64u32))).collect();
+            let best = values.choose(&mut rng).map(|v| v.0);
+            NodeEval { values, best }
+        };
+        if let Ok(t) = write_trace(&build_tree(state, &cfg, &mut eval), &cfg) {
+            out.push(t);
         }
     }
     out

@@ -1,4 +1,4 @@
-//! The MAV tokenizer: text ↔ ids over the fixed [`vocab`](super::vocab), and its Hugging Face export.
+//! The MAV tokenizer: text ↔ ids over the fixed [`vocab`](super::vocab) (see that module for the table), and its Hugging Face export.
 //!
 //! # Rule
 //!
