@@ -175,7 +175,7 @@ fn chess_state_to_fen(mode: CastlingMode, text: &str) -> Result<String, StateTex
         .and_then(|t| t.strip_suffix("||"))
         .ok_or_else(|| bad("the tail must look like `|00000000013||`"))?;
     let b = tail.as_bytes();
-    if !(b.len() == 11 || b.len() == 12) || !b[6..].iter().all(u8::is_ascii_digit) {
+    if !tail.is_ascii() || !(b.len() == 11 || b.len() == 12) || !b[6..].iter().all(u8::is_ascii_digit) {
         return Err(bad("the tail must hold 4 castling flags, 2 en-passant characters and 5 (or 6) digits"));
     }
     let mut castling = String::new();

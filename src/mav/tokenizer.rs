@@ -1,4 +1,4 @@
-//! The MAV tokenizer: text ↔ ids over the fixed [`vocab`](super::vocab) (see that module for the table), and its Hugging Face export.
+//! The MAV tokenizer: text ↔ ids over the fixed vocabulary (the table is in [`super::vocab`]), and its Hugging Face export.
 //!
 //! # Rule
 //!
@@ -46,8 +46,10 @@ pub struct Tokenizer {
     ids: HashMap<String, u32>,
     moves: HashMap<Vec<u8>, u32>,
     others: HashMap<Vec<u8>, u32>,
-    move_lens: Vec<usize>,
-    other_lens: Vec<usize>,
+    /// For each first byte, the lengths of the move tokens starting with it, longest first.
+    move_lens: Vec<Vec<usize>>,
+    /// For each first byte, the lengths of the other tokens starting with it, longest first.
+    other_lens: Vec<Vec<usize>>,
 }
 
 impl Default for Tokenizer {
@@ -75,10 +77,17 @@ impl Tokenizer {
             }
         }
         let lens = |m: &HashMap<Vec<u8>, u32>| {
-            let mut l: Vec<usize> = m.keys().map(Vec::len).collect();
-            l.sort_unstable_by(|a, b| b.cmp(a));
-            l.dedup();
-            l
+            let mut by_byte = vec![Vec::new(); 256];
+            for k in m.keys() {
+                if let Some(&first) = k.first() {
+                    by_byte[usize::from(first)].push(k.len());
+                }
+            }
+            for l in &mut by_byte {
+                l.sort_unstable_by(|a: &usize, b| b.cmp(a));
+                l.dedup();
+            }
+            by_byte
         };
         let (move_lens, other_lens) = (lens(&moves), lens(&others));
         Tokenizer { tokens, ids, moves, others, move_lens, other_lens }
@@ -130,8 +139,9 @@ impl Tokenizer {
     }
 
     fn match_at(&self, b: &[u8], pos: usize) -> Option<(u32, usize)> {
+        let first = usize::from(b[pos]);
         if pos > 0 && b[pos - 1] == b' ' {
-            for &l in &self.move_lens {
+            for &l in &self.move_lens[first] {
                 let end = pos + l;
                 if end <= b.len()
                     && (end == b.len() || MOVE_FOLLOWERS.contains(&b[end]))
@@ -141,7 +151,7 @@ impl Tokenizer {
                 }
             }
         }
-        for &l in &self.other_lens {
+        for &l in &self.other_lens[first] {
             let end = pos + l;
             if end <= b.len()
                 && let Some(&id) = self.others.get(&b[pos..end])
