@@ -68,8 +68,9 @@ pub fn random_line(
     out
 }
 
-/// A random header (random state formats, previous state or not, k, best action, after-states).
-pub fn random_layout(game: GameKind, rng: &mut impl Rng) -> Layout {
+/// A random header (random state formats, previous state or not, k, best action, after-states); `None`
+/// only for a game without FEN.
+pub fn random_layout(game: GameKind, rng: &mut impl Rng) -> Option<Layout> {
     let formats = |rng: &mut ChaCha8Rng| -> Vec<StateFormat> {
         match rng.random_range(0..4) {
             0 => vec![StateFormat::State],
@@ -94,12 +95,7 @@ pub fn random_layout(game: GameKind, rng: &mut impl Rng) -> Layout {
         }
     }
     // The construction above always follows the accepted order.
-    Layout::new(game, &cmds).unwrap_or_else(|_| unreachable_layout(game))
-}
-
-fn unreachable_layout(game: GameKind) -> Layout {
-    Layout::new(game, &[Command::State(StateFormat::State), Command::Top(TopK::All)])
-        .unwrap_or_else(|e| panic!("the minimal header is valid: {e}"))
+    Layout::new(game, &cmds).ok()
 }
 
 /// A synthetic example for the transition `prev --action--> state` with random values and best move.
@@ -109,7 +105,7 @@ pub fn random_example(
     state: &ChessState,
     rng: &mut impl Rng,
 ) -> Option<Example> {
-    let layout = random_layout(state.kind(), rng);
+    let layout = random_layout(state.kind(), rng)?;
     let values: Vec<(shakmaty::Move, MoveValue)> = state
         .legal_actions()
         .into_iter()
