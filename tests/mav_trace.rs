@@ -171,3 +171,51 @@ fn unusable_prompts_are_errors() {
     assert!(parse_trace::<ChessState>("Minimax breadth=2 depth=1\nhello", Buckets::mav()).is_err());
     assert!(parse_trace::<ChessState>("Minimax breadth=2 depth=1\nEvaluation for node: <root>\n<mav game=chess> %state %top_all </mav>\n[%state nonsense]", Buckets::mav()).is_err());
 }
+
+/// Figure 6 of the paper with its own numbers: the root lists g3d6 (35), g3g6 (33), c2e2 (32) best; the
+/// leaves select d5d6 (32), e6f4 (22), e6f4 (32). Minimax then plays g3g6, as in the figure. The figure's
+/// decision line (values 33/43/33 and the non-child g3g5, a model slip) is flagged.
+#[test]
+fn figure_six_numbers_and_its_slips() {
+    let root = chess(FIG6_ROOT);
+    let c = cfg(3, 1, StateFormat::State);
+    let play = |s: &ChessState, m: &str| s.play(s.parse_action(m).expect("legal")).expect("legal");
+    let special: Vec<(ChessState, &str, u32)> = vec![
+        (root.clone(), "g3d6", 35),
+        (play(&root, "g3d6"), "d5d6", 32),
+        (play(&root, "g3g6"), "e6f4", 22),
+        (play(&root, "c2e2"), "e6f4", 32),
+    ];
+    let extra = [("g3g6", 33), ("c2e2", 32)];
+    let mut eval = |s: &ChessState| {
+        let (_, best, bv) = special.iter().find(|(x, _, _)| x.fen() == s.fen()).expect("a figure node");
+        let values: Vec<_> = s
+            .legal_actions()
+            .into_iter()
+            .map(|m| {
+                let t = s.action_to_text(m);
+                let v = if t == *best { *bv } else { extra.iter().find(|(e, _)| *e == t).map_or(1, |e| e.1) };
+                (m, v)
+            })
+            .collect();
+        NodeEval { values, best: Some(s.parse_action(best).expect("legal")) }
+    };
+    let text = write_trace(&build_tree(root, &c, &mut eval), &c).expect("writable").text();
+    let ours = "Decision for node: <root> g3d6 : \"<ctrl31>\" g3g6 : \"<ctrl41>\" c2e2 : \"<ctrl31>\"\nSelecting: g3g6 : \"<ctrl41>\"\nPlaying g3g6!";
+    assert!(text.ends_with(ours), "{text}");
+    assert!(text.contains("Expand from node <root>:\n<root g3d6>\n<root g3g6>\n<root c2e2>\n"));
+    assert!(parse(&text).issues.is_empty());
+    let figure = "Decision for node: <root> g3d6 : \"<ctrl33>\" g3g5 : \"<ctrl43>\" c2e2 : \"<ctrl33>\"\nSelecting: g3g6 : \"<ctrl43>\"\nPlaying g3g6!";
+    let kinds: Vec<TraceIssueKind> =
+        parse(&text.replace(ours, figure)).issues.into_iter().map(|i| i.kind).collect();
+    assert!(kinds.iter().any(|k| matches!(k, TraceIssueKind::DecisionMismatch(_))), "{kinds:?}");
+    assert!(
+        kinds.contains(&TraceIssueKind::BackedUpValue { child: "g3d6".to_owned(), expected: 31, got: 33 }),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&TraceIssueKind::BackedUpValue { child: "c2e2".to_owned(), expected: 31, got: 33 }),
+        "{kinds:?}"
+    );
+    assert!(kinds.iter().any(|k| matches!(k, TraceIssueKind::SelectionMismatch { .. })), "{kinds:?}");
+}
