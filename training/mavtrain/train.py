@@ -246,7 +246,7 @@ def train(config: dict, data_dir: str, run_dir: str, device: str = "auto", _kill
     wall = 0.0
     seen = {"examples": 0, "tokens": 0}
     if resuming:
-        ck = torch.load(ckpt_path, map_location=dev, weights_only=False)
+        ck = torch.load(ckpt_path, map_location="cpu", weights_only=False)  # load_state_dict moves to dev
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["optimizer"])
         ema.load_state_dict(ck["ema"])

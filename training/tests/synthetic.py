@@ -43,21 +43,21 @@ def _write_jsonl(path: str, records) -> None:
         f.write(text)
 
 
-def lm_records(rng, n, search_every=4, max_words=30):
+def lm_records(rng, n, search_every=4, prompt_words=(3, 30)):
     out = []
     for i in range(n):
-        p = " ".join(rng.choice(WORDS, size=rng.integers(3, max_words)))
+        p = " ".join(rng.choice(WORDS, size=rng.integers(*prompt_words)))
         t = " ".join(list(rng.choice(WORDS, size=rng.integers(1, 6))) + [f"<ctrl{rng.integers(0, K)}>"])
         kind = "search" if search_every and i % search_every == 0 else "mav"
         out.append({"prompt": p, "target": t, "kind": kind, "source": "game"})
     return out
 
 
-def enc_records(rng, n, vocab_size):
+def enc_records(rng, n, vocab_size, state_len=(4, 12), num_moves=(1, 7)):
     out = []
     for _ in range(n):
-        state = rng.integers(3 + K, vocab_size, size=rng.integers(4, 12)).tolist()
-        moves = int(rng.integers(1, 7))
+        state = rng.integers(3 + K, vocab_size, size=rng.integers(*state_len)).tolist()
+        moves = int(rng.integers(*num_moves))
         ids = state + [1] + rng.integers(3 + K, vocab_size, size=moves).tolist()
         move_pos = list(range(len(state) + 1, len(ids)))
         wp = rng.random(moves).round(4).tolist()
@@ -80,7 +80,7 @@ def av_records(rng, n):
     return out
 
 
-def make_data_dir(path: str, n_train: int = 64, n_val: int = 16, seed: int = 0, search_every: int = 4) -> str:
+def make_data_dir(path: str, n_train: int = 64, n_val: int = 16, seed: int = 0, search_every: int = 4, prompt_words=(3, 30), state_len=(4, 12), num_moves=(1, 7)) -> str:
     os.makedirs(path, exist_ok=True)
     rng = np.random.default_rng(seed)
     vocab = write_tokenizer(os.path.join(path, "tokenizer.json"))
@@ -96,10 +96,10 @@ def make_data_dir(path: str, n_train: int = 64, n_val: int = 16, seed: int = 0, 
     with open(os.path.join(path, "meta.json"), "w") as f:
         json.dump(meta, f)
     # train splits compressed, val splits plain: both file forms get exercised
-    _write_jsonl(os.path.join(path, "lm_train.jsonl.zst"), lm_records(rng, n_train, search_every))
-    _write_jsonl(os.path.join(path, "lm_val.jsonl"), lm_records(rng, n_val, search_every))
-    _write_jsonl(os.path.join(path, "enc_train.jsonl.zst"), enc_records(rng, n_train, len(vocab)))
-    _write_jsonl(os.path.join(path, "enc_val.jsonl"), enc_records(rng, n_val, len(vocab)))
+    _write_jsonl(os.path.join(path, "lm_train.jsonl.zst"), lm_records(rng, n_train, search_every, prompt_words))
+    _write_jsonl(os.path.join(path, "lm_val.jsonl"), lm_records(rng, n_val, search_every, prompt_words))
+    _write_jsonl(os.path.join(path, "enc_train.jsonl.zst"), enc_records(rng, n_train, len(vocab), state_len, num_moves))
+    _write_jsonl(os.path.join(path, "enc_val.jsonl"), enc_records(rng, n_val, len(vocab), state_len, num_moves))
     _write_jsonl(os.path.join(path, "av_train.jsonl.zst"), av_records(rng, n_train))
     _write_jsonl(os.path.join(path, "av_val.jsonl"), av_records(rng, n_val))
     return path
@@ -112,7 +112,15 @@ if __name__ == "__main__":
     ap.add_argument("out")
     ap.add_argument("--train", type=int, default=2000)
     ap.add_argument("--val", type=int, default=200)
-    ap.add_argument("--max-words", type=int, default=30)
+    ap.add_argument(
+        "--long",
+        action="store_true",
+        help="longer sequences for throughput measurements: LM prompts of 150-350 tokens, "
+        "encoder inputs of 60-70 state tokens + 20-40 moves",
+    )
     a = ap.parse_args()
-    make_data_dir(a.out, a.train, a.val)
+    if a.long:
+        make_data_dir(a.out, a.train, a.val, prompt_words=(150, 350), state_len=(60, 71), num_moves=(20, 41))
+    else:
+        make_data_dir(a.out, a.train, a.val)
     print(f"wrote {a.out}")
