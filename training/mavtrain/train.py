@@ -366,12 +366,15 @@ def main(argv=None) -> int:
     ap.add_argument("--config", required=True, help="configs/<format>-<size>.json")
     ap.add_argument("--data", required=True, help="data dir written by `mavboard datagen render`")
     ap.add_argument("--run", required=True, help="run dir (created; an existing one with a checkpoint is resumed)")
+    ap.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice, one per core)")
     ap.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda, cuda:N")
     ap.add_argument("--precision", choices=["bf16", "fp32"], help="override train.precision")
     ap.add_argument("--max-steps", type=int, help="override train.max_steps")
     ap.add_argument("--batch-size", type=int, help="override train.batch_size")
     ap.add_argument("--limit", type=int, help="use only the first N training records")
     args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     try:
         cfg = load_config(args.config)
         for key, val in (("precision", args.precision), ("max_steps", args.max_steps), ("batch_size", args.batch_size), ("limit_train_examples", args.limit)):

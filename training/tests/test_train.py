@@ -118,3 +118,12 @@ def test_run_info_records_the_data(trained_runs):
     assert info["data"]["train"]["examples"] == 48
     assert info["data"]["train"]["kinds"] == {"search": 12, "mav": 36}
     assert info["internal_search"] is True
+
+
+def test_bench_reports_both_precisions(data_dir):
+    from mavtrain.bench import bench
+
+    res = bench(toy_config("mav-encoder"), data_dir, steps=1, device="cpu", warmup=0)
+    for prec in ("fp32", "bf16"):
+        assert res[prec]["tokens_per_s_median"] > 0 and res[prec]["examples_per_s_median"] > 0
+    assert res["bf16_speedup"] > 0
