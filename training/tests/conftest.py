@@ -3,8 +3,12 @@
 import copy
 
 import pytest
+import torch
 
 from synthetic import make_data_dir
+
+# the toy models gain nothing from more threads, and one thread keeps the suite quick on shared CPUs
+torch.set_num_threads(1)
 
 TOY_MODEL = {"d_model": 32, "num_layers": 2, "num_heads": 2, "d_ff": 64, "context_length": 64}
 TOY_TRAIN = {
