@@ -112,7 +112,7 @@ class Attention(nn.Module):
         if past_k is not None:
             k = torch.cat((past_k.to(k.dtype), k), dim=2)
             v = torch.cat((past_v.to(v.dtype), v), dim=2)
-        kv_dtype = q.dtype
+        out_dtype = q.dtype
         if q.device.type == "cpu" and q.dtype == torch.bfloat16:
             # PyTorch's CPU attention kernels are several times slower in bf16 than in fp32
             # (measured on the dev machine), so under CPU autocast attention runs in fp32
@@ -123,7 +123,7 @@ class Attention(nn.Module):
             out = F.scaled_dot_product_attention(q, k_, v_, attn_mask=mask.to(q.dtype))
         else:
             out = F.scaled_dot_product_attention(q, k_, v_, is_causal=causal)
-        out = out.to(kv_dtype).transpose(1, 2).reshape(b, s, d)
+        out = out.to(out_dtype).transpose(1, 2).reshape(b, s, d)
         return self.proj(out), k, v
 
 
