@@ -1,0 +1,203 @@
+"""Per-format data loading, batching and losses (the parts of training that differ by format)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from . import data as D
+from .models import ModelConfig
+
+
+def hl_gauss_targets(wp: torch.Tensor, num_buckets: int, sigma_ratio: float) -> torch.Tensor:
+    """HL-Gauss soft targets (Imani & White 2018; Farebrother et al. 2024).
+
+    A normal distribution centred at the win probability `wp` with standard deviation
+    sigma_ratio / K (sigma_ratio bucket widths), integrated over each bucket [i/K, (i+1)/K) and
+    renormalised over [0, 1]. wp [...] -> probabilities [..., K].
+    """
+    sigma = sigma_ratio / num_buckets
+    edges = torch.linspace(0.0, 1.0, num_buckets + 1, device=wp.device, dtype=torch.float32)
+    z = (edges - wp.unsqueeze(-1).float()) / (sigma * math.sqrt(2.0))
+    cdf = 0.5 * (1.0 + torch.erf(z))
+    mass = cdf[..., 1:] - cdf[..., :-1]
+    return mass / (cdf[..., -1:] - cdf[..., :1]).clamp_min(1e-12)
+
+
+class LMTask:
+    """mav-lm: next-token prediction, loss only on the target ids and the final <eos>."""
+
+    prefix = "lm"
+
+    def __init__(self, data_dir, meta, tcfg, mcfg: ModelConfig, limit=None):
+        self.tokenizer = D.load_tokenizer(data_dir, meta)
+        self.ids = D.special_ids(self.tokenizer, meta["num_buckets"])
+        mcfg.vocab_size = self.tokenizer.get_vocab_size(with_added_tokens=True)
+        self.ctx = mcfg.context_length
+        self.train = self._load(data_dir, "train", limit)
+        self.val = self._load(data_dir, "val", None, required=False)
+
+    def _load(self, data_dir, split, limit, required=True):
+        path = D.split_path(data_dir, self.prefix, split)
+        if path is None:
+            if required:
+                raise D.DataError(f"no {self.prefix}_{split}.jsonl[.zst] in {data_dir}; render it with mavboard")
+            return None
+        return D.load_lm_split(path, self.tokenizer, self.ids["eos"], self.ctx, limit)
+
+    def data_summary(self) -> dict:
+        out = {}
+        for name, d in (("train", self.train), ("val", self.val)):
+            if d is None:
+                continue
+            out[name] = {
+                "examples": len(d),
+                "tokens": d.num_tokens,
+                "kinds": d.kinds,
+                "skipped_too_long": d.skipped_too_long,
+                "skipped_empty_target": d.skipped_empty,
+            }
+        return out
+
+    @property
+    def internal_search(self) -> bool:
+        return self.train.kinds.get("search", 0) > 0
+
+    def batch(self, split, idx, device):
+        d = self.train if split == "train" else self.val
+        inp, lab = D.lm_batch(d, idx, self.ids["pad"])
+        return torch.from_numpy(inp).to(device), torch.from_numpy(lab).to(device)
+
+    def loss(self, model, batch):
+        inp, lab = batch
+        logits = model(inp)
+        n = (lab != -100).sum()
+        loss = F.cross_entropy(logits.float().flatten(0, 1), lab.flatten(), ignore_index=-100, reduction="sum") / n.clamp_min(1)
+        with torch.no_grad():
+            acc = ((logits.argmax(-1) == lab) & (lab != -100)).sum().float() / n.clamp_min(1)
+        real = int((inp != self.ids["pad"]).sum()) + inp.shape[0]  # real input tokens (+1 last per seq)
+        return loss, {"loss": loss.detach(), "token_acc": acc}, {"examples": inp.shape[0], "tokens": real, "loss_tokens": int(n)}
+
+
+class EncoderTask:
+    """mav-encoder: value distribution at every move position + softmax over moves for `best`."""
+
+    prefix = "enc"
+
+    def __init__(self, data_dir, meta, tcfg, mcfg: ModelConfig, limit=None):
+        self.tokenizer = D.load_tokenizer(data_dir, meta)
+        self.K = meta["num_buckets"]
+        self.ids = D.special_ids(self.tokenizer, self.K)
+        mcfg.vocab_size = self.tokenizer.get_vocab_size(with_added_tokens=True)
+        mcfg.num_buckets = self.K
+        self.max_len = mcfg.context_length
+        self.value_loss = tcfg.get("value_loss", "hl_gauss")
+        if self.value_loss not in ("hl_gauss", "bucket_ce"):
+            raise ValueError(f"train.value_loss must be 'hl_gauss' or 'bucket_ce', not {self.value_loss!r}")
+        self.sigma_ratio = float(tcfg.get("hl_gauss_sigma", 0.75))
+        self.best_weight = float(tcfg.get("best_loss_weight", 1.0))
+        self.train = self._load(data_dir, "train", limit, mcfg.vocab_size)
+        self.val = self._load(data_dir, "val", None, mcfg.vocab_size, required=False)
+
+    def _load(self, data_dir, split, limit, vocab, required=True):
+        path = D.split_path(data_dir, self.prefix, split)
+        if path is None:
+            if required:
+                raise D.DataError(f"no {self.prefix}_{split}.jsonl[.zst] in {data_dir}; render it with mavboard")
+            return None
+        d = D.load_enc_split(path, self.K, self.max_len, limit)
+        if d.ids:
+            hi = max(int(x.max()) for x in d.ids)
+            if hi >= vocab:
+                raise D.DataError(f"{path}: token id {hi} is outside the tokenizer's {vocab} ids")
+        return d
+
+    def data_summary(self) -> dict:
+        return {
+            name: {"examples": len(d), "tokens": d.num_tokens, "moves": int(sum(len(m) for m in d.move_pos)), "skipped_too_long": d.skipped_too_long}
+            for name, d in (("train", self.train), ("val", self.val))
+            if d is not None
+        }
+
+    internal_search = False
+
+    def batch(self, split, idx, device):
+        d = self.train if split == "train" else self.val
+        return tuple(torch.from_numpy(a).to(device) for a in D.enc_batch(d, idx, self.ids["pad"]))
+
+    def loss(self, model, batch):
+        inp, att, mpos, mmask, bk, wp, best = batch
+        vlog, blog = model(inp, att)
+        K = vlog.shape[-1]
+        vl = vlog.float().gather(1, mpos.unsqueeze(-1).expand(-1, -1, K))  # [B, M, K]
+        bl = blog.float().gather(1, mpos).masked_fill(~mmask, -1e9)  # [B, M]
+        logp = F.log_softmax(vl, dim=-1)
+        if self.value_loss == "hl_gauss":
+            tgt = hl_gauss_targets(wp, K, self.sigma_ratio)
+            per_move = -(tgt * logp).sum(-1)
+        else:
+            per_move = -logp.gather(-1, bk.unsqueeze(-1)).squeeze(-1)
+        nm = mmask.sum().clamp_min(1)
+        v_loss = (per_move * mmask).sum() / nm
+        b_loss = F.cross_entropy(bl, best)
+        loss = v_loss + self.best_weight * b_loss
+        with torch.no_grad():
+            bucket_acc = ((vl.argmax(-1) == bk) & mmask).sum().float() / nm
+            best_acc = (bl.argmax(-1) == best).float().mean()
+        stats = {"loss": loss.detach(), "value_loss": v_loss.detach(), "best_loss": b_loss.detach(), "bucket_acc": bucket_acc, "best_acc": best_acc}
+        return loss, stats, {"examples": inp.shape[0], "tokens": int(att.sum()), "moves": int(nm)}
+
+
+class ActionValueTask:
+    """action-value: cross-entropy on the 128-bucket index of each (state, action) pair (Ruoss et al.)."""
+
+    prefix = "av"
+
+    def __init__(self, data_dir, meta, tcfg, mcfg: ModelConfig, limit=None):
+        for key in ("av_state_vocab_size", "av_action_vocab_size", "av_num_buckets"):
+            if key not in meta:
+                raise D.DataError(f"meta.json lacks {key!r}; re-render the data with mavboard")
+        mcfg.vocab_size = int(meta["av_state_vocab_size"])
+        mcfg.av_action_vocab_size = int(meta["av_action_vocab_size"])
+        mcfg.num_buckets = int(meta["av_num_buckets"])
+        mcfg.context_length = D.AV_STATE_LEN + 1
+        self.mcfg = mcfg
+        self.train = self._load(data_dir, "train", limit)
+        self.val = self._load(data_dir, "val", None, required=False)
+
+    def _load(self, data_dir, split, limit, required=True):
+        path = D.split_path(data_dir, self.prefix, split)
+        if path is None:
+            if required:
+                raise D.DataError(f"no {self.prefix}_{split}.jsonl[.zst] in {data_dir}; render it with mavboard")
+            return None
+        m = self.mcfg
+        return D.load_av_split(path, m.vocab_size, m.av_action_vocab_size, m.num_buckets, limit)
+
+    def data_summary(self) -> dict:
+        return {
+            name: {"positions": int(d.states.shape[0]), "examples": len(d), "tokens": len(d) * (D.AV_STATE_LEN + 1)}
+            for name, d in (("train", self.train), ("val", self.val))
+            if d is not None
+        }
+
+    internal_search = False
+
+    def batch(self, split, idx, device):
+        d = self.train if split == "train" else self.val
+        inp, bk = D.av_batch(d, idx)
+        return torch.from_numpy(inp).to(device), torch.from_numpy(bk).to(device)
+
+    def loss(self, model, batch):
+        inp, bk = batch
+        logits = model(inp).float()
+        loss = F.cross_entropy(logits, bk)
+        with torch.no_grad():
+            acc = (logits.argmax(-1) == bk).float().mean()
+        return loss, {"loss": loss.detach(), "bucket_acc": acc}, {"examples": inp.shape[0], "tokens": inp.numel()}
+
+
+TASKS = {"mav-lm": LMTask, "mav-encoder": EncoderTask, "action-value": ActionValueTask}

@@ -1,0 +1,392 @@
+"""Train a model: `python -m mavtrain.train --config configs/mav-lm-tiny.json --data DATA --run RUN`.
+
+The format (mav-lm, mav-encoder, action-value) comes from the config. Re-running the same command
+on a run dir that holds a checkpoint resumes it: same weights, EMA, optimiser state, step and data
+order (see mavtrain.data), so a killed run ends in the same state as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+import torch
+
+from . import data as D
+from .models import FORMATS, ModelConfig, build_model, count_parameters
+from .tasks import TASKS
+
+TRAIN_DEFAULTS = {
+    "batch_size": 32,
+    "grad_accum": 1,
+    "lr": 1e-3,
+    "min_lr_ratio": 0.1,
+    "warmup_steps": 100,
+    "max_steps": 1000,
+    "weight_decay": 0.1,
+    "betas": [0.9, 0.95],
+    "grad_clip": 1.0,
+    "ema_decay": 0.99,
+    "precision": "bf16",
+    "seed": 1234,
+    "log_every": 10,
+    "eval_every": 500,
+    "eval_batches": 20,
+    "checkpoint_every": 200,
+    "limit_train_examples": None,
+}
+ENCODER_KEYS = {"value_loss", "hl_gauss_sigma", "best_loss_weight"}
+
+
+# ---------------------------------------------------------------------------------------------
+# config
+
+
+def load_config(path: str) -> dict:
+    with open(path, encoding="utf-8") as f:
+        cfg = json.load(f)
+    return normalise_config(cfg, source=path)
+
+
+def normalise_config(cfg: dict, source: str = "config") -> dict:
+    fmt = cfg.get("format")
+    if fmt not in FORMATS:
+        raise ValueError(f"{source}: 'format' must be one of {FORMATS}, got {fmt!r}")
+    train = dict(TRAIN_DEFAULTS)
+    unknown = set(cfg.get("train", {})) - set(TRAIN_DEFAULTS) - ENCODER_KEYS
+    if unknown:
+        raise ValueError(f"{source}: unknown train keys {sorted(unknown)}; valid: {sorted(set(TRAIN_DEFAULTS) | ENCODER_KEYS)}")
+    train.update(cfg.get("train", {}))
+    if train["precision"] not in ("bf16", "fp32"):
+        raise ValueError(f"{source}: train.precision must be 'bf16' or 'fp32'")
+    ModelConfig.from_dict(cfg.get("model", {}))  # validates keys
+    return {"format": fmt, "name": cfg.get("name", fmt), "model": dict(cfg.get("model", {})), "train": train}
+
+
+# ---------------------------------------------------------------------------------------------
+# machinery
+
+
+def pick_device(requested: str = "auto") -> torch.device:
+    if requested == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if requested.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda asked for, but torch sees no CUDA GPU; use --device cpu or auto")
+    return torch.device(requested)
+
+
+def machine_description(device: torch.device) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    name = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} logical cores"
+
+
+def autocast_ctx(device: torch.device, precision: str):
+    if precision == "bf16":
+        if device.type == "cuda" and not torch.cuda.is_bf16_supported():
+            return contextlib.nullcontext()
+        return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def lr_at(step: int, t: dict) -> float:
+    """Linear warm-up to lr, then cosine decay to lr * min_lr_ratio at max_steps."""
+    lr, warm, total = t["lr"], t["warmup_steps"], t["max_steps"]
+    if warm > 0 and step < warm:
+        return lr * (step + 1) / warm
+    progress = min(1.0, (step - warm) / max(1, total - warm))
+    floor = lr * t["min_lr_ratio"]
+    return floor + (lr - floor) * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+class EMA:
+    """Polyak/EMA weights (decay 0.99 in Ruoss et al. 2024, App. B.3), with the usual warm-up
+    min(decay, (1+n)/(10+n)) so early averages are not dominated by the initialisation."""
+
+    def __init__(self, model: torch.nn.Module, decay: float):
+        self.decay = decay
+        self.shadow = {k: v.detach().clone().float() for k, v in model.state_dict().items()}
+
+    @torch.no_grad()
+    def update(self, model: torch.nn.Module, num_updates: int) -> None:
+        d = min(self.decay, (1.0 + num_updates) / (10.0 + num_updates))
+        for k, v in model.state_dict().items():
+            if v.dtype.is_floating_point:
+                self.shadow[k].mul_(d).add_(v.detach().float(), alpha=1.0 - d)
+            else:
+                self.shadow[k].copy_(v)
+
+    def state_dict(self):
+        return self.shadow
+
+    def load_state_dict(self, sd):
+        for k in self.shadow:
+            self.shadow[k].copy_(sd[k])
+
+
+def make_optimizer(model, t):
+    decay, no_decay = [], []
+    for p in {id(p): p for p in model.parameters()}.values():
+        (decay if p.dim() >= 2 else no_decay).append(p)
+    groups = [{"params": decay, "weight_decay": t["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=t["lr"], betas=tuple(t["betas"]))
+
+
+def atomic_save(obj, path: str) -> None:
+    tmp = path + ".tmp"
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+class RunLog:
+    """log.jsonl in the run dir; on resume the entries after the checkpoint step are dropped."""
+
+    def __init__(self, path: str, resume_step: int | None):
+        self.path = path
+        if resume_step is not None and os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                keep = [ln for ln in f if ln.strip() and json.loads(ln).get("step", 0) <= resume_step]
+            with open(path, "w", encoding="utf-8") as f:
+                f.writelines(keep)
+        elif resume_step is None and os.path.exists(path):
+            os.remove(path)
+
+    def write(self, entry: dict, echo: bool = True) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(entry) + "\n")
+        if echo:
+            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in entry.items()), flush=True)
+
+
+def read_log(run_dir: str) -> list[dict]:
+    path = os.path.join(run_dir, "log.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(ln) for ln in f if ln.strip()]
+
+
+@torch.no_grad()
+def evaluate(task, model, t, device) -> dict:
+    """Mean of the per-batch stats over the first eval_batches batches of the val split (in order)."""
+    d = task.val
+    if d is None or len(d) == 0:
+        return {}
+    was_training = model.training
+    model.eval()
+    bs = t["batch_size"]
+    sums: dict = {}
+    weight = 0
+    for b in range(min(t["eval_batches"], math.ceil(len(d) / bs))):
+        idx = np.arange(b * bs, min(len(d), (b + 1) * bs))
+        with autocast_ctx(device, t["precision"]):
+            _, stats, counts = task.loss(model, task.batch("val", idx, device))
+        w = counts.get("loss_tokens", counts.get("moves", counts["examples"]))
+        weight += w
+        for k, v in stats.items():
+            sums[k] = sums.get(k, 0.0) + float(v) * w
+    model.train(was_training)
+    return {f"val_{k}": v / max(1, weight) for k, v in sums.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# training
+
+
+def train(config: dict, data_dir: str, run_dir: str, device: str = "auto", _kill_after_step: int | None = None) -> dict:
+    """Train (or resume) a run; returns the summary written to run_dir/summary.json.
+
+    `_kill_after_step` is for tests only: it returns right after that step *without* writing a
+    checkpoint, as if the process had been killed there.
+    """
+    os.makedirs(run_dir, exist_ok=True)
+    ckpt_path = os.path.join(run_dir, "checkpoint.pt")
+    cfg_path = os.path.join(run_dir, "config.json")
+    resuming = os.path.exists(ckpt_path)
+    if resuming:
+        with open(cfg_path, encoding="utf-8") as f:
+            saved = json.load(f)
+        if {**saved, "train": {**saved["train"], "max_steps": None}} != {**config, "train": {**config["train"], "max_steps": None}}:
+            raise ValueError(
+                f"{run_dir} holds a run with a different config (see its config.json); resume it with the "
+                "same config (only max_steps may change) or pick a new --run dir"
+            )
+    with open(cfg_path, "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=2)
+
+    t = config["train"]
+    fmt = config["format"]
+    dev = pick_device(device)
+    torch.manual_seed(t["seed"])
+    meta = D.read_meta(data_dir)
+    mcfg = ModelConfig.from_dict(config["model"])
+    task = TASKS[fmt](data_dir, meta, t, mcfg, limit=t["limit_train_examples"])
+    model = build_model(fmt, mcfg).to(dev)
+    opt = make_optimizer(model, t)
+    ema = EMA(model, t["ema_decay"])
+    n_params = count_parameters(model)
+
+    step = 0
+    wall = 0.0
+    seen = {"examples": 0, "tokens": 0}
+    if resuming:
+        ck = torch.load(ckpt_path, map_location="cpu", weights_only=False)  # load_state_dict moves to dev
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+        ema.load_state_dict(ck["ema"])
+        step, wall, seen = ck["step"], ck["wall_time_s"], ck["seen"]
+        torch.set_rng_state(ck["torch_rng"])
+        print(f"resuming {run_dir} at step {step}", flush=True)
+    log = RunLog(os.path.join(run_dir, "log.jsonl"), step if resuming else None)
+
+    with open(os.path.join(run_dir, "run_info.json"), "w", encoding="utf-8") as f:
+        json.dump(
+            {
+                "format": fmt,
+                "data_dir": os.path.abspath(data_dir),
+                "meta": meta,
+                "model": mcfg.to_dict(),
+                "parameters": n_params,
+                "device": str(dev),
+                "machine": machine_description(dev),
+                "precision": t["precision"],
+                "data": task.data_summary(),
+                "internal_search": task.internal_search,
+                "torch": torch.__version__,
+            },
+            f,
+            indent=2,
+        )
+    if not resuming:
+        print(f"{config['name']}: {fmt}, {n_params:,} parameters, {len(task.train):,} training examples, device {dev}", flush=True)
+
+    def checkpoint():
+        atomic_save(
+            {"model": model.state_dict(), "optimizer": opt.state_dict(), "ema": ema.state_dict(), "step": step, "wall_time_s": wall, "seen": seen, "torch_rng": torch.get_rng_state(), "model_config": mcfg.to_dict(), "format": fmt},
+            ckpt_path,
+        )
+
+    model.train()
+    n = len(task.train)
+    win = {"t": time.perf_counter(), "examples": 0, "tokens": 0, "loss": 0.0, "steps": 0}
+    while step < t["max_steps"]:
+        t0 = time.perf_counter()
+        lr = lr_at(step, t)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        step_loss = 0.0
+        for micro in range(t["grad_accum"]):
+            idx = D.batch_indices(n, t["batch_size"], t["seed"], step * t["grad_accum"] + micro)
+            batch = task.batch("train", idx, dev)
+            with autocast_ctx(dev, t["precision"]):
+                loss, stats, counts = task.loss(model, batch)
+            (loss / t["grad_accum"]).backward()
+            step_loss += float(stats["loss"]) / t["grad_accum"]
+            win["examples"] += counts["examples"]
+            win["tokens"] += counts["tokens"]
+            seen["examples"] += counts["examples"]
+            seen["tokens"] += counts["tokens"]
+        if t["grad_clip"]:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), t["grad_clip"])
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        step += 1
+        ema.update(model, step)
+        wall += time.perf_counter() - t0
+        win["loss"] += step_loss
+        win["steps"] += 1
+        if not math.isfinite(step_loss):
+            raise FloatingPointError(f"loss is {step_loss} at step {step}; lower train.lr or check the data")
+        if step % t["log_every"] == 0 or step == t["max_steps"]:
+            dt = time.perf_counter() - win["t"]
+            log.write({"step": step, "loss": win["loss"] / win["steps"], "lr": lr, "tokens_per_s": win["tokens"] / dt, "examples_per_s": win["examples"] / dt, "wall_time_s": wall})
+            win = {"t": time.perf_counter(), "examples": 0, "tokens": 0, "loss": 0.0, "steps": 0}
+        if _kill_after_step is not None and step >= _kill_after_step:
+            return {}
+        if step % t["eval_every"] == 0 and step < t["max_steps"]:
+            ev = eval_with_ema(task, model, ema, t, dev)
+            if ev:
+                log.write({"step": step, **ev})
+        if step % t["checkpoint_every"] == 0 or step == t["max_steps"]:
+            checkpoint()
+            win["t"] = time.perf_counter()
+
+    ev = eval_with_ema(task, model, ema, t, dev)
+    if ev:
+        log.write({"step": step, "final": True, **ev})
+    train_logs = [e for e in read_log(run_dir) if "loss" in e]
+    summary = {
+        "name": config["name"],
+        "format": fmt,
+        "steps": step,
+        "wall_time_s": wall,
+        "examples_seen": seen["examples"],
+        "tokens_seen": seen["tokens"],
+        "parameters": n_params,
+        "final_train_loss": train_logs[-1]["loss"] if train_logs else None,
+        "mean_tokens_per_s": seen["tokens"] / wall if wall > 0 else None,
+        "mean_examples_per_s": seen["examples"] / wall if wall > 0 else None,
+        **ev,
+    }
+    with open(os.path.join(run_dir, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2)
+    return summary
+
+
+def eval_with_ema(task, model, ema, t, dev) -> dict:
+    """Validation with the EMA weights (the weights that get exported)."""
+    if task.val is None:
+        return {}
+    live = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    model.load_state_dict({k: v.to(live[k].dtype) for k, v in ema.state_dict().items()})
+    try:
+        return evaluate(task, model, t, dev)
+    finally:
+        model.load_state_dict(live)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m mavtrain.train", description=__doc__.split("\n")[0])
+    ap.add_argument("--config", required=True, help="configs/<format>-<size>.json")
+    ap.add_argument("--data", required=True, help="data dir written by `mavboard datagen render`")
+    ap.add_argument("--run", required=True, help="run dir (created; an existing one with a checkpoint is resumed)")
+    ap.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's choice, one per core)")
+    ap.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda, cuda:N")
+    ap.add_argument("--precision", choices=["bf16", "fp32"], help="override train.precision")
+    ap.add_argument("--max-steps", type=int, help="override train.max_steps")
+    ap.add_argument("--batch-size", type=int, help="override train.batch_size")
+    ap.add_argument("--limit", type=int, help="use only the first N training records")
+    args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        cfg = load_config(args.config)
+        for key, val in (("precision", args.precision), ("max_steps", args.max_steps), ("batch_size", args.batch_size), ("limit_train_examples", args.limit)):
+            if val is not None:
+                cfg["train"][key] = val
+        summary = train(cfg, args.data, args.run, args.device)
+    except (D.DataError, ValueError, RuntimeError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

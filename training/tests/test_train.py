@@ -1,0 +1,129 @@
+"""Training: 10-step runs per format, resume after a simulated kill, data order, overfitting."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import FORMATS, toy_config
+from mavtrain import data as D
+from mavtrain.train import lr_at, read_log, train
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_ten_steps(trained_runs, fmt):
+    run, summary = trained_runs[fmt]
+    assert summary["steps"] == 10
+    assert np.isfinite(summary["final_train_loss"])
+    assert np.isfinite(summary["val_loss"])
+    assert summary["tokens_seen"] > 0 and summary["examples_seen"] > 0
+    log = read_log(run)
+    steps = [e["step"] for e in log if "loss" in e]
+    assert steps == list(range(1, 11))
+    assert all(e["tokens_per_s"] > 0 for e in log if "loss" in e)
+    assert os.path.exists(os.path.join(run, "checkpoint.pt"))
+    ck = torch.load(os.path.join(run, "checkpoint.pt"), weights_only=False)
+    assert ck["step"] == 10
+    # the EMA weights moved away from the live weights' trajectory but stay finite
+    assert all(torch.isfinite(v).all() for v in ck["ema"].values() if v.is_floating_point())
+
+
+def _state(run):
+    ck = torch.load(os.path.join(run, "checkpoint.pt"), weights_only=False)
+    return ck
+
+
+def _assert_same(a, b, where=""):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            _assert_same(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _assert_same(x, y, f"{where}[{i}]")
+    elif isinstance(a, torch.Tensor):
+        assert torch.equal(a, b), f"tensor differs at {where}"
+    elif isinstance(a, float) and where.endswith("wall_time_s"):
+        pass
+    else:
+        assert a == b, where
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_resume_after_kill_matches_uninterrupted(data_dir, tmp_path, fmt):
+    cfg = toy_config(fmt)
+    whole = str(tmp_path / "whole")
+    train(cfg, data_dir, whole, device="cpu")
+    broken = str(tmp_path / "broken")
+    # killed after step 7: the last checkpoint is step 5, steps 6-7 are lost
+    train(cfg, data_dir, broken, device="cpu", _kill_after_step=7)
+    assert _state(broken)["step"] == 5
+    train(cfg, data_dir, broken, device="cpu")
+    a, b = _state(whole), _state(broken)
+    for key in ("model", "ema", "optimizer", "step", "seen"):
+        _assert_same(a[key], b[key], key)
+    la = [(e["step"], e["loss"]) for e in read_log(whole) if "loss" in e]
+    lb = [(e["step"], e["loss"]) for e in read_log(broken) if "loss" in e]
+    assert la == lb
+
+
+def test_resume_refuses_a_different_config(data_dir, tmp_path):
+    run = str(tmp_path / "r")
+    train(toy_config("action-value", max_steps=5), data_dir, run, device="cpu")
+    with pytest.raises(ValueError, match="different config"):
+        train(toy_config("action-value", max_steps=5, lr=1.0), data_dir, run, device="cpu")
+    # only max_steps may change: this extends the finished run
+    s = train(toy_config("action-value", max_steps=7), data_dir, run, device="cpu")
+    assert s["steps"] == 7
+
+
+def test_batch_order_is_a_function_of_step():
+    a = [D.batch_indices(50, 8, 3, m) for m in range(20)]
+    b = [D.batch_indices(50, 8, 3, m) for m in range(20)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    # one epoch (6 batches of 8 out of 50) visits 48 distinct examples
+    assert len(set(np.concatenate(a[:6]).tolist())) == 48
+    # the next epoch uses a different permutation
+    assert not np.array_equal(a[0], a[6])
+    assert not np.array_equal(D.batch_indices(50, 8, 4, 0), a[0])
+
+
+def test_lr_schedule_warmup_then_cosine():
+    t = {"lr": 1.0, "warmup_steps": 10, "max_steps": 110, "min_lr_ratio": 0.1}
+    assert lr_at(0, t) == pytest.approx(0.1)
+    assert lr_at(9, t) == pytest.approx(1.0)
+    assert lr_at(60, t) == pytest.approx(0.55)
+    assert lr_at(110, t) == pytest.approx(0.1)
+    assert all(lr_at(s, t) >= lr_at(s + 1, t) for s in range(10, 110))
+
+
+def test_lm_overfits_a_few_examples(tmp_path):
+    """The whole loop can learn: 8 fixed examples get memorised."""
+    from synthetic import make_data_dir
+
+    d = make_data_dir(str(tmp_path / "data"), n_train=8, n_val=8, seed=5)
+    cfg = toy_config("mav-lm", batch_size=8, max_steps=150, warmup_steps=10, lr=1e-2, log_every=10, eval_every=1000, checkpoint_every=1000, precision="fp32", ema_decay=0.9)
+    s = train(cfg, d, str(tmp_path / "run"), device="cpu")
+    losses = [e["loss"] for e in read_log(str(tmp_path / "run")) if "loss" in e]
+    assert losses[-1] < 0.5 * losses[0], losses
+
+
+def test_run_info_records_the_data(trained_runs):
+    run, _ = trained_runs["mav-lm"]
+    with open(os.path.join(run, "run_info.json")) as f:
+        info = json.load(f)
+    assert info["data"]["train"]["examples"] == 48
+    assert info["data"]["train"]["kinds"] == {"search": 12, "mav": 36}
+    assert info["internal_search"] is True
+
+
+def test_bench_reports_both_precisions(data_dir):
+    from mavtrain.bench import bench
+
+    res = bench(toy_config("mav-encoder"), data_dir, steps=1, device="cpu", warmup=0)
+    for prec in ("fp32", "bf16"):
+        assert res[prec]["tokens_per_s_median"] > 0 and res[prec]["examples_per_s_median"] > 0
+    assert res["bf16_speedup"] > 0
