@@ -4,5 +4,7 @@
 //! [`pgn`] (game records) → inference → search → engine → app → ui. See `DESIGN.md`.
 
 pub mod game;
+pub mod inference;
 pub mod mav;
+pub mod model;
 pub mod pgn;
