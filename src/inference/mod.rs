@@ -4,4 +4,5 @@
 //! tensor: it talks to an `Evaluator` with requests and results.
 
 pub mod device;
+pub mod onnx;
 pub mod ort_lib;

@@ -1,0 +1,5 @@
+//! ONNX Runtime sessions for model packages: one session per inference worker.
+
+pub mod session;
+
+pub use session::{OnnxSession, SessionOptions};
