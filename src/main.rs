@@ -29,7 +29,9 @@ fn main() -> std::process::ExitCode {
         Some(Command::Pgn(args)) => cli::pgn::run(args),
         Some(Command::Mav(args)) => cli::mav::run(args),
         None => {
-            eprintln!("The analysis board is not built yet; see `mavboard --help` for the headless commands.");
+            eprintln!(
+                "The analysis board is not built yet; see `mavboard --help` for the headless commands."
+            );
             Ok(())
         }
     };

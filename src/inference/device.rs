@@ -101,7 +101,9 @@ pub enum DeviceError {
         name: String,
     },
     /// The provider is not compiled into this mavboard build.
-    #[error("{device} was requested but this mavboard was built without it: rebuild with `cargo build --release --features {device}`")]
+    #[error(
+        "{device} was requested but this mavboard was built without it: rebuild with `cargo build --release --features {device}`"
+    )]
     NotCompiled {
         /// The device.
         device: Device,
@@ -181,8 +183,7 @@ pub fn session_builder(
                 None => DeviceStatus {
                     requested: device,
                     provider: Provider::Cpu,
-                    notice: (!notices.is_empty())
-                        .then(|| format!("using the CPU: {}", notices.join("; "))),
+                    notice: (!notices.is_empty()).then(|| format!("using the CPU: {}", notices.join("; "))),
                 },
             }
         }

@@ -4,5 +4,6 @@
 //! tensor: it talks to an `Evaluator` with requests and results.
 
 pub mod device;
+pub mod evaluator;
 pub mod onnx;
 pub mod ort_lib;

@@ -120,8 +120,8 @@ pub fn init(explicit: Option<&Path>) -> Result<&'static OrtRuntime, OrtLibError>
         return Ok(rt);
     }
     let path = locate(explicit)?;
-    let builder = ort::init_from(&path)
-        .map_err(|e| OrtLibError::Load { path: path.clone(), reason: e.to_string() })?;
+    let builder =
+        ort::init_from(&path).map_err(|e| OrtLibError::Load { path: path.clone(), reason: e.to_string() })?;
     let env = builder
         .with_name("mavboard")
         .with_telemetry(false)

@@ -1,1 +1,3 @@
 //! The MAV text protocol: one source of truth for Rust and for training data.
+
+pub mod buckets;

@@ -89,7 +89,12 @@ pub fn check_manifest(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
         ));
     }
     if m.num_buckets < 2 {
-        return Err(mismatch(dir, "mav.json num_buckets".into(), "at least 2".into(), m.num_buckets.to_string()));
+        return Err(mismatch(
+            dir,
+            "mav.json num_buckets".into(),
+            "at least 2".into(),
+            m.num_buckets.to_string(),
+        ));
     }
     if m.games.is_empty() {
         return Err(mismatch(dir, "mav.json games".into(), "at least one game".into(), "none".into()));
@@ -114,10 +119,20 @@ pub fn check_manifest(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
             }
             let mut seen = std::collections::HashSet::new();
             if let Some(&dup) = m.value_token_ids.iter().find(|id| !seen.insert(**id)) {
-                return Err(mismatch(dir, "mav.json value_token_ids".into(), "distinct ids".into(), format!("{dup} twice")));
+                return Err(mismatch(
+                    dir,
+                    "mav.json value_token_ids".into(),
+                    "distinct ids".into(),
+                    format!("{dup} twice"),
+                ));
             }
             if m.format == ModelFormat::MavLm && m.eos_token_id.is_none() {
-                return Err(mismatch(dir, "mav.json eos_token_id".into(), "a token id".into(), "none".into()));
+                return Err(mismatch(
+                    dir,
+                    "mav.json eos_token_id".into(),
+                    "a token id".into(),
+                    "none".into(),
+                ));
             }
         }
         ModelFormat::ActionValue => {
@@ -140,14 +155,20 @@ pub fn check_graph(dir: &Path, m: &Manifest, g: &GraphSignature) -> Result<(), M
     use Dtype::{F32, I64};
     let (inputs, outputs): (Vec<Want<'_>>, Vec<Want<'_>>) = match m.format {
         ModelFormat::MavLm => {
-            let mut ins = vec![want("input_ids", I64, 2), want("attention_mask", I64, 2), want("position_ids", I64, 2)];
+            let mut ins =
+                vec![want("input_ids", I64, 2), want("attention_mask", I64, 2), want("position_ids", I64, 2)];
             let mut logits = want("logits", F32, 3);
             logits.fixed.push((2, m.vocab_size, "vocabulary size"));
             let mut outs = vec![logits];
             for i in 0..m.num_layers {
                 for kv in ["key", "value"] {
                     let fixed = vec![(1, m.num_heads, "heads"), (3, m.head_dim, "head_dim")];
-                    ins.push(Want { name: format!("past_key_values.{i}.{kv}"), dtype: F32, rank: 4, fixed: fixed.clone() });
+                    ins.push(Want {
+                        name: format!("past_key_values.{i}.{kv}"),
+                        dtype: F32,
+                        rank: 4,
+                        fixed: fixed.clone(),
+                    });
                     outs.push(Want { name: format!("present.{i}.{kv}"), dtype: F32, rank: 4, fixed });
                 }
             }
@@ -165,7 +186,10 @@ pub fn check_graph(dir: &Path, m: &Manifest, g: &GraphSignature) -> Result<(), M
         ModelFormat::MavEncoder => {
             let mut values = want("value_logits", F32, 3);
             values.fixed.push((2, m.num_buckets, "buckets"));
-            (vec![want("input_ids", I64, 2), want("attention_mask", I64, 2)], vec![values, want("best_logits", F32, 2)])
+            (
+                vec![want("input_ids", I64, 2), want("attention_mask", I64, 2)],
+                vec![values, want("best_logits", F32, 2)],
+            )
         }
         ModelFormat::ActionValue => {
             let mut ids = want("input_ids", I64, 2);
@@ -223,8 +247,14 @@ mod tests {
 
     fn encoder_graph(buckets: i64) -> GraphSignature {
         GraphSignature {
-            inputs: vec![sig("input_ids", Dtype::I64, &[-1, -1]), sig("attention_mask", Dtype::I64, &[-1, -1])],
-            outputs: vec![sig("value_logits", Dtype::F32, &[-1, -1, buckets]), sig("best_logits", Dtype::F32, &[-1, -1])],
+            inputs: vec![
+                sig("input_ids", Dtype::I64, &[-1, -1]),
+                sig("attention_mask", Dtype::I64, &[-1, -1]),
+            ],
+            outputs: vec![
+                sig("value_logits", Dtype::F32, &[-1, -1, buckets]),
+                sig("best_logits", Dtype::F32, &[-1, -1]),
+            ],
         }
     }
 
@@ -238,9 +268,13 @@ mod tests {
 
     #[test]
     fn names_the_field_on_bucket_mismatch() {
-        let err = check_graph(Path::new("pkg"), &encoder_manifest(), &encoder_graph(5)).expect_err("mismatch");
+        let err =
+            check_graph(Path::new("pkg"), &encoder_manifest(), &encoder_graph(5)).expect_err("mismatch");
         let msg = err.to_string();
-        assert!(msg.contains("value_logits axis 2 (buckets)") && msg.contains("expected 4, found 5"), "{msg}");
+        assert!(
+            msg.contains("value_logits axis 2 (buckets)") && msg.contains("expected 4, found 5"),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -255,7 +289,12 @@ mod tests {
     fn rejects_bad_value_tokens() {
         let mut m = encoder_manifest();
         m.value_token_ids = vec![10, 11, 12, 99];
-        assert!(check_manifest(Path::new("pkg"), &m).expect_err("out of range").to_string().contains("vocab_size"));
+        assert!(
+            check_manifest(Path::new("pkg"), &m)
+                .expect_err("out of range")
+                .to_string()
+                .contains("vocab_size")
+        );
         m.value_token_ids = vec![10, 11, 12];
         assert!(check_manifest(Path::new("pkg"), &m).is_err());
         m.value_token_ids = vec![10, 11, 11, 12];
