@@ -262,7 +262,7 @@ mod tests {
         let mut c = CachedEvaluator::new(Counting { seen: 0 }, 1);
         let a = EvalRequest::values(after(&["e2e4"]));
         let b = EvalRequest::values(after(&["d2d4"]));
-        c.evaluate(&[a.clone()]);
+        c.evaluate(std::slice::from_ref(&a));
         c.evaluate(&[b]);
         c.evaluate(&[a]);
         assert_eq!(c.inner_mut().seen, 3);
