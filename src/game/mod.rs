@@ -5,7 +5,10 @@
 //! module is pure: no I/O, no threads.
 
 pub mod chess;
+pub mod fen;
 pub mod outcome;
+pub mod perft;
+pub mod perft_suite;
 
 use std::fmt::Debug;
 use std::hash::Hash;
