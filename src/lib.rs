@@ -3,8 +3,11 @@
 //! Layers, each using only the ones listed before it: [`game`] (rules) → [`mav`] (the text protocol) and
 //! [`pgn`] (game records) → inference → search → engine → app → ui. See `DESIGN.md`.
 
+pub mod datagen;
+pub mod engine;
 pub mod game;
 pub mod inference;
 pub mod mav;
 pub mod model;
 pub mod pgn;
+pub mod uci;

@@ -20,6 +20,8 @@ enum Command {
     Pgn(cli::pgn::Args),
     /// The MAV text protocol: render examples, tokenizer export, parse model output.
     Mav(cli::mav::Args),
+    /// Generate training data (Stockfish labels, ...).
+    Datagen(cli::datagen::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -28,6 +30,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Perft(args)) => cli::perft::run(args),
         Some(Command::Pgn(args)) => cli::pgn::run(args),
         Some(Command::Mav(args)) => cli::mav::run(args),
+        Some(Command::Datagen(args)) => cli::datagen::run(args),
         None => {
             eprintln!(
                 "The analysis board is not built yet; see `mavboard --help` for the headless commands."

@@ -1,0 +1,243 @@
+//! `mavboard datagen`: training data generation.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mavboard::datagen::{
+    EpdSource, LabelSettings, Limit, PgnSource, Progress, SourceMix, StockfishLabeler, run_labels,
+};
+use mavboard::uci::locate::locate_stockfish;
+
+/// Arguments of `mavboard datagen`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: DatagenCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum DatagenCommand {
+    /// Label positions with Stockfish: every legal move's score, as zstd-compressed JSON-lines shards.
+    Labels(Box<LabelsArgs>),
+}
+
+/// The opening suites of `--mix`, inside `<shared>/openings/stockfish-books/`.
+const BOOKS: &[(&str, &str, bool)] = &[
+    ("2moves", "2moves_v1.epd", false),
+    ("uho", "UHO_4060_v2.epd.zip", false),
+    ("frc", "FRC_openings.epd", true),
+];
+
+#[derive(Debug, clap::Args)]
+struct LabelsArgs {
+    /// Output folder (created; an existing run there with the same settings is resumed).
+    #[arg(long)]
+    out: PathBuf,
+    /// Records to write (distinct positions).
+    #[arg(long, default_value_t = 10_000)]
+    positions: usize,
+    /// Search depth per position [default: 8 when --nodes is not given].
+    #[arg(long, conflicts_with = "nodes")]
+    depth: Option<u32>,
+    /// Search this many nodes per position instead of a fixed depth.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Worker threads, one Stockfish process each [default: the number of CPUs].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Random seed: the same seed and settings give the same records.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Plies to play on from each seed, sampling moves from the labels (0 = seeds only).
+    #[arg(long, default_value_t = 0)]
+    continuations: u32,
+    /// Softmax temperature over win probabilities for continuation moves (0 = always the best).
+    #[arg(long, default_value_t = 0.2)]
+    temperature: f64,
+    /// The shared data folder holding openings/stockfish-books/.
+    #[arg(long, default_value = "../shared/data")]
+    shared: PathBuf,
+    /// Weights of the built-in opening suites: 2moves (2moves_v1), uho (UHO_4060_v2), frc (Chess960).
+    #[arg(long, default_value = "2moves=0.45,uho=0.45,frc=0.1")]
+    mix: String,
+    /// An EPD/FEN file (or .zip of one) to draw seeds from, as PATH or PATH:WEIGHT; repeatable. When any
+    /// --book or --book960 is given, --mix and --shared are not used.
+    #[arg(long)]
+    book: Vec<String>,
+    /// Like --book, for Chess960 positions (X-FEN or Shredder-FEN castling).
+    #[arg(long)]
+    book960: Vec<String>,
+    /// A PGN file whose games' main-line positions seed the run, as PATH or PATH:WEIGHT; repeatable. Like
+    /// --book, it replaces --mix.
+    #[arg(long)]
+    pgn: Vec<String>,
+    /// Share of positions (by hash) in the validation split.
+    #[arg(long, default_value_t = 0.05)]
+    val_fraction: f64,
+    /// Stockfish hash size in MiB per process (cleared before every position).
+    #[arg(long, default_value_t = 16)]
+    hash: u32,
+    /// The most seed draws labelled per shard.
+    #[arg(long, default_value_t = 64)]
+    shard_chains: u64,
+    /// The Stockfish binary [default: stockfish on PATH, then /usr/games/stockfish].
+    #[arg(long)]
+    stockfish: Option<PathBuf>,
+    /// Stop after writing this many shards (run again to resume).
+    #[arg(long)]
+    max_shards: Option<usize>,
+}
+
+/// Runs `mavboard datagen`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        DatagenCommand::Labels(a) => labels(*a),
+    }
+}
+
+fn book_spec(spec: &str) -> anyhow::Result<(PathBuf, f64)> {
+    if let Some((path, weight)) = spec.rsplit_once(':')
+        && let Ok(w) = weight.parse::<f64>()
+    {
+        return Ok((PathBuf::from(path), w));
+    }
+    if spec.is_empty() {
+        bail!("--book needs a path (PATH or PATH:WEIGHT)");
+    }
+    Ok((PathBuf::from(spec), 1.0))
+}
+
+fn build_mix(a: &LabelsArgs) -> anyhow::Result<SourceMix> {
+    let mut mix = SourceMix::new();
+    if !a.book.is_empty() || !a.book960.is_empty() || !a.pgn.is_empty() {
+        for spec in &a.pgn {
+            let (path, weight) = book_spec(spec)?;
+            let source = PgnSource::open(&path, &PgnSource::tag_for(&path))?;
+            if source.skipped() > 0 {
+                eprintln!(
+                    "{}: {} games could not be read and are left out",
+                    path.display(),
+                    source.skipped()
+                );
+            }
+            mix.add(Arc::new(source), weight)?;
+        }
+        let specs = a.book.iter().map(|s| (s, false)).chain(a.book960.iter().map(|s| (s, true)));
+        for (spec, chess960) in specs {
+            let (path, weight) = book_spec(spec)?;
+            let source = EpdSource::open(&path, &EpdSource::tag_for(&path), chess960)?;
+            mix.add(Arc::new(source), weight)?;
+        }
+        return Ok(mix);
+    }
+    let dir = a.shared.join("openings").join("stockfish-books");
+    for part in a.mix.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((name, weight)) = part.split_once('=') else {
+            bail!("--mix entry {part:?} must be NAME=WEIGHT (names: 2moves, uho, frc)");
+        };
+        let weight: f64 =
+            weight.trim().parse().with_context(|| format!("--mix weight {weight:?} is not a number"))?;
+        if weight == 0.0 {
+            continue;
+        }
+        let Some((_, file, chess960)) = BOOKS.iter().find(|(n, _, _)| *n == name.trim()) else {
+            bail!("--mix names an unknown suite {name:?} (known: 2moves, uho, frc)");
+        };
+        let path = dir.join(file);
+        if !path.exists() {
+            bail!(
+                "{} not found: pass --shared DIR (the folder holding openings/stockfish-books/) or give your own \
+                 positions with --book PATH",
+                path.display()
+            );
+        }
+        let source = EpdSource::open(&path, &EpdSource::tag_for(&path), *chess960)?;
+        mix.add(Arc::new(source), weight)?;
+    }
+    Ok(mix)
+}
+
+fn labels(a: LabelsArgs) -> anyhow::Result<()> {
+    let limit = match (a.depth, a.nodes) {
+        (_, Some(n)) => Limit::Nodes(n),
+        (Some(d), None) => Limit::Depth(d),
+        (None, None) => Limit::Depth(8),
+    };
+    let settings = LabelSettings {
+        positions: a.positions,
+        limit,
+        continuations: a.continuations,
+        temperature: a.temperature,
+        seed: a.seed,
+        val_fraction: a.val_fraction,
+        chains_per_shard: a.shard_chains,
+        hash_mb: a.hash,
+    };
+    let stockfish = locate_stockfish(a.stockfish.as_deref())?;
+    let mix = build_mix(&a)?;
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    eprintln!(
+        "labelling {} positions with {} ({:?}, {threads} threads) from {}",
+        settings.positions,
+        stockfish.display(),
+        settings.limit,
+        mavboard::datagen::run::describe_sources(&mix)
+    );
+
+    let bar = ProgressBar::with_draw_target(Some(settings.positions as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} positions  {per_sec}  ETA {eta}  {msg}",
+        )
+        .context("progress bar template")?
+        .progress_chars("=> "),
+    );
+    let started = Instant::now();
+    let mut first: Option<usize> = None;
+    let mut on_progress = |p: Progress| {
+        let done = (p.written + p.pending) as u64;
+        if first.is_none() {
+            first = Some(p.written);
+            bar.set_position(p.written as u64);
+            bar.reset_eta();
+        }
+        bar.set_position(done.min(p.target as u64));
+        bar.set_message(format!("{} shards", p.shards));
+    };
+    let hash = settings.hash_mb;
+    let search = settings.limit.search_limits();
+    let summary = run_labels(
+        &a.out,
+        &settings,
+        &mix,
+        threads,
+        move |_| StockfishLabeler::start(&stockfish, hash, search),
+        a.max_shards,
+        &mut on_progress,
+    )?;
+    bar.finish_and_clear();
+    let secs = started.elapsed().as_secs_f64();
+    let m = &summary.manifest;
+    let bytes: u64 = m.shards.iter().map(|s| s.bytes).sum();
+    let val: usize = m.shards.iter().map(|s| s.val).sum();
+    eprintln!(
+        "{}: {} records ({} train, {val} val) in {} shards, {bytes} bytes ({:.1} bytes/record); engine {}",
+        a.out.display(),
+        m.records,
+        m.records - val,
+        m.shards.len(),
+        if m.records > 0 { bytes as f64 / m.records as f64 } else { 0.0 },
+        m.engine
+    );
+    eprintln!(
+        "this run: {} records written, {} positions labelled in {secs:.1} s ({:.2} labelled positions/s){}",
+        summary.written_now,
+        summary.labelled_now,
+        summary.labelled_now as f64 / secs.max(1e-9),
+        if m.complete { "" } else { "; not complete yet, run the same command again to resume" }
+    );
+    Ok(())
+}

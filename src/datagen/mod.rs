@@ -1,0 +1,26 @@
+//! Training labels: positions annotated by Stockfish with the value of every legal move.
+//!
+//! `mavboard datagen labels` samples seed positions from opening suites ([`source`]), optionally plays a
+//! few moves on from each by sampling the labelled move values ([`sample`]), asks a [`label::Labeler`]
+//! (Stockfish through the UCI client, one process per worker thread) for every legal move's score, and
+//! writes deduplicated records ([`record`]) split into train and validation by position hash, as
+//! zstd-compressed JSON-lines shards ([`shard`]) described by a [`manifest`]. The driver ([`run`]) is
+//! deterministic for a given seed and settings, whatever the number of threads, and resumes an interrupted
+//! run from its last complete shard.
+
+pub mod error;
+pub mod label;
+pub mod manifest;
+pub mod pgn_source;
+pub mod record;
+pub mod run;
+pub mod sample;
+pub mod shard;
+pub mod source;
+
+pub use error::DatagenError;
+pub use label::{Label, Labeler, StockfishLabeler};
+pub use pgn_source::PgnSource;
+pub use record::{LabelRecord, MoveLabel, Split};
+pub use run::{LabelSettings, Limit, Progress, RunSummary, run_labels};
+pub use source::{EpdSource, PositionSource, SourceMix};

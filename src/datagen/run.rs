@@ -1,0 +1,397 @@
+//! The labels run: seeds → chains of labelled positions → dedupe → shards, resumable and deterministic.
+//!
+//! Work is cut into *chains*: chain `c` draws its seed and its continuation moves from its own random
+//! stream ([`chain_rng`]`(seed, c)`), labels the seed, samples a move from the labels, plays it, labels
+//! again, up to `continuations` plies. Chains run on the worker pool in any order; each shard collects
+//! the results of a consecutive range of chains *in chain order*, drops positions already seen (Zobrist
+//! hash), and is written atomically before the manifest records it. So the output depends only on the
+//! settings and the labeller, and a killed run resumes after its last recorded shard.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+
+use super::label::Labeler;
+use super::manifest::{FORMAT_VERSION, Manifest, ShardInfo, SourceInfo};
+use super::record::{LabelRecord, Split};
+use super::sample::{chain_rng, sample_move, split_of};
+use super::shard::{read_shard, shard_file_name, write_shard};
+use super::source::{SourceMix, parse_epd_line};
+use super::{DatagenError, PositionSource};
+use crate::engine::pool::{JobError, Pool, PoolError};
+use crate::game::{GameKind, GameState};
+use crate::uci::SearchLimits;
+
+/// How long the labeller searches each position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// A fixed depth in plies.
+    Depth(u32),
+    /// A fixed node count.
+    Nodes(u64),
+}
+
+impl Limit {
+    /// The UCI search limits.
+    pub fn search_limits(self) -> SearchLimits {
+        match self {
+            Limit::Depth(d) => SearchLimits::depth(d),
+            Limit::Nodes(n) => SearchLimits::nodes(n),
+        }
+    }
+}
+
+/// Everything that decides a run's records. Two runs with equal settings, sources and labeller write the
+/// same records in the same order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelSettings {
+    /// Records to write in total (after deduplication).
+    pub positions: usize,
+    /// The search limit per position.
+    pub limit: Limit,
+    /// Plies to play on from each seed (0 = label the seeds only).
+    pub continuations: u32,
+    /// The softmax temperature for continuation moves (on win probabilities; ≤ 0 = always the best).
+    pub temperature: f64,
+    /// The random seed.
+    pub seed: u64,
+    /// The share of positions (by hash) put in the validation split.
+    pub val_fraction: f64,
+    /// The most chains (seed draws) labelled per shard.
+    pub chains_per_shard: u64,
+    /// The engine's hash size in MiB.
+    pub hash_mb: u32,
+}
+
+impl LabelSettings {
+    fn check(&self) -> Result<(), DatagenError> {
+        let bad = |m: String| Err(DatagenError::Settings(m));
+        if self.positions == 0 {
+            return bad("--positions must be at least 1".into());
+        }
+        if self.chains_per_shard == 0 {
+            return bad("chains per shard must be at least 1".into());
+        }
+        if !(0.0..=1.0).contains(&self.val_fraction) {
+            return bad(format!(
+                "the validation fraction must be between 0 and 1, not {}",
+                self.val_fraction
+            ));
+        }
+        if !self.temperature.is_finite() {
+            return bad(format!("the temperature must be a finite number, not {}", self.temperature));
+        }
+        match self.limit {
+            Limit::Depth(0) => bad("--depth must be at least 1".into()),
+            Limit::Nodes(0) => bad("--nodes must be at least 1".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Progress of a run, reported after every finished chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Records written to shards (including those of earlier, resumed runs).
+    pub written: usize,
+    /// Positions labelled for the shard in progress (before deduplication).
+    pub pending: usize,
+    /// The target.
+    pub target: usize,
+    /// Shards written.
+    pub shards: usize,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    /// The manifest as written at the end.
+    pub manifest: Manifest,
+    /// Records written by this run (not counting resumed shards).
+    pub written_now: usize,
+    /// Positions labelled by this run, duplicates included.
+    pub labelled_now: usize,
+}
+
+/// A labelled position with its hash, as a chain produces it.
+type Labelled = (u64, LabelRecord);
+
+/// Labels chain `chain`: its seed and up to `continuations` plies after it.
+fn label_chain<L: Labeler>(
+    labeler: &mut L,
+    mix: &SourceMix,
+    settings: &LabelSettings,
+    chain: u64,
+) -> Result<Vec<Labelled>, DatagenError> {
+    let mut rng = chain_rng(settings.seed, chain);
+    let (source, index) = mix.pick(&mut rng)?;
+    let tag = source.tag().to_owned();
+    let mut state = source.position(index)?;
+    let mut out = Vec::new();
+    for ply in 0..=settings.continuations {
+        if state.outcome().is_some() || state.legal_actions().is_empty() {
+            break;
+        }
+        let label = labeler.label(&state)?;
+        let hash = state.hash64();
+        let record = LabelRecord {
+            fen: state.fen(),
+            chess960: state.kind() == GameKind::Chess960,
+            moves: label.moves,
+            best: label.best,
+            depth: label.depth,
+            nodes: label.nodes,
+            source: tag.clone(),
+            ply,
+            split: split_of(hash, settings.val_fraction),
+        };
+        let next = if ply < settings.continuations {
+            sample_move(&record.moves, settings.temperature, &mut rng).map(|m| m.uci.clone())
+        } else {
+            None
+        };
+        out.push((hash, record));
+        let Some(uci) = next else { break };
+        let action = state.parse_action(&uci).map_err(|e| DatagenError::BadLabel {
+            fen: state.fen(),
+            reason: format!("its labelled move cannot be played: {e}"),
+        })?;
+        state = state.play(action).map_err(|e| DatagenError::BadLabel {
+            fen: state.fen(),
+            reason: format!("its labelled move cannot be played: {e}"),
+        })?;
+    }
+    Ok(out)
+}
+
+fn record_hash(r: &LabelRecord, path: &Path) -> Result<u64, DatagenError> {
+    let state = parse_epd_line(&r.fen, r.chess960)
+        .map_err(|reason| DatagenError::Corrupt { path: path.to_path_buf(), reason })?;
+    Ok(state.hash64())
+}
+
+fn source_infos(mix: &SourceMix) -> Vec<SourceInfo> {
+    mix.entries()
+        .iter()
+        .map(|(s, w)| SourceInfo {
+            tag: s.tag().to_owned(),
+            origin: s.origin(),
+            weight: *w,
+            positions: s.len(),
+        })
+        .collect()
+}
+
+/// Compares an existing manifest with this run's settings; the first difference is an error.
+fn check_resumable(dir: &Path, old: &Manifest, new: &Manifest) -> Result<(), DatagenError> {
+    let mismatch =
+        |difference: String| Err(DatagenError::SettingsMismatch { dir: dir.to_path_buf(), difference });
+    if old.format != new.format {
+        return mismatch(format!("format {} there, {} now", old.format, new.format));
+    }
+    if old.settings != new.settings {
+        return mismatch(format!("settings there: {:?}; now: {:?}", old.settings, new.settings));
+    }
+    if old.engine != new.engine {
+        return mismatch(format!("engine {:?} there, {:?} now", old.engine, new.engine));
+    }
+    let key = |s: &[SourceInfo]| s.iter().map(|i| (i.tag.clone(), i.weight, i.positions)).collect::<Vec<_>>();
+    if key(&old.sources) != key(&new.sources) {
+        return mismatch(format!("sources there: {:?}; now: {:?}", key(&old.sources), key(&new.sources)));
+    }
+    Ok(())
+}
+
+/// After this many shards in a row that add nothing new, the sources are taken to be exhausted.
+const MAX_FRUITLESS_SHARDS: usize = 20;
+
+/// Runs (or resumes) a labels run into `out`.
+///
+/// `factory(worker)` builds one labeller per worker thread (e.g. a [`super::StockfishLabeler`]).
+/// `stop_after_shards` ends the run early after writing that many shards (for tests and for splitting
+/// work into sessions); running again resumes it. `progress` is called after every finished chain.
+pub fn run_labels<L, F>(
+    out: &Path,
+    settings: &LabelSettings,
+    mix: &SourceMix,
+    threads: usize,
+    factory: F,
+    stop_after_shards: Option<usize>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<RunSummary, DatagenError>
+where
+    L: Labeler + 'static,
+    F: Fn(usize) -> Result<L, DatagenError> + Send + Sync + 'static,
+{
+    settings.check()?;
+    if mix.entries().is_empty() {
+        return Err(DatagenError::Settings("no position sources were given".into()));
+    }
+    std::fs::create_dir_all(out).map_err(|e| DatagenError::io(out, e))?;
+
+    let engine_name = Arc::new(OnceLock::new());
+    let name_slot = Arc::clone(&engine_name);
+    let job_mix = mix.clone();
+    let job_settings = settings.clone();
+    let mut pool = Pool::new(
+        "datagen",
+        threads.max(1),
+        move |worker| {
+            let labeler = factory(worker)?;
+            let _ = name_slot.set(labeler.name());
+            Ok(labeler)
+        },
+        move |labeler: &mut L, chain: u64| label_chain(labeler, &job_mix, &job_settings, chain),
+    )
+    .map_err(|e| match e {
+        PoolError::Factory { source, .. } => source,
+        other => DatagenError::Worker(other.to_string()),
+    })?;
+    let engine = engine_name.get().cloned().unwrap_or_default();
+
+    let fresh = Manifest {
+        format: FORMAT_VERSION,
+        settings: settings.clone(),
+        engine,
+        sources: source_infos(mix),
+        shards: Vec::new(),
+        records: 0,
+        complete: false,
+    };
+    let mut manifest = match Manifest::load(out)? {
+        Some(old) => {
+            check_resumable(out, &old, &fresh)?;
+            old
+        }
+        None => {
+            fresh.save(out)?;
+            fresh
+        }
+    };
+
+    // Rebuild the set of positions already written.
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut counted = 0;
+    for shard in &manifest.shards {
+        let path = out.join(&shard.file);
+        let records = read_shard(&path)?;
+        if records.len() != shard.records {
+            return Err(DatagenError::Corrupt {
+                path,
+                reason: format!("holds {} records, the manifest says {}", records.len(), shard.records),
+            });
+        }
+        for r in &records {
+            seen.insert(record_hash(r, &path)?);
+        }
+        counted += records.len();
+    }
+    if counted != manifest.records {
+        return Err(DatagenError::Corrupt {
+            path: out.join(super::manifest::MANIFEST_FILE),
+            reason: format!("its shards hold {counted} records, it says {}", manifest.records),
+        });
+    }
+
+    let target = settings.positions;
+    let mut written_now = 0;
+    let mut labelled_now = 0;
+    let mut shards_now = 0;
+    let mut fruitless = 0;
+    let mut next_chain = manifest.shards.last().map_or(0, |s| s.first_chain + s.chains);
+    while manifest.records < target {
+        if stop_after_shards.is_some_and(|k| shards_now >= k) {
+            return Ok(RunSummary { manifest, written_now, labelled_now });
+        }
+        // Every chain yields at most one new record per ply: never label far more than still needed.
+        let remaining = (target - manifest.records) as u64;
+        let chains = settings.chains_per_shard.min(remaining).max(1);
+        let first_chain = next_chain;
+        let mut slots: Vec<Option<Vec<Labelled>>> = (0..chains).map(|_| None).collect();
+        // Job indices are consecutive, so chain `first_chain + i` comes back as index `base + i`.
+        let base = pool.submit(first_chain);
+        for c in first_chain + 1..first_chain + chains {
+            pool.submit(c);
+        }
+        let mut pending = 0;
+        for _ in 0..chains {
+            let Some(done) = pool.recv() else {
+                return Err(DatagenError::Worker("every labelling worker exited".into()));
+            };
+            let chain_result = match done.result {
+                Ok(r) => r,
+                Err(JobError::Failed(e)) => return Err(e),
+                Err(JobError::Panicked(m)) => return Err(DatagenError::Worker(m)),
+            };
+            pending += chain_result.len();
+            labelled_now += chain_result.len();
+            if let Some(slot) = done.index.checked_sub(base).and_then(|i| slots.get_mut(i)) {
+                *slot = Some(chain_result);
+            }
+            progress(Progress {
+                written: manifest.records,
+                pending: pending.min(target - manifest.records),
+                target,
+                shards: manifest.shards.len(),
+            });
+        }
+        let mut records = Vec::new();
+        'chains: for chain in slots.into_iter().flatten() {
+            for (hash, record) in chain {
+                if manifest.records + records.len() >= target {
+                    break 'chains;
+                }
+                if seen.insert(hash) {
+                    records.push(record);
+                }
+            }
+        }
+        next_chain = first_chain + chains;
+        if records.is_empty() {
+            fruitless += 1;
+            if fruitless >= MAX_FRUITLESS_SHARDS {
+                return Err(DatagenError::Settings(format!(
+                    "{} chains in a row produced no new position; the sources are exhausted at {} records \
+                     (ask for fewer --positions or add sources)",
+                    MAX_FRUITLESS_SHARDS as u64 * chains,
+                    manifest.records
+                )));
+            }
+            continue;
+        }
+        fruitless = 0;
+        let index = manifest.shards.len();
+        let bytes = write_shard(out, index, &records)?;
+        manifest.shards.push(ShardInfo {
+            file: shard_file_name(index),
+            first_chain,
+            chains,
+            records: records.len(),
+            val: records.iter().filter(|r| r.split == Split::Val).count(),
+            bytes,
+        });
+        manifest.records += records.len();
+        written_now += records.len();
+        shards_now += 1;
+        manifest.complete = manifest.records >= target;
+        manifest.save(out)?;
+        progress(Progress { written: manifest.records, pending: 0, target, shards: manifest.shards.len() });
+    }
+    if !manifest.complete {
+        manifest.complete = true;
+        manifest.save(out)?;
+    }
+    Ok(RunSummary { manifest, written_now, labelled_now })
+}
+
+/// The sources of a mix as `tag (count)` text, for messages.
+pub fn describe_sources(mix: &SourceMix) -> String {
+    mix.entries()
+        .iter()
+        .map(|(s, w)| format!("{} ({} positions, weight {w})", s.tag(), PositionSource::len(s.as_ref())))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

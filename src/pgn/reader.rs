@@ -1,0 +1,664 @@
+//! Streaming PGN reader: a [`pgn_reader`] visitor that builds [`GameTree`]s, wrapped in an iterator of
+//! per-game results. A game that cannot be read (illegal move, bad FEN, unsupported variant, syntax)
+//! becomes one [`GameError`] with its game number and line; reading goes on with the next game.
+
+use std::io::{self, Read, Seek, SeekFrom};
+use std::ops::ControlFlow;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use pgn_reader::{Nag, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::san::{San, SanError};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Outcome, Position};
+
+use super::comment::Comment;
+use super::tree::{GameTree, MoveRecord, NodeId, null_move};
+use super::variant::{StartError, start_position};
+
+/// Options of a [`PgnReader`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Keep each game's exact source text in its tree (see [`GameTree::source`]), so an unmodified game
+    /// is written back byte for byte. Costs one copy of the text in memory per game.
+    pub keep_source: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { keep_source: true }
+    }
+}
+
+/// Why one game could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GameErrorKind {
+    /// The `Variant` or `FEN` header does not give a chess or Chess960 start position.
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// A move that is not legal (or not unambiguous) in its position.
+    #[error("{number} {san} is {problem} in the position {fen}; correct the move or cut the game there")]
+    IllegalMove {
+        /// The move number as written before the move (`12.` or `12...`).
+        number: String,
+        /// The move as read.
+        san: String,
+        /// "not a legal move" or "ambiguous".
+        problem: &'static str,
+        /// The position before the move.
+        fen: String,
+    },
+    /// A crazyhouse-style piece drop (`N@f3`), which chess does not have.
+    #[error(
+        "{number} {san} drops a piece (crazyhouse notation), which is not a chess move; \
+         crazyhouse games are not supported"
+    )]
+    Drop {
+        /// The move number as written before the move.
+        number: String,
+        /// The drop as read.
+        san: String,
+    },
+    /// A null move (`--`, `Z0`) played while in check.
+    #[error("{number} null move while in check (position {fen}); a null move cannot leave the king in check")]
+    NullMoveInCheck {
+        /// The move number as written before the move.
+        number: String,
+        /// The position before the null move.
+        fen: String,
+    },
+    /// The PGN syntax is broken (for example an unterminated tag or comment).
+    #[error("PGN syntax: {0}")]
+    Syntax(String),
+    /// The file itself could not be read further; no more games follow.
+    #[error("reading the file failed: {0}")]
+    Io(String),
+}
+
+/// One game that could not be read: its number in the file (from 1), the line where the problem is
+/// (from 1; the game's first line when no better place is known) and the reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("game {game}, line {line}: {kind}")]
+pub struct GameError {
+    /// The game's number in the file, counting from 1 (games that failed count too).
+    pub game: usize,
+    /// The line of the offending token, counting from 1.
+    pub line: u64,
+    /// What went wrong.
+    pub kind: GameErrorKind,
+}
+
+impl GameError {
+    /// Whether the file itself failed (no more games can follow).
+    pub fn is_fatal(&self) -> bool {
+        matches!(self.kind, GameErrorKind::Io(_))
+    }
+}
+
+/// The bytes read from the source since (at least) the end of the previous game, with line bookkeeping.
+/// Shared between the [`Tracked`] source (which appends) and the [`PgnReader`].
+#[derive(Debug, Default)]
+struct Window {
+    bytes: Vec<u8>,
+    /// Source offset of `bytes[0]`.
+    base: u64,
+    /// Source offset up to which newlines are counted.
+    counted: u64,
+    /// Newlines before `counted`.
+    lines: u64,
+    failure: Option<String>,
+}
+
+impl Window {
+    /// Bytes kept before the current game are dropped once they exceed this.
+    const KEEP: usize = 1 << 16;
+
+    /// Moves the line count forward to `offset` and returns the line number (from 1) there. Bytes before
+    /// `offset` may be forgotten afterwards, except the ones after `keep_from`.
+    fn advance_to(&mut self, offset: u64, keep_from: u64) -> u64 {
+        let from = self.index(self.counted);
+        let to = self.index(offset);
+        self.lines += count_newlines(&self.bytes[from..to]);
+        self.counted = self.counted.max(offset);
+        let cut = self.index(keep_from.min(offset));
+        if cut > Self::KEEP {
+            self.bytes.drain(..cut);
+            self.base += cut as u64;
+        }
+        self.lines + 1
+    }
+
+    fn index(&self, offset: u64) -> usize {
+        (offset.saturating_sub(self.base) as usize).min(self.bytes.len())
+    }
+
+    /// The bytes between two source offsets (as far as they are still kept).
+    fn range(&self, from: u64, to: u64) -> &[u8] {
+        let (from, to) = (self.index(from), self.index(to));
+        &self.bytes[from.min(to)..to]
+    }
+}
+
+fn count_newlines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+fn lock(window: &Mutex<Window>) -> MutexGuard<'_, Window> {
+    window.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A source that copies what it reads into the shared [`Window`] and knows its stream position
+/// (the only "seek" it supports), so game offsets and line numbers can be recovered.
+#[derive(Debug)]
+struct Tracked<R> {
+    inner: R,
+    window: Arc<Mutex<Window>>,
+    pos: u64,
+}
+
+impl<R: Read> Read for Tracked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                lock(&self.window).bytes.extend_from_slice(&buf[..n]);
+                self.pos += n as u64;
+                Ok(n)
+            }
+            Err(e) => {
+                lock(&self.window).failure = Some(e.to_string());
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<R> Seek for Tracked<R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match pos {
+            SeekFrom::Current(0) => Ok(self.pos),
+            _ => Err(io::Error::new(io::ErrorKind::Unsupported, "the PGN source only reports its position")),
+        }
+    }
+
+    fn stream_position(&mut self) -> io::Result<u64> {
+        Ok(self.pos)
+    }
+}
+
+/// Reads games one by one from any byte source; an [`Iterator`] of `Result<GameTree, GameError>`.
+///
+/// ```
+/// use mavboard::pgn::PgnReader;
+/// let pgn = "[Event \"a\"]\n\n1. e4 e5 2. Qh5 Ke7?? 3. Qxe5# 1-0\n\n[Event \"b\"]\n\n1. e4 e4 *\n";
+/// let games: Vec<_> = PgnReader::new(pgn.as_bytes()).collect();
+/// assert_eq!(games.len(), 2);
+/// assert_eq!(games[0].as_ref().map(|g| g.mainline().count()).ok(), Some(5));
+/// let err = games[1].as_ref().expect_err("1... e4 is illegal");
+/// assert_eq!((err.game, err.line), (2, 7)); // lines count from the start of the file
+/// ```
+#[derive(Debug)]
+pub struct PgnReader<R: Read> {
+    reader: Reader<Tracked<R>>,
+    window: Arc<Mutex<Window>>,
+    options: ReadOptions,
+    games: usize,
+    done: bool,
+    /// Where the previous game ended in the source.
+    prev_end: u64,
+}
+
+impl<R: Read> PgnReader<R> {
+    /// A reader with default options (game sources kept).
+    pub fn new(source: R) -> PgnReader<R> {
+        PgnReader::with_options(source, ReadOptions::default())
+    }
+
+    /// A reader with the given options.
+    pub fn with_options(source: R, options: ReadOptions) -> PgnReader<R> {
+        let window = Arc::new(Mutex::new(Window::default()));
+        let tracked = Tracked { inner: source, window: Arc::clone(&window), pos: 0 };
+        let reader = Reader::build(tracked).set_supported_tag_line_length(4096).finish();
+        PgnReader { reader, window, options, games: 0, done: false, prev_end: 0 }
+    }
+
+    /// How many games (read or failed) were met so far.
+    pub fn games_seen(&self) -> usize {
+        self.games
+    }
+
+    fn fatal(&mut self, line: u64, message: String) -> GameError {
+        self.done = true;
+        GameError { game: self.games.max(1), line, kind: GameErrorKind::Io(message) }
+    }
+
+    fn position(&mut self) -> u64 {
+        // Tracked reports its position infallibly and the reader only subtracts what it has buffered.
+        self.reader.stream_position().unwrap_or(0)
+    }
+
+    fn next_game(&mut self) -> Option<Result<GameTree, GameError>> {
+        let mut last_start = None;
+        loop {
+            match self.reader.has_more() {
+                Ok(true) => break,
+                Ok(false) => return None,
+                Err(e) => {
+                    let failure = lock(&self.window).failure.take();
+                    let here = self.position();
+                    if let Some(message) = failure {
+                        let line = lock(&self.window).advance_to(here, here);
+                        return Some(Err(self.fatal(line, message)));
+                    }
+                    // A syntax error while skipping the rest of a failed game: the reader has moved past
+                    // the offending line, so try again (unless nothing moved).
+                    if last_start == Some(here) {
+                        let line = lock(&self.window).advance_to(here, here);
+                        return Some(Err(self.fatal(line, e.to_string())));
+                    }
+                    last_start = Some(here);
+                }
+            }
+        }
+        let start = self.position();
+        self.games += 1;
+        let leading = if self.options.keep_source {
+            let window = lock(&self.window);
+            std::str::from_utf8(window.range(self.prev_end, start)).ok().map(str::to_owned)
+        } else {
+            None
+        };
+        let start_line = lock(&self.window).advance_to(start, start);
+        let outcome = self.reader.read_game(&mut Builder);
+        let end = self.position();
+        self.prev_end = end;
+        let window = lock(&self.window);
+        let text = window.range(start, end);
+        let line_at_end = || start_line + count_newlines(text);
+        let game = self.games;
+        let result = match outcome {
+            Ok(Some(Ok(mut tree))) => {
+                if self.options.keep_source {
+                    tree.set_source(std::str::from_utf8(text).ok().map(str::to_owned), leading);
+                }
+                Ok(tree)
+            }
+            Ok(Some(Err(failure))) => {
+                let line = match failure.at {
+                    FailAt::Token => line_at_end(),
+                    FailAt::Tag(name) => tag_line(text, name).map_or(start_line, |l| start_line + l),
+                };
+                Err(GameError { game, line, kind: failure.kind })
+            }
+            Ok(None) => {
+                drop(window);
+                self.done = true;
+                return None;
+            }
+            Err(e) => {
+                let line = line_at_end();
+                if let Some(message) = window.failure.clone() {
+                    drop(window);
+                    return Some(Err(self.fatal(line, message)));
+                }
+                Err(GameError { game, line, kind: GameErrorKind::Syntax(e.to_string()) })
+            }
+        };
+        Some(result)
+    }
+}
+
+/// The line offset (0 = first line of `text`) of the header `[name ...`.
+fn tag_line(text: &[u8], name: &str) -> Option<u64> {
+    text.split(|&b| b == b'\n')
+        .position(|l| {
+            l.trim_ascii_start().strip_prefix(b"[").is_some_and(|rest| rest.starts_with(name.as_bytes()))
+        })
+        .map(|i| i as u64)
+}
+
+impl<R: Read> Iterator for PgnReader<R> {
+    type Item = Result<GameTree, GameError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        self.next_game()
+    }
+}
+
+// ----- the visitor -----
+
+/// Where a failure was detected, for its line number.
+#[derive(Debug)]
+enum FailAt {
+    /// At the token the reader has just consumed.
+    Token,
+    /// At the header with this name.
+    Tag(&'static str),
+}
+
+#[derive(Debug)]
+struct Failure {
+    kind: GameErrorKind,
+    at: FailAt,
+}
+
+/// Builds one [`GameTree`] per game.
+#[derive(Debug)]
+struct Builder;
+
+/// Saved state of the line that a `(` interrupted.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // frames live on a short stack; boxing would cost an allocation each
+enum Frame {
+    Line {
+        cur: NodeId,
+        pos: Chess,
+        prev: Chess,
+    },
+    /// A variation that was skipped (it had no move to be an alternative to).
+    Skipped,
+}
+
+#[derive(Debug)]
+struct Building {
+    tree: GameTree,
+    mode: CastlingMode,
+    /// The last node of the line being read.
+    cur: NodeId,
+    /// The position after `cur`.
+    pos: Chess,
+    /// The position before `cur` (where a variation of `cur` starts).
+    prev: Chess,
+    stack: Vec<Frame>,
+    /// True right after `(`, before the variation's first move.
+    var_start: bool,
+    /// Comments read at the start of a variation, for its first move.
+    pending: Vec<Comment>,
+    /// A comment longer than the reader's buffer, being assembled.
+    partial: Vec<u8>,
+    result: Option<Outcome>,
+}
+
+fn move_number(pos: &Chess) -> String {
+    match pos.turn() {
+        Color::White => format!("{}.", pos.fullmoves()),
+        Color::Black => format!("{}...", pos.fullmoves()),
+    }
+}
+
+fn fen_of(pos: &Chess) -> String {
+    shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// A long-algebraic/UCI token such as `g1f3` reads as a pawn move with a full origin square; try it
+/// as UCI when the SAN reading is not legal.
+fn uci_fallback(san: San, pos: &Chess) -> Option<Move> {
+    if let San::Normal {
+        role: shakmaty::Role::Pawn, file: Some(file), rank: Some(rank), to, promotion, ..
+    } = san
+    {
+        let from = shakmaty::Square::from_coords(file, rank);
+        let uci = UciMove::Normal { from, to, promotion };
+        return uci.to_move(pos).ok();
+    }
+    None
+}
+
+impl Building {
+    fn fail(kind: GameErrorKind) -> ControlFlow<Result<GameTree, Failure>> {
+        ControlFlow::Break(Err(Failure { kind, at: FailAt::Token }))
+    }
+
+    fn play(&mut self, san_plus: SanPlus) -> ControlFlow<Result<GameTree, Failure>> {
+        let text = || san_plus.to_string();
+        let mv = match san_plus.san {
+            San::Null => None,
+            San::Put { .. } => {
+                return Building::fail(GameErrorKind::Drop { number: move_number(&self.pos), san: text() });
+            }
+            san => match san.to_move(&self.pos) {
+                Ok(m) => Some(m),
+                Err(e) => match uci_fallback(san, &self.pos) {
+                    Some(m) => Some(m),
+                    None => {
+                        let problem = match e {
+                            SanError::AmbiguousSan => "ambiguous",
+                            SanError::IllegalSan => "not a legal move",
+                        };
+                        return Building::fail(GameErrorKind::IllegalMove {
+                            number: move_number(&self.pos),
+                            san: text(),
+                            problem,
+                            fen: fen_of(&self.pos),
+                        });
+                    }
+                },
+            },
+        };
+        let next = match mv {
+            Some(m) => {
+                let mut next = self.pos.clone();
+                next.play_unchecked(m);
+                next
+            }
+            None => match null_move(self.pos.clone(), self.mode) {
+                Ok(next) => next,
+                Err(_) => {
+                    return Building::fail(GameErrorKind::NullMoveInCheck {
+                        number: move_number(&self.pos),
+                        fen: fen_of(&self.pos),
+                    });
+                }
+            },
+        };
+        let id = self.tree.push_child(self.cur, MoveRecord { san: san_plus, mv });
+        if !self.pending.is_empty() {
+            self.tree.node_mut_unchecked(id).comments_before_mut().append(&mut self.pending);
+        }
+        self.prev = std::mem::replace(&mut self.pos, next);
+        self.cur = id;
+        self.var_start = false;
+        ControlFlow::Continue(())
+    }
+}
+
+impl Visitor for Builder {
+    type Tags = Vec<(String, String)>;
+    type Movetext = Building;
+    type Output = Result<GameTree, Failure>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue(Vec::with_capacity(16))
+    }
+
+    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Self::Output> {
+        tags.push((String::from_utf8_lossy(name).into_owned(), value.decode_utf8_lossy().into_owned()));
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        let find = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+        let start = match start_position(find("Variant"), find("FEN")) {
+            Ok(start) => start,
+            Err(e) => {
+                let at = FailAt::Tag(if matches!(e, StartError::UnsupportedVariant(_)) {
+                    "Variant"
+                } else {
+                    "FEN"
+                });
+                return ControlFlow::Break(Err(Failure { kind: GameErrorKind::Start(e), at }));
+            }
+        };
+        let pos = start.position().clone();
+        let mode = start.castling_mode();
+        ControlFlow::Continue(Building {
+            tree: GameTree::from_start(tags, start),
+            mode,
+            cur: NodeId::ROOT,
+            prev: pos.clone(),
+            pos,
+            stack: Vec::new(),
+            var_start: false,
+            pending: Vec::new(),
+            partial: Vec::new(),
+            result: None,
+        })
+    }
+
+    fn san(&mut self, movetext: &mut Self::Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        movetext.play(san_plus)
+    }
+
+    fn nag(&mut self, movetext: &mut Self::Movetext, nag: Nag) -> ControlFlow<Self::Output> {
+        movetext.tree.node_mut_unchecked(movetext.cur).nags_mut().push(nag);
+        ControlFlow::Continue(())
+    }
+
+    fn partial_comment(
+        &mut self,
+        movetext: &mut Self::Movetext,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<Self::Output> {
+        movetext.partial.extend_from_slice(comment.as_bytes());
+        ControlFlow::Continue(())
+    }
+
+    fn comment(
+        &mut self,
+        movetext: &mut Self::Movetext,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<Self::Output> {
+        let text = if movetext.partial.is_empty() {
+            String::from_utf8_lossy(comment.as_bytes()).into_owned()
+        } else {
+            movetext.partial.extend_from_slice(comment.as_bytes());
+            let whole = std::mem::take(&mut movetext.partial);
+            String::from_utf8_lossy(&whole).into_owned()
+        };
+        let comment = Comment::from_read(text);
+        if movetext.var_start {
+            movetext.pending.push(comment);
+        } else {
+            movetext.tree.node_mut_unchecked(movetext.cur).comments_after_mut().push(comment);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(&mut self, movetext: &mut Self::Movetext) -> ControlFlow<Self::Output, Skip> {
+        let parent = movetext.tree.node(movetext.cur).and_then(|n| n.parent());
+        match parent {
+            Some(parent) if !movetext.var_start => {
+                let pos = std::mem::replace(&mut movetext.pos, movetext.prev.clone());
+                let prev = movetext.prev.clone();
+                movetext.stack.push(Frame::Line { cur: movetext.cur, pos, prev });
+                movetext.cur = parent;
+                movetext.var_start = true;
+                ControlFlow::Continue(Skip(false))
+            }
+            _ => {
+                movetext.stack.push(Frame::Skipped);
+                ControlFlow::Continue(Skip(true))
+            }
+        }
+    }
+
+    fn end_variation(&mut self, movetext: &mut Self::Movetext) -> ControlFlow<Self::Output> {
+        if let Some(Frame::Line { cur, pos, prev }) = movetext.stack.pop() {
+            if !movetext.pending.is_empty() {
+                // A variation with comments but no move: keep the comments on the move before it.
+                let parent = movetext.cur;
+                let mut pending = std::mem::take(&mut movetext.pending);
+                movetext.tree.node_mut_unchecked(parent).comments_after_mut().append(&mut pending);
+            }
+            movetext.cur = cur;
+            movetext.pos = pos;
+            movetext.prev = prev;
+            movetext.var_start = false;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn outcome(&mut self, movetext: &mut Self::Movetext, outcome: Outcome) -> ControlFlow<Self::Output> {
+        if movetext.stack.is_empty() {
+            movetext.result = Some(outcome);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, mut movetext: Self::Movetext) -> Self::Output {
+        if !movetext.pending.is_empty() {
+            let cur = movetext.cur;
+            let mut pending = std::mem::take(&mut movetext.pending);
+            movetext.tree.node_mut_unchecked(cur).comments_after_mut().append(&mut pending);
+        }
+        let result = movetext
+            .result
+            .or_else(|| movetext.tree.header("Result").and_then(|r| r.trim().parse().ok()))
+            .unwrap_or(Outcome::Unknown);
+        movetext.tree.set_result(result);
+        Ok(movetext.tree)
+    }
+}
+
+/// Reads every game of an in-memory PGN text (a convenience over [`PgnReader`]).
+pub fn read_all(text: &str) -> Vec<Result<GameTree, GameError>> {
+    PgnReader::new(text.as_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variations_comments_and_nags() {
+        let pgn = "[Event \"t\"]\n\n{start} 1. e4 $1 {good} (1. d4 d5 (1... Nf6 {indian}) 2. c4) ( {before} 1. c4) \
+                   1... e5 2. Nf3 -- 3. Bc4 *\n";
+        let games = read_all(pgn);
+        let tree = games[0].as_ref().expect("valid game");
+        assert_eq!(tree.root().comments_after()[0].raw(), "start");
+        let main: Vec<_> = tree.mainline().filter_map(|id| tree.node(id)?.san_text()).collect();
+        assert_eq!(main, ["e4", "e5", "Nf3", "--", "Bc4"]);
+        let first = tree.root().children();
+        assert_eq!(first.len(), 3);
+        let e4 = tree.node(first[0]).expect("e4");
+        assert_eq!(e4.nags(), &[Nag(1)]);
+        assert_eq!(e4.comments_after()[0].raw(), "good");
+        let d4 = tree.node(first[1]).expect("d4");
+        assert_eq!(tree.node(d4.children()[0]).expect("d5").san_text().as_deref(), Some("d5"));
+        assert_eq!(d4.children().len(), 2);
+        let c4 = tree.node(first[2]).expect("c4");
+        assert_eq!(c4.comments_before()[0].raw(), "before");
+        assert_eq!(tree.result(), Outcome::Unknown);
+    }
+
+    #[test]
+    fn errors_keep_other_games_and_name_the_line() {
+        let pgn = "[Event \"1\"]\n\n1. e4 e5 1-0\n\n[Event \"2\"]\n[FEN \"bad\"]\n\n1. e4 *\n\n\
+                   [Event \"3\"]\n\n1. e4 e5\n2. Ke3 *\n\n[Event \"4\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 *\n\n\
+                   [Event \"5\"]\n\n1. e4 d5 2. exd5 N@f6 *\n\n[Event \"6\"]\n\n1. d4 *\n";
+        let games = read_all(pgn);
+        assert_eq!(games.len(), 6);
+        assert!(games[0].is_ok() && games[5].is_ok());
+        let e = games[1].as_ref().expect_err("bad fen");
+        assert_eq!((e.game, e.line), (2, 6));
+        assert!(matches!(e.kind, GameErrorKind::Start(StartError::FenSyntax { .. })));
+        let e = games[2].as_ref().expect_err("illegal");
+        assert_eq!((e.game, e.line), (3, 13));
+        assert!(e.to_string().contains("2. Ke3 is not a legal move"), "{e}");
+        let e = games[3].as_ref().expect_err("variant");
+        assert_eq!((e.game, e.line), (4, 16));
+        let e = games[4].as_ref().expect_err("drop");
+        assert!(matches!(e.kind, GameErrorKind::Drop { .. }), "{e}");
+        assert_eq!(e.line, 22);
+    }
+
+    #[test]
+    fn uci_movetext_and_source_kept() {
+        let pgn = "[Event \"u\"]\n\ng1f3 c7c5 e2e4 *\n";
+        let games = read_all(pgn);
+        let tree = games[0].as_ref().expect("uci accepted");
+        assert_eq!(tree.mainline().count(), 3);
+        assert_eq!(tree.source(), Some(pgn));
+    }
+}

@@ -1,0 +1,121 @@
+//! The start position of a game record: the `Variant`, `SetUp` and `FEN` headers.
+
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess};
+
+use crate::game::chess::ChessState;
+
+/// What a `Variant` header value names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VariantTag {
+    /// Standard chess (also "From Position", "Normal", an empty value, ...).
+    Standard,
+    /// Fischer random chess, in any of its usual spellings.
+    Chess960,
+    /// A variant mavboard does not play (crazyhouse, antichess, ...), as written.
+    Unsupported(String),
+}
+
+/// Classifies a `Variant` header value. Case, spaces, dashes and underscores are ignored, so "Chess960",
+/// "chess 960", "chess-960", "Fischerandom", "Fischer Random", "FRC" and "960" all name Chess960.
+pub fn classify_variant(value: &str) -> VariantTag {
+    let key: String = value.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+    match key.as_str() {
+        "" | "standard" | "chess" | "normal" | "fromposition" | "classical" | "orthodox" | "westernchess"
+        | "international" => VariantTag::Standard,
+        "frc" | "960" => VariantTag::Chess960,
+        k if k.contains("960") || k.starts_with("fischer") => VariantTag::Chess960,
+        _ => VariantTag::Unsupported(value.to_owned()),
+    }
+}
+
+/// Why the headers do not give a playable start position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    /// The `FEN` header is not valid FEN syntax.
+    #[error("the FEN header '{fen}' is not valid FEN ({reason}); fix or remove the FEN header")]
+    FenSyntax {
+        /// The header value.
+        fen: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The `FEN` header is syntactically fine but not a legal chess position.
+    #[error("the FEN header '{fen}' is not a legal position ({reason}); fix or remove the FEN header")]
+    IllegalPosition {
+        /// The header value.
+        fen: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The `Variant` header names a variant that is not chess or Chess960.
+    #[error(
+        "variant '{0}' is not supported (only standard chess and Chess960); \
+         the game cannot be read as chess"
+    )]
+    UnsupportedVariant(String),
+}
+
+/// The start position from the `Variant` and `FEN` headers (a `FEN` header is honoured with or without
+/// `SetUp "1"`). Chess960 is chosen when the variant says so or when the FEN's castling rights need it.
+pub fn start_position(variant: Option<&str>, fen: Option<&str>) -> Result<ChessState, StartError> {
+    let chess960 = match variant.map(classify_variant) {
+        None | Some(VariantTag::Standard) => false,
+        Some(VariantTag::Chess960) => true,
+        Some(VariantTag::Unsupported(v)) => return Err(StartError::UnsupportedVariant(v)),
+    };
+    let mode = if chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
+    let Some(fen_text) = fen else {
+        return Ok(ChessState::new(Chess::default(), mode));
+    };
+    let parsed = Fen::from_ascii(fen_text.trim().as_bytes())
+        .map_err(|e| StartError::FenSyntax { fen: fen_text.to_owned(), reason: e.to_string() })?;
+    match parsed.clone().into_position::<Chess>(mode) {
+        Ok(pos) => Ok(ChessState::new(pos, mode)),
+        Err(first) if !chess960 => match parsed.into_position::<Chess>(CastlingMode::Chess960) {
+            Ok(pos) => Ok(ChessState::new(pos, CastlingMode::Chess960)),
+            Err(_) => {
+                Err(StartError::IllegalPosition { fen: fen_text.to_owned(), reason: first.to_string() })
+            }
+        },
+        Err(e) => Err(StartError::IllegalPosition { fen: fen_text.to_owned(), reason: e.to_string() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{GameKind, GameState};
+
+    #[test]
+    fn chess960_spellings() {
+        for v in [
+            "Chess960",
+            "chess 960",
+            "chess-960",
+            "Fischerandom",
+            "Fischer Random",
+            "FRC",
+            "960",
+            "fischerrandom",
+            "Chess 960 (FRC)",
+        ] {
+            assert_eq!(classify_variant(v), VariantTag::Chess960, "{v}");
+        }
+        for v in ["Standard", "From Position", "normal", ""] {
+            assert_eq!(classify_variant(v), VariantTag::Standard, "{v}");
+        }
+        assert_eq!(classify_variant("Crazyhouse"), VariantTag::Unsupported("Crazyhouse".into()));
+    }
+
+    #[test]
+    fn fen_that_needs_chess960_castling_selects_it() {
+        let s = start_position(None, Some("bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB w KQkq - 0 1"))
+            .expect("legal 960 position");
+        assert_eq!(s.kind(), GameKind::Chess960);
+        let s = start_position(Some("Standard"), None).expect("startpos");
+        assert_eq!(s.kind(), GameKind::Chess);
+        assert!(matches!(start_position(None, Some("not a fen")), Err(StartError::FenSyntax { .. })));
+        assert!(matches!(start_position(Some("Antichess"), None), Err(StartError::UnsupportedVariant(_))));
+    }
+}

@@ -1,0 +1,14 @@
+//! UCI: talking to chess engines over the Universal Chess Interface.
+//!
+//! [`client`] runs any UCI engine (Stockfish, or another engine beside a MAV model) as a child process;
+//! [`info`] parses what it prints while searching; [`locate`] finds the engine binary; errors are in
+//! [`error`]. (The UCI server side — mavboard as an engine — will live beside these.)
+
+pub mod client;
+pub mod error;
+pub mod info;
+pub mod locate;
+
+pub use client::{EngineOption, SearchLimits, SearchResult, UciEngine};
+pub use error::UciError;
+pub use info::{Bound, Info, Score, ScoreValue};

@@ -1,0 +1,45 @@
+//! The `mavboard datagen labels` command line: errors a user can meet before any labelling starts.
+
+use std::process::Command;
+
+fn mavboard(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mavboard")).args(args).output().expect("the binary runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn missing_stockfish_names_the_path_and_the_fix() {
+    let out = std::env::temp_dir().join(format!("mavboard-cli-dg-{}", std::process::id()));
+    let (ok, err) = mavboard(&[
+        "datagen",
+        "labels",
+        "--out",
+        out.to_str().expect("utf-8 temp dir"),
+        "--stockfish",
+        "/nonexistent/stockfish-binary",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("/nonexistent/stockfish-binary"), "{err}");
+    assert!(err.contains("apt-get install stockfish") && err.contains("--stockfish PATH"), "{err}");
+    assert!(!out.exists(), "nothing is written when the engine is missing");
+}
+
+#[test]
+fn bad_mix_and_missing_books_are_explained() {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/datagen");
+    let out = std::env::temp_dir().join(format!("mavboard-cli-dg2-{}", std::process::id()));
+    let out = out.to_str().expect("utf-8 temp dir");
+    // Only meaningful where an engine is found: otherwise that error comes first (tested above).
+    if mavboard::uci::locate::locate_stockfish(None).is_err() {
+        return eprintln!("SKIPPED: no Stockfish installed");
+    }
+    let (ok, err) = mavboard(&["datagen", "labels", "--out", out, "--shared", fixtures, "--mix", "2moves=1"]);
+    assert!(!ok);
+    assert!(err.contains("2moves_v1.epd not found") && err.contains("--shared DIR"), "{err}");
+    let (ok, err) = mavboard(&["datagen", "labels", "--out", out, "--mix", "4moves=1"]);
+    assert!(!ok);
+    assert!(err.contains("unknown suite"), "{err}");
+    let (ok, err) = mavboard(&["datagen", "labels", "--out", out, "--book", "/nonexistent/book.epd"]);
+    assert!(!ok);
+    assert!(err.contains("/nonexistent/book.epd"), "{err}");
+}

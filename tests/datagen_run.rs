@@ -1,0 +1,196 @@
+//! The labels driver over the fixture opening files, with a small deterministic labeller (one-ply
+//! material count) standing in for Stockfish: resume, thread-independence, dedupe and split.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mavboard::datagen::manifest::Manifest;
+use mavboard::datagen::run::{LabelSettings, Limit};
+use mavboard::datagen::sample::split_of;
+use mavboard::datagen::shard::read_shard;
+use mavboard::datagen::source::parse_epd_line;
+use mavboard::datagen::{DatagenError, EpdSource, Label, Labeler, MoveLabel, SourceMix, run_labels};
+use mavboard::game::GameState;
+use mavboard::game::chess::ChessState;
+use mavboard::uci::ScoreValue;
+use shakmaty::{Position, Role};
+
+/// Scores each move by the material balance after it (mover's view, centipawns), mate as mate in 1.
+struct MaterialLabeler;
+
+fn material(pos: &shakmaty::Chess, color: shakmaty::Color) -> i32 {
+    let value = |r: Role| match r {
+        Role::Pawn => 100,
+        Role::Knight | Role::Bishop => 300,
+        Role::Rook => 500,
+        Role::Queen => 900,
+        Role::King => 0,
+    };
+    let board = pos.board();
+    let mut total = 0;
+    for sq in board.occupied() {
+        if let Some(piece) = board.piece_at(sq) {
+            let v = value(piece.role);
+            total += if piece.color == color { v } else { -v };
+        }
+    }
+    total
+}
+
+impl Labeler for MaterialLabeler {
+    fn name(&self) -> String {
+        "material-1ply".into()
+    }
+
+    fn label(&mut self, state: &ChessState) -> Result<Label, DatagenError> {
+        let mover = state.position().turn();
+        let mut moves: Vec<MoveLabel> = state
+            .legal_actions()
+            .into_iter()
+            .map(|m| {
+                let after = state.play(m).expect("legal move");
+                let score = if after.position().is_checkmate() {
+                    ScoreValue::Mate(1)
+                } else {
+                    // A small move-dependent term so that continuations branch.
+                    let tie = (after.hash64() % 7) as i32;
+                    ScoreValue::Cp(material(after.position(), mover) + tie)
+                };
+                MoveLabel { uci: state.action_to_text(m), score }
+            })
+            .collect();
+        moves.sort_by(|a, b| b.score.win_probability().total_cmp(&a.score.win_probability()));
+        let best = moves.first().map(|m| m.uci.clone()).expect("at least one legal move");
+        Ok(Label { moves, best, depth: 1, nodes: 0 })
+    }
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/datagen")
+}
+
+fn mix() -> SourceMix {
+    let dir = fixtures();
+    let mut mix = SourceMix::new();
+    for (file, chess960, weight) in [
+        ("2moves_v1_head40.epd", false, 0.5),
+        ("UHO_4060_v2_head20.epd.zip", false, 0.3),
+        ("FRC_openings_head12.epd", true, 0.2),
+    ] {
+        let path = dir.join(file);
+        let source = EpdSource::open(&path, &EpdSource::tag_for(&path), chess960).expect("fixture opens");
+        mix.add(Arc::new(source), weight).expect("valid weight");
+    }
+    mix
+}
+
+fn settings(positions: usize) -> LabelSettings {
+    LabelSettings {
+        positions,
+        limit: Limit::Depth(1),
+        continuations: 6,
+        temperature: 0.3,
+        seed: 2024,
+        val_fraction: 0.2,
+        chains_per_shard: 3,
+        hash_mb: 1,
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mavboard-datagen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn run(dir: &Path, s: &LabelSettings, threads: usize, stop: Option<usize>) -> Result<Manifest, DatagenError> {
+    run_labels(dir, s, &mix(), threads, |_| Ok(MaterialLabeler), stop, &mut |_| {}).map(|r| r.manifest)
+}
+
+fn shard_bytes(dir: &Path, m: &Manifest) -> Vec<Vec<u8>> {
+    m.shards.iter().map(|s| std::fs::read(dir.join(&s.file)).expect("shard readable")).collect()
+}
+
+#[test]
+fn same_output_for_any_thread_count_and_after_resume() {
+    let s = settings(60);
+    let a = temp_dir("a");
+    let full = run(&a, &s, 1, None).expect("full run");
+    assert!(full.complete);
+    assert_eq!(full.records, 60);
+
+    let b = temp_dir("b");
+    let partial = run(&b, &s, 3, Some(2)).expect("interrupted run");
+    assert!(!partial.complete);
+    assert_eq!(partial.shards.len(), 2);
+    assert!(partial.records < 60);
+    // A stale temporary file from a killed write must not matter.
+    std::fs::write(b.join(".shard-00002.jsonl.zst.tmp"), b"half a shard").expect("write junk");
+    let resumed = run(&b, &s, 3, None).expect("resumed run");
+    assert_eq!(resumed, full);
+    assert_eq!(shard_bytes(&b, &resumed), shard_bytes(&a, &full));
+
+    // Running a complete folder again does nothing and changes nothing.
+    let again = run(&b, &s, 2, None).expect("rerun");
+    assert_eq!(again, full);
+
+    // Other settings in the same folder are refused with an explanation.
+    let mut other = s.clone();
+    other.seed += 1;
+    let e = run(&b, &other, 2, None).expect_err("mismatch");
+    assert!(matches!(e, DatagenError::SettingsMismatch { .. }), "{e}");
+    assert!(e.to_string().contains("another --out folder"), "{e}");
+
+    // A different seed gives different data.
+    let c = temp_dir("c");
+    let m = run(&c, &other, 2, None).expect("other seed");
+    assert_ne!(shard_bytes(&c, &m), shard_bytes(&a, &full));
+    for d in [a, b, c] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn records_are_distinct_split_by_hash_and_cover_continuations() {
+    let s = settings(80);
+    let dir = temp_dir("dedupe");
+    let m = run(&dir, &s, 2, None).expect("run");
+    let mut hashes = HashSet::new();
+    let mut plies = HashSet::new();
+    let mut sources = HashSet::new();
+    let mut val = 0;
+    for shard in &m.shards {
+        let records = read_shard(&dir.join(&shard.file)).expect("shard reads");
+        assert_eq!(records.len(), shard.records);
+        for r in records {
+            let state = parse_epd_line(&r.fen, r.chess960).expect("stored FEN parses");
+            assert!(hashes.insert(state.hash64()), "duplicate position {}", r.fen);
+            assert_eq!(r.split, split_of(state.hash64(), s.val_fraction));
+            assert_eq!(r.moves.len(), state.legal_actions().len());
+            assert!(r.ply <= s.continuations);
+            plies.insert(r.ply);
+            sources.insert(r.source.clone());
+            if r.split == mavboard::datagen::Split::Val {
+                val += 1;
+            }
+        }
+    }
+    assert_eq!(hashes.len(), 80);
+    assert!(plies.len() > 3, "continuations reach several plies: {plies:?}");
+    assert_eq!(sources.len(), 3, "{sources:?}");
+    assert!(val > 0 && val < 40, "{val} validation records of 80 at 20%");
+    assert_eq!(m.shards.iter().map(|s| s.val).sum::<usize>(), val);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_corrupt_shard_is_reported_on_resume() {
+    let s = settings(30);
+    let dir = temp_dir("corrupt");
+    let m = run(&dir, &s, 1, Some(1)).expect("one shard");
+    std::fs::write(dir.join(&m.shards[0].file), b"not zstd").expect("damage");
+    let e = run(&dir, &s, 1, None).expect_err("corrupt");
+    assert!(matches!(e, DatagenError::Corrupt { .. }), "{e}");
+    let _ = std::fs::remove_dir_all(dir);
+}
