@@ -2,6 +2,7 @@
 # mavboard's two set-up commands, for a fresh Debian/Ubuntu machine:
 #   ./packaging/dev.sh run [ARGS...]   install what is missing, build, and run mavboard (no ARGS: the app)
 #   ./packaging/dev.sh test            install what is missing, build, and run the whole test suite
+#   ./packaging/dev.sh ort             only fetch the ONNX Runtime library into .ort/lib/
 # Every step is idempotent: a second call skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ sudo_if_needed() {
 }
 
 # Debian packages the build and the tests use.
-APT_PACKAGES=(build-essential pkg-config)
+APT_PACKAGES=(build-essential pkg-config python3 python3-pip)
 
 install_apt() {
   local missing=()
@@ -35,24 +36,72 @@ install_rust() {
   fi
 }
 
+# ONNX Runtime: the shared library from the PyPI wheel (no other download site is needed), unpacked into
+# .ort/lib/ where mavboard looks for it (see src/inference/ort_lib.rs). ORT_WHEEL=onnxruntime-gpu for CUDA.
+ORT_VERSION=1.31.1
+ORT_WHEEL="${ORT_WHEEL:-onnxruntime}"
+install_ort() {
+  local lib=.ort/lib/libonnxruntime.so
+  if [ -f "$lib" ] && [ -f .ort/lib/VERSION ] && [ "$(cat .ort/lib/VERSION)" = "$ORT_WHEEL==$ORT_VERSION" ]; then
+    return
+  fi
+  local arch
+  case "$(uname -m)" in
+    x86_64) arch=x86_64 ;;
+    aarch64|arm64) arch=aarch64 ;;
+    *) log "no ONNX Runtime wheel for $(uname -m)"; exit 1 ;;
+  esac
+  log "fetching $ORT_WHEEL==$ORT_VERSION from PyPI"
+  rm -rf .ort/dl && mkdir -p .ort/dl .ort/lib
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 311 \
+    --platform "manylinux_2_28_$arch" --dest .ort/dl "$ORT_WHEEL==$ORT_VERSION"
+  python3 - "$ORT_VERSION" <<'PY'
+import glob, os, shutil, sys, zipfile
+version = sys.argv[1]
+wheel = glob.glob(".ort/dl/*.whl")[0]
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        base = os.path.basename(name)
+        if name.startswith("onnxruntime/capi/") and base.startswith("libonnxruntime"):
+            with z.open(name) as src, open(os.path.join(".ort/lib", base), "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            os.chmod(os.path.join(".ort/lib", base), 0o755)
+lib = os.path.join(".ort/lib", f"libonnxruntime.so.{version}")
+for link in ("libonnxruntime.so", "libonnxruntime.so.1"):
+    path = os.path.join(".ort/lib", link)
+    if os.path.lexists(path):
+        os.remove(path)
+    os.symlink(os.path.basename(lib), path)
+PY
+  echo "$ORT_WHEEL==$ORT_VERSION" > .ort/lib/VERSION
+  rm -rf .ort/dl
+  log "ONNX Runtime $ORT_VERSION is in .ort/lib/"
+}
+
 cmd="${1:-}"
 shift || true
 case "$cmd" in
+  ort)
+    install_apt
+    install_ort
+    ;;
   run)
     install_apt
     install_rust
+    install_ort
     cargo build --release --locked
     exec ./target/release/mavboard "$@"
     ;;
   test)
     install_apt
     install_rust
+    install_ort
     cargo build --locked --all-targets
     cargo test --locked --all-targets
     cargo test --locked --doc
     ;;
   *)
-    echo "usage: $0 run [ARGS...] | test" >&2
+    echo "usage: $0 run [ARGS...] | test | ort" >&2
     exit 2
     ;;
 esac

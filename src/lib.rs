@@ -6,6 +6,8 @@
 pub mod datagen;
 pub mod engine;
 pub mod game;
+pub mod inference;
 pub mod mav;
+pub mod model;
 pub mod pgn;
 pub mod uci;

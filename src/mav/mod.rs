@@ -35,6 +35,7 @@ pub mod encoder_input;
 pub mod example;
 pub mod response;
 pub mod sample;
+pub mod searchless;
 pub mod state;
 pub mod tokenizer;
 pub mod trace;

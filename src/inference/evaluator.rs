@@ -1,0 +1,170 @@
+//! The narrow interface between search and models: a batch of [`EvalRequest`]s in, one result per request
+//! out. Search never sees a tensor; every backend (ONNX formats, caches, mocks in tests) implements
+//! [`Evaluator`].
+
+use std::time::Duration;
+
+use crate::game::{GameState, Outcome};
+use crate::mav::buckets::ValueDistribution;
+
+/// How many moves to ask a model for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopK {
+    /// Every legal move (`%top_all`).
+    All,
+    /// The k best (`%top_k`); k ≥ 1.
+    N(usize),
+}
+
+/// How a text model decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecodeMode {
+    /// The rules give the legal moves; the model picks their order and values but cannot hallucinate.
+    #[default]
+    Constrained,
+    /// No masking: the model is its own world model; what it gets wrong is reported as hallucinations.
+    Free,
+}
+
+/// Which of a move's two scorings to use (paper §2: max = the mode bucket's centre, mean = the expectation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scoring {
+    /// The centre of the most probable bucket.
+    Max,
+    /// The expected bucket centre.
+    #[default]
+    Mean,
+}
+
+impl Scoring {
+    /// The value of `dist` under this scoring, a win probability in [0, 1] for the player to move.
+    pub fn value(self, dist: &ValueDistribution) -> f64 {
+        match self {
+            Scoring::Max => dist.max_value(),
+            Scoring::Mean => dist.mean_value(),
+        }
+    }
+}
+
+/// One evaluation: a position, what to ask for and how.
+#[derive(Debug, Clone)]
+pub struct EvalRequest<S: GameState> {
+    /// The position to evaluate.
+    pub state: S,
+    /// For state tracking: the previous position and the action that led here.
+    pub previous: Option<(S, S::Action)>,
+    /// How many moves.
+    pub top_k: TopK,
+    /// How a text model decodes.
+    pub mode: DecodeMode,
+    /// Also ask for the best action (a distribution over the moves).
+    pub want_best_action: bool,
+    /// Also ask for the state after the best action (learned world model).
+    pub want_next_state: bool,
+}
+
+impl<S: GameState> EvalRequest<S> {
+    /// A request for every move's value in `state`, constrained decoding, nothing else.
+    pub fn values(state: S) -> EvalRequest<S> {
+        EvalRequest {
+            state,
+            previous: None,
+            top_k: TopK::All,
+            mode: DecodeMode::Constrained,
+            want_best_action: false,
+            want_next_state: false,
+        }
+    }
+}
+
+/// A move and the model's value distribution for it, from the perspective of the player to move.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveValue<A> {
+    /// The move.
+    pub action: A,
+    /// The move as the model wrote it.
+    pub text: String,
+    /// Its win-probability distribution over the model's buckets.
+    pub dist: ValueDistribution,
+}
+
+/// Something a model wrote that is wrong by the rules (free decoding), kept as data for display.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hallucination {
+    /// Its class (`illegal move`, `duplicate move`, `missing legal moves`, `wrong next state`, ...).
+    pub kind: String,
+    /// What exactly, for the user.
+    pub detail: String,
+}
+
+/// The state a model predicts after its best action.
+#[derive(Debug, Clone)]
+pub struct PredictedState<S> {
+    /// As written.
+    pub text: String,
+    /// Parsed, when it is a valid state.
+    pub state: Option<S>,
+}
+
+/// Where the time of one evaluation went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EvalTiming {
+    /// Waiting in a queue before the model ran.
+    pub queue: Duration,
+    /// This request's share of the model calls.
+    pub model: Duration,
+    /// Tokens processed (prompt + generated) for text models; input tokens otherwise.
+    pub tokens: usize,
+}
+
+/// What a model said about one position.
+#[derive(Debug, Clone)]
+pub struct EvalResult<S: GameState> {
+    /// The moves it valued, in the order it wrote them (only moves legal in the requested state).
+    pub moves: Vec<MoveValue<S::Action>>,
+    /// The best-action distribution over `moves` (same order), when asked and supported.
+    pub best_action: Option<Vec<f64>>,
+    /// The predicted next state, when asked and supported.
+    pub next_state: Option<PredictedState<S>>,
+    /// A terminal result, when the position is over (by the rules, or as the model says in free mode).
+    pub terminal: Option<Outcome>,
+    /// The raw generated text (text models); empty otherwise.
+    pub raw_text: String,
+    /// What the model got wrong by the rules (free decoding).
+    pub hallucinations: Vec<Hallucination>,
+    /// Timing.
+    pub timing: EvalTiming,
+}
+
+/// Why an evaluation failed (as opposed to a model saying something wrong, which is data).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EvalError {
+    /// This model cannot do what was asked (e.g. free decoding on an encoder).
+    #[error("this model cannot {what}: {why}")]
+    Unsupported {
+        /// What was asked.
+        what: String,
+        /// Why not, and what can.
+        why: String,
+    },
+    /// The prompt would not fit the model's context.
+    #[error("the prompt needs {needed} tokens but the model's context is {context}")]
+    ContextTooLong {
+        /// Tokens needed.
+        needed: usize,
+        /// The model's context length.
+        context: usize,
+    },
+    /// The backend failed (ONNX Runtime error, worker gone).
+    #[error("inference failed: {0}")]
+    Backend(String),
+}
+
+/// A model (or a decorator around one) that evaluates batches of positions.
+pub trait Evaluator<S: GameState> {
+    /// Evaluates a batch; the result at index i answers request i.
+    fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>>;
+}

@@ -1,0 +1,10 @@
+//! Inference backends: the engine's only way to see a model.
+//!
+//! [`ort_lib`] finds and loads ONNX Runtime, [`device`] chooses the execution provider. Search never sees a
+//! tensor: it talks to an `Evaluator` with requests and results.
+
+pub mod cache;
+pub mod device;
+pub mod evaluator;
+pub mod onnx;
+pub mod ort_lib;

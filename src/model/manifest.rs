@@ -1,0 +1,114 @@
+//! `mav.json`: the self-description of a model package, written by the training pipeline's export.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::GameKind;
+
+/// The three model formats mavboard runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ModelFormat {
+    /// The paper's decoder-only text model (decoder-with-past ONNX layout, KV cache).
+    #[serde(rename = "mav-lm")]
+    MavLm,
+    /// mavboard's one-pass bidirectional model: `%state` tokens + candidate moves → value-bucket logits and a
+    /// best-action logit per move.
+    #[serde(rename = "mav-encoder")]
+    MavEncoder,
+    /// The action-value model of Ruoss et al.: 77 FEN tokens + one action token → 128 bucket logits.
+    #[serde(rename = "action-value")]
+    ActionValue,
+}
+
+impl ModelFormat {
+    /// The name written in mav.json.
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelFormat::MavLm => "mav-lm",
+            ModelFormat::MavEncoder => "mav-encoder",
+            ModelFormat::ActionValue => "action-value",
+        }
+    }
+}
+
+/// How a model was trained (for the model info panel and the model card).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TrainingInfo {
+    /// The data set.
+    #[serde(default)]
+    pub data: String,
+    /// Training examples.
+    #[serde(default)]
+    pub examples: u64,
+    /// Training tokens.
+    #[serde(default)]
+    pub tokens: u64,
+    /// Optimiser steps.
+    #[serde(default)]
+    pub steps: u64,
+    /// Wall time in seconds.
+    #[serde(default)]
+    pub wall_time_s: f64,
+    /// Device trained on (cpu, cuda).
+    #[serde(default)]
+    pub device: String,
+    /// Machine description.
+    #[serde(default)]
+    pub machine: String,
+}
+
+/// The parsed `mav.json` of a model package.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The model format.
+    pub format: ModelFormat,
+    /// Version of the format's layout; this build reads version 1.
+    pub format_version: u32,
+    /// The model's name (e.g. `mav-enc-tiny`).
+    pub name: String,
+    /// Games the model was trained on.
+    pub games: Vec<GameKind>,
+    /// Number of value buckets K.
+    pub num_buckets: usize,
+    /// Token ids of `<ctrl0>`..`<ctrl{K-1}>` (MAV formats).
+    #[serde(default)]
+    pub value_token_ids: Vec<u32>,
+    /// Padding token id.
+    #[serde(default)]
+    pub pad_token_id: Option<u32>,
+    /// End-of-sequence token id (mav-lm).
+    #[serde(default)]
+    pub eos_token_id: Option<u32>,
+    /// Vocabulary size (the logits width of a mav-lm).
+    pub vocab_size: usize,
+    /// Longest sequence the model handles, in tokens.
+    pub context_length: usize,
+    /// Transformer layers (the number of KV pairs of a mav-lm).
+    pub num_layers: usize,
+    /// Attention heads.
+    pub num_heads: usize,
+    /// Size of one head.
+    pub head_dim: usize,
+    /// Model width.
+    pub d_model: usize,
+    /// Whether internal-search traces were part of training.
+    #[serde(default)]
+    pub internal_search: bool,
+    /// Action-value format: length of the state token sequence (77).
+    #[serde(default)]
+    pub av_state_length: Option<usize>,
+    /// Action-value format: number of action tokens (1968).
+    #[serde(default)]
+    pub av_action_vocab_size: Option<usize>,
+    /// Parameter count.
+    #[serde(default)]
+    pub parameters: u64,
+    /// Provenance.
+    #[serde(default)]
+    pub training: TrainingInfo,
+    /// Creation date (YYYY-MM-DD).
+    #[serde(default)]
+    pub created: String,
+}
+
+/// The `format_version` this build reads.
+pub const FORMAT_VERSION: u32 = 1;

@@ -1,0 +1,13 @@
+//! Model packages: a folder with `model.onnx`, `mav.json` and (for the MAV formats) `tokenizer.json`.
+//!
+//! Nothing about a model is hard-coded in Rust: token ids, bucket count, layer count and KV shapes come from
+//! [`manifest::Manifest`] and are checked against the ONNX graph by [`signature`].
+
+pub mod error;
+pub mod manifest;
+pub mod package;
+pub mod signature;
+
+pub use error::ModelError;
+pub use manifest::{Manifest, ModelFormat};
+pub use package::ModelPackage;
