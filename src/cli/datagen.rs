@@ -6,6 +6,8 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mavboard::datagen::render::RenderOptions;
+use mavboard::datagen::render_run::render_dirs;
 use mavboard::datagen::{
     EpdSource, LabelSettings, Limit, PgnSource, Progress, SourceMix, StockfishLabeler, run_labels,
 };
@@ -22,6 +24,31 @@ pub struct Args {
 enum DatagenCommand {
     /// Label positions with Stockfish: every legal move's score, as zstd-compressed JSON-lines shards.
     Labels(Box<LabelsArgs>),
+    /// Render training examples (mav-lm texts, mav-encoder and action-value records) from label folders.
+    Render(RenderArgs),
+}
+
+/// Arguments of `mavboard datagen render`.
+#[derive(Debug, clap::Args)]
+struct RenderArgs {
+    /// Label folders written by `mavboard datagen labels` (read in the order given).
+    #[arg(long = "labels", required = true)]
+    labels: Vec<PathBuf>,
+    /// The training data folder to write (the contract in training/README.md).
+    #[arg(long)]
+    out: PathBuf,
+    /// Random seed for headers, k, move order and state tracking.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Text examples per position.
+    #[arg(long, default_value_t = 1)]
+    lm_per_position: usize,
+    /// Share of text examples with state tracking (when the position's parent is known).
+    #[arg(long, default_value_t = 0.3)]
+    state_tracking: f64,
+    /// Share of text examples asking for every move (`%top_all`).
+    #[arg(long, default_value_t = 0.3)]
+    top_all: f64,
 }
 
 /// The opening suites of `--mix`, inside `<shared>/openings/stockfish-books/`.
@@ -95,7 +122,31 @@ struct LabelsArgs {
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         DatagenCommand::Labels(a) => labels(*a),
+        DatagenCommand::Render(a) => render(a),
     }
+}
+
+fn render(a: RenderArgs) -> anyhow::Result<()> {
+    let opts = RenderOptions {
+        seed: a.seed,
+        lm_per_position: a.lm_per_position.max(1),
+        state_tracking: a.state_tracking,
+        top_all: a.top_all,
+    };
+    let start = Instant::now();
+    let s = render_dirs(&a.labels, &a.out, &opts)?;
+    println!(
+        "rendered {} labels ({} with a known parent, {} skipped) into {} in {:.1} s",
+        s.labels,
+        s.with_parent,
+        s.skipped,
+        a.out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    println!("  mav-lm:       {} train, {} val ({} terminal)", s.lm[0], s.lm[1], s.terminal);
+    println!("  mav-encoder:  {} train, {} val", s.enc[0], s.enc[1]);
+    println!("  action-value: {} train, {} val", s.av[0], s.av[1]);
+    Ok(())
 }
 
 fn book_spec(spec: &str) -> anyhow::Result<(PathBuf, f64)> {

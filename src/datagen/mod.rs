@@ -13,6 +13,8 @@ pub mod label;
 pub mod manifest;
 pub mod pgn_source;
 pub mod record;
+pub mod render;
+pub mod render_run;
 pub mod run;
 pub mod sample;
 pub mod shard;

@@ -36,10 +36,14 @@ impl ScoreValue {
     /// 0.5 + 0.5·(2/(1+exp(−0.00368208·cp)) − 1) for centipawns; 1 for a mate it gives, 0 for a mate it
     /// gets (`mate 0`, already mated, counts as getting mated).
     pub fn win_probability(self) -> f64 {
+        self.engine_score().win_prob()
+    }
+
+    /// The same score as the MAV protocol's type (which owns the win-probability formula).
+    pub fn engine_score(self) -> crate::mav::buckets::EngineScore {
         match self {
-            ScoreValue::Cp(cp) => 0.5 + 0.5 * (2.0 / (1.0 + (-0.00368208 * f64::from(cp)).exp()) - 1.0),
-            ScoreValue::Mate(m) if m > 0 => 1.0,
-            ScoreValue::Mate(_) => 0.0,
+            ScoreValue::Cp(cp) => crate::mav::buckets::EngineScore::Cp(cp),
+            ScoreValue::Mate(m) => crate::mav::buckets::EngineScore::Mate(m),
         }
     }
 }

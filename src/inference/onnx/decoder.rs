@@ -62,7 +62,13 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 
 impl KvDecoder {
     /// Wraps a session already checked against its mav.json (see `OnnxSession::open`).
-    pub fn new(session: Session, num_layers: usize, num_heads: usize, head_dim: usize, pad_id: u32) -> KvDecoder {
+    pub fn new(
+        session: Session,
+        num_layers: usize,
+        num_heads: usize,
+        head_dim: usize,
+        pad_id: u32,
+    ) -> KvDecoder {
         KvDecoder { session, num_layers, num_heads, head_dim, pad_id, model_time: Duration::ZERO, calls: 0 }
     }
 
@@ -73,13 +79,20 @@ impl KvDecoder {
         pos: Array2<i64>,
         past: &[(Array4<f32>, Array4<f32>)],
     ) -> Result<(ArrayD<f32>, Vec<(Array4<f32>, Array4<f32>)>), String> {
-        let mut inputs: Vec<(Cow<'_, str>, SessionInputValue<'_>)> = Vec::with_capacity(3 + 2 * self.num_layers);
+        let mut inputs: Vec<(Cow<'_, str>, SessionInputValue<'_>)> =
+            Vec::with_capacity(3 + 2 * self.num_layers);
         inputs.push(("input_ids".into(), Tensor::from_array(ids).map_err(err)?.into()));
         inputs.push(("attention_mask".into(), Tensor::from_array(mask).map_err(err)?.into()));
         inputs.push(("position_ids".into(), Tensor::from_array(pos).map_err(err)?.into()));
         for (i, (k, v)) in past.iter().enumerate() {
-            inputs.push((format!("past_key_values.{i}.key").into(), Tensor::from_array(k.clone()).map_err(err)?.into()));
-            inputs.push((format!("past_key_values.{i}.value").into(), Tensor::from_array(v.clone()).map_err(err)?.into()));
+            inputs.push((
+                format!("past_key_values.{i}.key").into(),
+                Tensor::from_array(k.clone()).map_err(err)?.into(),
+            ));
+            inputs.push((
+                format!("past_key_values.{i}.value").into(),
+                Tensor::from_array(v.clone()).map_err(err)?.into(),
+            ));
         }
         let start = Instant::now();
         let outputs = self.session.run(inputs).map_err(err)?;
