@@ -12,10 +12,13 @@ use ndarray::{Array2, Array4, ArrayD, Axis, Ix3, Ix4};
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
 
+/// Keys and values of every layer.
+type LayerCache = Vec<(Array4<f32>, Array4<f32>)>;
+
 /// The cache of one batch: past keys and values per layer, and per row its attention mask and next position.
 #[derive(Debug, Clone)]
 pub struct KvCache {
-    layers: Vec<(Array4<f32>, Array4<f32>)>,
+    layers: LayerCache,
     mask: Vec<Vec<i64>>,
     next_pos: Vec<i64>,
 }
@@ -78,7 +81,7 @@ impl KvDecoder {
         mask: Array2<i64>,
         pos: Array2<i64>,
         past: &[(Array4<f32>, Array4<f32>)],
-    ) -> Result<(ArrayD<f32>, Vec<(Array4<f32>, Array4<f32>)>), String> {
+    ) -> Result<(ArrayD<f32>, LayerCache), String> {
         let mut inputs: Vec<(Cow<'_, str>, SessionInputValue<'_>)> =
             Vec::with_capacity(3 + 2 * self.num_layers);
         inputs.push(("input_ids".into(), Tensor::from_array(ids).map_err(err)?.into()));
@@ -111,7 +114,7 @@ impl KvDecoder {
         Ok((logits, present))
     }
 
-    fn empty_past(&self, rows: usize) -> Vec<(Array4<f32>, Array4<f32>)> {
+    fn empty_past(&self, rows: usize) -> LayerCache {
         let shape = (rows, self.num_heads, 0, self.head_dim);
         (0..self.num_layers).map(|_| (Array4::zeros(shape), Array4::zeros(shape))).collect()
     }
