@@ -8,3 +8,4 @@ pub mod inference;
 pub mod mav;
 pub mod model;
 pub mod pgn;
+pub mod search;
