@@ -70,7 +70,7 @@ fn answer<S: GameState, V: MoveValuer<S>>(
     {
         let truth = prev.play(*action).ok();
         let key = mix(seed ^ prev.hash64() ^ hash_of(action));
-        if break_every > 0 && key % break_every == 0 {
+        if break_every > 0 && key.is_multiple_of(break_every) {
             result.next_state = Some(PredictedState { text: "<unreadable state>".into(), state: None });
             result.hallucinations.push(Hallucination {
                 kind: "wrong next state".into(),
