@@ -25,4 +25,4 @@ pub use driver::RunLimits;
 pub use params::{FirstPlayValue, MctsParams, Temperature, VirtualCounts, WorldModel};
 pub use search::{Batch, Completion, EvalTicket, Mcts, MctsStats, Ticket};
 pub use snapshot::{MctsSnapshot, MoveStats, Totals};
-pub use tree::NodeStatus;
+pub use tree::{NodeStatus, TreeMemory};

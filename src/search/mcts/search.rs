@@ -183,6 +183,11 @@ impl<S: GameState> Mcts<S> {
         self.tree.nodes.len()
     }
 
+    /// What the tree holds in memory.
+    pub fn memory(&self) -> super::tree::TreeMemory {
+        self.tree.memory()
+    }
+
     /// N(root): completed simulations in this tree (including those kept by tree reuse).
     pub fn root_visits(&self) -> u32 {
         self.tree.node(ROOT).visits

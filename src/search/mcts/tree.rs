@@ -249,3 +249,56 @@ mod tests {
         }
     }
 }
+
+/// Memory held by a search tree (heap inside states is not counted: chess states have none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TreeMemory {
+    /// Nodes.
+    pub nodes: usize,
+    /// Evaluated nodes (with a stored state).
+    pub evaluated: usize,
+    /// Bytes of one node (`size_of`).
+    pub node_size: usize,
+    /// Bytes of the node arena (capacity × node size).
+    pub node_bytes: usize,
+    /// Bytes of the evaluated nodes' data (capacity × its size).
+    pub data_bytes: usize,
+    /// Heap bytes of the kept value distributions.
+    pub distribution_bytes: usize,
+}
+
+impl TreeMemory {
+    /// All bytes.
+    pub fn total(&self) -> usize {
+        self.node_bytes + self.data_bytes + self.distribution_bytes
+    }
+
+    /// Bytes per node, everything included.
+    pub fn per_node(&self) -> f64 {
+        if self.nodes == 0 { 0.0 } else { self.total() as f64 / self.nodes as f64 }
+    }
+}
+
+impl<S: GameState> Tree<S> {
+    /// What the tree holds in memory.
+    pub(crate) fn memory(&self) -> TreeMemory {
+        let dist_size = std::mem::size_of::<Option<ValueDistribution>>();
+        let distribution_bytes = self
+            .data
+            .iter()
+            .filter_map(|d| d.dists.as_ref())
+            .map(|v| {
+                v.capacity() * dist_size
+                    + v.iter().flatten().map(|d| std::mem::size_of_val(d.probs())).sum::<usize>()
+            })
+            .sum();
+        TreeMemory {
+            nodes: self.nodes.len(),
+            evaluated: self.data.len(),
+            node_size: std::mem::size_of::<Node<S::Action>>(),
+            node_bytes: self.nodes.capacity() * std::mem::size_of::<Node<S::Action>>(),
+            data_bytes: self.data.capacity() * std::mem::size_of::<NodeData<S>>(),
+            distribution_bytes,
+        }
+    }
+}
