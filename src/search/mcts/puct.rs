@@ -83,3 +83,64 @@ pub(crate) fn select_child<S: GameState, R: Rng>(
         n => Some(ties[rng.random_range(0..n)]),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::game::chess::ChessState;
+    use crate::search::mcts::tree::ROOT;
+
+    fn tree(priors: &[f32], model: &[f32]) -> Tree<ChessState> {
+        let s = ChessState::startpos();
+        let mut t = Tree::new(s.clone());
+        let m = s.legal_actions();
+        t.add_children(
+            ROOT,
+            priors.iter().zip(model).enumerate().map(|(i, (&p, &v))| (m[i], p, v, v)).collect(),
+        );
+        t
+    }
+
+    #[test]
+    fn puct_formula_and_virtual_loss() {
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let mut t = tree(&[0.5, 0.3, 0.2], &[0.5, 0.5, 0.5]);
+        // Child 1: 4 visits at 0.25 for the child's player → Q = 0.75 for the parent.
+        t.node_mut(2).visits = 4;
+        t.node_mut(2).value_sum = 1.0;
+        t.node_mut(ROOT).visits = 4;
+        // Child 0 unvisited: Q = model value 0.5, U = 0.5·√4/1 = 1.0 → 1.5; child 1: 0.75 + 0.3·2/5 = 0.87.
+        assert_eq!(select_child(&t, ROOT, 1.0, FirstPlayValue::ModelValue, Scoring::Mean, &mut rng), Some(1));
+        // With c = 0 the visited child's higher Q wins.
+        assert_eq!(select_child(&t, ROOT, 0.0, FirstPlayValue::ModelValue, Scoring::Mean, &mut rng), Some(2));
+        // A virtual count on child 1 lowers its Q to 1/(4+4)·(4 − 1) = 0.375 < 0.5.
+        t.node_mut(2).virtual_count = 4;
+        let pick = select_child(&t, ROOT, 0.0, FirstPlayValue::ModelValue, Scoring::Mean, &mut rng);
+        assert_ne!(pick, Some(2));
+        // Loss first-play value: unvisited children are worth 0 without exploration.
+        t.node_mut(2).virtual_count = 0;
+        assert_eq!(select_child(&t, ROOT, 0.0, FirstPlayValue::Loss, Scoring::Mean, &mut rng), Some(2));
+        // Failed children are never chosen.
+        t.node_mut(2).status = NodeStatus::Failed;
+        assert_ne!(select_child(&t, ROOT, 0.0, FirstPlayValue::Loss, Scoring::Mean, &mut rng), Some(2));
+    }
+
+    #[test]
+    fn ties_are_broken_by_the_seeded_rng() {
+        let t = tree(&[0.25; 4], &[0.5; 4]);
+        let picks = |seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (0..32)
+                .map(|_| select_child(&t, ROOT, 1.0, FirstPlayValue::Draw, Scoring::Mean, &mut rng))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(picks(3), picks(3));
+        let all = picks(3);
+        for c in 1..=4 {
+            assert!(all.contains(&Some(c)), "child {c} never picked among equals");
+        }
+    }
+}
