@@ -231,6 +231,11 @@ fn tree_reuse_keeps_the_subtree() {
     let fresh = search(m.root_state().clone(), MctsParams::default(), &mut fresh_e, target, 16);
     assert_eq!(u64::from(fresh.root_visits()), target);
     assert!(reuse_calls < fresh_e.calls, "reuse {reuse_calls} calls vs fresh {}", fresh_e.calls);
+    println!(
+        "tree reuse: {reused} evaluated nodes kept; N(root) {target} reached with {reuse_calls} model calls \
+         instead of {}",
+        fresh_e.calls
+    );
     // A move the search never expanded starts a fresh tree.
     let s = m.root_state().clone();
     let unexplored = m
@@ -350,4 +355,31 @@ fn snapshot_reports_root_moves() {
     assert_eq!(s.pv.first(), s.best.as_ref());
     assert_eq!(s.totals.tree_size, m.tree_size());
     assert_eq!(s.totals.stats.model_calls, e.calls);
+}
+
+#[test]
+fn overlapping_batches_stay_consistent() {
+    // The engine may select a new batch while the previous one is still out.
+    let mut e = HashEvaluator::new(17);
+    let mut m = search(ChessState::startpos(), MctsParams::default(), &mut e, 50, 16);
+    let mut out = Vec::new();
+    for round in 0..30 {
+        let batch = m.select_batch(8);
+        let results = e.evaluate(&batch.evals.iter().map(|t| t.request.clone()).collect::<Vec<_>>());
+        out.extend(batch.evals.iter().map(|t| t.ticket).zip(results));
+        // Deliver the older half, keep the rest out over the next selection.
+        let keep = out.len() / 2;
+        let ready: Vec<_> = out.drain(..out.len() - keep).collect();
+        for (t, r) in ready.into_iter().rev() {
+            assert_eq!(m.complete(t, r), Completion::Applied, "round {round}");
+        }
+        m.check_consistency().expect("consistent with evaluations out");
+        assert_eq!(m.in_flight(), out.len());
+    }
+    for (t, r) in out {
+        m.complete(t, r);
+    }
+    assert_eq!(m.virtual_count_total(), 0);
+    assert_eq!(u64::from(m.root_visits()), m.stats().simulations);
+    m.check_consistency().expect("consistent");
 }
