@@ -162,6 +162,17 @@ impl<S: GameState> Mcts<S> {
         &self.params
     }
 
+    /// Changes the settings; they apply from the next pass (nodes already expanded keep their priors). The
+    /// random generator is reseeded only if the seed changed.
+    pub fn set_params(&mut self, params: MctsParams) -> Result<(), SearchError> {
+        params.validate()?;
+        if params.seed != self.params.seed {
+            self.rng = ChaCha8Rng::seed_from_u64(params.seed);
+        }
+        self.params = params;
+        Ok(())
+    }
+
     /// The root position.
     pub fn root_state(&self) -> &S {
         // The root always has its state (set by `Tree::new` and kept by `advance`).
