@@ -10,4 +10,5 @@ pub mod inference;
 pub mod mav;
 pub mod model;
 pub mod pgn;
+pub mod search;
 pub mod uci;

@@ -1,0 +1,50 @@
+//! FINALMOVESELECTION (Algorithm 8) and the principal variation.
+
+use std::cmp::Ordering;
+
+use super::puct::{model_value, q};
+use super::tree::{NodeStatus, Tree};
+use crate::game::GameState;
+use crate::inference::evaluator::Scoring;
+
+/// The child to play from `node`: the most visited; among equals the highest estimated value (Q from the
+/// parent's perspective, or the model's value for an unvisited move), then the highest prior, then the first
+/// in move order. Failed children are never chosen; `None` when there is no other.
+pub(crate) fn best_child<S: GameState>(tree: &Tree<S>, node: u32, scoring: Scoring) -> Option<u32> {
+    let key = |c: u32| {
+        let n = tree.node(c);
+        let value = q(tree, c).or_else(|| model_value(tree, c, scoring)).unwrap_or(f64::NEG_INFINITY);
+        (n.visits, value, n.prior)
+    };
+    let mut best: Option<(u32, (u32, f64, f32))> = None;
+    for c in tree.node(node).children() {
+        if tree.node(c).status == NodeStatus::Failed {
+            continue;
+        }
+        let k = key(c);
+        let better = match &best {
+            None => true,
+            Some((_, b)) => {
+                k.0.cmp(&b.0).then(k.1.total_cmp(&b.1)).then(k.2.total_cmp(&b.2)) == Ordering::Greater
+            }
+        };
+        if better {
+            best = Some((c, k));
+        }
+    }
+    best.map(|(c, _)| c)
+}
+
+/// The line of best children from `node` while they have visits: node indices.
+pub(crate) fn principal_variation<S: GameState>(tree: &Tree<S>, node: u32, scoring: Scoring) -> Vec<u32> {
+    let mut line = Vec::new();
+    let mut at = node;
+    while let Some(c) = best_child(tree, at, scoring) {
+        if tree.node(c).visits == 0 {
+            break;
+        }
+        line.push(c);
+        at = c;
+    }
+    line
+}

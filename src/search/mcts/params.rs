@@ -1,0 +1,283 @@
+//! MCTS settings, with the paper's values as defaults (§5: τ = 1, k = 5, ε = 0.1, b = 16, n_min = 2).
+
+use serde::{Deserialize, Serialize};
+
+use crate::inference::evaluator::{DecodeMode, Scoring, TopK};
+use crate::search::SearchError;
+
+/// Where children states come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorldModel {
+    /// The game rules play the moves (`GameState::play`); the model only gives values. Terminal states are
+    /// decided by the rules, without a model call.
+    #[default]
+    Rules,
+    /// The model is its own world model (paper §3.1, "State-Tracking MAV"): each child is evaluated with
+    /// `previous = (parent state, move)`, `want_next_state` and free decoding, and the state the model
+    /// predicts becomes the child's state; its listed moves are the child's moves and its terminal verdict
+    /// ends the line. Failed answers make the node a dead end (value −∞, never selected again).
+    Learned,
+}
+
+/// The value PUCT gives a child that has never been visited (the paper's V/N is undefined there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FirstPlayValue {
+    /// 0, a loss: OpenSpiel's `explore_count and total_reward / explore_count`, which the paper adapts,
+    /// read on the [0, 1] win-probability scale. Unvisited moves are tried only through their prior.
+    Loss,
+    /// 0.5, a draw.
+    Draw,
+    /// The model's own value for that move from the parent's evaluation (which a MAV model gives for every
+    /// move in the same call); moves the model did not value (top-k requests) get the lowest value it gave
+    /// at that node.
+    #[default]
+    ModelValue,
+}
+
+/// Temporary visit counts put on the edges of a simulation's path while its evaluation is out (§3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VirtualCounts {
+    /// The same count n_c on every edge of the path.
+    Fixed(u32),
+    /// n_max on the edge into the leaf, halved (floor) at each step toward the root, never below n_min
+    /// (Figure 5). Counts of different simulations add up.
+    Dynamic {
+        /// The count at the leaf.
+        n_max: u32,
+        /// The smallest count.
+        n_min: u32,
+    },
+}
+
+impl Default for VirtualCounts {
+    fn default() -> Self {
+        VirtualCounts::Dynamic { n_max: 8, n_min: 2 }
+    }
+}
+
+impl VirtualCounts {
+    /// The paper's tuned dynamic counts for a budget of `simulations` (§5: n_min = 2; n_max = 8 up to 500
+    /// simulations, 16 at 1000, 32 at 2000; between the listed budgets the next larger one's value).
+    pub fn paper_dynamic(simulations: u32) -> VirtualCounts {
+        let n_max = match simulations {
+            0..=500 => 8,
+            501..=1000 => 16,
+            _ => 32,
+        };
+        VirtualCounts::Dynamic { n_max, n_min: 2 }
+    }
+
+    /// The counts for a path of `len` edges, root side first (the last one is the edge into the leaf).
+    pub fn for_path(self, len: usize) -> Vec<u32> {
+        (0..len)
+            .map(|i| {
+                let from_leaf = len - 1 - i;
+                match self {
+                    VirtualCounts::Fixed(n) => n,
+                    VirtualCounts::Dynamic { n_max, n_min } => {
+                        let halved =
+                            u32::try_from(from_leaf).ok().and_then(|d| n_max.checked_shr(d)).unwrap_or(0);
+                        halved.max(n_min)
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// The prior temperature τ as a function of the ply (half-move number) of the node being expanded:
+/// piecewise linear through the given points, constant before the first and after the last (the paper
+/// adapts τ with the number of moves played).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Temperature {
+    /// (ply, τ) points, sorted by ply, τ > 0.
+    pub points: Vec<(u32, f64)>,
+}
+
+impl Default for Temperature {
+    fn default() -> Self {
+        Temperature::constant(1.0)
+    }
+}
+
+impl Temperature {
+    /// The same τ at every ply.
+    pub fn constant(tau: f64) -> Temperature {
+        Temperature { points: vec![(0, tau)] }
+    }
+
+    /// τ at `ply`.
+    pub fn at(&self, ply: u32) -> f64 {
+        let Some(&(first_ply, first_tau)) = self.points.first() else { return 1.0 };
+        if ply <= first_ply {
+            return first_tau;
+        }
+        for w in self.points.windows(2) {
+            let ((p0, t0), (p1, t1)) = (w[0], w[1]);
+            if ply <= p1 {
+                let span = f64::from(p1 - p0);
+                let x = if span > 0.0 { f64::from(ply - p0) / span } else { 1.0 };
+                return t0 + (t1 - t0) * x;
+            }
+        }
+        self.points.last().map_or(1.0, |&(_, t)| t)
+    }
+
+    fn validate(&self) -> Result<(), SearchError> {
+        if self.points.is_empty() {
+            return Err(SearchError::InvalidParam {
+                name: "temperature",
+                why: "the schedule needs at least one (ply, τ) point".into(),
+            });
+        }
+        if let Some((p, t)) = self.points.iter().find(|(_, t)| !(t.is_finite() && *t > 0.0)) {
+            return Err(SearchError::InvalidParam {
+                name: "temperature",
+                why: format!("τ at ply {p} is {t}; it must be a positive number"),
+            });
+        }
+        if self.points.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(SearchError::InvalidParam {
+                name: "temperature",
+                why: "the schedule's plies must be strictly increasing".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Every MCTS setting. Defaults follow the paper where it gives a value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MctsParams {
+    /// The PUCT exploration constant (not given in the paper; 1.0 on the [0, 1] value scale).
+    pub c_puct: f64,
+    /// Which value each move contributes, to the prior and to the backed-up Q* (paper: mean is stronger).
+    pub scoring: Scoring,
+    /// k: how many of the best-valued moves share the greedy part of the prior (Eq. 1).
+    pub prior_top_k: usize,
+    /// ε: the weight of the uniform part of the prior (Eq. 1).
+    pub epsilon: f64,
+    /// τ: the softmax temperature of the greedy part, by ply.
+    pub temperature: Temperature,
+    /// Virtual counts for batched (asynchronous) simulations.
+    pub virtual_counts: VirtualCounts,
+    /// The PUCT value of unvisited children.
+    pub first_play: FirstPlayValue,
+    /// Rules or the model's own predicted states.
+    pub world_model: WorldModel,
+    /// How many moves each request asks the model for.
+    pub request_top_k: TopK,
+    /// Decoding in the rules world model (the learned world model always decodes freely).
+    pub decode: DecodeMode,
+    /// The seed of the tie-breaking random number generator.
+    pub seed: u64,
+    /// Keep the model's full value distributions for nodes evaluated at depth < this (0 = the root's moves
+    /// only ... 2 = also the moves after each root move, so they survive one tree reuse). Deeper nodes keep
+    /// the max and mean values only.
+    pub keep_distributions_depth: u32,
+}
+
+impl Default for MctsParams {
+    fn default() -> Self {
+        MctsParams {
+            c_puct: 1.0,
+            scoring: Scoring::Mean,
+            prior_top_k: 5,
+            epsilon: 0.1,
+            temperature: Temperature::default(),
+            virtual_counts: VirtualCounts::default(),
+            first_play: FirstPlayValue::default(),
+            world_model: WorldModel::Rules,
+            request_top_k: TopK::All,
+            decode: DecodeMode::Constrained,
+            seed: 0,
+            keep_distributions_depth: 2,
+        }
+    }
+}
+
+impl MctsParams {
+    /// Checks every setting's range.
+    pub fn validate(&self) -> Result<(), SearchError> {
+        if !(self.c_puct.is_finite() && self.c_puct >= 0.0) {
+            return Err(SearchError::InvalidParam {
+                name: "c_puct",
+                why: format!("{} is not a non-negative number", self.c_puct),
+            });
+        }
+        if self.prior_top_k == 0 {
+            return Err(SearchError::InvalidParam {
+                name: "prior_top_k",
+                why: "k must be at least 1".into(),
+            });
+        }
+        if !(0.0..=1.0).contains(&self.epsilon) {
+            return Err(SearchError::InvalidParam {
+                name: "epsilon",
+                why: format!("{} is not in [0, 1]", self.epsilon),
+            });
+        }
+        if self.request_top_k == TopK::N(0) {
+            return Err(SearchError::InvalidParam {
+                name: "request_top_k",
+                why: "asking for 0 moves gives nothing to search; use at least 1 or all".into(),
+            });
+        }
+        self.temperature.validate()?;
+        if let VirtualCounts::Dynamic { n_max, n_min } = self.virtual_counts
+            && n_min > n_max
+        {
+            return Err(SearchError::InvalidParam {
+                name: "virtual_counts",
+                why: format!("n_min ({n_min}) is larger than n_max ({n_max})"),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figure_5_counts_per_path_length() {
+        let d = VirtualCounts::Dynamic { n_max: 8, n_min: 2 };
+        assert_eq!(d.for_path(1), vec![8]);
+        assert_eq!(d.for_path(2), vec![4, 8]);
+        assert_eq!(d.for_path(3), vec![2, 4, 8]);
+        assert_eq!(d.for_path(5), vec![2, 2, 2, 4, 8]);
+        assert_eq!(VirtualCounts::Dynamic { n_max: 32, n_min: 2 }.for_path(6), vec![2, 2, 4, 8, 16, 32]);
+        assert_eq!(VirtualCounts::Fixed(3).for_path(3), vec![3, 3, 3]);
+        assert_eq!(VirtualCounts::Dynamic { n_max: 8, n_min: 0 }.for_path(40)[0], 0);
+        assert!(d.for_path(0).is_empty());
+    }
+
+    #[test]
+    fn paper_n_max_by_budget() {
+        assert_eq!(VirtualCounts::paper_dynamic(100), VirtualCounts::Dynamic { n_max: 8, n_min: 2 });
+        assert_eq!(VirtualCounts::paper_dynamic(500), VirtualCounts::Dynamic { n_max: 8, n_min: 2 });
+        assert_eq!(VirtualCounts::paper_dynamic(1000), VirtualCounts::Dynamic { n_max: 16, n_min: 2 });
+        assert_eq!(VirtualCounts::paper_dynamic(2000), VirtualCounts::Dynamic { n_max: 32, n_min: 2 });
+    }
+
+    #[test]
+    fn temperature_schedule_interpolates() {
+        let t = Temperature { points: vec![(10, 2.0), (20, 1.0)] };
+        assert_eq!(t.at(0), 2.0);
+        assert_eq!(t.at(15), 1.5);
+        assert_eq!(t.at(99), 1.0);
+        assert_eq!(Temperature::constant(0.5).at(7), 0.5);
+        assert!(
+            MctsParams { temperature: Temperature { points: vec![(0, 0.0)] }, ..Default::default() }
+                .validate()
+                .is_err()
+        );
+        assert!(MctsParams::default().validate().is_ok());
+        assert!(MctsParams { epsilon: 1.5, ..Default::default() }.validate().is_err());
+    }
+}

@@ -1,0 +1,587 @@
+//! [`Mcts`]: the tree plus the asynchronous batch state machine of §3.2 (Figure 4).
+//!
+//! One round: [`Mcts::select_batch`] runs b downward passes serially, each ending at a leaf that needs a
+//! model call (a [`EvalTicket`]), at a terminal state (backed up at once, no call), or on a leaf whose
+//! evaluation is already out (a *collision*: one evaluation serves both; the second pass only adds its
+//! virtual counts, which weigh on later passes, and they leave with the ticket). Every pass that asks for
+//! an evaluation puts virtual counts on its path. Results are then given back one at a time, in any order,
+//! with [`Mcts::complete`]; evaluations that did not come back within the engine's timeout t0 are given up
+//! with [`Mcts::abandon`]. Either way the ticket's virtual counts are removed; a result for a ticket that is
+//! no longer out is discarded.
+//!
+//! Counting: a *simulation* is one backup (a completed evaluation of a non-root leaf, or a visit to a
+//! terminal node). The first evaluation of the root only expands it (Algorithm 1, line 3) and is not a
+//! simulation, so N(root) = simulations, and for every node N = own + Σ N(children), where `own` counts the
+//! simulations that ended at the node.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::backup::{add_virtual, backup, remove_virtual};
+use super::params::{MctsParams, WorldModel};
+use super::prior::prior;
+use super::puct::select_child;
+use super::tree::{NONE, NodeData, NodeStatus, ROOT, Tree};
+use crate::game::GameState;
+use crate::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult};
+use crate::mav::buckets::ValueDistribution;
+use crate::search::SearchError;
+
+/// Names one evaluation that is out. Never reused within a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct Ticket(pub u64);
+
+/// An evaluation to run: give its result back with [`Mcts::complete`] under `ticket`.
+#[derive(Debug, Clone)]
+pub struct EvalTicket<S: GameState> {
+    /// The ticket.
+    pub ticket: Ticket,
+    /// What to ask the model.
+    pub request: EvalRequest<S>,
+}
+
+/// What one call of [`Mcts::select_batch`] did.
+#[derive(Debug, Clone)]
+pub struct Batch<S: GameState> {
+    /// Evaluations to run (at most b).
+    pub evals: Vec<EvalTicket<S>>,
+    /// Passes that ended at a terminal state (already backed up).
+    pub terminal: u32,
+    /// Passes that reached a leaf already being evaluated.
+    pub collisions: u32,
+    /// Passes that found a node without selectable children (it is now failed).
+    pub dead_ends: u32,
+}
+
+impl<S: GameState> Batch<S> {
+    /// Whether the batch did anything at all (if not, the search cannot go on: see [`Mcts::is_stuck`]).
+    pub fn made_progress(&self) -> bool {
+        !self.evals.is_empty() || self.terminal > 0 || self.dead_ends > 0
+    }
+}
+
+/// What [`Mcts::complete`] did with a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Completion {
+    /// Backed up as a simulation (or, for the root's first evaluation, expanded the root).
+    Applied,
+    /// The evaluation failed or was unusable: the node is now failed (value −∞), nothing was backed up.
+    NodeFailed(String),
+    /// The ticket was not out (abandoned, unknown, or the tree moved on): the result was dropped.
+    Discarded,
+}
+
+/// Counters of one search (since [`Mcts::new`] or the last [`Mcts::advance`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MctsStats {
+    /// Completed simulations (backups), terminal visits included.
+    pub simulations: u64,
+    /// Of those, visits to terminal states (no model call).
+    pub terminal_simulations: u64,
+    /// Evaluations asked for (tickets issued).
+    pub model_calls: u64,
+    /// Evaluations that failed or were unusable (nodes marked −∞).
+    pub failed: u64,
+    /// Evaluations given up (timeout).
+    pub abandoned: u64,
+    /// Results dropped because their ticket was no longer out.
+    pub discarded: u64,
+    /// Passes that reached a leaf already being evaluated (model calls saved).
+    pub collisions: u64,
+    /// Passes that ended at a node without selectable children.
+    pub dead_ends: u64,
+    /// Hallucinations the model reported (free decoding), summed over evaluations.
+    pub hallucinations: u64,
+    /// Evaluated nodes kept by the last tree reuse: model calls the reuse saved.
+    pub reused_evaluations: u64,
+    /// Nodes kept by the last tree reuse.
+    pub reused_nodes: u64,
+}
+
+/// An evaluation that is out.
+#[derive(Debug, Clone)]
+struct Pending<S: GameState> {
+    leaf: u32,
+    /// The leaf's state by the rules (the evaluated state in the rules world model).
+    state: S,
+    /// Each pass waiting on this evaluation: its path (node, virtual count), root side first.
+    paths: Vec<Vec<(u32, u32)>>,
+}
+
+/// How one downward pass ended.
+enum Pass<S: GameState> {
+    Eval(EvalTicket<S>),
+    Terminal,
+    Collision,
+    DeadEnd,
+    Stuck,
+}
+
+/// MAV-MCTS over one root position.
+#[derive(Debug, Clone)]
+pub struct Mcts<S: GameState> {
+    pub(crate) params: MctsParams,
+    pub(crate) tree: Tree<S>,
+    rng: ChaCha8Rng,
+    pub(crate) root_ply: u32,
+    pending: BTreeMap<u64, Pending<S>>,
+    /// Pending leaf → its ticket.
+    pending_leaf: HashMap<u32, u64>,
+    next_ticket: u64,
+    pub(crate) stats: MctsStats,
+}
+
+impl<S: GameState> Mcts<S> {
+    /// A search from `root`, which is ply `root_ply` of its game (0 = the first move; the prior's temperature
+    /// schedule reads it).
+    pub fn new(root: S, root_ply: u32, params: MctsParams) -> Result<Mcts<S>, SearchError> {
+        params.validate()?;
+        let rng = ChaCha8Rng::seed_from_u64(params.seed);
+        let mut tree = Tree::new(root);
+        if let Some(outcome) = tree.state(ROOT).and_then(|s| s.outcome()) {
+            let r = tree.node_mut(ROOT);
+            r.status = NodeStatus::Terminal;
+            r.terminal_value = outcome.value_for(r.player) as f32;
+        }
+        Ok(Mcts {
+            params,
+            tree,
+            rng,
+            root_ply,
+            pending: BTreeMap::new(),
+            pending_leaf: HashMap::new(),
+            next_ticket: 0,
+            stats: MctsStats::default(),
+        })
+    }
+
+    /// The settings.
+    pub fn params(&self) -> &MctsParams {
+        &self.params
+    }
+
+    /// Changes the settings; they apply from the next pass (nodes already expanded keep their priors). The
+    /// random generator is reseeded only if the seed changed.
+    pub fn set_params(&mut self, params: MctsParams) -> Result<(), SearchError> {
+        params.validate()?;
+        if params.seed != self.params.seed {
+            self.rng = ChaCha8Rng::seed_from_u64(params.seed);
+        }
+        self.params = params;
+        Ok(())
+    }
+
+    /// The root position.
+    pub fn root_state(&self) -> &S {
+        // The root always has its state (set by `Tree::new` and kept by `advance`).
+        &self.tree.data[self.tree.node(ROOT).data as usize].state
+    }
+
+    /// The root's ply.
+    pub fn root_ply(&self) -> u32 {
+        self.root_ply
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> MctsStats {
+        self.stats
+    }
+
+    /// The number of nodes in the tree.
+    pub fn tree_size(&self) -> usize {
+        self.tree.nodes.len()
+    }
+
+    /// What the tree holds in memory.
+    pub fn memory(&self) -> super::tree::TreeMemory {
+        self.tree.memory()
+    }
+
+    /// N(root): completed simulations in this tree (including those kept by tree reuse).
+    pub fn root_visits(&self) -> u32 {
+        self.tree.node(ROOT).visits
+    }
+
+    /// Whether the root's own evaluation is out.
+    pub fn is_root_pending(&self) -> bool {
+        self.tree.node(ROOT).status == NodeStatus::Pending
+    }
+
+    /// Evaluations out.
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The tickets out, oldest first.
+    pub fn in_flight_tickets(&self) -> Vec<Ticket> {
+        self.pending.keys().map(|&t| Ticket(t)).collect()
+    }
+
+    /// The sum of all virtual counts in the tree (0 whenever no evaluation is out).
+    pub fn virtual_count_total(&self) -> u64 {
+        self.tree.nodes.iter().map(|n| u64::from(n.virtual_count)).sum()
+    }
+
+    /// True when no pass can reach an evaluation any more: the root is terminal or failed, or every root move
+    /// is failed. Pending evaluations do not count (complete or abandon them first).
+    pub fn is_stuck(&self) -> bool {
+        let root = self.tree.node(ROOT);
+        match root.status {
+            NodeStatus::Terminal | NodeStatus::Failed => true,
+            NodeStatus::Unexpanded | NodeStatus::Pending => false,
+            NodeStatus::Expanded => root.children().all(|c| self.tree.node(c).status == NodeStatus::Failed),
+        }
+    }
+
+    /// Runs `b` downward passes and returns the evaluations they need (at most `b`; fewer when passes end at
+    /// terminal states or collide). While the root has not been evaluated, the first pass asks for it and the
+    /// others collide.
+    pub fn select_batch(&mut self, b: usize) -> Batch<S> {
+        let mut batch = Batch { evals: Vec::new(), terminal: 0, collisions: 0, dead_ends: 0 };
+        for _ in 0..b {
+            match self.pass() {
+                Pass::Eval(e) => batch.evals.push(e),
+                Pass::Terminal => batch.terminal += 1,
+                Pass::Collision => batch.collisions += 1,
+                Pass::DeadEnd => batch.dead_ends += 1,
+                Pass::Stuck => break,
+            }
+        }
+        self.stats.collisions += u64::from(batch.collisions);
+        self.stats.dead_ends += u64::from(batch.dead_ends);
+        batch
+    }
+
+    /// One downward pass from the root.
+    fn pass(&mut self) -> Pass<S> {
+        let mut node = ROOT;
+        let mut path: Vec<u32> = Vec::new();
+        loop {
+            match self.tree.node(node).status {
+                NodeStatus::Expanded => {
+                    let p = &self.params;
+                    match select_child(&self.tree, node, p.c_puct, p.first_play, p.scoring, &mut self.rng) {
+                        Some(c) => {
+                            path.push(c);
+                            node = c;
+                        }
+                        None if node == ROOT => return Pass::Stuck,
+                        None => {
+                            self.fail(node);
+                            return Pass::DeadEnd;
+                        }
+                    }
+                }
+                NodeStatus::Terminal if node == ROOT => return Pass::Stuck,
+                NodeStatus::Terminal => {
+                    let v = f64::from(self.tree.node(node).terminal_value);
+                    backup(&mut self.tree, node, v);
+                    self.stats.simulations += 1;
+                    self.stats.terminal_simulations += 1;
+                    return Pass::Terminal;
+                }
+                NodeStatus::Failed => return Pass::Stuck,
+                NodeStatus::Pending => {
+                    let counts = self.virtual_path(&path);
+                    add_virtual(&mut self.tree, &counts);
+                    if let Some(p) = self.pending_leaf.get(&node).and_then(|t| self.pending.get_mut(t)) {
+                        p.paths.push(counts);
+                    }
+                    return Pass::Collision;
+                }
+                NodeStatus::Unexpanded => return self.start_eval(node, &path),
+            }
+        }
+    }
+
+    fn virtual_path(&self, path: &[u32]) -> Vec<(u32, u32)> {
+        path.iter().copied().zip(self.params.virtual_counts.for_path(path.len())).collect()
+    }
+
+    /// Reaching an unexpanded leaf: a terminal state (rules), a dead end, or a new ticket.
+    fn start_eval(&mut self, leaf: u32, path: &[u32]) -> Pass<S> {
+        let learned = self.params.world_model == WorldModel::Learned;
+        let (state, previous) = if leaf == ROOT {
+            (self.root_state().clone(), None)
+        } else {
+            let parent = self.tree.node(leaf).parent;
+            let (Some(action), Some(pstate)) = (self.tree.node(leaf).action, self.tree.state(parent)) else {
+                self.fail(leaf);
+                return Pass::DeadEnd;
+            };
+            match pstate.play(action) {
+                Ok(s) => {
+                    let prev = learned.then(|| (pstate.clone(), action));
+                    (s, prev)
+                }
+                // Only possible in the learned world model: the model's move is illegal in its own
+                // predicted state.
+                Err(_) => {
+                    self.fail(leaf);
+                    return Pass::DeadEnd;
+                }
+            }
+        };
+        if !learned && let Some(outcome) = state.outcome() {
+            let n = self.tree.node_mut(leaf);
+            n.status = NodeStatus::Terminal;
+            n.terminal_value = outcome.value_for(n.player) as f32;
+            let v = f64::from(n.terminal_value);
+            backup(&mut self.tree, leaf, v);
+            self.stats.simulations += 1;
+            self.stats.terminal_simulations += 1;
+            return Pass::Terminal;
+        }
+        let request = EvalRequest {
+            state: state.clone(),
+            want_next_state: learned && previous.is_some(),
+            previous,
+            top_k: self.params.request_top_k,
+            mode: if learned { DecodeMode::Free } else { self.params.decode },
+            want_best_action: false,
+        };
+        let counts = self.virtual_path(path);
+        add_virtual(&mut self.tree, &counts);
+        self.tree.node_mut(leaf).status = NodeStatus::Pending;
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        self.pending.insert(ticket, Pending { leaf, state, paths: vec![counts] });
+        self.pending_leaf.insert(leaf, ticket);
+        self.stats.model_calls += 1;
+        Pass::Eval(EvalTicket { ticket: Ticket(ticket), request })
+    }
+
+    /// Takes a ticket out of the pending set and removes its virtual counts.
+    fn take(&mut self, ticket: Ticket) -> Option<Pending<S>> {
+        let p = self.pending.remove(&ticket.0)?;
+        self.pending_leaf.remove(&p.leaf);
+        for path in &p.paths {
+            remove_virtual(&mut self.tree, path);
+        }
+        Some(p)
+    }
+
+    /// Gives up an evaluation (its timeout passed): its virtual counts are removed and its leaf can be chosen
+    /// again. Returns false if the ticket was not out.
+    pub fn abandon(&mut self, ticket: Ticket) -> bool {
+        match self.take(ticket) {
+            Some(p) => {
+                self.tree.node_mut(p.leaf).status = NodeStatus::Unexpanded;
+                self.stats.abandoned += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Gives up every evaluation out.
+    pub fn abandon_all(&mut self) {
+        for t in self.in_flight_tickets() {
+            self.abandon(t);
+        }
+    }
+
+    /// Backs up one evaluation's result (results may come in any order).
+    pub fn complete(&mut self, ticket: Ticket, result: Result<EvalResult<S>, EvalError>) -> Completion {
+        let Some(p) = self.take(ticket) else {
+            self.stats.discarded += 1;
+            return Completion::Discarded;
+        };
+        let leaf = p.leaf;
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => return self.fail_eval(leaf, e.to_string()),
+        };
+        self.stats.hallucinations += result.hallucinations.len() as u64;
+        let learned = self.params.world_model == WorldModel::Learned;
+        let state = if learned && leaf != ROOT {
+            match result.next_state.as_ref().and_then(|n| n.state.clone()) {
+                Some(s) => s,
+                None => {
+                    let text = result.next_state.as_ref().map_or("", |n| n.text.as_str());
+                    return self.fail_eval(
+                        leaf,
+                        format!("the model gave no valid state after the move (wrote {text:?})"),
+                    );
+                }
+            }
+        } else {
+            p.state
+        };
+        let hallucinations = u32::try_from(result.hallucinations.len()).unwrap_or(u32::MAX);
+        if learned && let Some(outcome) = result.terminal {
+            let n = self.tree.node_mut(leaf);
+            n.status = NodeStatus::Terminal;
+            n.terminal_value = outcome.value_for(n.player) as f32;
+            let v = f64::from(n.terminal_value);
+            self.tree.set_data(leaf, NodeData { state, dists: None, hallucinations });
+            if leaf != ROOT {
+                backup(&mut self.tree, leaf, v);
+                self.stats.simulations += 1;
+            }
+            return Completion::Applied;
+        }
+        // The node's moves: the rules' in the rules world model, the model's own list otherwise.
+        let mut by_action: HashMap<S::Action, usize> = HashMap::new();
+        for (i, m) in result.moves.iter().enumerate() {
+            by_action.entry(m.action).or_insert(i);
+        }
+        let actions: Vec<S::Action> = if learned {
+            let mut seen = std::collections::HashSet::new();
+            result.moves.iter().map(|m| m.action).filter(|a| seen.insert(*a)).collect()
+        } else {
+            state.legal_actions()
+        };
+        let scoring = self.params.scoring;
+        let values: Vec<Option<f64>> =
+            actions.iter().map(|a| by_action.get(a).map(|&i| scoring.value(&result.moves[i].dist))).collect();
+        let Some(q_star) = values.iter().flatten().copied().reduce(f64::max) else {
+            let why = if actions.is_empty() {
+                "the model listed no moves and no result".to_owned()
+            } else {
+                "the model gave no value for any legal move".to_owned()
+            };
+            return self.fail_eval(leaf, why);
+        };
+        let depth = self.tree.depth(leaf);
+        let tau = self.params.temperature.at(self.root_ply + depth);
+        let priors = prior(&values, self.params.prior_top_k, tau, self.params.epsilon);
+        let keep = depth < self.params.keep_distributions_depth;
+        let mut dists = keep.then(|| Vec::with_capacity(actions.len()));
+        let mut children = Vec::with_capacity(actions.len());
+        let mut move_dists: Vec<Option<ValueDistribution>> =
+            result.moves.into_iter().map(|m| Some(m.dist)).collect();
+        for (a, p) in actions.iter().zip(&priors) {
+            let i = by_action.get(a).copied();
+            let (max, mean) = match i.and_then(|i| move_dists[i].as_ref()) {
+                Some(d) => (d.max_value() as f32, d.mean_value() as f32),
+                None => (f32::NAN, f32::NAN),
+            };
+            if let Some(d) = dists.as_mut() {
+                d.push(i.and_then(|i| move_dists[i].take()));
+            }
+            children.push((*a, *p as f32, max, mean));
+        }
+        self.tree.add_children(leaf, children);
+        self.tree.set_data(leaf, NodeData { state, dists, hallucinations });
+        self.tree.node_mut(leaf).status = NodeStatus::Expanded;
+        if leaf != ROOT {
+            backup(&mut self.tree, leaf, q_star);
+            self.stats.simulations += 1;
+        }
+        Completion::Applied
+    }
+
+    fn fail_eval(&mut self, leaf: u32, why: String) -> Completion {
+        self.stats.failed += 1;
+        if leaf == ROOT {
+            // The root cannot be −∞; it goes back to unexpanded so a later round may retry.
+            self.tree.node_mut(ROOT).status = NodeStatus::Unexpanded;
+        } else {
+            self.fail(leaf);
+        }
+        Completion::NodeFailed(why)
+    }
+
+    /// Marks a node failed; a parent left with only failed children fails too (the root never does).
+    fn fail(&mut self, node: u32) {
+        let mut node = node;
+        while node != ROOT && node != NONE {
+            self.tree.node_mut(node).status = NodeStatus::Failed;
+            let parent = self.tree.node(node).parent;
+            let all_failed =
+                self.tree.node(parent).children().all(|c| self.tree.node(c).status == NodeStatus::Failed);
+            if !all_failed {
+                break;
+            }
+            node = parent;
+        }
+    }
+
+    /// Checks the tree's bookkeeping: N(node) = own + Σ N(children) everywhere, virtual counts equal to the
+    /// sum over pending paths, and N(root) = simulations of this tree.
+    pub fn check_consistency(&self) -> Result<(), SearchError> {
+        let t = &self.tree;
+        for (i, n) in t.nodes.iter().enumerate() {
+            let sum: u64 = n.children().map(|c| u64::from(t.node(c).visits)).sum();
+            if u64::from(n.visits) != u64::from(n.own) + sum {
+                return Err(SearchError::Inconsistent(format!(
+                    "node {i}: N = {} but own {} + children {sum}",
+                    n.visits, n.own
+                )));
+            }
+            if n.visits > 0 && !(0.0..=f64::from(n.visits) + 1e-9).contains(&n.value_sum) {
+                return Err(SearchError::Inconsistent(format!(
+                    "node {i}: value sum {} outside [0, N = {}]",
+                    n.value_sum, n.visits
+                )));
+            }
+        }
+        let mut expected = vec![0u64; t.nodes.len()];
+        for p in self.pending.values() {
+            for path in &p.paths {
+                for &(node, c) in path {
+                    expected[node as usize] += u64::from(c);
+                }
+            }
+        }
+        for (i, n) in t.nodes.iter().enumerate() {
+            if u64::from(n.virtual_count) != expected[i] {
+                return Err(SearchError::Inconsistent(format!(
+                    "node {i}: virtual count {} but pending paths put {}",
+                    n.virtual_count, expected[i]
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces the tree by the subtree of `action` (played at the root), keeping its statistics (§3.2: tree
+    /// reuse). Evaluations out are abandoned first. In the learned world model the subtree is kept only if
+    /// the model's predicted state equals the real one. Returns how many evaluated nodes were kept (model
+    /// calls saved); the counters restart with that figure in [`MctsStats::reused_evaluations`].
+    pub fn advance(&mut self, action: S::Action) -> Result<u64, SearchError> {
+        self.abandon_all();
+        let root_state = self.root_state().clone();
+        let next = root_state.play(action).map_err(|source| SearchError::IllegalAction {
+            text: root_state.action_to_text(action),
+            source,
+        })?;
+        let child = self.tree.child_by_action(ROOT, action).filter(|&c| {
+            let n = self.tree.node(c);
+            matches!(n.status, NodeStatus::Expanded | NodeStatus::Terminal)
+                && self.tree.state(c).is_none_or(|s| s.hash64() == next.hash64())
+        });
+        let (tree, reused_evaluations) = match child {
+            Some(c) => {
+                let mut sub = self.tree.extract(c);
+                let kept = sub.data.len() as u64;
+                if sub.node(ROOT).data == NONE {
+                    sub.set_data(ROOT, NodeData { state: next, dists: None, hallucinations: 0 });
+                } else {
+                    let d = sub.node(ROOT).data as usize;
+                    sub.data[d].state = next;
+                }
+                (sub, kept)
+            }
+            None => (Tree::new(next), 0),
+        };
+        let root_status_terminal = tree.state(ROOT).and_then(|s| s.outcome());
+        self.tree = tree;
+        if let Some(outcome) = root_status_terminal {
+            let r = self.tree.node_mut(ROOT);
+            r.status = NodeStatus::Terminal;
+            r.terminal_value = outcome.value_for(r.player) as f32;
+        }
+        self.root_ply += 1;
+        self.pending_leaf.clear();
+        self.stats = MctsStats {
+            reused_evaluations,
+            reused_nodes: if reused_evaluations > 0 { self.tree.nodes.len() as u64 } else { 0 },
+            ..MctsStats::default()
+        };
+        Ok(reused_evaluations)
+    }
+}
