@@ -279,7 +279,7 @@ fn learned_world_model_counts_hallucinations_and_avoids_failed_nodes() {
     m2.complete(first.evals[0].ticket, r);
     let next = m2.select_batch(1);
     let req = &next.evals[0].request;
-    assert!(req.want_next_state && req.previous.is_some());
+    assert!(req.previous.is_some(), "learned mode asks the model to track the state");
     assert_eq!(req.mode, mavboard::inference::evaluator::DecodeMode::Free);
 }
 

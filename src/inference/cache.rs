@@ -218,6 +218,7 @@ mod tests {
                         moves,
                         best_action: None,
                         next_state: None,
+                        tracked_state: None,
                         terminal: None,
                         raw_text: String::new(),
                         hallucinations: Vec::new(),

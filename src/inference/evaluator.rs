@@ -54,7 +54,9 @@ impl Scoring {
 pub struct EvalRequest<S: GameState> {
     /// The position to evaluate.
     pub state: S,
-    /// For state tracking: the previous position and the action that led here.
+    /// For state tracking: the previous position and the action that led here. A model that tracks state
+    /// is then shown only these and predicts the current state itself (see `EvalResult::tracked_state`);
+    /// `state` stays the rules' answer, against which hallucinations are classified.
     pub previous: Option<(S, S::Action)>,
     /// How many moves.
     pub top_k: TopK,
@@ -62,7 +64,7 @@ pub struct EvalRequest<S: GameState> {
     pub mode: DecodeMode,
     /// Also ask for the best action (a distribution over the moves).
     pub want_best_action: bool,
-    /// Also ask for the state after the best action (learned world model).
+    /// Also ask for the state after the best action (`%best_action` followed by the state line).
     pub want_next_state: bool,
 }
 
@@ -127,8 +129,12 @@ pub struct EvalResult<S: GameState> {
     pub moves: Vec<MoveValue<S::Action>>,
     /// The best-action distribution over `moves` (same order), when asked and supported.
     pub best_action: Option<Vec<f64>>,
-    /// The predicted next state, when asked and supported.
+    /// The state after the best action, as the model predicts it (when `want_next_state` was asked).
     pub next_state: Option<PredictedState<S>>,
+    /// State tracking: when the request gave `previous`, the state the model says that action led to (its
+    /// own reconstruction of the current state, as in the paper's Figure 1). This is what a learned world
+    /// model expands; `None` when the request had no `previous` or the model does not track state.
+    pub tracked_state: Option<PredictedState<S>>,
     /// A terminal result, when the position is over (by the rules, or as the model says in free mode).
     pub terminal: Option<Outcome>,
     /// The raw generated text (text models); empty otherwise.

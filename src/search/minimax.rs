@@ -187,7 +187,7 @@ pub fn minimax<S: GameState, E: Evaluator<S> + ?Sized>(
                 top_k: params.request_top_k,
                 mode: if learned { DecodeMode::Free } else { params.decode },
                 want_best_action: params.want_best_action,
-                want_next_state: learned && s.previous.is_some(),
+                want_next_state: false,
             });
             asked.push(i);
         }
@@ -270,10 +270,10 @@ pub fn minimax<S: GameState, E: Evaluator<S> + ?Sized>(
 /// Takes a model answer for a slot: in the learned world model the predicted state replaces the rules' one.
 fn accept<S: GameState>(slot: &mut Slot<S>, r: EvalResult<S>, learned: bool) -> NodeEvaluation<S> {
     if learned && slot.previous.is_some() {
-        match r.next_state.as_ref().and_then(|n| n.state.clone()) {
+        match r.tracked_state.as_ref().and_then(|n| n.state.clone()) {
             Some(s) => slot.state = s,
             None => {
-                let text = r.next_state.as_ref().map_or("", |n| n.text.as_str()).to_owned();
+                let text = r.tracked_state.as_ref().map_or("", |n| n.text.as_str()).to_owned();
                 return NodeEvaluation::Failed(format!(
                     "the model gave no valid state after the move (wrote {text:?})"
                 ));

@@ -60,25 +60,24 @@ fn answer<S: GameState, V: MoveValuer<S>>(
         moves: Vec::new(),
         best_action: None,
         next_state: None,
+        tracked_state: None,
         terminal: r.state.outcome(),
         raw_text: String::new(),
         hallucinations: Vec::new(),
         timing: EvalTiming::default(),
     };
-    if r.want_next_state
-        && let Some((prev, action)) = &r.previous
-    {
+    if let Some((prev, action)) = &r.previous {
         let truth = prev.play(*action).ok();
         let key = mix(seed ^ prev.hash64() ^ hash_of(action));
         if break_every > 0 && key.is_multiple_of(break_every) {
-            result.next_state = Some(PredictedState { text: "<unreadable state>".into(), state: None });
+            result.tracked_state = Some(PredictedState { text: "<unreadable state>".into(), state: None });
             result.hallucinations.push(Hallucination {
                 kind: "wrong next state".into(),
                 detail: "the mock was told to break this prediction".into(),
             });
             return Ok(result);
         }
-        result.next_state = truth.map(|s| PredictedState { text: s.to_text(), state: Some(s) });
+        result.tracked_state = truth.map(|s| PredictedState { text: s.to_text(), state: Some(s) });
     }
     if result.terminal.is_some() {
         return Ok(result);

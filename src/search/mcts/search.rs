@@ -336,7 +336,7 @@ impl<S: GameState> Mcts<S> {
         }
         let request = EvalRequest {
             state: state.clone(),
-            want_next_state: learned && previous.is_some(),
+            want_next_state: false,
             previous,
             top_k: self.params.request_top_k,
             mode: if learned { DecodeMode::Free } else { self.params.decode },
@@ -397,10 +397,10 @@ impl<S: GameState> Mcts<S> {
         self.stats.hallucinations += result.hallucinations.len() as u64;
         let learned = self.params.world_model == WorldModel::Learned;
         let state = if learned && leaf != ROOT {
-            match result.next_state.as_ref().and_then(|n| n.state.clone()) {
+            match result.tracked_state.as_ref().and_then(|n| n.state.clone()) {
                 Some(s) => s,
                 None => {
-                    let text = result.next_state.as_ref().map_or("", |n| n.text.as_str());
+                    let text = result.tracked_state.as_ref().map_or("", |n| n.text.as_str());
                     return self.fail_eval(
                         leaf,
                         format!("the model gave no valid state after the move (wrote {text:?})"),
