@@ -253,7 +253,7 @@ mod tests {
         assert_eq!((stats.hits, stats.misses, stats.entries), (3, 1, 1));
         // Other options are another question.
         let mut free = a;
-        free.top_k = TopK::N(5);
+        free.top_k = TopK::Count(5);
         c.evaluate(&[free]);
         assert_eq!(c.inner_mut().seen, 2);
     }

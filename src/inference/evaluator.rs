@@ -7,15 +7,7 @@ use std::time::Duration;
 use crate::game::{GameState, Outcome};
 use crate::mav::buckets::ValueDistribution;
 
-/// How many moves to ask a model for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TopK {
-    /// Every legal move (`%top_all`).
-    All,
-    /// The k best (`%top_k`); k ≥ 1.
-    N(usize),
-}
+pub use crate::mav::command::TopK;
 
 /// How a text model decodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]

@@ -28,7 +28,8 @@ pub enum StateFormat {
 }
 
 /// How many moves `%top_k` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum TopK {
     /// The `k` best moves (all of them if there are fewer legal moves); `k` ≥ 1.
     Count(u32),

@@ -89,9 +89,9 @@ fn answer<S: GameState, V: MoveValuer<S>>(
         let dist = peaked_distribution(buckets, p, skew)?;
         moves.push((p, MoveValue { action: a, text: r.state.action_to_text(a), dist }));
     }
-    if let TopK::N(k) = r.top_k {
+    if let TopK::Count(k) = r.top_k {
         moves.sort_by(|x, y| y.0.total_cmp(&x.0));
-        moves.truncate(k);
+        moves.truncate(k as usize);
     }
     result.moves = moves.into_iter().map(|(_, m)| m).collect();
     Ok(result)

@@ -221,7 +221,7 @@ impl MctsParams {
                 why: format!("{} is not in [0, 1]", self.epsilon),
             });
         }
-        if self.request_top_k == TopK::N(0) {
+        if self.request_top_k == TopK::Count(0) {
             return Err(SearchError::InvalidParam {
                 name: "request_top_k",
                 why: "asking for 0 moves gives nothing to search; use at least 1 or all".into(),
