@@ -3,6 +3,8 @@
 //! Layers, each using only the ones listed before it: [`game`] (rules) → [`mav`] (the text protocol) and
 //! [`pgn`] (game records) → inference → search → engine → app → ui. See `DESIGN.md`.
 
+pub mod app;
 pub mod game;
 pub mod mav;
 pub mod pgn;
+pub mod ui;
