@@ -1,0 +1,80 @@
+//! Pixel snapshots of the main layout, rendered with wgpu (headless: Mesa's lavapipe Vulkan driver is
+//! enough). Where no wgpu adapter exists at all the test says so and skips; the interaction tests in
+//! `ui_board.rs` and `ui_setup.rs` need no renderer.
+//!
+//! Update the images after an intended change with `UPDATE_SNAPSHOTS=1 cargo test --test ui_snapshot`.
+
+mod ui_common;
+
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::wgpu::WgpuTestRenderer;
+use mavboard::app::MavboardApp;
+use mavboard::app::settings::{Settings, ThemeChoice};
+use shakmaty::Square;
+use ui_common::click_square;
+
+fn renderer() -> Option<WgpuTestRenderer> {
+    // egui_kittest panics when wgpu finds no adapter; turn that into a skip with a clear message.
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(WgpuTestRenderer::new);
+    std::panic::set_hook(previous);
+    match r {
+        Ok(r) => Some(r),
+        Err(_) => {
+            println!(
+                "SKIPPED: no wgpu adapter here (install a Vulkan driver, e.g. `apt-get install mesa-vulkan-drivers`, \
+                 to run the snapshot tests)"
+            );
+            None
+        }
+    }
+}
+
+fn harness(settings: Settings, renderer: WgpuTestRenderer) -> Harness<'static, MavboardApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1100.0, 720.0))
+        .renderer(renderer)
+        .build_ui_state(|ui, app: &mut MavboardApp| app.frame_ui(ui), MavboardApp::with_settings(settings));
+    h.run();
+    h
+}
+
+fn play_opening(h: &mut Harness<'static, MavboardApp>) {
+    for (a, b) in [
+        (Square::E2, Square::E4),
+        (Square::E7, Square::E5),
+        (Square::G1, Square::F3),
+        (Square::B8, Square::C6),
+    ] {
+        click_square(h, a);
+        click_square(h, b);
+    }
+}
+
+#[test]
+fn main_layout_dark() {
+    let Some(r) = renderer() else { return };
+    let mut h = harness(Settings::default(), r);
+    play_opening(&mut h);
+    // Back one move: the played move Nc6 shows as an arrow; select the knight to show its targets.
+    h.key_press(egui::Key::ArrowLeft);
+    h.run();
+    click_square(&mut h, Square::B8);
+    assert_eq!(h.state().ui.board.selected(), Some(Square::B8));
+    h.remove_cursor();
+    h.run();
+    h.snapshot("main_layout_dark");
+}
+
+#[test]
+fn main_layout_light_flipped() {
+    let Some(r) = renderer() else { return };
+    let settings = Settings { theme: ThemeChoice::Light, flipped: true, ..Settings::default() };
+    let mut h = harness(settings, r);
+    play_opening(&mut h);
+    h.remove_cursor();
+    h.run();
+    h.snapshot("main_layout_light_flipped");
+}
