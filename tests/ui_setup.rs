@@ -161,3 +161,37 @@ fn open_and_save_by_path_through_the_menu() {
     assert!(written.contains("1. d4 d5 2. c4 e6 3. Nc3 *"), "{written}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn paste_dialog_loads_pgn_and_fen() {
+    let mut h = app_harness();
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Paste FEN or PGN...").click();
+    h.run();
+    let field = "A FEN, or a PGN game (its main line is loaded):";
+    h.get_by_label(field).click();
+    h.run();
+    h.get_by_label(field).type_text("1. e4 c5 2. Nf3 d6 *");
+    h.run();
+    h.get_by_label("Load").click();
+    h.run();
+    assert_eq!(sans(&h), ["e4", "c5", "Nf3", "d6"]);
+    assert!(h.state().state.dialog.is_none(), "the dialog closes after loading");
+
+    // A PGN with an illegal move: the error names the move, the line stays.
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Paste FEN or PGN...").click();
+    h.run();
+    h.get_by_label(field).click();
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run();
+    h.get_by_label(field).type_text("1. e4 e5 2. Ke3 *");
+    h.run();
+    h.get_by_label("Load").click();
+    h.run();
+    assert_eq!(sans(&h), ["e4", "c5", "Nf3", "d6"]);
+    h.get_by_label_contains("move 2. Ke3 is not legal");
+}

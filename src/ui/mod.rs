@@ -141,6 +141,14 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
             None => {}
         }
     });
+    if ui.ctx().input(|i| !i.raw.hovered_files.is_empty()) {
+        egui::Area::new(egui::Id::unique("mavboard_drop_hint"))
+            .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+            .order(egui::Order::Foreground)
+            .show(ui.ctx(), |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| ui.heading("Drop a .pgn file to open it"));
+            });
+    }
     out.extend(toasts::toasts_ui(ui.ctx(), state));
     out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
     out
