@@ -78,3 +78,47 @@ fn main_layout_light_flipped() {
     h.run();
     h.snapshot("main_layout_light_flipped");
 }
+
+#[test]
+fn board_with_candidate_arrows() {
+    use mavboard::game::GameState;
+    use mavboard::game::chess::ChessState;
+    use mavboard::ui::arrows::{Arrow, ArrowStyle, CandidateMove, candidate_arrows};
+    use mavboard::ui::board::{BoardInteraction, BoardView, board_ui};
+    use mavboard::ui::pieces::PieceTextures;
+
+    let Some(r) = renderer() else { return };
+    let state = ChessState::startpos();
+    let mv = |uci: &str| state.parse_action(uci).expect("legal at the start");
+    let candidates = [
+        CandidateMove { mv: mv("e2e4"), win_probability: 0.56, visits: 400 },
+        CandidateMove { mv: mv("d2d4"), win_probability: 0.54, visits: 310 },
+        CandidateMove { mv: mv("g1f3"), win_probability: 0.51, visits: 120 },
+        CandidateMove { mv: mv("f2f3"), win_probability: 0.22, visits: 6 },
+    ];
+    let mut arrows = candidate_arrows(&candidates, state.castling_mode(), 8);
+    arrows.push(Arrow {
+        from: Square::C2,
+        to: Square::C4,
+        win_probability: None,
+        weight: 1.0,
+        style: ArrowStyle::Played,
+    });
+    assert_eq!(arrows.len(), 5);
+    let mut h = Harness::builder().with_size(egui::vec2(480.0, 480.0)).renderer(r).build_ui_state(
+        move |ui, (interaction, pieces): &mut (BoardInteraction, PieceTextures)| {
+            let view = BoardView {
+                state: &state,
+                flipped: false,
+                last_move: None,
+                arrows: &arrows,
+                show_coordinates: true,
+                show_legal_moves: true,
+            };
+            board_ui(ui, &view, interaction, pieces);
+        },
+        (BoardInteraction::default(), PieceTextures::default()),
+    );
+    h.run();
+    h.snapshot("board_candidate_arrows");
+}
