@@ -122,3 +122,56 @@ fn board_with_candidate_arrows() {
     h.run();
     h.snapshot("board_candidate_arrows");
 }
+
+fn board_harness(
+    fen: &str,
+    renderer: WgpuTestRenderer,
+) -> Harness<'static, (mavboard::ui::board::BoardInteraction, mavboard::ui::pieces::PieceTextures)> {
+    use mavboard::app::position_setup::parse_fen;
+    use mavboard::ui::board::{BoardInteraction, BoardView, board_ui};
+    use mavboard::ui::pieces::PieceTextures;
+
+    let state = parse_fen(fen).expect("test FEN");
+    let mut h = Harness::builder().with_size(egui::vec2(400.0, 400.0)).renderer(renderer).build_ui_state(
+        move |ui, (interaction, pieces): &mut (BoardInteraction, PieceTextures)| {
+            let view = BoardView {
+                state: &state,
+                flipped: false,
+                last_move: None,
+                arrows: &[],
+                show_coordinates: true,
+                show_legal_moves: true,
+            };
+            board_ui(ui, &view, interaction, pieces);
+        },
+        (BoardInteraction::default(), PieceTextures::default()),
+    );
+    h.run();
+    h
+}
+
+#[test]
+fn board_check() {
+    let Some(r) = renderer() else { return };
+    // Fool's mate: the white king is in check (mated).
+    let mut h = board_harness("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", r);
+    h.snapshot("board_check");
+}
+
+#[test]
+fn board_promotion_picker() {
+    use mavboard::ui::board::square_center;
+
+    let Some(r) = renderer() else { return };
+    let mut h = board_harness("8/1P6/8/8/8/8/k7/4K3 w - - 0 1", r);
+    for sq in [Square::B7, Square::B8] {
+        let rect = h.state().0.last_rect().expect("drawn");
+        let p = square_center(rect, sq, false);
+        h.hover_at(p);
+        h.drag_at(p);
+        h.drop_at(p);
+        h.run();
+    }
+    assert!(h.state().0.promotion_open());
+    h.snapshot("board_promotion_picker");
+}
