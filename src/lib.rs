@@ -3,6 +3,7 @@
 //! Layers, each using only the ones listed before it: [`game`] (rules) → [`mav`] (the text protocol) and
 //! [`pgn`] (game records) → inference → search → engine → app → ui. See `DESIGN.md`.
 
+pub mod app;
 pub mod datagen;
 pub mod engine;
 pub mod game;
@@ -12,3 +13,4 @@ pub mod model;
 pub mod pgn;
 pub mod search;
 pub mod uci;
+pub mod ui;

@@ -1,4 +1,4 @@
-//! The `mavboard` command line. With no subcommand it will open the analysis board; subcommands are headless.
+//! The `mavboard` command line. With no subcommand it opens the analysis board; subcommands are headless.
 
 mod cli;
 
@@ -31,12 +31,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Pgn(args)) => cli::pgn::run(args),
         Some(Command::Mav(args)) => cli::mav::run(args),
         Some(Command::Datagen(args)) => cli::datagen::run(args),
-        None => {
-            eprintln!(
-                "The analysis board is not built yet; see `mavboard --help` for the headless commands."
-            );
-            Ok(())
-        }
+        None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

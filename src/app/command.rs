@@ -1,0 +1,74 @@
+//! What the panels ask for. Panels return commands; the app applies them at the end of the frame.
+
+use std::path::PathBuf;
+
+use shakmaty::Move;
+
+use super::settings::{ScoringChoice, ThemeChoice};
+
+/// Where to move in the move list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Navigate {
+    /// Before the first move.
+    Start,
+    /// One move back.
+    Back,
+    /// One move forward.
+    Forward,
+    /// After the last move.
+    End,
+    /// After this many moves.
+    To(usize),
+}
+
+/// A change the user asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Play a move on the board at the current position.
+    PlayMove(Move),
+    /// Tell the user that a move they tried is not legal (the board stays as it is).
+    RejectMove {
+        /// The move as the user tried it, e.g. `e2-e5`.
+        attempt: String,
+    },
+    /// Move through the line.
+    Navigate(Navigate),
+    /// Set the position from a FEN (an error message on a bad FEN, the board unchanged).
+    LoadFen(String),
+    /// Load pasted text: a FEN, or else a PGN game.
+    LoadPasted(String),
+    /// The standard start position.
+    NewGame,
+    /// Chess960 start position by Scharnagl number.
+    NewChess960(u16),
+    /// Flip the board.
+    Flip,
+    /// Change the colour theme.
+    SetTheme(ThemeChoice),
+    /// Change how value distributions are scored.
+    SetScoring(ScoringChoice),
+    /// Show or hide the move list.
+    ToggleMovesPanel,
+    /// Show or hide the setup panel.
+    ToggleSetupPanel,
+    /// Show or hide board coordinates.
+    ToggleCoordinates,
+    /// Show or hide legal-move dots.
+    ToggleLegalMoves,
+    /// Ask for a PGN file with the system file dialog.
+    OpenFileDialog,
+    /// Ask where to save the line with the system file dialog.
+    SaveFileDialog,
+    /// Open a PGN file from a path.
+    OpenPath(PathBuf),
+    /// Save the line as PGN to a path.
+    SavePath(PathBuf),
+    /// Open or close a dialog window.
+    ShowDialog(Option<super::state::Dialog>),
+    /// Close a message.
+    DismissMessage(u64),
+    /// Show an error message (input a panel could not accept).
+    ShowError(String),
+    /// Copy the current FEN to the clipboard.
+    CopyFen,
+}

@@ -1,0 +1,29 @@
+//! App state and glue: persisted [`settings`] apart from the runtime [`state`]; panels return
+//! [`command`]s that are applied at the end of each frame ([`shell`]).
+
+pub mod chess960;
+pub mod command;
+pub mod file_dialog;
+pub mod line;
+pub mod messages;
+pub mod pgn_io;
+pub mod position_setup;
+pub mod settings;
+pub mod shell;
+pub mod state;
+
+pub use shell::MavboardApp;
+
+/// Opens the analysis board window and runs until it is closed.
+pub fn run() -> Result<(), eframe::Error> {
+    let options = eframe::NativeOptions {
+        viewport: eframe::egui::ViewportBuilder::default()
+            .with_title("mavboard")
+            .with_app_id("mavboard")
+            .with_inner_size([1200.0, 780.0])
+            .with_min_inner_size([480.0, 360.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native("mavboard", options, Box::new(|cc| Ok(Box::new(MavboardApp::new(cc)))))
+}

@@ -1,0 +1,71 @@
+//! The eframe application: loads and saves settings, draws the panels, applies their commands.
+
+use eframe::egui;
+
+use super::settings::{Settings, ThemeChoice};
+use super::state::AppState;
+use crate::ui::{UiState, root_ui};
+
+/// The analysis board application.
+pub struct MavboardApp {
+    /// App state (settings inside are persisted).
+    pub state: AppState,
+    /// Widget state.
+    pub ui: UiState,
+    applied_theme: Option<ThemeChoice>,
+    seen_generation: u64,
+}
+
+impl MavboardApp {
+    /// Creates the app, restoring saved settings when eframe has storage.
+    pub fn new(cc: &eframe::CreationContext<'_>) -> MavboardApp {
+        let settings: Settings =
+            cc.storage.and_then(|s| eframe::get_value(s, Settings::STORAGE_KEY)).unwrap_or_default();
+        MavboardApp::with_settings(settings)
+    }
+
+    /// Creates the app with the given settings (tests, or no storage).
+    pub fn with_settings(settings: Settings) -> MavboardApp {
+        MavboardApp {
+            state: AppState::new(settings),
+            ui: UiState::default(),
+            applied_theme: None,
+            seen_generation: 0,
+        }
+    }
+
+    /// One frame: poll the file dialog, draw, then apply the commands the panels returned.
+    pub fn frame_ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        if self.applied_theme != Some(self.state.settings.theme) {
+            ctx.set_theme(match self.state.settings.theme {
+                ThemeChoice::Dark => egui::Theme::Dark,
+                ThemeChoice::Light => egui::Theme::Light,
+            });
+            self.applied_theme = Some(self.state.settings.theme);
+        }
+        self.state.poll_file_dialog();
+        let commands = root_ui(ui, &self.state, &mut self.ui);
+        for command in commands {
+            self.state.apply(command, &ctx);
+        }
+        if self.state.position_generation != self.seen_generation {
+            self.seen_generation = self.state.position_generation;
+            self.ui.board.reset();
+            ctx.request_repaint();
+        }
+        if self.applied_theme != Some(self.state.settings.theme) {
+            ctx.request_repaint();
+        }
+    }
+}
+
+impl eframe::App for MavboardApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.frame_ui(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, Settings::STORAGE_KEY, &self.state.settings);
+    }
+}

@@ -1,0 +1,130 @@
+//! Dialog windows: paste FEN/PGN, open or save by path, about.
+
+use eframe::egui;
+
+use crate::app::command::Command;
+use crate::app::file_dialog::FileDialogKind;
+use crate::app::state::{AppState, Dialog};
+use crate::ui::UiState;
+
+/// The open dialog window, if any.
+pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState) -> Vec<Command> {
+    let mut out = Vec::new();
+    if state.dialog != ui_state.shown_dialog {
+        // A dialog just opened: start its path field empty, or with the current file when saving.
+        ui_state.shown_dialog = state.dialog;
+        if let Some(Dialog::Path(kind)) = state.dialog {
+            ui_state.path_input = match (kind, &state.current_file) {
+                (FileDialogKind::Save, Some(path)) => path.display().to_string(),
+                _ => String::new(),
+            };
+        }
+    }
+    let Some(dialog) = state.dialog else {
+        return out;
+    };
+    let mut open = true;
+    let title = match dialog {
+        Dialog::Paste => "Paste FEN or PGN",
+        Dialog::Path(FileDialogKind::Open) => "Open a PGN file by path",
+        Dialog::Path(FileDialogKind::Save) => "Save the line to a path",
+        Dialog::About => "About mavboard",
+    };
+    egui::Window::new(title).open(&mut open).collapsible(false).default_width(440.0).show(ctx, |ui| {
+        match dialog {
+            Dialog::Paste => paste_ui(ui, ui_state, &mut out),
+            Dialog::Path(kind) => path_ui(ui, kind, ui_state, &mut out),
+            Dialog::About => about_ui(ui),
+        }
+    });
+    if !open {
+        out.push(Command::ShowDialog(None));
+    }
+    out
+}
+
+fn paste_ui(ui: &mut egui::Ui, ui_state: &mut UiState, out: &mut Vec<Command>) {
+    let label = ui.label("A FEN, or a PGN game (its main line is loaded):");
+    ui.add(
+        egui::TextEdit::multiline(&mut ui_state.paste_input)
+            .desired_rows(8)
+            .desired_width(f32::INFINITY)
+            .font(egui::TextStyle::Monospace),
+    )
+    .labelled_by(label.id);
+    ui.horizontal(|ui| {
+        if ui.button("Load").clicked() {
+            out.push(Command::LoadPasted(ui_state.paste_input.clone()));
+        }
+        if ui.button("Cancel").clicked() {
+            out.push(Command::ShowDialog(None));
+        }
+    });
+}
+
+fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out: &mut Vec<Command>) {
+    ui.label(match kind {
+        FileDialogKind::Open => "Type the path of a .pgn file, or drop the file on the window.",
+        FileDialogKind::Save => "Type the path of the .pgn file to write.",
+    });
+    let (label, action) = match kind {
+        FileDialogKind::Open => ("Path", "Open"),
+        FileDialogKind::Save => ("Path", "Save"),
+    };
+    let response = ui
+        .horizontal(|ui| {
+            let l = ui.label(label);
+            ui.add(egui::TextEdit::singleline(&mut ui_state.path_input).desired_width(340.0))
+                .labelled_by(l.id)
+        })
+        .inner;
+    // Type straight away when the dialog opens (nothing else has the keyboard then).
+    if ui.memory(|m| m.focused().is_none()) {
+        response.request_focus();
+    }
+    let enter = response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+    ui.horizontal(|ui| {
+        if ui.button(action).clicked() || enter {
+            let path = std::path::PathBuf::from(ui_state.path_input.trim());
+            if ui_state.path_input.trim().is_empty() {
+                out.push(Command::ShowError(
+                    "Type a file path first, e.g. /home/me/games/game.pgn".to_owned(),
+                ));
+            } else {
+                out.push(match kind {
+                    FileDialogKind::Open => Command::OpenPath(path),
+                    FileDialogKind::Save => Command::SavePath(path),
+                });
+            }
+        }
+        if ui.button("Cancel").clicked() {
+            out.push(Command::ShowDialog(None));
+        }
+    });
+}
+
+fn about_ui(ui: &mut egui::Ui) {
+    ui.label(format!(
+        "mavboard {}: an analysis board for multi-action-value game models.",
+        env!("CARGO_PKG_VERSION")
+    ));
+    ui.label("License: GPL-3.0-or-later.");
+    ui.label("Pieces: cburnett by Colin M.L. Burnett, GPL-2.0-or-later.");
+    ui.separator();
+    ui.strong("Keys");
+    egui::Grid::new("keys").num_columns(2).show(ui, |ui| {
+        for (k, what) in [
+            ("F", "flip the board"),
+            ("Left / Right", "one move back / forward"),
+            ("Home / End", "first / last position"),
+            ("Esc", "cancel a selection or promotion"),
+            ("Ctrl+O / Ctrl+S", "open / save PGN"),
+            ("Ctrl+V", "paste a FEN or PGN (outside text fields)"),
+        ] {
+            ui.monospace(k);
+            ui.label(what);
+            ui.end_row();
+        }
+    });
+    ui.label("Moves: click a piece then a square, or drag it. Castle by moving the king onto its rook (or two squares where that is unambiguous).");
+}

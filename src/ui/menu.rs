@@ -1,0 +1,88 @@
+//! The menu bar: File, Position, View, Help.
+
+use eframe::egui;
+
+use crate::app::command::Command;
+use crate::app::file_dialog::FileDialogKind;
+use crate::app::settings::{ScoringChoice, ThemeChoice};
+use crate::app::state::{AppState, Dialog};
+
+/// The menu bar.
+pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+    let mut out = Vec::new();
+    let s = &state.settings;
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| {
+            if ui.button("Open PGN...").on_hover_text("Ctrl+O").clicked() {
+                out.push(Command::OpenFileDialog);
+            }
+            if ui.button("Open by path...").clicked() {
+                out.push(Command::ShowDialog(Some(Dialog::Path(FileDialogKind::Open))));
+            }
+            if ui.button("Paste FEN or PGN...").clicked() {
+                out.push(Command::ShowDialog(Some(Dialog::Paste)));
+            }
+            ui.separator();
+            if ui.button("Save line as PGN...").on_hover_text("Ctrl+S").clicked() {
+                out.push(Command::SaveFileDialog);
+            }
+            if ui.button("Save to path...").clicked() {
+                out.push(Command::ShowDialog(Some(Dialog::Path(FileDialogKind::Save))));
+            }
+            ui.separator();
+            ui.menu_button("Recent files", |ui| {
+                if s.recent_files.is_empty() {
+                    ui.label("No recent files");
+                }
+                for path in &s.recent_files {
+                    if ui.button(path.display().to_string()).clicked() {
+                        out.push(Command::OpenPath(path.clone()));
+                    }
+                }
+            });
+        });
+        ui.menu_button("Position", |ui| {
+            if ui.button("Standard start").clicked() {
+                out.push(Command::NewGame);
+            }
+            if ui.button("Copy FEN").clicked() {
+                out.push(Command::CopyFen);
+            }
+        });
+        ui.menu_button("View", |ui| {
+            if ui.button("Flip board (F)").clicked() {
+                out.push(Command::Flip);
+            }
+            let mut toggle = |ui: &mut egui::Ui, on: bool, label: &str, cmd: Command| {
+                let mut v = on;
+                if ui.checkbox(&mut v, label).changed() {
+                    out.push(cmd);
+                }
+            };
+            toggle(ui, s.show_coordinates, "Coordinates", Command::ToggleCoordinates);
+            toggle(ui, s.show_legal_moves, "Legal-move dots", Command::ToggleLegalMoves);
+            toggle(ui, s.show_moves_panel, "Moves panel", Command::ToggleMovesPanel);
+            toggle(ui, s.show_setup_panel, "Setup panel", Command::ToggleSetupPanel);
+            ui.separator();
+            ui.label("Theme");
+            for (t, name) in [(ThemeChoice::Dark, "Dark"), (ThemeChoice::Light, "Light")] {
+                if ui.radio(s.theme == t, name).clicked() {
+                    out.push(Command::SetTheme(t));
+                }
+            }
+            ui.separator();
+            ui.label("Value scoring");
+            for c in [ScoringChoice::Mean, ScoringChoice::Max] {
+                if ui.radio(s.scoring == c, c.label()).clicked() {
+                    out.push(Command::SetScoring(c));
+                }
+            }
+        });
+        ui.menu_button("Help", |ui| {
+            if ui.button("About and keys").clicked() {
+                out.push(Command::ShowDialog(Some(Dialog::About)));
+            }
+        });
+    });
+    out
+}

@@ -1,0 +1,155 @@
+//! Panels (egui). Each `*_ui` function reads the app state and returns [`Command`]s; none of them
+//! changes the state directly.
+
+pub mod arrows;
+pub mod board;
+pub mod dialogs;
+pub mod menu;
+pub mod move_input;
+pub mod moves_panel;
+pub mod pieces;
+pub mod setup_panel;
+pub mod status_bar;
+pub mod toasts;
+
+use eframe::egui;
+
+use crate::app::command::{Command, Navigate};
+use crate::app::line::MoveHistory;
+use crate::app::state::AppState;
+use arrows::{Arrow, ArrowStyle, move_squares};
+use board::{BoardInteraction, BoardOutput, BoardView, board_ui};
+use pieces::PieceTextures;
+
+/// State that belongs to the widgets only: text being typed, the board interaction, cached textures.
+#[derive(Default)]
+pub struct UiState {
+    /// Selection, drag and promotion on the board.
+    pub board: BoardInteraction,
+    /// Rasterized pieces.
+    pub pieces: PieceTextures,
+    /// The FEN field of the setup panel.
+    pub fen_input: String,
+    /// The Chess960 number field.
+    pub chess960_input: String,
+    /// The text of the paste dialog.
+    pub paste_input: String,
+    /// The path field of the open/save-by-path dialog.
+    pub path_input: String,
+    /// The dialog shown last frame (to reset its fields when another one opens).
+    pub shown_dialog: Option<crate::app::state::Dialog>,
+    /// Arrows supplied by analysis panels (candidate moves); drawn with the played move.
+    pub candidate_arrows: Vec<Arrow>,
+}
+
+/// Keyboard shortcuts, pasted text and dropped files (only when no text field has the keyboard).
+pub fn shortcuts_ui(ctx: &egui::Context) -> Vec<Command> {
+    let mut out = Vec::new();
+    let dropped: Vec<std::path::PathBuf> = ctx.input(|i| {
+        i.raw
+            .dropped_files
+            .iter()
+            .map(|f| f.path().to_path_buf())
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect()
+    });
+    out.extend(dropped.into_iter().map(Command::OpenPath));
+    if ctx.text_edit_focused() {
+        return out;
+    }
+    ctx.input(|i| {
+        let plain = !i.modifiers.command && !i.modifiers.alt;
+        if plain && i.key_pressed(egui::Key::F) {
+            out.push(Command::Flip);
+        }
+        for (key, nav) in [
+            (egui::Key::ArrowLeft, Navigate::Back),
+            (egui::Key::ArrowRight, Navigate::Forward),
+            (egui::Key::Home, Navigate::Start),
+            (egui::Key::End, Navigate::End),
+        ] {
+            if i.key_pressed(key) {
+                out.push(Command::Navigate(nav));
+            }
+        }
+        if i.modifiers.command && i.key_pressed(egui::Key::O) {
+            out.push(Command::OpenFileDialog);
+        }
+        if i.modifiers.command && i.key_pressed(egui::Key::S) {
+            out.push(Command::SaveFileDialog);
+        }
+        for e in &i.events {
+            if let egui::Event::Paste(text) = e {
+                out.push(Command::LoadPasted(text.clone()));
+            }
+        }
+    });
+    out
+}
+
+/// The arrows to draw: the next move of the line (when looking back at a played game) in the played
+/// style, then the candidates.
+pub fn board_arrows(state: &AppState, candidates: &[Arrow]) -> Vec<Arrow> {
+    let mut arrows = Vec::new();
+    if let Some(next) = state.line.moves().get(state.line.cursor())
+        && let Some((from, to)) = move_squares(next.mv, state.current().castling_mode())
+    {
+        arrows.push(Arrow { from, to, win_probability: None, weight: 1.0, style: ArrowStyle::Played });
+    }
+    arrows.extend_from_slice(candidates);
+    arrows
+}
+
+/// The whole window: menu, status bar, side panels, the board, messages and dialogs.
+pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> Vec<Command> {
+    let mut out = shortcuts_ui(ui.ctx());
+    egui::Panel::top("menu_bar").show(ui, |ui| out.extend(menu::menu_bar_ui(ui, state)));
+    egui::Panel::bottom("status_bar").show(ui, |ui| out.extend(status_bar::status_bar_ui(ui, state)));
+    if state.settings.show_setup_panel {
+        egui::Panel::left("setup_panel")
+            .resizable(true)
+            .default_size(260.0)
+            .min_size(180.0)
+            .show(ui, |ui| out.extend(setup_panel::setup_panel_ui(ui, state, ui_state)));
+    }
+    if state.settings.show_moves_panel {
+        egui::Panel::right("moves_panel")
+            .resizable(true)
+            .default_size(220.0)
+            .min_size(150.0)
+            .show(ui, |ui| out.extend(moves_panel::moves_panel_ui(ui, state)));
+    }
+    egui::CentralPanel::default().show(ui, |ui| {
+        if let Some(e) = ui_state.pieces.error() {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                format!("Piece images could not be drawn ({e}); showing letters."),
+            );
+        }
+        let arrows = board_arrows(state, &ui_state.candidate_arrows);
+        let view = BoardView {
+            state: state.current(),
+            flipped: state.settings.flipped,
+            last_move: state.line.last_move().map(|m| m.mv),
+            arrows: &arrows,
+            show_coordinates: state.settings.show_coordinates,
+            show_legal_moves: state.settings.show_legal_moves,
+        };
+        match board_ui(ui, &view, &mut ui_state.board, &mut ui_state.pieces) {
+            Some(BoardOutput::Move(mv)) => out.push(Command::PlayMove(mv)),
+            Some(BoardOutput::Rejected(attempt)) => out.push(Command::RejectMove { attempt }),
+            None => {}
+        }
+    });
+    if ui.ctx().input(|i| !i.raw.hovered_files.is_empty()) {
+        egui::Area::new(egui::Id::unique("mavboard_drop_hint"))
+            .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+            .order(egui::Order::Foreground)
+            .show(ui.ctx(), |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| ui.heading("Drop a .pgn file to open it"));
+            });
+    }
+    out.extend(toasts::toasts_ui(ui.ctx(), state));
+    out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
+    out
+}

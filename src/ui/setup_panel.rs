@@ -1,0 +1,93 @@
+//! Position setup: FEN, the standard start, Chess960 by number.
+
+use eframe::egui;
+
+use crate::app::chess960::{CHESS960_POSITIONS, STANDARD_SCHARNAGL};
+use crate::app::command::Command;
+use crate::app::state::AppState;
+use crate::ui::UiState;
+
+/// Reads a Chess960 number typed by the user.
+pub fn parse_chess960_number(text: &str) -> Result<u16, String> {
+    let t = text.trim();
+    match t.parse::<u32>() {
+        Ok(n) if n < u32::from(CHESS960_POSITIONS) => Ok(n as u16),
+        Ok(n) => Err(format!(
+            "{n} is not a Chess960 position number: use 0 to 959 ({STANDARD_SCHARNAGL} is the standard array)"
+        )),
+        Err(_) if t.is_empty() => Err("Type a Chess960 position number from 0 to 959".to_owned()),
+        Err(_) => Err(format!("'{t}' is not a number: type a Chess960 position number from 0 to 959")),
+    }
+}
+
+/// The setup panel.
+pub fn setup_panel_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> Vec<Command> {
+    let mut out = Vec::new();
+    ui.heading("Position");
+    ui.add_space(4.0);
+    let fen_label = ui.label("FEN");
+    let fen_edit = ui.add(
+        egui::TextEdit::multiline(&mut ui_state.fen_input)
+            .desired_rows(2)
+            .desired_width(f32::INFINITY)
+            .hint_text("Paste a FEN here")
+            .font(egui::TextStyle::Monospace),
+    );
+    let fen_edit = fen_edit.labelled_by(fen_label.id);
+    let enter = fen_edit.has_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter) && !i.modifiers.shift);
+    ui.horizontal(|ui| {
+        if ui.button("Set position").clicked() || enter {
+            out.push(Command::LoadFen(ui_state.fen_input.trim().to_owned()));
+        }
+        if ui.button("Current FEN").on_hover_text("Put the board's FEN into the field").clicked() {
+            ui_state.fen_input = state.current().fen();
+        }
+    });
+    ui.add_space(8.0);
+    if ui.button("Standard start position").clicked() {
+        out.push(Command::NewGame);
+    }
+    ui.add_space(8.0);
+    ui.horizontal(|ui| {
+        let label = ui.label("Chess960 number");
+        ui.add(
+            egui::TextEdit::singleline(&mut ui_state.chess960_input).desired_width(50.0).hint_text("0-959"),
+        )
+        .labelled_by(label.id);
+    });
+    ui.horizontal(|ui| {
+        if ui.button("Set Chess960").clicked() {
+            match parse_chess960_number(&ui_state.chess960_input) {
+                Ok(n) => out.push(Command::NewChess960(n)),
+                Err(e) => out.push(Command::ShowError(e)),
+            }
+        }
+        if ui.button("Random Chess960").clicked() {
+            let n = rand::random_range(0..CHESS960_POSITIONS);
+            ui_state.chess960_input = n.to_string();
+            out.push(Command::NewChess960(n));
+        }
+    });
+    ui.add_space(8.0);
+    ui.separator();
+    ui.label("Board FEN");
+    ui.add(egui::Label::new(egui::RichText::new(state.current().fen()).monospace().small()).wrap());
+    if ui.button("Copy FEN").clicked() {
+        out.push(Command::CopyFen);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chess960_numbers() {
+        assert_eq!(parse_chess960_number(" 518 "), Ok(518));
+        assert_eq!(parse_chess960_number("0"), Ok(0));
+        assert!(parse_chess960_number("960").expect_err("range").contains("0 to 959"));
+        assert!(parse_chess960_number("abc").expect_err("not a number").contains("not a number"));
+        assert!(parse_chess960_number("").is_err());
+    }
+}

@@ -1,0 +1,60 @@
+//! The status bar: side to move or result, variant, file, and the latest note.
+
+use eframe::egui;
+
+use crate::app::command::Command;
+use crate::app::settings::ScoringChoice;
+use crate::app::state::AppState;
+use crate::game::{GameKind, GameState, Outcome, OutcomeReason, Player};
+
+fn reason_text(reason: OutcomeReason) -> &'static str {
+    match reason {
+        OutcomeReason::Checkmate => "checkmate",
+        OutcomeReason::Stalemate => "stalemate",
+        OutcomeReason::InsufficientMaterial => "insufficient material",
+        OutcomeReason::FiftyMoves => "the fifty-move rule",
+        OutcomeReason::Repetition => "repetition",
+    }
+}
+
+/// Describes the game state at the board position, e.g. `White to move` or `checkmate: Black wins`.
+pub fn position_summary(state: &crate::game::chess::ChessState) -> String {
+    let side = |p: Player| if p == Player::First { "White" } else { "Black" };
+    match state.outcome() {
+        Some(Outcome::Win { winner, reason }) => format!("{}: {} wins", reason_text(reason), side(winner)),
+        Some(Outcome::Draw { reason }) => format!("Draw by {}", reason_text(reason)),
+        None => format!("{} to move", side(state.to_move())),
+    }
+}
+
+/// The status bar.
+pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+    ui.horizontal(|ui| {
+        let current = state.current();
+        ui.strong(position_summary(current));
+        ui.separator();
+        ui.label(match current.kind() {
+            GameKind::Chess => "Chess",
+            GameKind::Chess960 => "Chess960",
+        });
+        ui.separator();
+        ui.label(match state.settings.scoring {
+            ScoringChoice::Max => "Scoring: max",
+            ScoringChoice::Mean => "Scoring: mean",
+        });
+        if let Some(path) = &state.current_file {
+            ui.separator();
+            ui.label(path.display().to_string());
+        }
+        if state.file_dialog.is_some() {
+            ui.separator();
+            ui.spinner();
+            ui.label("Waiting for the file dialog...");
+        }
+        if let Some(note) = &state.status_note {
+            ui.separator();
+            ui.label(note);
+        }
+    });
+    Vec::new()
+}

@@ -1,0 +1,62 @@
+//! Shared helpers for the egui_kittest UI tests: a harness around the real app and board clicks.
+
+#![allow(dead_code)]
+
+use eframe::egui;
+use egui_kittest::Harness;
+use mavboard::app::MavboardApp;
+use mavboard::app::line::MoveHistory;
+use mavboard::app::settings::Settings;
+use mavboard::ui::board::square_center;
+use shakmaty::Square;
+
+/// The app in a 1200x800 window with default settings, after its first frames.
+pub fn app_harness() -> Harness<'static, MavboardApp> {
+    let mut h = Harness::builder().with_size(egui::vec2(1200.0, 800.0)).build_ui_state(
+        |ui, app: &mut MavboardApp| app.frame_ui(ui),
+        MavboardApp::with_settings(Settings::default()),
+    );
+    h.run();
+    h
+}
+
+/// The centre of `sq` on the board as last drawn.
+pub fn square_pos(h: &Harness<'_, MavboardApp>, sq: Square) -> egui::Pos2 {
+    let rect = h.state().ui.board.last_rect().expect("the board was drawn");
+    square_center(rect, sq, h.state().state.settings.flipped)
+}
+
+/// Presses and releases the mouse on `sq`.
+pub fn click_square(h: &mut Harness<'_, MavboardApp>, sq: Square) {
+    let p = square_pos(h, sq);
+    h.hover_at(p);
+    h.drag_at(p);
+    h.drop_at(p);
+    h.run();
+}
+
+/// Drags the piece on `from` to `to` with the mouse.
+pub fn drag_piece(h: &mut Harness<'_, MavboardApp>, from: Square, to: Square) {
+    let a = square_pos(h, from);
+    let b = square_pos(h, to);
+    h.hover_at(a);
+    h.drag_at(a);
+    h.run();
+    // Move in a few steps, as a real pointer does.
+    for t in [0.25, 0.5, 0.75, 1.0] {
+        h.hover_at(a + (b - a) * t);
+        h.step();
+    }
+    h.drop_at(b);
+    h.run();
+}
+
+/// The SAN of the line's moves.
+pub fn sans(h: &Harness<'_, MavboardApp>) -> Vec<String> {
+    h.state().state.line.moves().iter().map(|m| m.san.clone()).collect()
+}
+
+/// The FEN on the board.
+pub fn board_fen(h: &Harness<'_, MavboardApp>) -> String {
+    h.state().state.current().fen()
+}
