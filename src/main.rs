@@ -22,6 +22,8 @@ enum Command {
     Mav(cli::mav::Args),
     /// Generate training data (Stockfish labels, ...).
     Datagen(cli::datagen::Args),
+    /// Play as a UCI chess engine on stdin/stdout (for GUIs and tournament managers).
+    Uci(cli::uci::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -31,6 +33,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Pgn(args)) => cli::pgn::run(args),
         Some(Command::Mav(args)) => cli::mav::run(args),
         Some(Command::Datagen(args)) => cli::datagen::run(args),
+        Some(Command::Uci(args)) => cli::uci::run(args),
         None => {
             eprintln!(
                 "The analysis board is not built yet; see `mavboard --help` for the headless commands."
