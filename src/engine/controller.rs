@@ -315,7 +315,8 @@ impl Controller {
         let mut idle_batches = 0;
         let mut free = self.workers.saturating_sub(out);
         let mut stuck = false;
-        while free > 0 {
+        // While the root's own evaluation is out every pass would only collide with it.
+        while free > 0 && !tree.is_root_pending() {
             let done = tree.stats().simulations.saturating_sub(start_simulations);
             let mut want = self.config.batch_size;
             if let Some(limit) = limits.simulations.filter(|_| !limits.infinite) {
