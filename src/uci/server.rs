@@ -408,3 +408,27 @@ pub fn info_line(report: &SearchReport) -> String {
     }
     line
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::mcts::Mcts;
+    use crate::search::mcts::RunLimits;
+    use crate::search::mock::MaterialEvaluator;
+
+    #[test]
+    fn info_line_inverts_the_lichess_formula() {
+        let mut tree = Mcts::new(ChessState::startpos(), 0, MctsParams::default()).expect("valid params");
+        tree.run(&mut MaterialEvaluator::new(3), RunLimits { simulations: 64, batch_size: 8 }).expect("runs");
+        let mut snapshot = tree.snapshot();
+        snapshot.value = Some(crate::mav::buckets::win_prob_from_cp(123.0));
+        let report = SearchReport { snapshot, elapsed: Duration::from_millis(500), simulations: 64 };
+        let line = info_line(&report);
+        let pv = report.snapshot.pv.join(" ");
+        let depth = report.snapshot.pv.len();
+        assert_eq!(line, format!("info depth {depth} nodes 64 nps 128 time 500 score cp 123 pv {pv}"));
+        let mut report = report;
+        report.snapshot.value = Some(1.0);
+        assert!(info_line(&report).contains("score cp 10000"));
+    }
+}
