@@ -22,6 +22,8 @@ enum Command {
     Mav(cli::mav::Args),
     /// Generate training data (Stockfish labels, ...).
     Datagen(cli::datagen::Args),
+    /// Play as a UCI chess engine on stdin/stdout (for GUIs and tournament managers).
+    Uci(cli::uci::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -31,6 +33,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Pgn(args)) => cli::pgn::run(args),
         Some(Command::Mav(args)) => cli::mav::run(args),
         Some(Command::Datagen(args)) => cli::datagen::run(args),
+        Some(Command::Uci(args)) => cli::uci::run(args),
         None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),
     };
     match result {

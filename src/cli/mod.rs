@@ -4,3 +4,4 @@ pub mod datagen;
 pub mod mav;
 pub mod perft;
 pub mod pgn;
+pub mod uci;

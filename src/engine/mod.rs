@@ -5,6 +5,21 @@
 //! [`pool`] runs independent jobs on N workers that each own an expensive resource (a Stockfish process,
 //! an ONNX session), and [`line_reader`] turns a blocking byte stream (a child process's stdout) into a
 //! channel of lines that can be waited on with a timeout.
+//!
+//! [`Engine`] is the analysis engine: a thread that drives MAV-MCTS ([`crate::search::mcts::Mcts`]) with
+//! its evaluations on a pool of inference workers, taking [`Command`]s and sending [`Event`]s (see
+//! [`api`]). The GUI and the UCI server both use it.
 
+pub mod api;
+mod controller;
+pub mod handle;
 pub mod line_reader;
 pub mod pool;
+pub mod position;
+
+pub use api::{
+    Command, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, FactoryError, GoLimits,
+    Repaint, SearchReport,
+};
+pub use handle::Engine;
+pub use position::GamePosition;

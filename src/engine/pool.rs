@@ -160,6 +160,12 @@ impl<J: Send + 'static, R: Send + 'static, E: Send + 'static> Pool<J, R, E> {
         self.results.recv().ok()
     }
 
+    /// The channel of finished jobs, for waiting on it together with other channels (`select!`). Taking a
+    /// result from it is the same as [`Pool::recv`].
+    pub fn results(&self) -> &Receiver<Done<R, E>> {
+        &self.results
+    }
+
     /// Runs all `jobs` and returns their results in submission order, whatever order they finished in.
     /// Jobs whose worker vanished (every worker lost its resource) are reported as panicked.
     pub fn run_all(&mut self, jobs: impl IntoIterator<Item = J>) -> Vec<Result<R, JobError<E>>> {

@@ -5,6 +5,10 @@
 
 pub mod cache;
 pub mod device;
+pub mod encoder;
 pub mod evaluator;
+pub mod load;
+
+pub use load::{LoadError, load_evaluator};
 pub mod onnx;
 pub mod ort_lib;

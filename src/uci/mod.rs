@@ -2,12 +2,13 @@
 //!
 //! [`client`] runs any UCI engine (Stockfish, or another engine beside a MAV model) as a child process;
 //! [`info`] parses what it prints while searching; [`locate`] finds the engine binary; errors are in
-//! [`error`]. (The UCI server side — mavboard as an engine — will live beside these.)
+//! [`error`]. [`server`] is the other side: mavboard as an engine.
 
 pub mod client;
 pub mod error;
 pub mod info;
 pub mod locate;
+pub mod server;
 
 pub use client::{EngineOption, SearchLimits, SearchResult, UciEngine};
 pub use error::UciError;

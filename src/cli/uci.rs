@@ -1,0 +1,64 @@
+//! `mavboard uci`: mavboard as a UCI chess engine on stdin/stdout, for GUIs and tournament managers.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mavboard::engine::{EngineConfig, EvaluatorBox, EvaluatorFactory, FactoryError};
+use mavboard::inference::device::SessionThreads;
+use mavboard::inference::onnx::session::SessionOptions;
+use mavboard::search::mock::MaterialEvaluator;
+use mavboard::uci::server::{FactoryBuilder, ModelChoice, serve};
+
+/// Arguments of `mavboard uci`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The model package folder (the GUI can change it with the `ModelPath` option).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Search with a material-counting mock evaluator instead of a model (for testing GUIs and pipelines).
+    #[arg(long, conflicts_with = "model")]
+    mock: bool,
+    /// The ONNX Runtime library to load (default: search the usual places).
+    #[arg(long)]
+    ort_lib: Option<PathBuf>,
+}
+
+/// One evaluator for the model package at `path`.
+fn load_model(path: &Path, options: &SessionOptions) -> Result<EvaluatorBox, FactoryError> {
+    mavboard::inference::load_evaluator(path, options).map(|(e, _)| e).map_err(Into::into)
+}
+
+fn builder(mock: bool, ort_lib: Option<PathBuf>) -> FactoryBuilder {
+    Box::new(move |choice: &ModelChoice| -> Result<EvaluatorFactory, String> {
+        if mock {
+            return Ok(Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox)));
+        }
+        let Some(path) = choice.model.clone() else {
+            return Err("no model is set: start with `mavboard uci --model DIR`, send `setoption name \
+                        ModelPath value DIR`, or use `mavboard uci --mock`"
+                .to_owned());
+        };
+        let options = SessionOptions {
+            ort_lib: ort_lib.clone(),
+            device: choice.device,
+            threads: SessionThreads::default(),
+        };
+        Ok(Arc::new(move |_worker| load_model(&path, &options)))
+    })
+}
+
+/// Runs `mavboard uci` until the GUI sends `quit` or closes stdin.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let builder = builder(args.mock, args.ort_lib);
+    let initial = args.model;
+    // The model given on the command line is the ModelPath option's starting value.
+    let builder: FactoryBuilder = Box::new(move |choice: &ModelChoice| {
+        let mut choice = choice.clone();
+        if choice.model.is_none() {
+            choice.model.clone_from(&initial);
+        }
+        builder(&choice)
+    });
+    serve(std::io::stdin(), std::io::stdout().lock(), builder, EngineConfig::default())?;
+    Ok(())
+}

@@ -1,0 +1,156 @@
+//! What goes into and comes out of an [`crate::engine::Engine`]: commands, events, limits and errors.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::game::chess::ChessState;
+use crate::inference::evaluator::Evaluator;
+use crate::search::SearchError;
+use crate::search::mcts::{MctsParams, MctsSnapshot};
+
+/// An evaluator the engine can move to one of its inference workers.
+pub type EvaluatorBox = Box<dyn Evaluator<ChessState> + Send>;
+
+/// Why a factory could not build an evaluator (any error type, kept with its message).
+pub type FactoryError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Builds one evaluator per inference worker; called on that worker's thread with the worker's number.
+pub type EvaluatorFactory = Arc<dyn Fn(usize) -> Result<EvaluatorBox, FactoryError> + Send + Sync>;
+
+/// Called after every event is sent, so a GUI can wake up and drain the channel.
+pub type Repaint = Arc<dyn Fn() + Send + Sync>;
+
+/// When a search stops by itself. With nothing set it runs until [`Command::Stop`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GoLimits {
+    /// Stop after this many simulations (counted from this `go`; reused ones do not count).
+    pub simulations: Option<u64>,
+    /// Stop after this much time.
+    pub movetime: Option<Duration>,
+    /// Ignore the other limits and search until stopped.
+    pub infinite: bool,
+}
+
+/// How the search thread works (not search semantics, which are [`MctsParams`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// b: passes (and at most this many evaluations) per batch sent to one inference worker.
+    pub batch_size: usize,
+    /// t0: an evaluation not back within this time is abandoned (its leaf may be chosen again).
+    pub eval_timeout: Duration,
+    /// How often a [`Event::Info`] is sent while searching.
+    pub info_interval: Duration,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            batch_size: 16,
+            eval_timeout: Duration::from_secs(10),
+            info_interval: Duration::from_millis(100),
+        }
+    }
+}
+
+/// A command to the engine thread.
+pub enum Command {
+    /// The position to search: a start position and the moves played from it (UCI notation). When the new
+    /// position extends the previous one by some moves, the search tree is kept for the new root (tree
+    /// reuse). A running search is stopped first (its [`Event::Done`] is sent).
+    SetPosition {
+        /// The game's start position.
+        start: ChessState,
+        /// The moves played since, in UCI notation.
+        moves: Vec<String>,
+    },
+    /// Starts searching the current position. Exactly one [`Event::Done`] answers every `Go` (with no move
+    /// when the search could not run). A running search is stopped first.
+    Go {
+        /// When to stop.
+        limits: GoLimits,
+        /// The search settings.
+        params: MctsParams,
+    },
+    /// Stops the running search; its [`Event::Done`] follows at once.
+    Stop,
+    /// Changes the search settings; a running search uses them from its next batch.
+    SetParams(MctsParams),
+    /// Changes how the search thread works.
+    SetConfig(EngineConfig),
+    /// Replaces the evaluators: `workers` inference threads, each building its evaluator with `factory`.
+    /// Loading runs on a background thread; [`Event::EvaluatorReady`] or an [`Event::Error`] follows. A `Go`
+    /// sent meanwhile waits for the load.
+    LoadEvaluator {
+        /// Builds one evaluator per worker.
+        factory: EvaluatorFactory,
+        /// How many inference workers (at least 1).
+        workers: usize,
+    },
+    /// Ends the engine thread.
+    Quit,
+}
+
+/// A search's state as sent in events.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchReport {
+    /// The whole search as data.
+    pub snapshot: MctsSnapshot,
+    /// Time since the `go`.
+    pub elapsed: Duration,
+    /// Simulations done since the `go` (without those kept by tree reuse).
+    pub simulations: u64,
+}
+
+/// What the engine reports.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The running search, about every [`EngineConfig::info_interval`].
+    Info(SearchReport),
+    /// A search ended (limit reached, stopped, or could not go on).
+    Done {
+        /// The final state; `None` when no search ran (no evaluator, root not evaluable).
+        report: Option<SearchReport>,
+        /// The move to play in UCI notation, when there is one.
+        best_move: Option<String>,
+    },
+    /// New evaluators are loaded and in use.
+    EvaluatorReady {
+        /// The number of inference workers.
+        workers: usize,
+    },
+    /// Something failed; the engine goes on serving.
+    Error(EngineError),
+}
+
+/// What can go wrong in the engine (reported as [`Event::Error`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EngineError {
+    /// A search was asked for before any evaluator was loaded.
+    #[error("no model is loaded: load one before searching")]
+    NoEvaluator,
+    /// Loading the evaluators failed.
+    #[error("could not load the model: {0}")]
+    Load(String),
+    /// An evaluator panicked; its worker rebuilt it and the engine goes on.
+    #[error("the model evaluator crashed: {0}")]
+    EvaluatorPanicked(String),
+    /// The model could not evaluate the root position, so the search stopped.
+    #[error("the search stopped: {0}")]
+    Search(#[from] SearchError),
+    /// A move of [`Command::SetPosition`] is not legal; the position was not changed.
+    #[error("move {index} ({text}) of the position cannot be played: {reason}")]
+    IllegalMove {
+        /// Its 0-based index in the move list.
+        index: usize,
+        /// The move as given.
+        text: String,
+        /// Why.
+        reason: String,
+    },
+    /// An invalid setting.
+    #[error("invalid engine setting: {0}")]
+    Config(String),
+    /// The engine thread could not be started or has ended.
+    #[error("the engine thread is not running: {0}")]
+    Thread(String),
+}

@@ -1,0 +1,470 @@
+//! The engine thread: owns the search tree, the inference pool and the current position; reacts to
+//! commands, evaluation results and finished model loads, and drives the MCTS batch state machine.
+//!
+//! It never blocks on a model: evaluations run on the pool's workers, and the thread waits on commands,
+//! results and its own deadlines (next info, move time, the t0 of the oldest evaluation) together, so a
+//! `Stop` is answered as soon as it arrives.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, never, select};
+
+use super::api::{
+    Command, EngineConfig, EngineError, EvaluatorFactory, Event, FactoryError, GoLimits, Repaint,
+};
+use super::api::{EvaluatorBox, SearchReport};
+use super::pool::{Done, JobError, Pool};
+use super::position::GamePosition;
+use crate::game::chess::ChessState;
+use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult};
+use crate::search::SearchError;
+use crate::search::mcts::{Completion, Mcts, MctsParams, Ticket};
+
+type EvalJob = Vec<EvalRequest<ChessState>>;
+type EvalOut = Vec<Result<EvalResult<ChessState>, EvalError>>;
+type EvalPool = Pool<EvalJob, EvalOut, FactoryError>;
+type LoadResult = (u64, Result<EvalPool, String>);
+
+/// Batches selected in one go without any evaluation (only terminal visits) before the thread checks its
+/// channels again.
+const MAX_IDLE_BATCHES: usize = 64;
+
+/// A batch out on a worker.
+struct Job {
+    search: u64,
+    tickets: Vec<Ticket>,
+    sent: Instant,
+}
+
+/// The running search.
+struct Active {
+    id: u64,
+    limits: GoLimits,
+    started: Instant,
+    start_simulations: u64,
+    next_info: Instant,
+}
+
+/// What woke the thread.
+enum Wake {
+    Command(Option<Command>),
+    Result(Option<Done<EvalOut, FactoryError>>),
+    Loaded(Option<LoadResult>),
+    Timeout,
+}
+
+pub(crate) struct Controller {
+    commands: Receiver<Command>,
+    events: Sender<Event>,
+    repaint: Repaint,
+    config: EngineConfig,
+    params: MctsParams,
+    position: GamePosition,
+    tree: Option<Mcts<ChessState>>,
+    pool: Option<EvalPool>,
+    workers: usize,
+    loading: Option<Receiver<LoadResult>>,
+    load_generation: u64,
+    pending_go: Option<(GoLimits, MctsParams)>,
+    active: Option<Active>,
+    jobs: HashMap<usize, Job>,
+    next_search: u64,
+    /// Set when the last feed stopped early with work left: wait with a zero timeout.
+    busy: bool,
+}
+
+impl Controller {
+    pub(crate) fn new(
+        commands: Receiver<Command>,
+        events: Sender<Event>,
+        repaint: Repaint,
+        config: EngineConfig,
+    ) -> Controller {
+        let start = ChessState::startpos();
+        Controller {
+            commands,
+            events,
+            repaint,
+            config,
+            params: MctsParams::default(),
+            position: GamePosition { start: start.clone(), moves: Vec::new(), current: start },
+            tree: None,
+            pool: None,
+            workers: 0,
+            loading: None,
+            load_generation: 0,
+            pending_go: None,
+            active: None,
+            jobs: HashMap::new(),
+            next_search: 0,
+            busy: false,
+        }
+    }
+
+    fn emit(&self, event: Event) {
+        // The receiver may be gone (the handle was dropped); the thread then ends at the next command.
+        let _ = self.events.send(event);
+        (self.repaint)();
+    }
+
+    fn error(&self, e: EngineError) {
+        self.emit(Event::Error(e));
+    }
+
+    /// Runs until [`Command::Quit`] or until the handle is dropped.
+    pub(crate) fn run(mut self) {
+        loop {
+            if self.active.is_some() {
+                self.tick();
+            }
+            match self.wait() {
+                Wake::Command(Some(Command::Quit)) | Wake::Command(None) => break,
+                Wake::Command(Some(c)) => self.command(c),
+                Wake::Result(Some(done)) => self.result(done),
+                Wake::Result(None) => {
+                    // Every worker lost its evaluator.
+                    self.pool = None;
+                    self.error(EngineError::Load(
+                        "every inference worker has stopped; load the model again".into(),
+                    ));
+                    self.finish();
+                }
+                Wake::Loaded(Some((generation, result))) => self.loaded(generation, result),
+                Wake::Loaded(None) => self.loading = None,
+                Wake::Timeout => {}
+            }
+        }
+        self.finish();
+        if let Some(pool) = self.pool.take() {
+            retire(pool);
+        }
+    }
+
+    /// The next time the thread must act without being woken by a channel.
+    fn deadline(&self) -> Option<Instant> {
+        let active = self.active.as_ref()?;
+        let mut at = active.next_info;
+        if let Some(t) = active.limits.movetime.filter(|_| !active.limits.infinite) {
+            at = at.min(active.started + t);
+        }
+        if let Some(oldest) = self.jobs.values().filter(|j| j.search == active.id).map(|j| j.sent).min() {
+            at = at.min(oldest + self.config.eval_timeout);
+        }
+        Some(at)
+    }
+
+    fn wait(&self) -> Wake {
+        let timeout = if self.busy {
+            Duration::ZERO
+        } else {
+            self.deadline().map_or(Duration::from_secs(3600), |d| d.saturating_duration_since(Instant::now()))
+        };
+        let none_results = never();
+        let results = self.pool.as_ref().map_or(&none_results, |p| p.results());
+        let none_loads = never();
+        let loads = self.loading.as_ref().unwrap_or(&none_loads);
+        select! {
+            recv(self.commands) -> c => Wake::Command(c.ok()),
+            recv(results) -> r => Wake::Result(r.ok()),
+            recv(loads) -> l => Wake::Loaded(l.ok()),
+            default(timeout) => Wake::Timeout,
+        }
+    }
+
+    fn command(&mut self, command: Command) {
+        match command {
+            Command::SetPosition { start, moves } => {
+                self.finish();
+                self.cancel_pending();
+                match GamePosition::new(start, &moves) {
+                    Ok(next) => self.set_position(next),
+                    Err(e) => self.error(e),
+                }
+            }
+            Command::Go { limits, params } => {
+                self.finish();
+                self.cancel_pending();
+                if self.loading.is_some() {
+                    self.pending_go = Some((limits, params));
+                } else if self.pool.is_none() {
+                    self.error(EngineError::NoEvaluator);
+                    self.emit(Event::Done { report: None, best_move: None });
+                } else {
+                    self.start(limits, params);
+                }
+            }
+            Command::Stop => {
+                self.finish();
+                self.cancel_pending();
+            }
+            Command::SetParams(params) => match params.validate() {
+                Err(e) => self.error(EngineError::Search(e)),
+                Ok(()) => {
+                    if let Some(tree) = self.tree.as_mut().filter(|_| self.active.is_some()) {
+                        // Validated above, so this cannot fail.
+                        let _ = tree.set_params(params.clone());
+                    }
+                    self.params = params;
+                }
+            },
+            Command::SetConfig(config) => {
+                if config.batch_size == 0 {
+                    self.error(EngineError::Config("the batch size must be at least 1".into()));
+                } else {
+                    self.config = config;
+                }
+            }
+            Command::LoadEvaluator { factory, workers } => self.load(factory, workers),
+            Command::Quit => {}
+        }
+    }
+
+    fn set_position(&mut self, next: GamePosition) {
+        let extra = self.position.moves_to(&next).map(<[_]>::to_vec);
+        self.tree = match (self.tree.take(), extra) {
+            (Some(mut tree), Some(extra)) => {
+                let ok = extra.iter().all(|&m| tree.advance(m).is_ok());
+                ok.then_some(tree)
+            }
+            _ => None,
+        };
+        self.position = next;
+    }
+
+    fn start(&mut self, limits: GoLimits, params: MctsParams) {
+        let ready = match self.tree.as_mut() {
+            Some(tree) => tree.set_params(params.clone()),
+            None => Mcts::new(self.position.current.clone(), self.position.ply(), params.clone())
+                .map(|t| self.tree = Some(t)),
+        };
+        if let Err(e) = ready {
+            self.error(EngineError::Search(e));
+            self.emit(Event::Done { report: None, best_move: None });
+            return;
+        }
+        self.params = params;
+        let now = Instant::now();
+        let start_simulations = self.tree.as_ref().map_or(0, |t| t.stats().simulations);
+        self.active = Some(Active {
+            id: self.next_search,
+            limits,
+            started: now,
+            start_simulations,
+            next_info: now + self.config.info_interval,
+        });
+        self.next_search += 1;
+    }
+
+    fn cancel_pending(&mut self) {
+        if self.pending_go.take().is_some() {
+            self.emit(Event::Done { report: None, best_move: None });
+        }
+    }
+
+    fn report(&self) -> Option<SearchReport> {
+        let (tree, active) = (self.tree.as_ref()?, self.active.as_ref()?);
+        Some(SearchReport {
+            snapshot: tree.snapshot(),
+            elapsed: active.started.elapsed(),
+            simulations: tree.stats().simulations.saturating_sub(active.start_simulations),
+        })
+    }
+
+    /// Ends the running search (if any): gives up its evaluations and sends its [`Event::Done`].
+    fn finish(&mut self) {
+        self.busy = false;
+        let Some(active) = self.active.as_ref() else { return };
+        let id = active.id;
+        self.jobs.retain(|_, j| j.search != id);
+        if let Some(tree) = self.tree.as_mut() {
+            tree.abandon_all();
+        }
+        let report = self.report();
+        let best_move = self.tree.as_ref().and_then(|t| {
+            let a = t.best_action()?;
+            Some(crate::game::GameState::action_to_text(t.root_state(), a))
+        });
+        self.active = None;
+        self.emit(Event::Done { report, best_move });
+    }
+
+    /// One step of the running search: limits, timeouts, new batches, info.
+    fn tick(&mut self) {
+        self.busy = false;
+        let now = Instant::now();
+        let (Some(active), Some(tree)) = (self.active.as_ref(), self.tree.as_mut()) else { return };
+        let id = active.id;
+        let limits = active.limits;
+        // Evaluations past t0 are given up; a late result finds no job and is dropped.
+        let t0 = self.config.eval_timeout;
+        let late: Vec<usize> =
+            self.jobs.iter().filter(|(_, j)| j.search == id && now >= j.sent + t0).map(|(&i, _)| i).collect();
+        for i in late {
+            if let Some(job) = self.jobs.remove(&i) {
+                for t in job.tickets {
+                    tree.abandon(t);
+                }
+            }
+        }
+        if !limits.infinite && limits.movetime.is_some_and(|t| now >= active.started + t) {
+            return self.finish();
+        }
+        let start_simulations = active.start_simulations;
+        let out = self.jobs.values().filter(|j| j.search == id).count();
+        let mut idle_batches = 0;
+        let mut free = self.workers.saturating_sub(out);
+        let mut stuck = false;
+        // While the root's own evaluation is out every pass would only collide with it.
+        while free > 0 && !tree.is_root_pending() {
+            let done = tree.stats().simulations.saturating_sub(start_simulations);
+            let mut want = self.config.batch_size;
+            if let Some(limit) = limits.simulations.filter(|_| !limits.infinite) {
+                let left = limit.saturating_sub(done).saturating_sub(tree.in_flight() as u64);
+                want = want.min(usize::try_from(left).unwrap_or(usize::MAX));
+            }
+            if want == 0 {
+                break;
+            }
+            let batch = tree.select_batch(want);
+            if batch.evals.is_empty() {
+                if !batch.made_progress() {
+                    stuck = tree.in_flight() == 0;
+                    break;
+                }
+                idle_batches += 1;
+                if idle_batches >= MAX_IDLE_BATCHES {
+                    self.busy = true;
+                    break;
+                }
+                continue;
+            }
+            let tickets = batch.evals.iter().map(|e| e.ticket).collect();
+            let requests = batch.evals.into_iter().map(|e| e.request).collect();
+            if let Some(pool) = self.pool.as_mut() {
+                let index = pool.submit(requests);
+                self.jobs.insert(index, Job { search: id, tickets, sent: now });
+            }
+            free -= 1;
+        }
+        let done = tree.stats().simulations.saturating_sub(start_simulations);
+        let reached = !limits.infinite && limits.simulations.is_some_and(|l| done >= l);
+        if reached || (stuck && !limits.infinite) {
+            return self.finish();
+        }
+        if stuck {
+            // Infinite search over a finished tree: nothing to do until stopped.
+            self.busy = false;
+        }
+        if let Some(active) = self.active.as_mut()
+            && now >= active.next_info
+        {
+            active.next_info = now + self.config.info_interval;
+            if let Some(report) = self.report() {
+                self.emit(Event::Info(report));
+            }
+        }
+    }
+
+    fn result(&mut self, done: Done<EvalOut, FactoryError>) {
+        let Some(job) = self.jobs.remove(&done.index) else { return };
+        let Some(tree) =
+            self.tree.as_mut().filter(|_| self.active.as_ref().is_some_and(|a| a.id == job.search))
+        else {
+            return;
+        };
+        let results: Vec<Result<EvalResult<ChessState>, EvalError>> = match done.result {
+            Ok(results) => results,
+            Err(e) => {
+                let why = match e {
+                    JobError::Panicked(m) => m,
+                    JobError::Failed(e) => e.to_string(),
+                };
+                let _ = self.events.send(Event::Error(EngineError::EvaluatorPanicked(why.clone())));
+                (self.repaint)();
+                Vec::new()
+            }
+        };
+        let mut results = results.into_iter();
+        let mut root_error = None;
+        for ticket in job.tickets {
+            let result = results.next().unwrap_or_else(|| {
+                Err(EvalError::Backend("the evaluator gave no result for this position".into()))
+            });
+            let is_root = tree.is_root_pending();
+            let error = result.as_ref().err().cloned();
+            if let (Completion::NodeFailed(why), true) = (tree.complete(ticket, result), is_root) {
+                root_error = Some(match error {
+                    Some(e) => SearchError::RootEvaluation(e),
+                    None => SearchError::RootUnusable(why),
+                });
+            }
+        }
+        if let Some(e) = root_error {
+            self.error(EngineError::Search(e));
+            self.finish();
+        }
+    }
+
+    fn load(&mut self, factory: EvaluatorFactory, workers: usize) {
+        if workers == 0 {
+            return self.error(EngineError::Config("at least one inference worker is needed".into()));
+        }
+        self.load_generation += 1;
+        let generation = self.load_generation;
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let spawned = std::thread::Builder::new().name("mavboard-load".into()).spawn(move || {
+            let pool = Pool::new(
+                "mavboard-eval",
+                workers,
+                move |w| factory(w),
+                |evaluator: &mut EvaluatorBox, requests: EvalJob| Ok(evaluator.evaluate(&requests)),
+            )
+            .map_err(|e| e.to_string());
+            // The engine may have quit meanwhile; the pool is then dropped here.
+            let _ = tx.send((generation, pool));
+        });
+        match spawned {
+            Ok(_) => self.loading = Some(rx),
+            Err(e) => self.error(EngineError::Thread(format!("could not start the loading thread: {e}"))),
+        }
+    }
+
+    fn loaded(&mut self, generation: u64, result: Result<EvalPool, String>) {
+        if generation != self.load_generation {
+            if let Ok(pool) = result {
+                retire(pool);
+            }
+            return;
+        }
+        self.loading = None;
+        match result {
+            Ok(pool) => {
+                // Evaluations out on the old workers are given up; the search goes on with the new ones.
+                self.jobs.clear();
+                if let Some(tree) = self.tree.as_mut() {
+                    tree.abandon_all();
+                }
+                self.workers = pool.live_workers().max(1);
+                if let Some(old) = self.pool.replace(pool) {
+                    retire(old);
+                }
+                self.emit(Event::EvaluatorReady { workers: self.workers });
+                if let Some((limits, params)) = self.pending_go.take() {
+                    self.start(limits, params);
+                }
+            }
+            Err(e) => {
+                self.error(EngineError::Load(e));
+                self.cancel_pending();
+            }
+        }
+    }
+}
+
+/// Drops a pool on its own thread: dropping waits for each worker's current job, which may be slow.
+fn retire(pool: EvalPool) {
+    let spawned = std::thread::Builder::new().name("mavboard-retire".into()).spawn(move || drop(pool));
+    // If no thread can be started the pool was dropped (and waited for) in place.
+    drop(spawned);
+}

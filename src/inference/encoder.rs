@@ -1,0 +1,204 @@
+//! The `mav-encoder` evaluator: one bidirectional pass values every legal move of every request.
+//!
+//! Input per request (the contract of `mav::encoder_input`): the `%state` tokens without spaces, `<sep>`,
+//! one token per legal move. All requests of a batch go into one padded run; the value distribution of a
+//! move is the softmax of the value logits at its token, the best-action distribution the softmax of the
+//! best logits over the moves.
+
+use std::time::Instant;
+
+use ndarray::{Array2, Axis, Ix2, Ix3};
+use ort::value::Tensor;
+
+use super::evaluator::{
+    DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK,
+};
+use super::onnx::session::{OnnxSession, SessionError, SessionOptions};
+use crate::game::GameState;
+use crate::game::chess::ChessState;
+use crate::mav::buckets::{Buckets, ValueDistribution};
+use crate::mav::encoder_input::encoder_input;
+use crate::mav::tokenizer::Tokenizer;
+use crate::model::ModelPackage;
+
+/// A `mav-encoder` model on one ONNX Runtime session.
+#[derive(Debug)]
+pub struct EncoderEvaluator {
+    session: OnnxSession,
+    tokenizer: Tokenizer,
+    buckets: Buckets,
+    pad_id: u32,
+    context: usize,
+    /// Summed time inside `Session::run`.
+    pub model_time: std::time::Duration,
+}
+
+impl EncoderEvaluator {
+    /// Opens the package (its graph is checked against mav.json by [`OnnxSession::open`]).
+    pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<EncoderEvaluator, SessionError> {
+        let session = OnnxSession::open(package, options)?;
+        let tokenizer = super::load::check_tokenizer(package)?;
+        let m = &package.manifest;
+        let buckets = Buckets::new(m.num_buckets as u32).map_err(|e| {
+            SessionError::Model(crate::model::ModelError::Mismatch {
+                dir: package.dir.clone(),
+                field: "mav.json num_buckets".into(),
+                expected: "a valid bucket count".into(),
+                found: e.to_string(),
+            })
+        })?;
+        Ok(EncoderEvaluator {
+            session,
+            tokenizer,
+            buckets,
+            pad_id: m.pad_token_id.unwrap_or(0),
+            context: m.context_length,
+            model_time: std::time::Duration::ZERO,
+        })
+    }
+
+    /// The device status of the session.
+    pub fn status(&self) -> &super::device::DeviceStatus {
+        &self.session.status
+    }
+}
+
+fn softmax(xs: &[f32]) -> Vec<f64> {
+    let max = xs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let e: Vec<f64> = xs.iter().map(|&x| f64::from(x - max).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.into_iter().map(|v| v / s).collect()
+}
+
+impl Evaluator<ChessState> for EncoderEvaluator {
+    fn evaluate(&mut self, requests: &[EvalRequest<ChessState>]) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        let queued = Instant::now();
+        let mut out: Vec<Option<Result<EvalResult<ChessState>, EvalError>>> = vec![None; requests.len()];
+        // (request index, moves, input) of the requests that need the model.
+        let mut jobs = Vec::new();
+        for (i, r) in requests.iter().enumerate() {
+            if r.mode == DecodeMode::Free || r.want_next_state {
+                out[i] = Some(Err(EvalError::Unsupported {
+                    what: "decode freely or predict states".into(),
+                    why: "a mav-encoder model only values the legal moves the rules give; use a mav-lm package \
+                          for free decoding and world-model features"
+                        .into(),
+                }));
+                continue;
+            }
+            let moves = r.state.legal_actions();
+            if moves.is_empty() {
+                out[i] = Some(Ok(EvalResult {
+                    moves: Vec::new(),
+                    best_action: None,
+                    next_state: None,
+                    tracked_state: None,
+                    terminal: r.state.outcome(),
+                    raw_text: String::new(),
+                    hallucinations: Vec::new(),
+                    timing: EvalTiming::default(),
+                }));
+                continue;
+            }
+            match encoder_input(&self.tokenizer, &r.state, &moves) {
+                Ok(input) if input.ids.len() > self.context => {
+                    out[i] = Some(Err(EvalError::ContextTooLong { needed: input.ids.len(), context: self.context }))
+                }
+                Ok(input) => jobs.push((i, moves, input)),
+                Err(e) => out[i] = Some(Err(EvalError::Backend(e.to_string()))),
+            }
+        }
+        if !jobs.is_empty() {
+            let rows = jobs.len();
+            let len = jobs.iter().map(|j| j.2.ids.len()).max().unwrap_or(0);
+            let mut ids = Array2::<i64>::from_elem((rows, len), i64::from(self.pad_id));
+            let mut mask = Array2::<i64>::zeros((rows, len));
+            for (r, (_, _, input)) in jobs.iter().enumerate() {
+                for (j, &t) in input.ids.iter().enumerate() {
+                    ids[[r, j]] = i64::from(t);
+                    mask[[r, j]] = 1;
+                }
+            }
+            let queue = queued.elapsed();
+            let start = Instant::now();
+            let run = (|| -> Result<(ndarray::Array3<f32>, Array2<f32>), String> {
+                let ids = Tensor::from_array(ids).map_err(|e| e.to_string())?;
+                let mask = Tensor::from_array(mask).map_err(|e| e.to_string())?;
+                let outputs = self
+                    .session
+                    .session
+                    .run(ort::inputs!["input_ids" => ids, "attention_mask" => mask])
+                    .map_err(|e| e.to_string())?;
+                let values = outputs["value_logits"]
+                    .try_extract_array::<f32>()
+                    .map_err(|e| e.to_string())?
+                    .to_owned()
+                    .into_dimensionality::<Ix3>()
+                    .map_err(|e| e.to_string())?;
+                let best = outputs["best_logits"]
+                    .try_extract_array::<f32>()
+                    .map_err(|e| e.to_string())?
+                    .to_owned()
+                    .into_dimensionality::<Ix2>()
+                    .map_err(|e| e.to_string())?;
+                Ok((values, best))
+            })();
+            let model = start.elapsed();
+            self.model_time += model;
+            match run {
+                Err(e) => {
+                    for (i, _, _) in &jobs {
+                        out[*i] = Some(Err(EvalError::Backend(e.clone())));
+                    }
+                }
+                Ok((values, best)) => {
+                    for (r, (i, moves, input)) in jobs.into_iter().enumerate() {
+                        let req = &requests[i];
+                        let row = values.index_axis(Axis(0), r);
+                        let mut mv = Vec::with_capacity(moves.len());
+                        let mut failed = None;
+                        for (&a, &p) in moves.iter().zip(&input.move_positions) {
+                            let logits: Vec<f32> = row.index_axis(Axis(0), p).to_vec();
+                            match ValueDistribution::from_logits(self.buckets, &logits) {
+                                Ok(dist) => mv.push(MoveValue { action: a, text: req.state.action_to_text(a), dist }),
+                                Err(e) => failed = Some(e.to_string()),
+                            }
+                        }
+                        if let Some(e) = failed {
+                            out[i] = Some(Err(EvalError::Backend(format!("the model's value logits are invalid: {e}"))));
+                            continue;
+                        }
+                        let best_logits: Vec<f32> = input.move_positions.iter().map(|&p| best[[r, p]]).collect();
+                        let mut best_p = softmax(&best_logits);
+                        // %top_k: the k best moves by mean value (all for %top_all), best first.
+                        let mut order: Vec<usize> = (0..mv.len()).collect();
+                        order.sort_by(|&x, &y| {
+                            Scoring::Mean.value(&mv[y].dist).total_cmp(&Scoring::Mean.value(&mv[x].dist))
+                        });
+                        let keep = match req.top_k {
+                            TopK::All => order.len(),
+                            TopK::Count(k) => (k as usize).min(order.len()),
+                        };
+                        order.truncate(keep);
+                        let moves_out: Vec<_> = order.iter().map(|&j| mv[j].clone()).collect();
+                        best_p = order.iter().map(|&j| best_p[j]).collect();
+                        let share = model / rows as u32;
+                        out[i] = Some(Ok(EvalResult {
+                            moves: moves_out,
+                            best_action: req.want_best_action.then_some(best_p),
+                            next_state: None,
+                            tracked_state: None,
+                            terminal: None,
+                            raw_text: String::new(),
+                            hallucinations: Vec::new(),
+                            timing: EvalTiming { queue, model: share, tokens: input.ids.len() },
+                        }));
+                    }
+                }
+            }
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not evaluated".into()))))
+            .collect()
+    }
+}

@@ -1,0 +1,75 @@
+//! Opening a model package as an [`Evaluator`], whatever its format.
+
+use std::path::Path;
+
+use super::encoder::EncoderEvaluator;
+use super::evaluator::Evaluator;
+use super::onnx::session::{SessionError, SessionOptions};
+use crate::game::chess::ChessState;
+use crate::mav::tokenizer::Tokenizer;
+use crate::model::{ModelError, ModelFormat, ModelPackage};
+
+/// Checks that the package's tokenizer.json has exactly mavboard's vocabulary (the one its protocol
+/// module writes), and returns that tokenizer.
+pub fn check_tokenizer(package: &ModelPackage) -> Result<Tokenizer, ModelError> {
+    let path = package.tokenizer_path();
+    let text = std::fs::read_to_string(&path).map_err(|e| ModelError::Io { path: path.clone(), reason: e.to_string() })?;
+    let theirs: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| ModelError::Manifest { path: path.clone(), reason: format!("tokenizer.json: {e}") })?;
+    let tokenizer = Tokenizer::new();
+    let ours: serde_json::Value = serde_json::from_str(&tokenizer.to_hf_json())
+        .map_err(|e| ModelError::Manifest { path: path.clone(), reason: format!("built-in vocabulary: {e}") })?;
+    let vocab = |v: &serde_json::Value| v.pointer("/model/vocab").cloned();
+    if vocab(&theirs) != vocab(&ours) {
+        let size = |v: &serde_json::Value| vocab(v).and_then(|m| m.as_object().map(|o| o.len())).unwrap_or(0);
+        return Err(ModelError::Mismatch {
+            dir: package.dir.clone(),
+            field: "tokenizer.json vocabulary".into(),
+            expected: format!("mavboard's {} tokens (export it with `mavboard mav tokenizer`)", size(&ours)),
+            found: format!("{} tokens that differ", size(&theirs)),
+        });
+    }
+    if package.manifest.vocab_size != tokenizer.vocab_size() && package.manifest.format == ModelFormat::MavLm {
+        return Err(ModelError::Mismatch {
+            dir: package.dir.clone(),
+            field: "mav.json vocab_size".into(),
+            expected: tokenizer.vocab_size().to_string(),
+            found: package.manifest.vocab_size.to_string(),
+        });
+    }
+    Ok(tokenizer)
+}
+
+/// Why a package cannot be opened as an evaluator.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LoadError {
+    /// The package or its session.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The package itself.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// This build has no evaluator for the format yet.
+    #[error("{dir}: mavboard cannot run {format} packages for analysis yet; use a mav-encoder package (the shipped default assets/models/mav-enc-tiny)", dir = .dir.display())]
+    FormatNotSupported {
+        /// The package folder.
+        dir: std::path::PathBuf,
+        /// The format name.
+        format: &'static str,
+    },
+}
+
+/// Opens the package in `dir` as an evaluator of chess positions.
+pub fn load_evaluator(
+    dir: &Path,
+    options: &SessionOptions,
+) -> Result<(Box<dyn Evaluator<ChessState> + Send>, ModelPackage), LoadError> {
+    let package = ModelPackage::open(dir)?;
+    match package.manifest.format {
+        ModelFormat::MavEncoder => {
+            let e = EncoderEvaluator::open(&package, options)?;
+            Ok((Box::new(e), package))
+        }
+        f => Err(LoadError::FormatNotSupported { dir: dir.to_path_buf(), format: f.name() }),
+    }
+}

@@ -1,0 +1,240 @@
+//! The engine thread with mock evaluators: searching, info events, stop latency, crashes and load errors.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use mavboard::engine::{
+    Command, Engine, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, GoLimits, SearchReport,
+};
+use mavboard::game::GameState;
+use mavboard::game::chess::ChessState;
+use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
+use mavboard::search::mcts::MctsParams;
+use mavboard::search::mock::MaterialEvaluator;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn material_factory() -> EvaluatorFactory {
+    Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox))
+}
+
+/// Sleeps before every batch.
+struct Slow(MaterialEvaluator, Duration);
+
+impl Evaluator<ChessState> for Slow {
+    fn evaluate(&mut self, r: &[EvalRequest<ChessState>]) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        std::thread::sleep(self.1);
+        self.0.evaluate(r)
+    }
+}
+
+/// Panics on the first call made through any instance sharing `calls`.
+struct PanicsOnce(MaterialEvaluator, Arc<AtomicUsize>);
+
+impl Evaluator<ChessState> for PanicsOnce {
+    fn evaluate(&mut self, r: &[EvalRequest<ChessState>]) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        if self.1.fetch_add(1, Ordering::SeqCst) == 0 {
+            panic!("mock evaluator exploded");
+        }
+        self.0.evaluate(r)
+    }
+}
+
+fn start(factory: EvaluatorFactory, workers: usize) -> (Engine, Arc<AtomicUsize>) {
+    let repaints = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&repaints);
+    let engine = Engine::start(
+        EngineConfig { batch_size: 8, ..EngineConfig::default() },
+        Arc::new(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        }),
+    )
+    .expect("engine starts");
+    engine.send(Command::LoadEvaluator { factory, workers }).expect("engine runs");
+    match engine.events().recv_timeout(WAIT).expect("an event") {
+        Event::EvaluatorReady { workers: w } => assert_eq!(w, workers),
+        other => panic!("expected EvaluatorReady, got {other:?}"),
+    }
+    (engine, repaints)
+}
+
+/// Collects events until the search's `Done`: (infos, errors, report, best move).
+fn until_done(
+    engine: &Engine,
+) -> (Vec<SearchReport>, Vec<EngineError>, Option<SearchReport>, Option<String>) {
+    let (mut infos, mut errors) = (Vec::new(), Vec::new());
+    loop {
+        match engine.events().recv_timeout(WAIT).expect("the search ends in time") {
+            Event::Info(r) => infos.push(r),
+            Event::Error(e) => errors.push(e),
+            Event::Done { report, best_move } => return (infos, errors, report, best_move),
+            Event::EvaluatorReady { .. } => panic!("unexpected EvaluatorReady"),
+        }
+    }
+}
+
+fn go(engine: &Engine, limits: GoLimits) {
+    engine.send(Command::Go { limits, params: MctsParams::default() }).expect("engine runs");
+}
+
+#[test]
+fn searches_to_the_simulation_limit_and_names_a_legal_move() {
+    let (engine, repaints) = start(material_factory(), 2);
+    // White can win the queen on d8 with the rook.
+    let start = ChessState::from_fen("3q3k/8/8/8/8/8/6PP/3R3K w - - 0 1").expect("valid FEN");
+    engine.send(Command::SetPosition { start: start.clone(), moves: Vec::new() }).expect("engine runs");
+    go(&engine, GoLimits { simulations: Some(300), ..GoLimits::default() });
+    let (_, errors, report, best) = until_done(&engine);
+    assert!(errors.is_empty(), "{errors:?}");
+    let report = report.expect("a final report");
+    assert!(report.simulations >= 300, "{} simulations", report.simulations);
+    assert!(report.simulations < 300 + 16, "{} simulations overshoot the limit", report.simulations);
+    assert_eq!(report.snapshot.root, start.to_text());
+    let best = best.expect("a best move");
+    assert!(start.parse_action(&best).is_ok(), "{best} is not legal");
+    assert_eq!(best, "d1d8");
+    assert_eq!(report.snapshot.best.as_deref(), Some("d1d8"));
+    assert!(repaints.load(Ordering::SeqCst) >= 2, "repaint is called after events");
+}
+
+#[test]
+fn info_events_come_while_searching_and_stop_ends_an_infinite_search() {
+    let slow: EvaluatorFactory = Arc::new(|w| {
+        Ok(Box::new(Slow(MaterialEvaluator::new(w as u64), Duration::from_millis(20))) as EvaluatorBox)
+    });
+    let (engine, _) = start(slow, 1);
+    go(&engine, GoLimits { infinite: true, ..GoLimits::default() });
+    let mut infos = Vec::new();
+    while infos.len() < 3 {
+        match engine.events().recv_timeout(WAIT).expect("info events") {
+            Event::Info(r) => infos.push(r),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(infos.windows(2).all(|w| w[0].simulations <= w[1].simulations));
+    assert!(infos[2].elapsed >= Duration::from_millis(200), "infos come about every 100 ms");
+    engine.send(Command::Stop).expect("engine runs");
+    let (_, errors, report, best) = until_done(&engine);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(report.expect("a final report").simulations > 0);
+    assert!(best.is_some());
+}
+
+#[test]
+fn stop_is_answered_promptly_even_with_a_very_slow_evaluator() {
+    let slow: EvaluatorFactory = Arc::new(|w| {
+        Ok(Box::new(Slow(MaterialEvaluator::new(w as u64), Duration::from_secs(3))) as EvaluatorBox)
+    });
+    let (engine, _) = start(slow, 1);
+    go(&engine, GoLimits { infinite: true, ..GoLimits::default() });
+    std::thread::sleep(Duration::from_millis(150));
+    let asked = Instant::now();
+    engine.send(Command::Stop).expect("engine runs");
+    let (_, _, _, best) = until_done(&engine);
+    let latency = asked.elapsed();
+    println!("stop answered after {latency:?} with a 3 s evaluation out");
+    assert!(latency < Duration::from_secs(1), "stop took {latency:?}");
+    // The root's evaluation never came back: there is no move.
+    assert!(best.is_none());
+    let dropped = Instant::now();
+    drop(engine);
+    assert!(dropped.elapsed() < Duration::from_secs(2), "dropping the engine does not wait for the model");
+}
+
+#[test]
+fn a_late_evaluation_is_abandoned_after_t0() {
+    let slow: EvaluatorFactory = Arc::new(|w| {
+        Ok(Box::new(Slow(MaterialEvaluator::new(w as u64), Duration::from_millis(400))) as EvaluatorBox)
+    });
+    let (engine, _) = start(slow, 1);
+    engine
+        .send(Command::SetConfig(EngineConfig {
+            eval_timeout: Duration::from_millis(100),
+            ..EngineConfig::default()
+        }))
+        .expect("engine runs");
+    go(&engine, GoLimits { movetime: Some(Duration::from_millis(700)), ..GoLimits::default() });
+    let (_, _, report, _) = until_done(&engine);
+    let stats = report.expect("a report").snapshot.totals.stats;
+    assert!(stats.abandoned >= 1, "{stats:?}");
+    assert_eq!(stats.simulations, 0, "nothing came back in time: {stats:?}");
+}
+
+#[test]
+fn a_panicking_evaluator_is_an_error_and_the_engine_keeps_serving() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let factory: EvaluatorFactory = Arc::new(move |w| {
+        Ok(Box::new(PanicsOnce(MaterialEvaluator::new(w as u64), Arc::clone(&calls))) as EvaluatorBox)
+    });
+    let (engine, _) = start(factory, 1);
+    go(&engine, GoLimits { simulations: Some(50), ..GoLimits::default() });
+    let (_, errors, _, best) = until_done(&engine);
+    assert!(
+        errors.iter().any(|e| matches!(e, EngineError::EvaluatorPanicked(m) if m.contains("exploded"))),
+        "{errors:?}"
+    );
+    assert!(best.is_none(), "the root evaluation crashed");
+    go(&engine, GoLimits { simulations: Some(50), ..GoLimits::default() });
+    let (_, errors, report, best) = until_done(&engine);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(report.expect("a report").simulations >= 50);
+    assert!(ChessState::startpos().parse_action(&best.expect("a move")).is_ok());
+}
+
+#[test]
+fn load_failures_and_searching_without_a_model_are_errors() {
+    let engine = Engine::start(EngineConfig::default(), Arc::new(|| {})).expect("engine starts");
+    go(&engine, GoLimits { simulations: Some(10), ..GoLimits::default() });
+    let (_, errors, report, best) = until_done(&engine);
+    assert_eq!(errors, vec![EngineError::NoEvaluator]);
+    assert!(report.is_none() && best.is_none());
+    let failing: EvaluatorFactory = Arc::new(|_| Err("model.onnx not found in /nowhere".into()));
+    engine.send(Command::LoadEvaluator { factory: failing, workers: 2 }).expect("engine runs");
+    // A go sent while loading waits for the load and ends with it.
+    go(&engine, GoLimits { simulations: Some(10), ..GoLimits::default() });
+    let (_, errors, _, best) = until_done(&engine);
+    assert!(
+        matches!(errors.as_slice(), [EngineError::Load(m)] if m.contains("model.onnx not found")),
+        "{errors:?}"
+    );
+    assert!(best.is_none());
+    // The engine still serves: a working model loads and searches.
+    engine.send(Command::LoadEvaluator { factory: material_factory(), workers: 1 }).expect("engine runs");
+    go(&engine, GoLimits { simulations: Some(20), ..GoLimits::default() });
+    match engine.events().recv_timeout(WAIT).expect("an event") {
+        Event::EvaluatorReady { workers: 1 } => {}
+        other => panic!("expected EvaluatorReady, got {other:?}"),
+    }
+    let (_, errors, _, best) = until_done(&engine);
+    assert!(errors.is_empty() && best.is_some(), "{errors:?}");
+}
+
+#[test]
+fn moves_added_to_the_position_reuse_the_tree() {
+    let (engine, _) = start(material_factory(), 1);
+    let start = ChessState::startpos();
+    engine.send(Command::SetPosition { start: start.clone(), moves: Vec::new() }).expect("engine runs");
+    go(&engine, GoLimits { simulations: Some(400), ..GoLimits::default() });
+    let (_, _, _, best) = until_done(&engine);
+    let first = best.expect("a move");
+    let after = start.play(start.parse_action(&first).expect("legal")).expect("legal");
+    let reply = after.legal_actions()[0];
+    let moves = vec![first.clone(), after.action_to_text(reply)];
+    engine.send(Command::SetPosition { start: start.clone(), moves }).expect("engine runs");
+    go(&engine, GoLimits { simulations: Some(10), ..GoLimits::default() });
+    let (_, _, report, _) = until_done(&engine);
+    let totals = report.expect("a report").snapshot.totals;
+    assert!(totals.stats.reused_evaluations > 0, "{totals:?}");
+    // An unrelated position starts afresh.
+    engine.send(Command::SetPosition { start, moves: vec!["a2a3".into()] }).expect("engine runs");
+    go(&engine, GoLimits { simulations: Some(10), ..GoLimits::default() });
+    let (_, _, report, _) = until_done(&engine);
+    assert_eq!(report.expect("a report").snapshot.totals.stats.reused_evaluations, 0);
+    engine
+        .send(Command::SetPosition { start: ChessState::startpos(), moves: vec!["e2e5".into()] })
+        .expect("runs");
+    go(&engine, GoLimits { simulations: Some(10), ..GoLimits::default() });
+    let (_, errors, _, _) = until_done(&engine);
+    assert!(matches!(errors.as_slice(), [EngineError::IllegalMove { index: 0, .. }]), "{errors:?}");
+}

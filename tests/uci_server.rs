@@ -1,0 +1,181 @@
+//! The UCI server with the mock evaluator: over in-memory pipes, and as a child process the way a
+//! tournament manager (cutechess) drives it.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
+use mavboard::engine::line_reader::spawn_line_reader;
+use mavboard::engine::{EngineConfig, EvaluatorBox};
+use mavboard::game::GameState;
+use mavboard::game::chess::ChessState;
+use mavboard::game::fen::ModeChoice;
+use mavboard::search::mock::MaterialEvaluator;
+use mavboard::uci::info::parse_info;
+use mavboard::uci::server::{FactoryBuilder, serve};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn mock_builder() -> FactoryBuilder {
+    Box::new(|_| Ok(Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox))))
+}
+
+/// Reads lines until one starts with `prefix`; returns every line read, that one last.
+fn until(lines: &Receiver<String>, prefix: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    loop {
+        match lines.recv_timeout(WAIT) {
+            Ok(line) => {
+                let done = line.starts_with(prefix);
+                seen.push(line);
+                if done {
+                    return seen;
+                }
+            }
+            Err(e) => panic!("no '{prefix}' line ({e}); read so far: {seen:#?}"),
+        }
+    }
+}
+
+/// Checks a search's output: parseable `info` lines and a legal `bestmove` that the last PV starts with.
+fn check_search(output: &[String], position: &ChessState, nodes: Option<u64>) -> String {
+    let infos: Vec<_> = output
+        .iter()
+        .filter(|l| l.starts_with("info ") && !l.starts_with("info string"))
+        .map(|l| parse_info(l).expect("a valid info line"))
+        .collect();
+    let last = infos.last().expect("at least one info line");
+    let best = output.last().and_then(|l| l.strip_prefix("bestmove ")).expect("bestmove last").to_owned();
+    assert!(position.parse_action(&best).is_ok(), "bestmove {best} is not legal in {}", position.to_text());
+    assert_eq!(last.pv.first(), Some(&best), "{last:?}");
+    assert_eq!(last.depth, Some(last.pv.len() as u32));
+    assert!(last.score.is_some() && last.nps.is_some() && last.time_ms.is_some());
+    if let Some(n) = nodes {
+        assert!(last.nodes.is_some_and(|s| s >= n && s < n + 16), "{last:?}");
+    }
+    best
+}
+
+struct PipeServer {
+    input: std::io::PipeWriter,
+    lines: Receiver<String>,
+    thread: std::thread::JoinHandle<Result<(), mavboard::uci::server::UciServerError>>,
+}
+
+impl PipeServer {
+    fn start() -> PipeServer {
+        let (input_rx, input) = std::io::pipe().expect("a pipe");
+        let (output_rx, output) = std::io::pipe().expect("a pipe");
+        let thread =
+            std::thread::spawn(move || serve(input_rx, output, mock_builder(), EngineConfig::default()));
+        PipeServer { input, lines: spawn_line_reader("test-uci-output", output_rx), thread }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.input, "{line}").expect("the server reads");
+    }
+}
+
+#[test]
+fn handshake_search_options_and_errors_over_pipes() {
+    let mut s = PipeServer::start();
+    s.send("uci");
+    let hello = until(&s.lines, "uciok");
+    assert!(hello.iter().any(|l| l.starts_with("id name mavboard")));
+    for name in ["Simulations", "CPuct", "Batch", "Scoring", "WorldModel", "ModelPath", "Device", "Threads"] {
+        assert!(hello.iter().any(|l| l.starts_with(&format!("option name {name} type"))), "{name}");
+    }
+    assert!(hello.iter().any(|l| l == "option name UCI_Chess960 type check default false"));
+    s.send("isready");
+    assert_eq!(until(&s.lines, "readyok"), ["readyok"]);
+
+    s.send("ucinewgame");
+    s.send("position startpos moves e2e4 e7e5");
+    s.send("go nodes 200");
+    let after =
+        ChessState::from_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2").expect("FEN");
+    check_search(&until(&s.lines, "bestmove"), &after, Some(200));
+
+    // A FEN with a free queen to take, clocks instead of nodes, and settings changed.
+    s.send("setoption name Scoring value max");
+    s.send("setoption name CPuct value 2.5");
+    s.send("setoption name Batch value 4");
+    s.send("position fen 3q3k/8/8/8/8/8/6PP/3R3K w - - 0 1");
+    s.send("go wtime 10000 btime 10000 winc 0 binc 0");
+    let fen = ChessState::from_fen("3q3k/8/8/8/8/8/6PP/3R3K w - - 0 1").expect("FEN");
+    assert_eq!(check_search(&until(&s.lines, "bestmove"), &fen, None), "d1d8");
+
+    // Infinite: no bestmove before stop, then one at once.
+    s.send("position startpos");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(400));
+    let early: Vec<String> = s.lines.try_iter().collect();
+    assert!(early.iter().all(|l| !l.starts_with("bestmove")), "{early:?}");
+    assert!(early.iter().any(|l| l.starts_with("info depth")), "infos while searching: {early:?}");
+    let asked = Instant::now();
+    s.send("stop");
+    let out = until(&s.lines, "bestmove");
+    assert!(asked.elapsed() < Duration::from_secs(1), "stop took {:?}", asked.elapsed());
+    check_search(&out, &ChessState::startpos(), None);
+
+    // Bad input is reported and changes nothing.
+    s.send("setoption name Batch value zero");
+    assert!(until(&s.lines, "info string")[0].contains("Batch"));
+    s.send("setoption name Hash value 16");
+    assert!(until(&s.lines, "info string")[0].contains("unknown option 'Hash'"));
+    s.send("position startpos moves e2e5");
+    assert!(until(&s.lines, "info string")[0].contains("e2e5"));
+    s.send("position fen not a fen");
+    assert!(until(&s.lines, "info string")[0].contains("bad FEN"));
+    s.send("go nodes 50");
+    check_search(&until(&s.lines, "bestmove"), &ChessState::startpos(), Some(50));
+
+    // Chess960: castling is written king-takes-rook.
+    s.send("setoption name UCI_Chess960 value true");
+    let fen960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    s.send(&format!("position fen {fen960}"));
+    s.send("go nodes 100");
+    let pos = ChessState::from_fen_mode(fen960, ModeChoice::Chess960).expect("FEN");
+    check_search(&until(&s.lines, "bestmove"), &pos, Some(100));
+
+    s.send("quit");
+    s.thread.join().expect("no panic").expect("clean exit");
+}
+
+#[test]
+fn cutechess_style_session_with_the_binary() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["uci", "--mock"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("mavboard starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let lines = spawn_line_reader("test-mavboard-stdout", child.stdout.take().expect("stdout"));
+    let mut send = |line: &str| writeln!(stdin, "{line}").expect("mavboard reads");
+    send("uci");
+    until(&lines, "uciok");
+    send("setoption name Threads value 2");
+    send("isready");
+    until(&lines, "readyok");
+    send("ucinewgame");
+    send("position startpos moves e2e4 c7c5 g1f3");
+    send("isready");
+    until(&lines, "readyok");
+    send("go nodes 200");
+    let after =
+        ChessState::from_fen("rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2").expect("FEN");
+    check_search(&until(&lines, "bestmove"), &after, Some(200));
+    send("quit");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            assert!(status.success(), "{status}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "mavboard did not quit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
