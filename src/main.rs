@@ -14,6 +14,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The model's view of a position: every move's value distribution, max vs mean scoring; --sims adds MCTS.
+    Analyse(cli::analyse::Args),
     /// Count leaf nodes of the move tree (move-generator check and speed test).
     Perft(cli::perft::Args),
     /// Work with PGN files (check, ...).
@@ -34,6 +36,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Mav(args)) => cli::mav::run(args),
         Some(Command::Datagen(args)) => cli::datagen::run(args),
         Some(Command::Uci(args)) => cli::uci::run(args),
+        Some(Command::Analyse(args)) => cli::analyse::run(args),
         None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),
     };
     match result {

@@ -1,5 +1,6 @@
 //! The command-line subcommands, one file each. They parse arguments and print; the work is in the library.
 
+pub mod analyse;
 pub mod datagen;
 pub mod mav;
 pub mod perft;

@@ -71,7 +71,10 @@ fn softmax(xs: &[f32]) -> Vec<f64> {
 }
 
 impl Evaluator<ChessState> for EncoderEvaluator {
-    fn evaluate(&mut self, requests: &[EvalRequest<ChessState>]) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+    fn evaluate(
+        &mut self,
+        requests: &[EvalRequest<ChessState>],
+    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
         let queued = Instant::now();
         let mut out: Vec<Option<Result<EvalResult<ChessState>, EvalError>>> = vec![None; requests.len()];
         // (request index, moves, input) of the requests that need the model.
@@ -102,7 +105,10 @@ impl Evaluator<ChessState> for EncoderEvaluator {
             }
             match encoder_input(&self.tokenizer, &r.state, &moves) {
                 Ok(input) if input.ids.len() > self.context => {
-                    out[i] = Some(Err(EvalError::ContextTooLong { needed: input.ids.len(), context: self.context }))
+                    out[i] = Some(Err(EvalError::ContextTooLong {
+                        needed: input.ids.len(),
+                        context: self.context,
+                    }))
                 }
                 Ok(input) => jobs.push((i, moves, input)),
                 Err(e) => out[i] = Some(Err(EvalError::Backend(e.to_string()))),
@@ -160,15 +166,20 @@ impl Evaluator<ChessState> for EncoderEvaluator {
                         for (&a, &p) in moves.iter().zip(&input.move_positions) {
                             let logits: Vec<f32> = row.index_axis(Axis(0), p).to_vec();
                             match ValueDistribution::from_logits(self.buckets, &logits) {
-                                Ok(dist) => mv.push(MoveValue { action: a, text: req.state.action_to_text(a), dist }),
+                                Ok(dist) => {
+                                    mv.push(MoveValue { action: a, text: req.state.action_to_text(a), dist })
+                                }
                                 Err(e) => failed = Some(e.to_string()),
                             }
                         }
                         if let Some(e) = failed {
-                            out[i] = Some(Err(EvalError::Backend(format!("the model's value logits are invalid: {e}"))));
+                            out[i] = Some(Err(EvalError::Backend(format!(
+                                "the model's value logits are invalid: {e}"
+                            ))));
                             continue;
                         }
-                        let best_logits: Vec<f32> = input.move_positions.iter().map(|&p| best[[r, p]]).collect();
+                        let best_logits: Vec<f32> =
+                            input.move_positions.iter().map(|&p| best[[r, p]]).collect();
                         let mut best_p = softmax(&best_logits);
                         // %top_k: the k best moves by mean value (all for %top_all), best first.
                         let mut order: Vec<usize> = (0..mv.len()).collect();

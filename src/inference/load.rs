@@ -13,12 +13,14 @@ use crate::model::{ModelError, ModelFormat, ModelPackage};
 /// module writes), and returns that tokenizer.
 pub fn check_tokenizer(package: &ModelPackage) -> Result<Tokenizer, ModelError> {
     let path = package.tokenizer_path();
-    let text = std::fs::read_to_string(&path).map_err(|e| ModelError::Io { path: path.clone(), reason: e.to_string() })?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| ModelError::Io { path: path.clone(), reason: e.to_string() })?;
     let theirs: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| ModelError::Manifest { path: path.clone(), reason: format!("tokenizer.json: {e}") })?;
     let tokenizer = Tokenizer::new();
-    let ours: serde_json::Value = serde_json::from_str(&tokenizer.to_hf_json())
-        .map_err(|e| ModelError::Manifest { path: path.clone(), reason: format!("built-in vocabulary: {e}") })?;
+    let ours: serde_json::Value = serde_json::from_str(&tokenizer.to_hf_json()).map_err(|e| {
+        ModelError::Manifest { path: path.clone(), reason: format!("built-in vocabulary: {e}") }
+    })?;
     let vocab = |v: &serde_json::Value| v.pointer("/model/vocab").cloned();
     if vocab(&theirs) != vocab(&ours) {
         let size = |v: &serde_json::Value| vocab(v).and_then(|m| m.as_object().map(|o| o.len())).unwrap_or(0);
@@ -29,7 +31,8 @@ pub fn check_tokenizer(package: &ModelPackage) -> Result<Tokenizer, ModelError> 
             found: format!("{} tokens that differ", size(&theirs)),
         });
     }
-    if package.manifest.vocab_size != tokenizer.vocab_size() && package.manifest.format == ModelFormat::MavLm {
+    if package.manifest.vocab_size != tokenizer.vocab_size() && package.manifest.format == ModelFormat::MavLm
+    {
         return Err(ModelError::Mismatch {
             dir: package.dir.clone(),
             field: "mav.json vocab_size".into(),

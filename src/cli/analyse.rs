@@ -1,0 +1,164 @@
+//! `mavboard analyse`: the model's view of one position (every move's value distribution, max vs mean
+//! scoring), optionally followed by an MCTS search.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use mavboard::game::GameState;
+use mavboard::game::chess::ChessState;
+use mavboard::inference::evaluator::{EvalRequest, Scoring, TopK};
+use mavboard::inference::load_evaluator;
+use mavboard::inference::onnx::SessionOptions;
+use mavboard::model::package::default_package_dir;
+use mavboard::search::mcts::driver::RunLimits;
+use mavboard::search::mcts::params::MctsParams;
+use mavboard::search::mcts::search::Mcts;
+
+/// Arguments of `mavboard analyse`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The position (FEN, Shredder-FEN or X-FEN; `startpos` for the initial position).
+    #[arg(long, default_value = "startpos")]
+    fen: String,
+    /// The model package folder [default: the shipped mav-enc-tiny].
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Moves to list: a number or `all`.
+    #[arg(long, default_value = "all")]
+    k: String,
+    /// Also run MAV-MCTS with this many simulations.
+    #[arg(long)]
+    sims: Option<u64>,
+    /// MCTS batch size b.
+    #[arg(long, default_value_t = 16)]
+    batch: usize,
+    /// Scoring used by the search's prior and values: mean or max.
+    #[arg(long, default_value = "mean")]
+    scoring: String,
+    /// ONNX Runtime library to use.
+    #[arg(long)]
+    ort_lib: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn rank(values: &[f64]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..values.len()).collect();
+    idx.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+    let mut r = vec![0; values.len()];
+    for (pos, &i) in idx.iter().enumerate() {
+        r[i] = pos + 1;
+    }
+    r
+}
+
+/// Runs `mavboard analyse`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let state =
+        if args.fen == "startpos" { ChessState::startpos() } else { ChessState::from_fen(&args.fen)? };
+    let top_k = if args.k == "all" {
+        TopK::All
+    } else {
+        TopK::Count(args.k.parse().with_context(|| format!("--k {} is neither a number nor `all`", args.k))?)
+    };
+    let scoring = match args.scoring.as_str() {
+        "mean" => Scoring::Mean,
+        "max" => Scoring::Max,
+        s => anyhow::bail!("--scoring {s}: use mean or max"),
+    };
+    let dir = match args.model {
+        Some(d) => d,
+        None => default_package_dir()?,
+    };
+    let options = SessionOptions { ort_lib: args.ort_lib, ..SessionOptions::default() };
+    let (mut evaluator, package) = load_evaluator(&dir, &options)?;
+    let mut request = EvalRequest::values(state.clone());
+    request.top_k = top_k;
+    request.want_best_action = true;
+    let result = evaluator
+        .evaluate(std::slice::from_ref(&request))
+        .pop()
+        .context("the evaluator returned no result")??;
+    let max: Vec<f64> = result.moves.iter().map(|m| m.dist.max_value()).collect();
+    let mean: Vec<f64> = result.moves.iter().map(|m| m.dist.mean_value()).collect();
+    let (rmax, rmean) = (rank(&max), rank(&mean));
+    let snapshot = match args.sims {
+        Some(n) => {
+            let params = MctsParams { scoring, ..MctsParams::default() };
+            let mut mcts = Mcts::new(state.clone(), 0, params)?;
+            mcts.run(evaluator.as_mut(), RunLimits { simulations: n, batch_size: args.batch.max(1) })?;
+            Some(mcts.snapshot())
+        }
+        None => None,
+    };
+    if args.json {
+        let moves: Vec<_> = result
+            .moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                serde_json::json!({
+                    "move": m.text, "max": max[i], "mean": mean[i], "rank_max": rmax[i], "rank_mean": rmean[i],
+                    "best_prob": result.best_action.as_ref().map(|b| b[i]), "distribution": m.dist.probs(),
+                })
+            })
+            .collect();
+        let out = serde_json::json!({
+            "fen": state.to_text(), "model": package.manifest.name, "terminal": result.terminal.map(|o| o.result_str()),
+            "moves": moves, "search": snapshot,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("position  {}", state.to_text());
+    println!("model     {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
+    if let Some(o) = result.terminal {
+        println!("the game is over: {o} ({:?})", o.reason());
+        return Ok(());
+    }
+    println!(
+        "\n{:<8} {:>7} {:>7} {:>8} {:>9} {:>7}",
+        "move", "max %", "mean %", "rank max", "rank mean", "best %"
+    );
+    let mut order: Vec<usize> = (0..result.moves.len()).collect();
+    order.sort_by_key(|&i| rmean[i]);
+    for i in order {
+        let best = result.best_action.as_ref().map_or(String::from("-"), |b| format!("{:.1}", 100.0 * b[i]));
+        let flag = if rmax[i] != rmean[i] { "  ≠" } else { "" };
+        println!(
+            "{:<8} {:>7.1} {:>7.1} {:>8} {:>9} {:>7}{flag}",
+            result.moves[i].text,
+            100.0 * max[i],
+            100.0 * mean[i],
+            rmax[i],
+            rmean[i],
+            best
+        );
+    }
+    println!("(≠: max and mean scoring rank the move differently)");
+    if let Some(s) = snapshot {
+        println!(
+            "\nMCTS {} simulations, {} model calls: best {} value {}",
+            s.totals.stats.simulations,
+            s.totals.stats.model_calls,
+            s.best.as_deref().unwrap_or("-"),
+            s.value.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v))
+        );
+        println!("{:<8} {:>7} {:>7} {:>7} {:>7}  pv", "move", "visits", "share%", "Q %", "prior%");
+        let mut moves = s.moves.clone();
+        moves.sort_by_key(|m| std::cmp::Reverse(m.visits));
+        for m in moves.iter().take(12) {
+            println!(
+                "{:<8} {:>7} {:>7.1} {:>7} {:>7.1}  {}",
+                m.action,
+                m.visits,
+                100.0 * m.visit_share,
+                m.q.map_or("-".into(), |q| format!("{:.1}", 100.0 * q)),
+                100.0 * m.prior,
+                m.pv.join(" ")
+            );
+        }
+    }
+    Ok(())
+}
