@@ -15,11 +15,14 @@ sudo_if_needed() {
 }
 
 # Debian packages the build and the tests use.
-APT_PACKAGES=(build-essential pkg-config python3 python3-pip)
+APT_PACKAGES=(build-essential pkg-config python3 python3-pip stockfish)
+# What the window needs at run time (X11/Wayland client libraries and a Vulkan driver; Mesa's lavapipe
+# renders in software where there is no GPU).
+RUN_PACKAGES=(libx11-6 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 libwayland-client0 libvulkan1 mesa-vulkan-drivers)
 
 install_apt() {
   local missing=()
-  for p in "${APT_PACKAGES[@]}"; do
+  for p in "${APT_PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -86,7 +89,7 @@ case "$cmd" in
     install_ort
     ;;
   run)
-    install_apt
+    install_apt "${RUN_PACKAGES[@]}"
     install_rust
     install_ort
     cargo build --release --locked
