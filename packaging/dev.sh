@@ -99,6 +99,8 @@ case "$cmd" in
     install_apt
     install_rust
     install_ort
+    # No incremental caches: the test binaries link egui/wgpu and would fill a small disk.
+    export CARGO_INCREMENTAL=0
     cargo build --locked --all-targets
     cargo test --locked --all-targets
     cargo test --locked --doc
