@@ -85,7 +85,8 @@ fn wrong_packages_are_named() {
         std::fs::copy(package().join(f), tmp.join(f)).expect("copy");
     }
     let manifest = std::fs::read_to_string(package().join("mav.json")).expect("read");
-    std::fs::write(tmp.join("mav.json"), manifest.replace("\"num_buckets\": 64", "\"num_buckets\": 32")).expect("write");
+    std::fs::write(tmp.join("mav.json"), manifest.replace("\"num_buckets\": 64", "\"num_buckets\": 32"))
+        .expect("write");
     let err = load_evaluator(&tmp, &SessionOptions::default()).err().expect("mismatch").to_string();
     assert!(err.contains("value_token_ids") || err.contains("buckets"), "{err}");
     std::fs::write(tmp.join("tokenizer.json"), "{\"model\": {\"vocab\": {\"a\": 0}}}").expect("write");
