@@ -6,6 +6,7 @@
 pub mod app;
 pub mod datagen;
 pub mod engine;
+pub mod eval;
 pub mod game;
 pub mod inference;
 pub mod mav;

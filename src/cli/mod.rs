@@ -2,6 +2,7 @@
 
 pub mod analyse;
 pub mod datagen;
+pub mod eval;
 pub mod mav;
 pub mod perft;
 pub mod pgn;

@@ -1,0 +1,131 @@
+//! `mavboard eval`: a model against Stockfish labels (validation split) and Lichess puzzles.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use mavboard::datagen::record::Split;
+use mavboard::datagen::render_run::shard_files;
+use mavboard::datagen::shard::read_shard;
+use mavboard::eval::puzzles::read_puzzles;
+use mavboard::eval::run::{EvalReport, LabelMetrics};
+use mavboard::eval::{eval_labels, eval_puzzles};
+use mavboard::inference::load_evaluator;
+use mavboard::inference::onnx::SessionOptions;
+use mavboard::model::package::default_package_dir;
+
+/// Arguments of `mavboard eval`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The model package folder [default: the shipped mav-enc-tiny].
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// A label folder from `mavboard datagen labels`; its validation split is used.
+    #[arg(long)]
+    labels: Option<PathBuf>,
+    /// A Lichess puzzle CSV (PuzzleId,FEN,Moves,Rating,…).
+    #[arg(long)]
+    puzzles: Option<PathBuf>,
+    /// Use at most this many positions / puzzles from each.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Requests per model call.
+    #[arg(long, default_value_t = 16)]
+    batch: usize,
+    /// ONNX Runtime library to use.
+    #[arg(long)]
+    ort_lib: Option<PathBuf>,
+    /// Write the report as JSON here too.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn bar(len: u64, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    let style = ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} {per_sec} eta {eta}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    pb.set_style(style);
+    pb.set_prefix(what.to_owned());
+    pb
+}
+
+fn print_group(name: &str, g: &LabelMetrics) {
+    if g.positions == 0 {
+        return;
+    }
+    println!("{name}: {} positions", g.positions);
+    for (label, m) in [("max ", &g.max), ("mean", &g.mean)] {
+        println!(
+            "  {label}  action accuracy {:5.1}%   Kendall tau {:6.3}   win-prob MAE {:.3}",
+            100.0 * m.action_accuracy.mean,
+            m.kendall_tau.mean,
+            m.win_prob_mae.mean
+        );
+    }
+    if let Some(f1) = g.free_legal_f1() {
+        println!(
+            "  free decoding: legal precision {:.3} recall {:.3} F1 {:.3}; best action legal {:.1}%; next state \
+             correct {:.1}%; unusable outputs {}",
+            g.free_legal_precision.mean,
+            g.free_legal_recall.mean,
+            f1,
+            100.0 * g.free_best_legal.mean,
+            100.0 * g.free_next_state_correct.mean,
+            g.free_failures
+        );
+    }
+}
+
+/// Runs `mavboard eval`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.labels.is_none() && args.puzzles.is_none() {
+        anyhow::bail!("give --labels DIR (a `mavboard datagen labels` folder) and/or --puzzles CSV");
+    }
+    let dir = match args.model {
+        Some(d) => d,
+        None => default_package_dir()?,
+    };
+    let options = SessionOptions { ort_lib: args.ort_lib, ..SessionOptions::default() };
+    let (mut evaluator, package) = load_evaluator(&dir, &options)?;
+    println!("model {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
+    let mut report = EvalReport::default();
+    if let Some(labels) = &args.labels {
+        let mut recs = Vec::new();
+        for shard in shard_files(labels)? {
+            recs.extend(read_shard(&shard)?.into_iter().filter(|r| r.split == Split::Val));
+        }
+        if let Some(n) = args.limit {
+            recs.truncate(n);
+        }
+        anyhow::ensure!(!recs.is_empty(), "{} has no validation records", labels.display());
+        let pb = bar(recs.len() as u64, "labels ");
+        eval_labels(evaluator.as_mut(), &recs, args.batch, &mut report, |n| pb.set_position(n))?;
+        pb.finish_and_clear();
+        print_group("game positions", &report.game_positions);
+        print_group("book positions", &report.book_positions);
+        if let Some(note) = &report.free_note {
+            println!("free decoding not measured: {note}");
+        }
+    }
+    if let Some(path) = &args.puzzles {
+        let mut ps = read_puzzles(path)?;
+        if let Some(n) = args.limit {
+            ps.truncate(n);
+        }
+        let pb = bar(ps.len() as u64, "puzzles");
+        let m = eval_puzzles(evaluator.as_mut(), &ps, |n| pb.set_position(n))?;
+        pb.finish_and_clear();
+        println!(
+            "puzzles: {}   solved with max scoring {:.1}%   with mean scoring {:.1}%",
+            m.puzzles,
+            100.0 * m.max.mean,
+            100.0 * m.mean.mean
+        );
+        report.puzzles = Some(m);
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

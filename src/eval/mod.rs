@@ -1,0 +1,7 @@
+//! Model evaluation: a model against Stockfish labels and Lichess puzzles (`mavboard eval`).
+
+pub mod metrics;
+pub mod puzzles;
+pub mod run;
+
+pub use run::{EvalReport, eval_labels, eval_puzzles};

@@ -1,0 +1,147 @@
+//! Lichess puzzles: the CSV, and solving one with a move chooser.
+//!
+//! A puzzle's FEN is the position *before* the opponent's first move; the solver then has to find the 2nd,
+//! 4th, … moves, the opponent's replies being played in between. Any move that mates counts as correct
+//! (Lichess accepts every mate in one).
+
+use std::path::{Path, PathBuf};
+
+use crate::game::GameState;
+use crate::game::chess::ChessState;
+use crate::game::OutcomeReason;
+
+/// One puzzle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Puzzle {
+    /// Lichess id.
+    pub id: String,
+    /// The position before the opponent's first move.
+    pub fen: String,
+    /// The moves in UCI: the opponent's first, then the solver's and the opponent's alternately.
+    pub moves: Vec<String>,
+    /// Lichess rating.
+    pub rating: u32,
+}
+
+/// A puzzle file that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PuzzleError {
+    /// I/O.
+    #[error("{path}: {reason}", path = .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A line is not `PuzzleId,FEN,Moves,Rating,…`.
+    #[error("{path} line {line}: {reason} (expected the Lichess puzzle CSV: PuzzleId,FEN,Moves,Rating,…)", path = .path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// Line number from 1.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Reads a Lichess puzzle CSV (a header line starting with `PuzzleId` is skipped).
+pub fn read_puzzles(path: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
+    let text = std::fs::read_to_string(path).map_err(|e| PuzzleError::Io { path: path.into(), reason: e.to_string() })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with("PuzzleId") {
+            continue;
+        }
+        let err = |reason: &str| PuzzleError::Line { path: path.into(), line: i + 1, reason: reason.into() };
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() < 4 {
+            return Err(err("fewer than 4 fields"));
+        }
+        let moves: Vec<String> = f[2].split_whitespace().map(str::to_owned).collect();
+        if moves.len() < 2 {
+            return Err(err("a puzzle needs the opponent's move and at least one solution move"));
+        }
+        let rating = f[3].trim().parse().map_err(|_| err("the rating is not a number"))?;
+        out.push(Puzzle { id: f[0].to_owned(), fen: f[1].to_owned(), moves, rating });
+    }
+    Ok(out)
+}
+
+/// Plays the puzzle with `choose` picking the solver's moves. `Ok(true)` when every solver move is right.
+/// A puzzle whose own moves are illegal is an error naming it.
+pub fn solve<E>(
+    p: &Puzzle,
+    mut choose: impl FnMut(&ChessState) -> Result<Option<shakmaty::Move>, E>,
+) -> Result<Result<bool, E>, String> {
+    let mut state = ChessState::from_fen(&p.fen).map_err(|e| format!("puzzle {}: {e}", p.id))?;
+    let play = |s: &ChessState, m: &str| -> Result<ChessState, String> {
+        let a = s.parse_action(m).map_err(|e| format!("puzzle {}: {e}", p.id))?;
+        s.play(a).map_err(|e| format!("puzzle {}: {e}", p.id))
+    };
+    state = play(&state, &p.moves[0])?;
+    let mut i = 1;
+    while i < p.moves.len() {
+        let chosen = match choose(&state) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(e)),
+        };
+        let Some(chosen) = chosen else { return Ok(Ok(false)) };
+        let after = state.play(chosen).map_err(|e| format!("puzzle {}: the chooser played {e}", p.id))?;
+        if after.outcome().is_some_and(|o| o.reason() == OutcomeReason::Checkmate) {
+            return Ok(Ok(true));
+        }
+        if state.action_to_text(chosen) != p.moves[i] {
+            return Ok(Ok(false));
+        }
+        state = after;
+        if let Some(reply) = p.moves.get(i + 1) {
+            state = play(&state, reply)?;
+        }
+        i += 2;
+    }
+    Ok(Ok(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/puzzles/lichess-puzzles-dev.csv")
+    }
+
+    #[test]
+    fn reads_the_fixture_and_an_oracle_solves_everything() {
+        let ps = read_puzzles(&fixture()).expect("reads");
+        assert_eq!(ps.len(), 500);
+        for p in &ps {
+            // The oracle plays the listed solution.
+            let mut k = 1;
+            let solved = solve(p, |s: &ChessState| -> Result<_, ()> {
+                let m = s.parse_action(&p.moves[k]).ok();
+                k += 2;
+                Ok(m)
+            })
+            .expect("valid puzzle");
+            assert_eq!(solved, Ok(true), "{}", p.id);
+        }
+    }
+
+    #[test]
+    fn a_wrong_move_fails_and_bad_lines_are_named() {
+        let ps = read_puzzles(&fixture()).expect("reads");
+        let solved = solve(&ps[0], |s: &ChessState| -> Result<_, ()> {
+            Ok(s.legal_actions().into_iter().find(|a| s.action_to_text(*a) != ps[0].moves[1]))
+        })
+        .expect("valid");
+        assert_eq!(solved, Ok(false));
+        let tmp = std::env::temp_dir().join(format!("mavboard-puzzles-{}.csv", std::process::id()));
+        std::fs::write(&tmp, "PuzzleId,FEN,Moves,Rating\nx,8/8 w - - 0 1,e2e4 e7e5,abc\n").expect("write");
+        let err = read_puzzles(&tmp).expect_err("bad rating").to_string();
+        assert!(err.contains("line 2") && err.contains("rating"), "{err}");
+        std::fs::remove_file(&tmp).ok();
+    }
+}
