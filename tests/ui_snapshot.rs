@@ -12,7 +12,7 @@ use egui_kittest::wgpu::WgpuTestRenderer;
 use mavboard::app::MavboardApp;
 use mavboard::app::settings::{Settings, ThemeChoice};
 use shakmaty::Square;
-use ui_common::click_square;
+use ui_common::{click_square, step_until};
 
 fn renderer() -> Option<WgpuTestRenderer> {
     // egui_kittest panics when wgpu finds no adapter; turn that into a skip with a clear message.
@@ -56,15 +56,24 @@ fn play_opening(h: &mut Harness<'static, MavboardApp>) {
 #[test]
 fn main_layout_dark() {
     let Some(r) = renderer() else { return };
-    let mut h = harness(Settings::default(), r);
+    // The real app: engine and the shipped model, so the analysis panel and the candidate arrows show.
+    let mut h = Harness::builder().with_size(egui::vec2(1440.0, 880.0)).renderer(r).build_ui_state(
+        |ui, app: &mut MavboardApp| app.frame_ui(ui),
+        MavboardApp::with_engine(Settings::default(), std::sync::Arc::new(|| {})),
+    );
+    let wait = std::time::Duration::from_secs(60);
+    let valued = |app: &MavboardApp| {
+        !app.state.analysis.evaluating && !mavboard::ui::values_panel::current_rows(&app.state).is_empty()
+    };
+    assert!(step_until(&mut h, wait, valued));
     play_opening(&mut h);
     // Back one move: the played move Nc6 shows as an arrow; select the knight to show its targets.
     h.key_press(egui::Key::ArrowLeft);
-    h.run();
+    assert!(step_until(&mut h, wait, valued));
     click_square(&mut h, Square::B8);
     assert_eq!(h.state().ui.board.selected(), Some(Square::B8));
     h.remove_cursor();
-    h.run();
+    let _ = h.try_run();
     h.snapshot("main_layout_dark");
 }
 

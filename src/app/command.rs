@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use shakmaty::Move;
 
-use super::settings::{ScoringChoice, ThemeChoice};
+use super::settings::{ScoringChoice, SearchSettings, ThemeChoice};
 
 /// Where to move in the move list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,4 +71,24 @@ pub enum Command {
     ShowError(String),
     /// Copy the current FEN to the clipboard.
     CopyFen,
+    /// Start a search of the board position, or stop the running one (space).
+    ToggleSearch,
+    /// Start a search of the board position with the search settings.
+    StartSearch,
+    /// Stop the running search.
+    StopSearch,
+    /// Change the search settings (used by the next search).
+    SetSearchSettings(SearchSettings),
+    /// Show this move's distribution (UCI), or the best move's when `None`.
+    SelectMove(Option<String>),
+    /// The pointer is over this move in a panel (UCI), or over none.
+    HoverMove(Option<String>),
+    /// Show or hide the analysis panel.
+    ToggleAnalysisPanel,
+    /// Load the model package in this folder (and remember it).
+    LoadModel(PathBuf),
+    /// Choose a model package folder with the system dialog.
+    ChooseModelFolder,
+    /// Go back to the shipped default model.
+    LoadDefaultModel,
 }

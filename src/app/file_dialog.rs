@@ -10,13 +10,15 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-/// Open or save.
+/// Open, save, or choose a model folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileDialogKind {
     /// Choose a PGN file to open.
     Open,
     /// Choose where to save the line as PGN.
     Save,
+    /// Choose a model package folder (model.onnx + mav.json).
+    ModelFolder,
 }
 
 /// Wakes the UI (requests a repaint) when the dialog answers.
@@ -49,6 +51,9 @@ impl PendingFileDialog {
         let dialog =
             rfd::AsyncFileDialog::new().add_filter("PGN game", &["pgn"]).add_filter("All files", &["*"]);
         let future: DialogFuture = match kind {
+            FileDialogKind::ModelFolder => {
+                Box::pin(rfd::AsyncFileDialog::new().set_title("Choose a model package folder").pick_folder())
+            }
             FileDialogKind::Open => Box::pin(dialog.set_title("Open PGN").pick_file()),
             FileDialogKind::Save => {
                 Box::pin(dialog.set_title("Save line as PGN").set_file_name("analysis.pgn").save_file())

@@ -1,8 +1,10 @@
 //! App state and glue: persisted [`settings`] apart from the runtime [`state`]; panels return
 //! [`command`]s that are applied at the end of each frame ([`shell`]).
 
+pub mod analysis;
 pub mod chess960;
 pub mod command;
+pub mod engine_link;
 pub mod file_dialog;
 pub mod line;
 pub mod messages;
@@ -20,7 +22,7 @@ pub fn run() -> Result<(), eframe::Error> {
         viewport: eframe::egui::ViewportBuilder::default()
             .with_title("mavboard")
             .with_app_id("mavboard")
-            .with_inner_size([1200.0, 780.0])
+            .with_inner_size([1440.0, 880.0])
             .with_min_inner_size([480.0, 360.0])
             .with_drag_and_drop(true),
         ..Default::default()

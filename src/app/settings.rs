@@ -58,6 +58,105 @@ pub struct Settings {
     pub recent_files: Vec<PathBuf>,
     /// Max or mean scoring of value distributions.
     pub scoring: ScoringChoice,
+    /// The search panel's settings.
+    pub search: SearchSettings,
+    /// Show the analysis panels (action values, search).
+    pub show_analysis_panel: bool,
+    /// The model package to load; `None` uses the shipped default.
+    pub model_dir: Option<PathBuf>,
+}
+
+/// The search panel's settings: MCTS parameters (paper §3) and the engine's batching.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct SearchSettings {
+    /// Simulations per search (M); 0 searches until stopped.
+    pub simulations: u64,
+    /// The PUCT exploration constant.
+    pub c_puct: f64,
+    /// ε: the uniform share of the prior (Eq. 1).
+    pub epsilon: f64,
+    /// k: moves in the greedy part of the prior (Eq. 1).
+    pub prior_top_k: usize,
+    /// τ: the prior's softmax temperature.
+    pub temperature: f64,
+    /// b: evaluations per asynchronous batch.
+    pub batch: usize,
+    /// t0: evaluations not back within this many milliseconds are abandoned.
+    pub timeout_ms: u64,
+    /// Dynamic virtual counts (n_max halved toward the root, never below n_min) instead of fixed ones.
+    pub dynamic_virtual_counts: bool,
+    /// The fixed virtual count n_c.
+    pub virtual_count: u32,
+    /// n_max of the dynamic counts.
+    pub n_max: u32,
+    /// n_min of the dynamic counts.
+    pub n_min: u32,
+    /// The model plays the moves (learned world model) instead of the rules.
+    pub learned_world_model: bool,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        let p = crate::search::mcts::MctsParams::default();
+        let (n_max, n_min) = match p.virtual_counts {
+            crate::search::mcts::VirtualCounts::Dynamic { n_max, n_min } => (n_max, n_min),
+            crate::search::mcts::VirtualCounts::Fixed(n) => (n, n),
+        };
+        SearchSettings {
+            simulations: 400,
+            c_puct: p.c_puct,
+            epsilon: p.epsilon,
+            prior_top_k: p.prior_top_k,
+            temperature: p.temperature.at(0),
+            batch: crate::engine::EngineConfig::default().batch_size,
+            timeout_ms: 10_000,
+            dynamic_virtual_counts: true,
+            virtual_count: 2,
+            n_max,
+            n_min,
+            learned_world_model: false,
+        }
+    }
+}
+
+impl SearchSettings {
+    /// The MCTS parameters these settings and the scoring choice give.
+    pub fn params(&self, scoring: ScoringChoice) -> crate::search::mcts::MctsParams {
+        use crate::search::mcts::{MctsParams, Temperature, VirtualCounts, WorldModel};
+        MctsParams {
+            c_puct: self.c_puct,
+            scoring: scoring.into(),
+            prior_top_k: self.prior_top_k.max(1),
+            epsilon: self.epsilon,
+            temperature: Temperature::constant(self.temperature),
+            virtual_counts: if self.dynamic_virtual_counts {
+                VirtualCounts::Dynamic { n_max: self.n_max, n_min: self.n_min }
+            } else {
+                VirtualCounts::Fixed(self.virtual_count)
+            },
+            world_model: if self.learned_world_model { WorldModel::Learned } else { WorldModel::Rules },
+            ..MctsParams::default()
+        }
+    }
+
+    /// The engine's batching and timeout.
+    pub fn engine_config(&self) -> crate::engine::EngineConfig {
+        crate::engine::EngineConfig {
+            batch_size: self.batch.max(1),
+            eval_timeout: std::time::Duration::from_millis(self.timeout_ms.max(1)),
+            ..crate::engine::EngineConfig::default()
+        }
+    }
+}
+
+impl From<ScoringChoice> for crate::inference::evaluator::Scoring {
+    fn from(s: ScoringChoice) -> Self {
+        match s {
+            ScoringChoice::Max => crate::inference::evaluator::Scoring::Max,
+            ScoringChoice::Mean => crate::inference::evaluator::Scoring::Mean,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -71,6 +170,9 @@ impl Default for Settings {
             show_setup_panel: true,
             recent_files: Vec::new(),
             scoring: ScoringChoice::Mean,
+            search: SearchSettings::default(),
+            show_analysis_panel: true,
+            model_dir: None,
         }
     }
 }
@@ -112,5 +214,16 @@ mod tests {
         let round: Settings =
             serde_json::from_str(&serde_json::to_string(&s).expect("serialize")).expect("round trip");
         assert_eq!(round, s);
+    }
+
+    #[test]
+    fn search_settings_give_valid_params() {
+        let s = SearchSettings::default();
+        s.params(ScoringChoice::Max).validate().expect("default search settings are valid");
+        let fixed = SearchSettings { dynamic_virtual_counts: false, virtual_count: 3, ..s };
+        let p = fixed.params(ScoringChoice::Mean);
+        assert_eq!(p.virtual_counts, crate::search::mcts::VirtualCounts::Fixed(3));
+        assert_eq!(p.scoring, crate::inference::evaluator::Scoring::Mean);
+        assert_eq!(fixed.engine_config().batch_size, 16);
     }
 }

@@ -2,8 +2,10 @@
 
 use eframe::egui;
 
+use super::engine_link::EngineLink;
 use super::settings::{Settings, ThemeChoice};
 use super::state::AppState;
+use crate::engine::Repaint;
 use crate::ui::{UiState, root_ui};
 
 /// The analysis board application.
@@ -12,6 +14,8 @@ pub struct MavboardApp {
     pub state: AppState,
     /// Widget state.
     pub ui: UiState,
+    /// The engine that runs the model (none in tests that only drive the board).
+    pub engine: Option<EngineLink>,
     applied_theme: Option<ThemeChoice>,
     seen_generation: u64,
 }
@@ -21,7 +25,26 @@ impl MavboardApp {
     pub fn new(cc: &eframe::CreationContext<'_>) -> MavboardApp {
         let settings: Settings =
             cc.storage.and_then(|s| eframe::get_value(s, Settings::STORAGE_KEY)).unwrap_or_default();
-        MavboardApp::with_settings(settings)
+        let ctx = cc.egui_ctx.clone();
+        MavboardApp::with_engine(settings, std::sync::Arc::new(move || ctx.request_repaint()))
+    }
+
+    /// Creates the app with its engine, loading the model of the settings (the shipped default when none
+    /// is set). `repaint` wakes the UI when the engine has news. If the engine cannot start, the app runs
+    /// without one and says why.
+    pub fn with_engine(settings: Settings, repaint: Repaint) -> MavboardApp {
+        let mut app = MavboardApp::with_settings(settings);
+        match EngineLink::start(repaint) {
+            Ok(mut link) => {
+                let dir = app.state.settings.model_dir.clone();
+                link.load_model(dir.as_deref(), &mut app.state);
+                app.engine = Some(link);
+            }
+            Err(e) => {
+                app.state.messages.error(format!("The analysis engine could not start: {e}"));
+            }
+        }
+        app
     }
 
     /// Creates the app with the given settings (tests, or no storage).
@@ -29,6 +52,7 @@ impl MavboardApp {
         MavboardApp {
             state: AppState::new(settings),
             ui: UiState::default(),
+            engine: None,
             applied_theme: None,
             seen_generation: 0,
         }
@@ -45,9 +69,17 @@ impl MavboardApp {
             self.applied_theme = Some(self.state.settings.theme);
         }
         self.state.poll_file_dialog();
+        if let Some(link) = self.engine.as_mut() {
+            link.drain(&mut self.state);
+        }
         let commands = root_ui(ui, &self.state, &mut self.ui);
         for command in commands {
             self.state.apply(command, &ctx);
+        }
+        if let Some(link) = self.engine.as_mut() {
+            link.frame(&mut self.state);
+        } else {
+            self.state.analysis.requests.clear();
         }
         if self.state.position_generation != self.seen_generation {
             self.seen_generation = self.state.position_generation;

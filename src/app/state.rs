@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::task::Poll;
 
+use super::analysis::{AnalysisState, EngineRequest};
 use super::chess960::chess960_start;
 use super::command::{Command, Navigate};
 use super::file_dialog::{FileDialogKind, PendingFileDialog};
@@ -48,6 +49,8 @@ pub struct AppState {
     pub position_generation: u64,
     /// The system file dialog, while it is open.
     pub file_dialog: Option<PendingFileDialog>,
+    /// The model's view of the board position (filled by the engine glue).
+    pub analysis: AnalysisState,
 }
 
 impl AppState {
@@ -63,6 +66,7 @@ impl AppState {
             players: None,
             position_generation: 0,
             file_dialog: None,
+            analysis: AnalysisState::default(),
         }
     }
 
@@ -135,6 +139,26 @@ impl AppState {
             Command::ShowError(text) => {
                 self.messages.error(text);
             }
+            Command::ToggleSearch => {
+                let r = if self.analysis.searching {
+                    EngineRequest::StopSearch
+                } else {
+                    EngineRequest::StartSearch
+                };
+                self.analysis.requests.push(r);
+            }
+            Command::StartSearch => self.analysis.requests.push(EngineRequest::StartSearch),
+            Command::StopSearch => self.analysis.requests.push(EngineRequest::StopSearch),
+            Command::SetSearchSettings(s) => self.settings.search = s,
+            Command::SelectMove(m) => self.analysis.selected_move = m,
+            Command::HoverMove(m) => self.analysis.hovered_move = m,
+            Command::ToggleAnalysisPanel => self.settings.show_analysis_panel ^= true,
+            Command::LoadModel(dir) => self.apply_model_folder(dir),
+            Command::ChooseModelFolder => self.start_file_dialog(FileDialogKind::ModelFolder, ctx),
+            Command::LoadDefaultModel => {
+                self.settings.model_dir = None;
+                self.analysis.requests.push(EngineRequest::LoadModel(None));
+            }
             Command::CopyFen => {
                 ctx.copy_text(self.current().fen());
                 self.status_note = Some("FEN copied to the clipboard".to_owned());
@@ -200,15 +224,28 @@ impl AppState {
         match (answer, kind) {
             (Some(path), FileDialogKind::Open) => self.open_path(&path),
             (Some(path), FileDialogKind::Save) => self.save_path(&path),
+            (Some(path), FileDialogKind::ModelFolder) => {
+                self.apply_model_folder(path);
+            }
             (None, _) => {
-                self.status_note = Some(
+                self.status_note = Some(if kind == FileDialogKind::ModelFolder {
+                    "No folder chosen. If no dialog appeared, this desktop has no file-chooser portal \
+                     (xdg-desktop-portal): type the model folder's path."
+                        .to_owned()
+                } else {
                     "No file chosen. If no dialog appeared, this desktop has no file-chooser portal \
                      (xdg-desktop-portal): drop a .pgn file on the window or type its path."
-                        .to_owned(),
-                );
+                        .to_owned()
+                });
                 self.dialog = Some(Dialog::Path(kind));
             }
         }
+    }
+
+    fn apply_model_folder(&mut self, dir: PathBuf) {
+        self.settings.model_dir = Some(dir.clone());
+        self.dialog = None;
+        self.analysis.requests.push(EngineRequest::LoadModel(Some(dir)));
     }
 
     /// Opens a PGN file: its first game's main line replaces the current line.

@@ -28,6 +28,7 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
         Dialog::Paste => "Paste FEN or PGN",
         Dialog::Path(FileDialogKind::Open) => "Open a PGN file by path",
         Dialog::Path(FileDialogKind::Save) => "Save the line to a path",
+        Dialog::Path(FileDialogKind::ModelFolder) => "Load a model package by path",
         Dialog::About => "About mavboard",
     };
     egui::Window::new(title).open(&mut open).collapsible(false).default_width(440.0).show(ctx, |ui| {
@@ -66,10 +67,14 @@ fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out:
     ui.label(match kind {
         FileDialogKind::Open => "Type the path of a .pgn file, or drop the file on the window.",
         FileDialogKind::Save => "Type the path of the .pgn file to write.",
+        FileDialogKind::ModelFolder => {
+            "Type the path of a model package folder (it holds model.onnx and mav.json)."
+        }
     });
     let (label, action) = match kind {
         FileDialogKind::Open => ("Path", "Open"),
         FileDialogKind::Save => ("Path", "Save"),
+        FileDialogKind::ModelFolder => ("Folder", "Load"),
     };
     let response = ui
         .horizontal(|ui| {
@@ -94,6 +99,7 @@ fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out:
                 out.push(match kind {
                     FileDialogKind::Open => Command::OpenPath(path),
                     FileDialogKind::Save => Command::SavePath(path),
+                    FileDialogKind::ModelFolder => Command::LoadModel(path),
                 });
             }
         }
@@ -118,6 +124,7 @@ fn about_ui(ui: &mut egui::Ui) {
             ("Left / Right", "one move back / forward"),
             ("Home / End", "first / last position"),
             ("Esc", "cancel a selection or promotion"),
+            ("Space", "start / stop the search"),
             ("Ctrl+O / Ctrl+S", "open / save PGN"),
             ("Ctrl+V", "paste a FEN or PGN (outside text fields)"),
         ] {

@@ -63,6 +63,7 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             toggle(ui, s.show_legal_moves, "Legal-move dots", Command::ToggleLegalMoves);
             toggle(ui, s.show_moves_panel, "Moves panel", Command::ToggleMovesPanel);
             toggle(ui, s.show_setup_panel, "Setup panel", Command::ToggleSetupPanel);
+            toggle(ui, s.show_analysis_panel, "Analysis panel", Command::ToggleAnalysisPanel);
             ui.separator();
             ui.label("Theme");
             for (t, name) in [(ThemeChoice::Dark, "Dark"), (ThemeChoice::Light, "Light")] {
@@ -76,6 +77,26 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                 if ui.radio(s.scoring == c, c.label()).clicked() {
                     out.push(Command::SetScoring(c));
                 }
+            }
+        });
+        ui.menu_button("Engine", |ui| {
+            let (text, cmd) = if state.analysis.searching {
+                ("Stop search (Space)", Command::StopSearch)
+            } else {
+                ("Start search (Space)", Command::StartSearch)
+            };
+            if ui.button(text).clicked() {
+                out.push(cmd);
+            }
+            ui.separator();
+            if ui.button("Load model folder...").clicked() {
+                out.push(Command::ChooseModelFolder);
+            }
+            if ui.button("Load model by path...").clicked() {
+                out.push(Command::ShowDialog(Some(Dialog::Path(FileDialogKind::ModelFolder))));
+            }
+            if ui.button("Shipped default model").clicked() {
+                out.push(Command::LoadDefaultModel);
             }
         });
         ui.menu_button("Help", |ui| {

@@ -1,16 +1,20 @@
 //! Panels (egui). Each `*_ui` function reads the app state and returns [`Command`]s; none of them
 //! changes the state directly.
 
+pub mod analysis_panel;
 pub mod arrows;
 pub mod board;
 pub mod dialogs;
+pub mod distribution;
 pub mod menu;
 pub mod move_input;
 pub mod moves_panel;
 pub mod pieces;
+pub mod search_panel;
 pub mod setup_panel;
 pub mod status_bar;
 pub mod toasts;
+pub mod values_panel;
 
 use eframe::egui;
 
@@ -62,6 +66,9 @@ pub fn shortcuts_ui(ctx: &egui::Context) -> Vec<Command> {
         if plain && i.key_pressed(egui::Key::F) {
             out.push(Command::Flip);
         }
+        if plain && i.key_pressed(egui::Key::Space) {
+            out.push(Command::ToggleSearch);
+        }
         for (key, nav) in [
             (egui::Key::ArrowLeft, Navigate::Back),
             (egui::Key::ArrowRight, Navigate::Forward),
@@ -112,6 +119,13 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
             .min_size(180.0)
             .show(ui, |ui| out.extend(setup_panel::setup_panel_ui(ui, state, ui_state)));
     }
+    if state.settings.show_analysis_panel {
+        egui::Panel::right("analysis_panel")
+            .resizable(true)
+            .default_size(400.0)
+            .min_size(260.0)
+            .show(ui, |ui| out.extend(analysis_panel::analysis_panel_ui(ui, state)));
+    }
     if state.settings.show_moves_panel {
         egui::Panel::right("moves_panel")
             .resizable(true)
@@ -126,7 +140,11 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
                 format!("Piece images could not be drawn ({e}); showing letters."),
             );
         }
-        let arrows = board_arrows(state, &ui_state.candidate_arrows);
+        let mut candidates = ui_state.candidate_arrows.clone();
+        if state.settings.show_analysis_panel {
+            candidates.extend(analysis_panel::analysis_arrows(state));
+        }
+        let arrows = board_arrows(state, &candidates);
         let view = BoardView {
             state: state.current(),
             flipped: state.settings.flipped,

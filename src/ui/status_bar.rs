@@ -2,6 +2,7 @@
 
 use eframe::egui;
 
+use crate::app::analysis::ModelStatus;
 use crate::app::command::Command;
 use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
@@ -42,6 +43,35 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             ScoringChoice::Max => "Scoring: max",
             ScoringChoice::Mean => "Scoring: mean",
         });
+        ui.separator();
+        match &state.analysis.model {
+            ModelStatus::Ready(i) => {
+                ui.label(format!("Model: {}", i.name));
+            }
+            ModelStatus::Loading(i) => {
+                ui.spinner();
+                ui.label(format!("Loading {}", i.name));
+            }
+            ModelStatus::Failed(_) => {
+                ui.colored_label(ui.visuals().error_fg_color, "No model");
+            }
+            ModelStatus::None => {}
+        }
+        if state.analysis.searching {
+            ui.separator();
+            let done = state.analysis.report.as_ref().map_or(0, |r| r.simulations);
+            let budget = state.settings.search.simulations;
+            if budget > 0 {
+                ui.add(
+                    egui::ProgressBar::new((done as f32 / budget as f32).min(1.0))
+                        .desired_width(120.0)
+                        .text(format!("{done}/{budget} sims")),
+                );
+            } else {
+                ui.spinner();
+                ui.label(format!("{done} sims"));
+            }
+        }
         if let Some(path) = &state.current_file {
             ui.separator();
             ui.label(path.display().to_string());

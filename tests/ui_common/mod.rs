@@ -16,7 +16,7 @@ pub fn app_harness() -> Harness<'static, MavboardApp> {
         |ui, app: &mut MavboardApp| app.frame_ui(ui),
         MavboardApp::with_settings(Settings::default()),
     );
-    h.run();
+    let _ = h.try_run();
     h
 }
 
@@ -32,7 +32,7 @@ pub fn click_square(h: &mut Harness<'_, MavboardApp>, sq: Square) {
     h.hover_at(p);
     h.drag_at(p);
     h.drop_at(p);
-    h.run();
+    let _ = h.try_run();
 }
 
 /// Drags the piece on `from` to `to` with the mouse.
@@ -41,14 +41,14 @@ pub fn drag_piece(h: &mut Harness<'_, MavboardApp>, from: Square, to: Square) {
     let b = square_pos(h, to);
     h.hover_at(a);
     h.drag_at(a);
-    h.run();
+    let _ = h.try_run();
     // Move in a few steps, as a real pointer does.
     for t in [0.25, 0.5, 0.75, 1.0] {
         h.hover_at(a + (b - a) * t);
         h.step();
     }
     h.drop_at(b);
-    h.run();
+    let _ = h.try_run();
 }
 
 /// The SAN of the line's moves.
@@ -59,4 +59,33 @@ pub fn sans(h: &Harness<'_, MavboardApp>) -> Vec<String> {
 /// The FEN on the board.
 pub fn board_fen(h: &Harness<'_, MavboardApp>) -> String {
     h.state().state.current().fen()
+}
+
+/// Steps the harness (sleeping briefly between frames, so engine threads can answer) until `done` holds
+/// or `timeout` passes; returns whether it held.
+pub fn step_until(
+    h: &mut Harness<'_, MavboardApp>,
+    timeout: std::time::Duration,
+    done: impl Fn(&MavboardApp) -> bool,
+) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < timeout {
+        h.step();
+        if done(h.state()) {
+            h.step();
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    false
+}
+
+/// The app with its engine on the shipped default model (no repaint hook: tests step the frames).
+pub fn app_with_model(settings: Settings) -> Harness<'static, MavboardApp> {
+    let mut h = Harness::builder().with_size(egui::vec2(1400.0, 860.0)).build_ui_state(
+        |ui, app: &mut MavboardApp| app.frame_ui(ui),
+        MavboardApp::with_engine(settings, std::sync::Arc::new(|| {})),
+    );
+    h.step();
+    h
 }

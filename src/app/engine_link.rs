@@ -1,0 +1,265 @@
+//! The glue between the app and the [`Engine`]: it loads the model, tells the engine about the board
+//! position, starts a one-call evaluation of every new position (the action-values panel) and the searches
+//! the user asks for, and turns the engine's events into [`AnalysisState`] and messages.
+//!
+//! The engine answers every `Go` with exactly one `Done`, so counting the `Go`s still out tells whether a
+//! search is running even when a stopped search's `Done` arrives after the next `Go` was sent.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::analysis::{EngineRequest, ModelInfo, ModelStatus};
+use super::line::MoveHistory;
+use super::state::AppState;
+use crate::engine::{
+    Command, Engine, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, GoLimits, Repaint,
+};
+use crate::game::GameState;
+use crate::inference::onnx::SessionOptions;
+use crate::model::ModelPackage;
+use crate::model::package::default_package_dir;
+
+/// Inference workers for the app: one keeps a 2-core laptop responsive; ONNX Runtime threads inside it.
+const APP_WORKERS: usize = 1;
+
+/// What the `Go`s that are out were for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GoKind {
+    /// One model call for the action values.
+    Evaluate,
+    /// A search the user started.
+    Search,
+}
+
+/// The engine and what the app has told it.
+pub struct EngineLink {
+    engine: Engine,
+    /// The position generation the engine was last given.
+    sent_generation: Option<u64>,
+    /// `Go`s sent and not yet answered by `Done`.
+    gos_out: usize,
+    /// The kind of the last `Go` sent.
+    last_go: Option<GoKind>,
+    /// Whether a model is loaded or loading (a `Go` without one only produces an error).
+    has_model: bool,
+    /// The engine config last sent.
+    config: EngineConfig,
+}
+
+impl EngineLink {
+    /// Starts the engine thread; `repaint` wakes the UI after every event.
+    pub fn start(repaint: Repaint) -> Result<EngineLink, EngineError> {
+        let config = EngineConfig::default();
+        Ok(EngineLink {
+            engine: Engine::start(config, repaint)?,
+            sent_generation: None,
+            gos_out: 0,
+            last_go: None,
+            has_model: false,
+            config,
+        })
+    }
+
+    /// Loads the package in `dir`, or the shipped default when `None`. The package's description is read
+    /// here (a small JSON file); the ONNX session opens on the engine's loader thread.
+    pub fn load_model(&mut self, dir: Option<&Path>, state: &mut AppState) {
+        let dir = match dir.map(Path::to_path_buf).map_or_else(default_package_dir, Ok) {
+            Ok(d) => d,
+            Err(e) => return self.model_failed(state, format!("No model: {e}")),
+        };
+        let package = match ModelPackage::open(&dir) {
+            Ok(p) => p,
+            Err(e) => {
+                return self.model_failed(
+                    state,
+                    format!(
+                        "The model in {} cannot be used: {e}. Choose another package folder.",
+                        dir.display()
+                    ),
+                );
+            }
+        };
+        let info = ModelInfo {
+            name: package.manifest.name.clone(),
+            format: package.manifest.format.name().to_owned(),
+            dir: dir.clone(),
+            buckets: package.manifest.num_buckets,
+            parameters: package.manifest.parameters,
+        };
+        let factory = model_factory(dir, SessionOptions::default());
+        self.load_factory(factory, info, state);
+    }
+
+    /// Loads evaluators from `factory` (the real model, or a mock in tests) described by `info`.
+    pub fn load_factory(&mut self, factory: EvaluatorFactory, info: ModelInfo, state: &mut AppState) {
+        state.analysis.model = ModelStatus::Loading(info);
+        self.has_model = true;
+        if self.engine.send(Command::LoadEvaluator { factory, workers: APP_WORKERS }).is_err() {
+            self.model_failed(state, "The engine thread has stopped; restart mavboard.".to_owned());
+            return;
+        }
+        // Evaluate the board position with the new model.
+        self.sent_generation = None;
+    }
+
+    fn model_failed(&mut self, state: &mut AppState, text: String) {
+        self.has_model = false;
+        state.analysis.model = ModelStatus::Failed(text.clone());
+        state.analysis.evaluating = false;
+        state.messages.error(text);
+    }
+
+    /// Once per frame: takes the engine's events, then sends what changed (position, requests).
+    pub fn frame(&mut self, state: &mut AppState) {
+        self.drain(state);
+        let requests = std::mem::take(&mut state.analysis.requests);
+        let mut search = None;
+        for r in requests {
+            match r {
+                EngineRequest::StartSearch => search = Some(true),
+                EngineRequest::StopSearch => search = Some(false),
+                EngineRequest::LoadModel(dir) => {
+                    self.stop(state);
+                    self.load_model(dir.as_deref(), state);
+                }
+            }
+        }
+        let moved = self.sent_generation != Some(state.position_generation);
+        if moved {
+            self.send_position(state);
+        }
+        match search {
+            Some(true) => self.go(state, GoKind::Search),
+            Some(false) => self.stop(state),
+            None if moved => {
+                // A running search follows the board; otherwise one call gives the action values.
+                let kind = if state.analysis.searching { GoKind::Search } else { GoKind::Evaluate };
+                self.go(state, kind);
+            }
+            None => {}
+        }
+    }
+
+    fn send_position(&mut self, state: &mut AppState) {
+        self.sent_generation = Some(state.position_generation);
+        state.analysis.position_changed();
+        let line = &state.line;
+        let start = line.start().clone();
+        let mut here = start.clone();
+        let mut moves = Vec::with_capacity(line.cursor());
+        for m in &line.moves()[..line.cursor()] {
+            moves.push(here.action_to_text(m.mv));
+            match here.play(m.mv) {
+                Ok(next) => here = next,
+                Err(_) => break,
+            }
+        }
+        if self.engine.send(Command::SetPosition { start, moves }).is_err() {
+            self.engine_gone(state);
+        }
+    }
+
+    fn go(&mut self, state: &mut AppState, kind: GoKind) {
+        if !self.has_model {
+            state.analysis.searching = false;
+            if kind == GoKind::Search {
+                state.messages.error("No model is loaded: choose a model package (Engine > Load model…).");
+            }
+            return;
+        }
+        if state.current().outcome().is_some() {
+            state.analysis.searching = false;
+            state.analysis.evaluating = false;
+            return;
+        }
+        let settings = &state.settings.search;
+        let config = settings.engine_config();
+        if config != self.config {
+            self.config = config;
+            if self.engine.send(Command::SetConfig(config)).is_err() {
+                return self.engine_gone(state);
+            }
+        }
+        let params = settings.params(state.settings.scoring);
+        let limits = match kind {
+            GoKind::Evaluate => GoLimits { simulations: Some(1), ..GoLimits::default() },
+            GoKind::Search if settings.simulations == 0 => GoLimits { infinite: true, ..GoLimits::default() },
+            GoKind::Search => GoLimits { simulations: Some(settings.simulations), ..GoLimits::default() },
+        };
+        if self.engine.send(Command::Go { limits, params }).is_err() {
+            return self.engine_gone(state);
+        }
+        self.gos_out += 1;
+        self.last_go = Some(kind);
+        state.analysis.searching = kind == GoKind::Search;
+        state.analysis.evaluating = state.analysis.report.is_none();
+    }
+
+    fn stop(&mut self, state: &mut AppState) {
+        if self.gos_out > 0 && self.engine.send(Command::Stop).is_err() {
+            self.engine_gone(state);
+        }
+        state.analysis.searching = false;
+    }
+
+    fn engine_gone(&mut self, state: &mut AppState) {
+        self.has_model = false;
+        state.analysis.searching = false;
+        state.analysis.evaluating = false;
+        state.analysis.model = ModelStatus::Failed("The engine thread has stopped; restart mavboard.".into());
+    }
+
+    /// Applies the events that arrived since the last frame.
+    pub fn drain(&mut self, state: &mut AppState) {
+        while let Ok(event) = self.engine.events().try_recv() {
+            match event {
+                Event::Info(report) => {
+                    let current = state.current().clone();
+                    state.analysis.accept_report(report, &current);
+                }
+                Event::Done { report, .. } => {
+                    self.gos_out = self.gos_out.saturating_sub(1);
+                    if let Some(report) = report {
+                        let current = state.current().clone();
+                        state.analysis.accept_report(report, &current);
+                    }
+                    if self.gos_out == 0 {
+                        state.analysis.searching = false;
+                        state.analysis.evaluating = false;
+                    }
+                }
+                Event::EvaluatorReady { .. } => {
+                    if let ModelStatus::Loading(info) = &state.analysis.model {
+                        state.analysis.model = ModelStatus::Ready(info.clone());
+                    }
+                }
+                Event::Error(EngineError::Load(reason)) => {
+                    self.model_failed(state, format!("The model could not be loaded: {reason}"));
+                }
+                Event::Error(e) => {
+                    state.messages.error(e.to_string());
+                }
+            }
+        }
+    }
+
+    /// Whether the last `Go` sent was a user's search that is still out.
+    pub fn searching(&self) -> bool {
+        self.gos_out > 0 && self.last_go == Some(GoKind::Search)
+    }
+}
+
+/// A factory that opens the package in `dir` on each inference worker.
+pub fn model_factory(dir: PathBuf, options: SessionOptions) -> EvaluatorFactory {
+    Arc::new(move |_worker| {
+        crate::inference::load_evaluator(&dir, &options)
+            .map(|(e, _)| e as EvaluatorBox)
+            .map_err(|e| Box::new(e) as crate::engine::FactoryError)
+    })
+}
+
+impl std::fmt::Debug for EngineLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineLink").field("gos_out", &self.gos_out).field("last_go", &self.last_go).finish()
+    }
+}

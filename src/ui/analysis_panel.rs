@@ -1,0 +1,126 @@
+//! The analysis side panel: the model in use, the action values and the search, and the candidate arrows
+//! they put on the board.
+
+use eframe::egui;
+use shakmaty::Move;
+
+use super::arrows::{Arrow, ArrowStyle, move_squares};
+use super::search_panel::search_panel_ui;
+use super::values_panel::{current_rows, values_panel_ui};
+use crate::app::analysis::ModelStatus;
+use crate::app::command::Command;
+use crate::app::settings::ScoringChoice;
+use crate::app::state::AppState;
+use crate::game::GameState;
+
+/// How many candidate arrows the board shows.
+pub const MAX_ARROWS: usize = 4;
+
+/// The model line at the top of the panel, with the model menu.
+fn model_ui(ui: &mut egui::Ui, state: &AppState, out: &mut Vec<Command>) {
+    ui.horizontal_wrapped(|ui| {
+        match &state.analysis.model {
+            ModelStatus::Ready(i) => {
+                ui.label(format!("Model: {} ({}, {} buckets)", i.name, i.format, i.buckets))
+                    .on_hover_text(format!("{}\n{} parameters", i.dir.display(), i.parameters));
+            }
+            ModelStatus::Loading(i) => {
+                ui.spinner();
+                ui.label(format!("Loading {}…", i.name));
+            }
+            ModelStatus::Failed(e) => {
+                ui.colored_label(ui.visuals().error_fg_color, "No model").on_hover_text(e);
+            }
+            ModelStatus::None => {
+                ui.label("No model");
+            }
+        }
+        ui.menu_button("Model…", |ui| {
+            if ui.button("Choose a package folder…").clicked() {
+                out.push(Command::ChooseModelFolder);
+            }
+            if ui.button("Type a folder path…").clicked() {
+                out.push(Command::ShowDialog(Some(crate::app::state::Dialog::Path(
+                    crate::app::file_dialog::FileDialogKind::ModelFolder,
+                ))));
+            }
+            if ui.button("Shipped default").clicked() {
+                out.push(Command::LoadDefaultModel);
+            }
+        });
+    });
+}
+
+/// The analysis panel.
+pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+    let mut out = Vec::new();
+    model_ui(ui, state, &mut out);
+    ui.separator();
+    let mut hovered = None;
+    egui::ScrollArea::vertical().id_salt("analysis_scroll").auto_shrink([false, false]).show(ui, |ui| {
+        egui::CollapsingHeader::new(egui::RichText::new("Action values").strong()).default_open(true).show(
+            ui,
+            |ui| {
+                out.extend(values_panel_ui(ui, state, &mut hovered));
+            },
+        );
+        egui::CollapsingHeader::new(egui::RichText::new("Search (MAV-MCTS)").strong())
+            .default_open(true)
+            .show(ui, |ui| {
+                out.extend(search_panel_ui(ui, state, &mut hovered));
+            });
+    });
+    if hovered != state.analysis.hovered_move {
+        out.push(Command::HoverMove(hovered));
+    }
+    out
+}
+
+/// The candidate arrows for the board position: the searched moves by visits once a search ran, else the
+/// best moves by the chosen scoring; the hovered move's arrow always.
+pub fn analysis_arrows(state: &AppState) -> Vec<Arrow> {
+    let by_max = state.settings.scoring == ScoringChoice::Max;
+    let rows = current_rows(state);
+    let here = state.current();
+    let mode = here.castling_mode();
+    let squares = |uci: &str| -> Option<(shakmaty::Square, shakmaty::Square)> {
+        let mv: Move = here.parse_action(uci).ok()?;
+        move_squares(mv, mode)
+    };
+    let searched = rows.iter().any(|r| r.visits > 1);
+    let mut chosen: Vec<&crate::app::analysis::ValueRow> = rows.iter().collect();
+    if searched {
+        chosen.sort_by_key(|r| std::cmp::Reverse(r.visits));
+    }
+    let most = chosen.first().map_or(1, |r| r.visits.max(1)) as f32;
+    let mut arrows: Vec<Arrow> = chosen
+        .iter()
+        .take(MAX_ARROWS)
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let (from, to) = squares(&r.uci)?;
+            let weight = if searched { r.visits as f32 / most } else { 1.0 - 0.2 * i as f32 };
+            Some(Arrow {
+                from,
+                to,
+                win_probability: Some(r.value(by_max) as f32),
+                weight: weight.clamp(0.15, 1.0),
+                style: ArrowStyle::Candidate,
+            })
+        })
+        .collect();
+    if let Some(h) = state.analysis.hovered_move.as_deref()
+        && let Some(row) = rows.iter().find(|r| r.uci == h)
+        && let Some((from, to)) = squares(h)
+    {
+        arrows.retain(|a| (a.from, a.to) != (from, to));
+        arrows.push(Arrow {
+            from,
+            to,
+            win_probability: Some(row.value(by_max) as f32),
+            weight: 1.0,
+            style: ArrowStyle::Candidate,
+        });
+    }
+    arrows
+}

@@ -1,0 +1,191 @@
+//! Value distributions drawn with egui's painter: one move's bucket probabilities as a bar chart with its
+//! mode (max scoring) and mean (mean scoring) marked, and all moves × buckets as a heatmap.
+//!
+//! Buckets follow DESIGN.md: bucket i of K covers win probability [i/K, (i+1)/K) and stands for its centre.
+
+use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
+
+use super::arrows::value_color;
+
+/// The mode bucket's centre and the expectation of a distribution over `K = probs.len()` buckets.
+pub fn mode_and_mean(probs: &[f64]) -> Option<(f64, f64)> {
+    let k = probs.len();
+    if k == 0 {
+        return None;
+    }
+    let centre = |i: usize| (i as f64 + 0.5) / k as f64;
+    let total: f64 = probs.iter().sum();
+    let mode = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| centre(i))?;
+    let mean = if total > 0.0 {
+        probs.iter().enumerate().map(|(i, p)| p * centre(i)).sum::<f64>() / total
+    } else {
+        0.5
+    };
+    Some((mode, mean))
+}
+
+/// A bar chart of `probs` over the win-probability axis 0..1, `height` points tall, as wide as the panel.
+/// The mode is marked with a solid line, the mean with a dashed one; hovering a bar shows its range and
+/// probability.
+pub fn distribution_chart_ui(ui: &mut egui::Ui, probs: &[f64], height: f32) -> egui::Response {
+    let width = ui.available_width().max(120.0);
+    let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), Sense::hover());
+    let painter = ui.painter_at(rect);
+    let visuals = ui.visuals();
+    painter.rect_filled(rect, 2.0, visuals.extreme_bg_color);
+    let Some((mode, mean)) = mode_and_mean(probs) else {
+        painter.text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            "no distribution",
+            egui::FontId::proportional(12.0),
+            visuals.weak_text_color(),
+        );
+        return response;
+    };
+    let plot = rect.shrink2(Vec2::new(4.0, 14.0)).translate(Vec2::new(0.0, -6.0));
+    let k = probs.len();
+    let peak = probs.iter().copied().fold(0.0f64, f64::max).max(1e-9);
+    let bar_w = plot.width() / k as f32;
+    for (i, &p) in probs.iter().enumerate() {
+        let h = (p / peak) as f32 * plot.height();
+        let x0 = plot.left() + i as f32 * bar_w;
+        let bar =
+            Rect::from_min_max(Pos2::new(x0, plot.bottom() - h), Pos2::new(x0 + bar_w * 0.9, plot.bottom()));
+        let centre = (i as f32 + 0.5) / k as f32;
+        painter.rect_filled(bar, 0.0, value_color(centre));
+    }
+    let x_of = |v: f64| plot.left() + v as f32 * plot.width();
+    let text = visuals.text_color();
+    painter.line_segment(
+        [Pos2::new(x_of(mode), plot.top()), Pos2::new(x_of(mode), plot.bottom())],
+        Stroke::new(2.0, text),
+    );
+    let dashes = egui::Shape::dashed_line(
+        &[Pos2::new(x_of(mean), plot.top()), Pos2::new(x_of(mean), plot.bottom())],
+        Stroke::new(1.5, text),
+        4.0,
+        3.0,
+    );
+    painter.extend(dashes);
+    let font = egui::FontId::proportional(11.0);
+    for (v, label) in [(0.0, "0%"), (0.5, "50%"), (1.0, "100%")] {
+        let align = match label {
+            "0%" => egui::Align2::LEFT_TOP,
+            "100%" => egui::Align2::RIGHT_TOP,
+            _ => egui::Align2::CENTER_TOP,
+        };
+        painter.text(
+            Pos2::new(x_of(v), plot.bottom() + 1.0),
+            align,
+            label,
+            font.clone(),
+            visuals.weak_text_color(),
+        );
+    }
+    painter.text(
+        Pos2::new(plot.left() + 2.0, plot.top()),
+        egui::Align2::LEFT_TOP,
+        format!("max {:.1}%  —  mean {:.1}% - -", mode * 100.0, mean * 100.0),
+        font,
+        text,
+    );
+    if let Some(pos) = response.hover_pos()
+        && plot.x_range().contains(pos.x)
+    {
+        let i = (((pos.x - plot.left()) / bar_w) as usize).min(k - 1);
+        let lo = i as f64 / k as f64 * 100.0;
+        let hi = (i + 1) as f64 / k as f64 * 100.0;
+        painter.rect_stroke(
+            Rect::from_min_max(
+                Pos2::new(plot.left() + i as f32 * bar_w, plot.top()),
+                Pos2::new(plot.left() + (i + 1) as f32 * bar_w, plot.bottom()),
+            ),
+            0.0,
+            Stroke::new(1.0, text),
+            StrokeKind::Inside,
+        );
+        return response.on_hover_text(format!("win {lo:.1}–{hi:.1}%: p = {:.3}", probs[i]));
+    }
+    response
+}
+
+/// The heatmap's colour for probability `p` relative to the row's peak: transparent to strong.
+fn heat(p: f64, peak: f64, base: Color32) -> Color32 {
+    let t = (p / peak.max(1e-9)).clamp(0.0, 1.0).sqrt() as f32;
+    Color32::from_rgba_unmultiplied(base.r(), base.g(), base.b(), (t * 255.0) as u8)
+}
+
+/// All moves × buckets: one row per move (in `labels` order), each bucket coloured by its probability
+/// relative to the row's peak. Returns the row under the pointer, if any.
+pub fn heatmap_ui(ui: &mut egui::Ui, labels: &[String], rows: &[&[f64]], row_height: f32) -> Option<usize> {
+    let label_w = 56.0;
+    let width = ui.available_width().max(160.0);
+    let height = row_height * rows.len() as f32;
+    let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height.max(row_height)), Sense::hover());
+    let painter = ui.painter_at(rect);
+    let visuals = ui.visuals();
+    let grid = Rect::from_min_max(Pos2::new(rect.left() + label_w, rect.top()), rect.max);
+    painter.rect_filled(grid, 0.0, visuals.extreme_bg_color);
+    let base =
+        if visuals.dark_mode { Color32::from_rgb(120, 200, 255) } else { Color32::from_rgb(20, 80, 200) };
+    let font = egui::FontId::monospace(row_height.min(12.0));
+    for (r, probs) in rows.iter().enumerate() {
+        let y = rect.top() + r as f32 * row_height;
+        if let Some(l) = labels.get(r) {
+            painter.text(
+                Pos2::new(rect.left(), y + row_height / 2.0),
+                egui::Align2::LEFT_CENTER,
+                l,
+                font.clone(),
+                visuals.text_color(),
+            );
+        }
+        let k = probs.len().max(1);
+        let cell = grid.width() / k as f32;
+        let peak = probs.iter().copied().fold(0.0f64, f64::max);
+        for (i, &p) in probs.iter().enumerate() {
+            let x = grid.left() + i as f32 * cell;
+            let c = Rect::from_min_size(Pos2::new(x, y), Vec2::new(cell + 0.5, row_height - 1.0));
+            painter.rect_filled(c, 0.0, heat(p, peak, base));
+        }
+        if let Some((mode, mean)) = mode_and_mean(probs) {
+            for (v, w) in [(mode, 2.0), (mean, 1.0)] {
+                let x = grid.left() + v as f32 * grid.width();
+                painter.line_segment(
+                    [Pos2::new(x, y + 1.0), Pos2::new(x, y + row_height - 2.0)],
+                    Stroke::new(w, visuals.strong_text_color()),
+                );
+            }
+        }
+    }
+    let x = grid.left() + 0.5 * grid.width();
+    painter.line_segment(
+        [Pos2::new(x, grid.top()), Pos2::new(x, grid.bottom())],
+        Stroke::new(0.5, visuals.weak_text_color()),
+    );
+    let pos = response.hover_pos()?;
+    let r = ((pos.y - rect.top()) / row_height) as usize;
+    (r < rows.len()).then_some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_is_the_likeliest_bucket_centre_and_mean_the_expectation() {
+        let (mode, mean) = mode_and_mean(&[0.1, 0.2, 0.3, 0.4]).expect("non-empty");
+        assert!((mode - 0.875).abs() < 1e-12);
+        let expected = 0.1 * 0.125 + 0.2 * 0.375 + 0.3 * 0.625 + 0.4 * 0.875;
+        assert!((mean - expected).abs() < 1e-12);
+        assert!(mode_and_mean(&[]).is_none());
+    }
+
+    #[test]
+    fn heat_grows_with_probability() {
+        let base = Color32::from_rgb(10, 20, 30);
+        assert_eq!(heat(0.0, 1.0, base).a(), 0);
+        assert!(heat(0.5, 1.0, base).a() < heat(1.0, 1.0, base).a());
+    }
+}

@@ -1,0 +1,160 @@
+//! The search panel: start/stop MAV-MCTS on the board position, its settings, and live statistics per root
+//! move (visits, visit share, Q, prior, the model's max/mean values, the principal variation).
+
+use eframe::egui::{self, RichText};
+
+use crate::app::analysis::{ModelStatus, pv_san};
+use crate::app::command::Command;
+use crate::app::settings::SearchSettings;
+use crate::app::state::AppState;
+use crate::game::GameState;
+
+/// The settings editor; returns the new settings when one changed.
+fn settings_ui(ui: &mut egui::Ui, current: &SearchSettings) -> Option<SearchSettings> {
+    let mut s = current.clone();
+    egui::Grid::new("search_settings").num_columns(4).spacing([8.0, 4.0]).show(ui, |ui| {
+        ui.label("Simulations").on_hover_text("M, the budget per search; 0 searches until stopped");
+        ui.add(egui::DragValue::new(&mut s.simulations).range(0..=1_000_000).speed(10));
+        ui.label("c_puct").on_hover_text("PUCT exploration constant");
+        ui.add(egui::DragValue::new(&mut s.c_puct).range(0.0..=20.0).speed(0.05));
+        ui.end_row();
+        ui.label("ε").on_hover_text("Uniform share of the prior (Eq. 1)");
+        ui.add(egui::DragValue::new(&mut s.epsilon).range(0.0..=1.0).speed(0.01));
+        ui.label("k").on_hover_text("Moves in the greedy part of the prior (Eq. 1)");
+        ui.add(egui::DragValue::new(&mut s.prior_top_k).range(1..=256));
+        ui.end_row();
+        ui.label("τ").on_hover_text("Softmax temperature of the prior");
+        ui.add(egui::DragValue::new(&mut s.temperature).range(0.01..=10.0).speed(0.01));
+        ui.label("Batch").on_hover_text("b: evaluations per asynchronous batch");
+        ui.add(egui::DragValue::new(&mut s.batch).range(1..=256));
+        ui.end_row();
+        ui.label("Timeout ms").on_hover_text("t0: evaluations not back in time are abandoned");
+        ui.add(egui::DragValue::new(&mut s.timeout_ms).range(1..=600_000).speed(10));
+        ui.label("World model");
+        egui::ComboBox::from_id_salt("world_model")
+            .selected_text(if s.learned_world_model { "learned" } else { "rules" })
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut s.learned_world_model, false, "rules");
+                ui.selectable_value(&mut s.learned_world_model, true, "learned (model plays the moves)");
+            });
+        ui.end_row();
+        ui.label("Virtual counts");
+        egui::ComboBox::from_id_salt("virtual_counts")
+            .selected_text(if s.dynamic_virtual_counts { "dynamic" } else { "fixed" })
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut s.dynamic_virtual_counts, true, "dynamic");
+                ui.selectable_value(&mut s.dynamic_virtual_counts, false, "fixed");
+            });
+        if s.dynamic_virtual_counts {
+            ui.label("n_max / n_min");
+            ui.horizontal(|ui| {
+                ui.add(egui::DragValue::new(&mut s.n_max).range(1..=1024));
+                ui.add(egui::DragValue::new(&mut s.n_min).range(0..=1024));
+            });
+        } else {
+            ui.label("n_c");
+            ui.add(egui::DragValue::new(&mut s.virtual_count).range(0..=1024));
+        }
+        ui.end_row();
+    });
+    (s != *current).then_some(s)
+}
+
+/// The search panel.
+/// `hovered` is set to the root move under the pointer.
+pub fn search_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option<String>) -> Vec<Command> {
+    let mut out = Vec::new();
+    let a = &state.analysis;
+    let ready = matches!(a.model, ModelStatus::Ready(_) | ModelStatus::Loading(_));
+    let over = state.current().outcome().is_some();
+    ui.horizontal(|ui| {
+        let (text, hint) = if a.searching {
+            ("Stop", "Stop the search (Space)")
+        } else {
+            ("Search", "Search this position (Space)")
+        };
+        if ui.add_enabled(ready && !over, egui::Button::new(text)).on_hover_text(hint).clicked() {
+            out.push(if a.searching { Command::StopSearch } else { Command::StartSearch });
+        }
+        if a.searching {
+            ui.spinner();
+        }
+        if let Some(r) = a.report.as_ref().filter(|r| r.snapshot.totals.root_visits > 1 || a.searching) {
+            let t = &r.snapshot.totals;
+            ui.label(format!(
+                "{} sims · {:.0}/s · {} calls · {} in tree",
+                t.root_visits, a.sims_per_second, t.stats.model_calls, t.tree_size
+            ));
+        }
+    });
+    egui::CollapsingHeader::new("Settings").default_open(false).show(ui, |ui| {
+        if let Some(s) = settings_ui(ui, &state.settings.search) {
+            out.push(Command::SetSearchSettings(s));
+        }
+    });
+    let Some(report) = &a.report else {
+        return out;
+    };
+    let snap = &report.snapshot;
+    if snap.totals.root_visits <= 1 && !a.searching {
+        ui.weak("Press Space or Search to run MAV-MCTS from here.");
+        return out;
+    }
+    let t = &snap.totals.stats;
+    ui.label(format!(
+        "elapsed {:.1}s · sims {} · hallucinations {} · failed {} · abandoned {} · reused {}",
+        report.elapsed.as_secs_f64(),
+        t.simulations,
+        t.hallucinations,
+        t.failed,
+        t.abandoned,
+        t.reused_evaluations
+    ));
+    let root = state.current();
+    if let Some(best) = &snap.best {
+        let pv = pv_san(root, &snap.pv);
+        let value = snap.value.map_or(String::new(), |v| format!(" ({:.1}%)", v * 100.0));
+        ui.label(
+            RichText::new(format!(
+                "Best {}{value}: {}",
+                pv.first().map_or(best.as_str(), |s| s),
+                pv.join(" ")
+            ))
+            .strong(),
+        );
+    }
+    egui::ScrollArea::vertical().id_salt("search_table").max_height(260.0).auto_shrink([false, true]).show(
+        ui,
+        |ui| {
+            egui::Grid::new("search_grid").num_columns(7).striped(true).spacing([8.0, 2.0]).show(ui, |ui| {
+                for h in ["Move", "Visits", "%", "Q", "Prior", "Max/Mean", "PV"] {
+                    ui.strong(h);
+                }
+                ui.end_row();
+                for m in snap.moves.iter().filter(|m| m.visits > 0 || m.virtual_count > 0).take(40) {
+                    let pv = pv_san(root, &m.pv);
+                    let r = ui.label(
+                        RichText::new(pv.first().cloned().unwrap_or_else(|| m.action.clone())).monospace(),
+                    );
+                    if r.hovered() {
+                        *hovered = Some(m.action.clone());
+                    }
+                    ui.label(m.visits.to_string());
+                    ui.label(format!("{:.1}", m.visit_share * 100.0));
+                    ui.label(m.q.map_or("–".into(), |q| format!("{:.1}%", q * 100.0)));
+                    ui.label(format!("{:.3}", m.prior));
+                    ui.label(match (m.model_max, m.model_mean) {
+                        (Some(x), Some(y)) => format!("{:.0}/{:.0}", x * 100.0, y * 100.0),
+                        _ => "–".into(),
+                    });
+                    ui.label(
+                        RichText::new(pv.iter().skip(1).take(8).cloned().collect::<Vec<_>>().join(" "))
+                            .weak(),
+                    );
+                    ui.end_row();
+                }
+            });
+        },
+    );
+    out
+}

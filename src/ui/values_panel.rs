@@ -1,0 +1,138 @@
+//! The action-values panel: every legal move with the model's max and mean win probability, its rank under
+//! each scoring and a mark where they disagree; the focused move's distribution; a heatmap of all moves.
+
+use eframe::egui::{self, RichText};
+
+use super::distribution::{distribution_chart_ui, heatmap_ui};
+use crate::app::analysis::{ModelStatus, ValueRow, value_rows};
+use crate::app::command::Command;
+use crate::app::settings::ScoringChoice;
+use crate::app::state::AppState;
+use crate::game::GameState;
+
+/// The rows for the board position, ordered by the chosen scoring (empty before the model answered).
+pub fn current_rows(state: &AppState) -> Vec<ValueRow> {
+    let by_max = state.settings.scoring == ScoringChoice::Max;
+    state
+        .analysis
+        .report
+        .as_ref()
+        .map(|r| value_rows(state.current(), &r.snapshot.moves, by_max))
+        .unwrap_or_default()
+}
+
+/// The scoring switch: drives the order here, the arrows and the search's scoring.
+pub fn scoring_switch_ui(ui: &mut egui::Ui, state: &AppState, out: &mut Vec<Command>) {
+    ui.horizontal(|ui| {
+        ui.label("Scoring");
+        for (c, name, hint) in [
+            (ScoringChoice::Max, "Max", "The centre of the most probable value bucket (the mode)"),
+            (ScoringChoice::Mean, "Mean", "The expected value over the buckets"),
+        ] {
+            if ui.selectable_label(state.settings.scoring == c, name).on_hover_text(hint).clicked() {
+                out.push(Command::SetScoring(c));
+            }
+        }
+    });
+}
+
+/// What to say when there are no values to show.
+fn empty_text(state: &AppState) -> Option<String> {
+    if state.current().outcome().is_some() {
+        return Some("The game is over: there are no moves to value.".into());
+    }
+    match &state.analysis.model {
+        ModelStatus::None => Some("No model is loaded (Engine > Load model…).".into()),
+        ModelStatus::Failed(e) => Some(e.clone()),
+        ModelStatus::Loading(i) => Some(format!("Loading {}…", i.name)),
+        ModelStatus::Ready(_) if state.analysis.report.is_none() => Some("Evaluating…".into()),
+        ModelStatus::Ready(_) => None,
+    }
+}
+
+/// The action-values panel.
+/// `hovered` is set to the move under the pointer.
+pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option<String>) -> Vec<Command> {
+    let mut out = Vec::new();
+    scoring_switch_ui(ui, state, &mut out);
+    let rows = current_rows(state);
+    if rows.is_empty() {
+        if let Some(text) = empty_text(state) {
+            ui.horizontal(|ui| {
+                if matches!(state.analysis.model, ModelStatus::Loading(_)) || state.analysis.evaluating {
+                    ui.spinner();
+                }
+                ui.label(text);
+            });
+        }
+        return out;
+    }
+    let by_max = state.settings.scoring == ScoringChoice::Max;
+    let searched = state.analysis.report.as_ref().is_some_and(|r| r.snapshot.totals.root_visits > 1);
+    let disagreements = rows.iter().filter(|r| r.disagrees()).count();
+    ui.label(format!(
+        "{} moves · max and mean rank {} of them differently",
+        rows.len(),
+        if disagreements == 0 { "none".to_owned() } else { disagreements.to_string() }
+    ));
+    egui::ScrollArea::vertical().id_salt("values_table").max_height(240.0).auto_shrink([false, true]).show(
+        ui,
+        |ui| {
+            egui::Grid::new("values_grid").num_columns(5).striped(true).spacing([10.0, 2.0]).show(ui, |ui| {
+                ui.strong("Move");
+                ui.strong("Max %").on_hover_text("Win % by max scoring (rank)");
+                ui.strong("Mean %").on_hover_text("Win % by mean scoring (rank)");
+                ui.strong("≠").on_hover_text("Max and mean scoring rank this move differently");
+                ui.strong("Visits");
+                ui.end_row();
+                for row in &rows {
+                    let selected = state.analysis.selected_move.as_deref() == Some(row.uci.as_str());
+                    let r = ui.selectable_label(selected, RichText::new(&row.san).monospace());
+                    if r.clicked() {
+                        out.push(Command::SelectMove(if selected { None } else { Some(row.uci.clone()) }));
+                    }
+                    if r.hovered() {
+                        *hovered = Some(row.uci.clone());
+                    }
+                    let cell = |ui: &mut egui::Ui, v: f64, rank: usize, active: bool| {
+                        let t = RichText::new(format!("{:5.1}% ({rank})", v * 100.0)).monospace();
+                        ui.label(if active { t.strong() } else { t });
+                    };
+                    cell(ui, row.max, row.rank_max, by_max);
+                    cell(ui, row.mean, row.rank_mean, !by_max);
+                    if row.disagrees() {
+                        ui.label(RichText::new("≠").strong().color(ui.visuals().warn_fg_color))
+                            .on_hover_text(format!(
+                                "rank {} by max, {} by mean",
+                                row.rank_max, row.rank_mean
+                            ));
+                    } else {
+                        ui.label("");
+                    }
+                    ui.label(if searched { row.visits.to_string() } else { String::new() });
+                    ui.end_row();
+                }
+            });
+        },
+    );
+    if let Some(focus) = state.analysis.focus_move(&rows) {
+        ui.separator();
+        ui.label(format!(
+            "{}: distribution over {} buckets (solid: mode = max scoring, dashed: mean)",
+            focus.san,
+            focus.distribution.len()
+        ));
+        distribution_chart_ui(ui, &focus.distribution, 110.0);
+    }
+    ui.separator();
+    egui::CollapsingHeader::new("All moves × buckets").default_open(true).show(ui, |ui| {
+        let labels: Vec<String> = rows.iter().map(|r| r.san.clone()).collect();
+        let dists: Vec<&[f64]> = rows.iter().map(|r| r.distribution.as_slice()).collect();
+        egui::ScrollArea::vertical().id_salt("heatmap").max_height(220.0).show(ui, |ui| {
+            if let Some(i) = heatmap_ui(ui, &labels, &dists, 12.0) {
+                *hovered = Some(rows[i].uci.clone());
+            }
+        });
+    });
+    out
+}

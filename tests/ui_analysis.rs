@@ -1,0 +1,154 @@
+//! The analysis panels through the real app window and the real engine: the shipped model's action values
+//! for the board position, the max/mean scoring switch reordering them, a search whose visits appear, the
+//! engine following the board, and a model that cannot be loaded.
+
+mod ui_common;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use mavboard::app::analysis::ModelStatus;
+use mavboard::app::command::Command;
+use mavboard::app::settings::{ScoringChoice, SearchSettings, Settings};
+use mavboard::game::GameState;
+use mavboard::ui::values_panel::current_rows;
+use shakmaty::Square;
+use ui_common::{app_with_model, click_square, step_until};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn has_values(app: &mavboard::app::MavboardApp) -> bool {
+    !current_rows(&app.state).is_empty()
+}
+
+#[test]
+fn shipped_model_values_every_legal_move_of_the_board_position() {
+    let mut h = app_with_model(Settings::default());
+    assert!(
+        step_until(&mut h, WAIT, has_values),
+        "the model's values arrive: {:?}",
+        h.state().state.analysis.model
+    );
+    assert!(matches!(h.state().state.analysis.model, ModelStatus::Ready(_)));
+    let rows = current_rows(&h.state().state);
+    assert_eq!(rows.len(), 20, "every legal move of the start position");
+    for r in &rows {
+        let sum: f64 = r.distribution.iter().sum();
+        assert_eq!(r.distribution.len(), 64);
+        assert!((sum - 1.0).abs() < 1e-4, "{} sums to {sum}", r.san);
+        assert!((0.0..=1.0).contains(&r.max) && (0.0..=1.0).contains(&r.mean));
+    }
+    assert!(h.get_all_by_label_contains("Model: mav-enc-tiny").next().is_some());
+    h.get_by_label("Nf3");
+    // Ordered best first by the chosen scoring (mean by default).
+    assert!(rows.windows(2).all(|w| w[0].mean >= w[1].mean));
+
+    // Playing a move: the engine follows the board and values the new position.
+    click_square(&mut h, Square::E2);
+    click_square(&mut h, Square::E4);
+    assert!(step_until(&mut h, WAIT, |app| { current_rows(&app.state).iter().any(|r| r.san == "e5") }));
+    let rows = current_rows(&h.state().state);
+    assert_eq!(rows.len(), h.state().state.current().legal_actions().len());
+}
+
+#[test]
+fn switching_scoring_reorders_moves_where_max_and_mean_disagree() {
+    let mut h = app_with_model(Settings::default());
+    let ctx = h.ctx.clone();
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    h.state_mut().state.apply(Command::LoadFen(fen.into()), &ctx);
+    assert!(step_until(&mut h, WAIT, |app| current_rows(&app.state).iter().any(|r| r.san == "Bb5")));
+    let rows = current_rows(&h.state().state);
+    let (a, b) = {
+        // Two moves that the scorings order differently.
+        let mut pair = None;
+        for x in &rows {
+            for y in &rows {
+                if x.rank_mean < y.rank_mean && x.rank_max > y.rank_max {
+                    pair = Some((x.san.clone(), y.san.clone()));
+                }
+            }
+        }
+        pair.expect("the shipped model's max and mean disagree somewhere in this position")
+    };
+    let y_of = |h: &egui_kittest::Harness<'_, mavboard::app::MavboardApp>, san: &str| {
+        h.get_all_by_label(san).next().expect("the move is listed").rect().center().y
+    };
+    assert!(y_of(&h, &a) < y_of(&h, &b), "{a} above {b} under mean scoring");
+    assert!(h.get_all_by_label("≠").next().is_some(), "disagreements are marked");
+    h.get_by_label("Max").click();
+    h.step();
+    h.step();
+    assert_eq!(h.state().state.settings.scoring, ScoringChoice::Max);
+    assert!(y_of(&h, &a) > y_of(&h, &b), "{b} above {a} under max scoring");
+}
+
+#[test]
+fn a_short_search_shows_visits_and_stops_at_its_budget() {
+    let settings = Settings {
+        search: SearchSettings { simulations: 60, ..SearchSettings::default() },
+        ..Settings::default()
+    };
+    let mut h = app_with_model(settings);
+    assert!(step_until(&mut h, WAIT, has_values));
+    h.get_by_label("Search").click();
+    h.step();
+    h.step();
+    assert!(h.state().state.analysis.searching);
+    assert!(step_until(&mut h, WAIT, |app| !app.state.analysis.searching), "the search ends at its budget");
+    let report = h.state().state.analysis.report.clone().expect("a report");
+    assert!(report.snapshot.totals.root_visits >= 60, "{} visits", report.snapshot.totals.root_visits);
+    let visited: u32 = report.snapshot.moves.iter().map(|m| m.visits).sum();
+    assert!(visited >= 59);
+    assert_eq!(h.get_all_by_label("Visits").count(), 2, "both tables show visits");
+    h.get_by_label_contains("Best ");
+    // The values panel shows the visit counts beside the values.
+    assert!(current_rows(&h.state().state).iter().any(|r| r.visits > 1));
+}
+
+#[test]
+fn space_starts_and_stops_an_open_ended_search() {
+    let settings = Settings {
+        search: SearchSettings { simulations: 0, ..SearchSettings::default() },
+        ..Settings::default()
+    };
+    let mut h = app_with_model(settings);
+    assert!(step_until(&mut h, WAIT, has_values));
+    h.key_press(eframe::egui::Key::Space);
+    h.step();
+    assert!(h.state().state.analysis.searching);
+    assert!(step_until(&mut h, WAIT, |app| {
+        app.state.analysis.report.as_ref().is_some_and(|r| r.snapshot.totals.root_visits > 20)
+    }));
+    h.key_press(eframe::egui::Key::Space);
+    h.step();
+    assert!(step_until(&mut h, WAIT, |app| !app.state.analysis.searching));
+    let visits = h.state().state.analysis.report.as_ref().map(|r| r.snapshot.totals.root_visits);
+    // Nothing runs any more: the count stays.
+    for _ in 0..20 {
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(h.state().state.analysis.report.as_ref().map(|r| r.snapshot.totals.root_visits), visits);
+}
+
+#[test]
+fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() {
+    let settings = Settings { model_dir: Some(PathBuf::from("/nonexistent/model")), ..Settings::default() };
+    let mut h = app_with_model(settings);
+    h.step();
+    match &h.state().state.analysis.model {
+        ModelStatus::Failed(text) => assert!(text.contains("/nonexistent/model"), "{text}"),
+        other => panic!("expected a failed model, got {other:?}"),
+    }
+    assert!(h.get_all_by_label_contains("cannot be used").next().is_some());
+    click_square(&mut h, Square::E2);
+    click_square(&mut h, Square::E4);
+    assert_eq!(ui_common::sans(&h), ["e4"]);
+    // Loading the shipped default from the menu command recovers.
+    let ctx = h.ctx.clone();
+    h.state_mut().state.apply(Command::LoadDefaultModel, &ctx);
+    assert!(step_until(&mut h, WAIT, has_values));
+    assert!(current_rows(&h.state().state).iter().any(|r| r.san == "e5"));
+}
