@@ -169,7 +169,7 @@ fn paste_dialog_loads_pgn_and_fen() {
     h.run();
     h.get_by_label("Paste FEN or PGN...").click();
     h.run();
-    let field = "A FEN, or a PGN game (its main line is loaded):";
+    let field = "A FEN, or PGN games (the first opens; all are in the game list):";
     h.get_by_label(field).click();
     h.run();
     h.get_by_label(field).type_text("1. e4 c5 2. Nf3 d6 *");
@@ -193,5 +193,5 @@ fn paste_dialog_loads_pgn_and_fen() {
     h.get_by_label("Load").click();
     h.run();
     assert_eq!(sans(&h), ["e4", "c5", "Nf3", "d6"]);
-    h.get_by_label_contains("move 2. Ke3 is not legal");
+    h.get_by_label_contains("2. Ke3 is not a legal move");
 }

@@ -89,6 +89,27 @@ pub enum Command {
     LoadModel(PathBuf),
     /// Choose a model package folder with the system dialog.
     ChooseModelFolder,
+    /// Put the cursor on this move of the game tree.
+    SelectNode(crate::pgn::NodeId),
+    /// At a fork, follow the next (`down`) or previous variation.
+    SwitchVariation {
+        /// Next (true) or previous variation.
+        down: bool,
+    },
+    /// Move this variation one place up.
+    PromoteVariation(crate::pgn::NodeId),
+    /// Make the line through this move the main line.
+    MakeMainline(crate::pgn::NodeId),
+    /// Delete this move and everything after it.
+    DeleteFrom(crate::pgn::NodeId),
+    /// Replace the comment after this move.
+    SetComment(crate::pgn::NodeId, String),
+    /// Replace the NAGs of this move (numeric annotation glyphs: 1 = !, 2 = ?, 3 = !!, 4 = ??, 5 = !?, 6 = ?!).
+    SetNags(crate::pgn::NodeId, Vec<u8>),
+    /// Open game `n` (from 1) of the game list.
+    OpenGame(usize),
+    /// Copy the game as PGN to the clipboard.
+    CopyPgn,
     /// Go back to the shipped default model.
     LoadDefaultModel,
 }

@@ -8,9 +8,10 @@ use super::analysis::{AnalysisState, EngineRequest};
 use super::chess960::chess960_start;
 use super::command::{Command, Navigate};
 use super::file_dialog::{FileDialogKind, PendingFileDialog};
-use super::line::{LinearLine, MoveHistory};
+use super::game::GameDoc;
+use super::game_list::GameList;
+use super::line::MoveHistory;
 use super::messages::Messages;
-use super::pgn_io::{export_line, import_first_game};
 use super::position_setup::parse_fen;
 use super::settings::Settings;
 use crate::game::chess::ChessState;
@@ -27,14 +28,20 @@ pub enum Dialog {
     Path(super::file_dialog::FileDialogKind),
     /// About mavboard, keys and licenses.
     About,
+    /// The games of the opened file.
+    GameList,
+    /// Edit the comment after a move.
+    Comment(crate::pgn::NodeId),
 }
 
 /// Everything the app knows while it runs. [`Settings`] inside it are what gets saved.
 pub struct AppState {
     /// Saved settings.
     pub settings: Settings,
-    /// The line being analysed.
-    pub line: LinearLine,
+    /// The game being analysed (a tree with variations) and the line the board follows.
+    pub line: GameDoc,
+    /// The games of the last opened file or pasted text.
+    pub games: Option<GameList>,
     /// Open messages (toasts).
     pub messages: Messages,
     /// The open dialog window, if any.
@@ -58,7 +65,8 @@ impl AppState {
     pub fn new(settings: Settings) -> AppState {
         AppState {
             settings,
-            line: LinearLine::default(),
+            line: GameDoc::default(),
+            games: None,
             messages: Messages::default(),
             dialog: None,
             status_note: None,
@@ -75,7 +83,7 @@ impl AppState {
         self.line.current()
     }
 
-    fn set_line(&mut self, line: LinearLine) {
+    fn set_line(&mut self, line: GameDoc) {
         self.line = line;
         self.position_generation += 1;
     }
@@ -109,13 +117,13 @@ impl AppState {
             Command::LoadFen(text) => self.load_fen(&text),
             Command::LoadPasted(text) => self.load_pasted(&text),
             Command::NewGame => {
-                self.set_line(LinearLine::default());
+                self.set_line(GameDoc::default());
                 self.players = None;
                 self.current_file = None;
             }
             Command::NewChess960(n) => match chess960_start(n) {
                 Ok(start) => {
-                    self.set_line(LinearLine::new(start));
+                    self.set_line(GameDoc::new(start));
                     self.players = None;
                     self.current_file = None;
                 }
@@ -159,6 +167,39 @@ impl AppState {
                 self.settings.model_dir = None;
                 self.analysis.requests.push(EngineRequest::LoadModel(None));
             }
+            Command::SelectNode(id) => {
+                let before = self.current().clone();
+                self.line.select(id);
+                if *self.current() != before {
+                    self.position_generation += 1;
+                }
+            }
+            Command::SwitchVariation { down } => {
+                self.line.switch_variation(down);
+            }
+            Command::PromoteVariation(id) => self.edit_tree(|d| d.promote(id)),
+            Command::MakeMainline(id) => self.edit_tree(|d| d.make_mainline(id)),
+            Command::DeleteFrom(id) => {
+                let before = self.current().clone();
+                self.edit_tree(|d| d.delete(id));
+                if *self.current() != before {
+                    self.position_generation += 1;
+                }
+            }
+            Command::SetComment(id, text) => {
+                self.edit_tree(|d| d.set_comment(id, &text));
+                self.dialog = None;
+            }
+            Command::SetNags(id, nags) => {
+                self.edit_tree(|d| d.set_nags(id, nags.into_iter().map(crate::pgn::Nag).collect()));
+            }
+            Command::OpenGame(number) => {
+                self.open_game(number);
+            }
+            Command::CopyPgn => {
+                ctx.copy_text(self.line.to_pgn());
+                self.status_note = Some("PGN copied to the clipboard".to_owned());
+            }
             Command::CopyFen => {
                 ctx.copy_text(self.current().fen());
                 self.status_note = Some("FEN copied to the clipboard".to_owned());
@@ -166,10 +207,16 @@ impl AppState {
         }
     }
 
+    fn edit_tree(&mut self, edit: impl FnOnce(&mut GameDoc) -> Result<(), crate::pgn::TreeError>) {
+        if let Err(e) = edit(&mut self.line) {
+            self.messages.error(format!("The game was not changed: {e}"));
+        }
+    }
+
     fn load_fen(&mut self, text: &str) {
         match parse_fen(text) {
             Ok(state) => {
-                self.set_line(LinearLine::new(state));
+                self.set_line(GameDoc::new(state));
                 self.players = None;
                 self.current_file = None;
                 self.dialog = None;
@@ -189,16 +236,9 @@ impl AppState {
             self.load_fen(trimmed);
             return;
         }
-        match import_first_game(trimmed) {
-            Ok(game) => {
-                self.set_line(game.line);
-                self.players = game.players;
-                self.current_file = None;
-                self.dialog = None;
-            }
-            Err(e) => {
-                self.messages.error(format!("Nothing loaded: {e}"));
-            }
+        let list = GameList::read(trimmed, "pasted text");
+        if self.open_list(list) {
+            self.current_file = None;
         }
     }
 
@@ -274,17 +314,60 @@ impl AppState {
             }
         };
         let text = String::from_utf8_lossy(&bytes);
-        match import_first_game(&text) {
-            Ok(game) => {
-                self.set_line(game.line);
-                self.players = game.players;
-                self.current_file = Some(path.to_path_buf());
-                self.settings.remember_file(path);
-                self.dialog = None;
-                self.status_note = Some(format!("Opened {shown}"));
+        let name = path.file_name().map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
+        if self.open_list(GameList::read(&text, &name)) {
+            self.current_file = Some(path.to_path_buf());
+            self.settings.remember_file(path);
+            self.status_note = Some(format!("Opened {shown}"));
+        }
+    }
+
+    /// Opens the first good game of `list` and keeps the list (shown when it has more than one game or
+    /// broken ones). Returns false, with an error message, when no game could be read.
+    fn open_list(&mut self, list: GameList) -> bool {
+        let Some(first) = list.first_good().map(|e| e.number) else {
+            let reasons: Vec<String> =
+                list.entries.iter().filter_map(|e| e.game.as_ref().err().cloned()).take(3).collect();
+            self.messages.error(if reasons.is_empty() {
+                format!("{}: no PGN game found. Check that it is a PGN file.", list.source)
+            } else {
+                format!("{}: no game could be read: {}", list.source, reasons.join("; "))
+            });
+            return false;
+        };
+        let show_list = list.entries.len() > 1;
+        if list.broken() > 0 {
+            self.messages.error(format!(
+                "{}: {} of {} games could not be read; they are listed with the reason in the game list.",
+                list.source,
+                list.broken(),
+                list.entries.len()
+            ));
+        }
+        self.games = Some(list);
+        self.open_game(first);
+        self.dialog = if show_list { Some(Dialog::GameList) } else { None };
+        true
+    }
+
+    /// Opens game `number` (from 1) of the game list.
+    pub fn open_game(&mut self, number: usize) {
+        let Some(entry) = self.games.as_ref().and_then(|l| l.entries.iter().find(|e| e.number == number))
+        else {
+            return;
+        };
+        match &entry.game {
+            Ok(tree) => {
+                let players = match (tree.header("White"), tree.header("Black")) {
+                    (Some(w), Some(b)) => Some((w.to_owned(), b.to_owned())),
+                    _ => None,
+                };
+                let doc = GameDoc::from_tree(tree.clone());
+                self.set_line(doc);
+                self.players = players;
             }
             Err(e) => {
-                self.messages.error(format!("{shown}: {e}"));
+                self.messages.error(format!("Game {number} cannot be opened: {e}"));
             }
         }
     }
@@ -292,8 +375,9 @@ impl AppState {
     /// Saves the line (all its moves) as PGN.
     pub fn save_path(&mut self, path: &Path) {
         let shown = path.display();
-        match std::fs::write(path, export_line(&self.line)) {
+        match write_atomically(path, self.line.to_pgn().as_bytes()) {
             Ok(()) => {
+                self.line.mark_saved();
                 self.current_file = Some(path.to_path_buf());
                 self.settings.remember_file(path);
                 self.dialog = None;
@@ -305,4 +389,23 @@ impl AppState {
             }
         }
     }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so a failure never
+/// leaves a half-written file where the old one was.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map_or_else(|| "game.pgn".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

@@ -19,6 +19,14 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
                 _ => String::new(),
             };
         }
+        if let Some(Dialog::Comment(id)) = state.dialog {
+            ui_state.comment_input = state
+                .line
+                .tree()
+                .node(id)
+                .map(|n| n.comments_after().iter().map(|c| c.text()).collect::<Vec<_>>().join(" "))
+                .unwrap_or_default();
+        }
     }
     let Some(dialog) = state.dialog else {
         return out;
@@ -30,12 +38,16 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
         Dialog::Path(FileDialogKind::Save) => "Save the line to a path",
         Dialog::Path(FileDialogKind::ModelFolder) => "Load a model package by path",
         Dialog::About => "About mavboard",
+        Dialog::GameList => "Games",
+        Dialog::Comment(_) => "Comment",
     };
     egui::Window::new(title).open(&mut open).collapsible(false).default_width(440.0).show(ctx, |ui| {
         match dialog {
             Dialog::Paste => paste_ui(ui, ui_state, &mut out),
             Dialog::Path(kind) => path_ui(ui, kind, ui_state, &mut out),
             Dialog::About => about_ui(ui),
+            Dialog::GameList => game_list_ui(ui, state, ui_state, &mut out),
+            Dialog::Comment(id) => comment_ui(ui, id, ui_state, &mut out),
         }
     });
     if !open {
@@ -45,7 +57,7 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
 }
 
 fn paste_ui(ui: &mut egui::Ui, ui_state: &mut UiState, out: &mut Vec<Command>) {
-    let label = ui.label("A FEN, or a PGN game (its main line is loaded):");
+    let label = ui.label("A FEN, or PGN games (the first opens; all are in the game list):");
     ui.add(
         egui::TextEdit::multiline(&mut ui_state.paste_input)
             .desired_rows(8)
@@ -109,6 +121,72 @@ fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out:
     });
 }
 
+fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out: &mut Vec<Command>) {
+    let Some(list) = &state.games else {
+        ui.label("No file is open.");
+        return;
+    };
+    ui.label(format!(
+        "{}: {} games{}",
+        list.source,
+        list.entries.len(),
+        if list.broken() > 0 { format!(", {} could not be read", list.broken()) } else { String::new() }
+    ));
+    ui.horizontal(|ui| {
+        let l = ui.label("Filter");
+        ui.add(egui::TextEdit::singleline(&mut ui_state.game_filter).hint_text("player, event, year…"))
+            .labelled_by(l.id);
+    });
+    let filter = ui_state.game_filter.trim().to_owned();
+    egui::ScrollArea::vertical().max_height(420.0).auto_shrink([false, true]).show(ui, |ui| {
+        egui::Grid::new("game_list").striped(true).num_columns(7).spacing([10.0, 3.0]).show(ui, |ui| {
+            for h in ["#", "White", "Black", "Result", "Date", "Event", "Moves"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for e in list.entries.iter().filter(|e| filter.is_empty() || e.matches(&filter)) {
+                match &e.game {
+                    Ok(_) => {
+                        if ui.link(e.number.to_string()).on_hover_text("Open this game").clicked() {
+                            out.push(Command::OpenGame(e.number));
+                            out.push(Command::ShowDialog(None));
+                        }
+                        for h in ["White", "Black", "Result", "Date", "Event"] {
+                            ui.label(e.header(h));
+                        }
+                        ui.label(e.plies().div_ceil(2).to_string());
+                    }
+                    Err(err) => {
+                        ui.label(e.number.to_string());
+                        ui.colored_label(ui.visuals().error_fg_color, "cannot be read").on_hover_text(err);
+                        ui.label(egui::RichText::new(err).small().color(ui.visuals().error_fg_color));
+                        for _ in 0..4 {
+                            ui.label("");
+                        }
+                    }
+                }
+                ui.end_row();
+            }
+        });
+    });
+}
+
+fn comment_ui(ui: &mut egui::Ui, id: crate::pgn::NodeId, ui_state: &mut UiState, out: &mut Vec<Command>) {
+    let l = ui.label("The comment after this move (empty removes it):");
+    ui.add(
+        egui::TextEdit::multiline(&mut ui_state.comment_input).desired_rows(4).desired_width(f32::INFINITY),
+    )
+    .labelled_by(l.id);
+    ui.horizontal(|ui| {
+        if ui.button("Save comment").clicked() {
+            out.push(Command::SetComment(id, ui_state.comment_input.trim().to_owned()));
+        }
+        if ui.button("Cancel").clicked() {
+            out.push(Command::ShowDialog(None));
+        }
+    });
+}
+
 fn about_ui(ui: &mut egui::Ui) {
     ui.label(format!(
         "mavboard {}: an analysis board for multi-action-value game models.",
@@ -123,6 +201,7 @@ fn about_ui(ui: &mut egui::Ui) {
             ("F", "flip the board"),
             ("Left / Right", "one move back / forward"),
             ("Home / End", "first / last position"),
+            ("Up / Down", "choose the variation at a fork"),
             ("Esc", "cancel a selection or promotion"),
             ("Space", "start / stop the search"),
             ("Ctrl+O / Ctrl+S", "open / save PGN"),

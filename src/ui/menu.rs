@@ -19,6 +19,9 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             if ui.button("Open by path...").clicked() {
                 out.push(Command::ShowDialog(Some(Dialog::Path(FileDialogKind::Open))));
             }
+            if ui.add_enabled(state.games.is_some(), egui::Button::new("Game list...")).clicked() {
+                out.push(Command::ShowDialog(Some(Dialog::GameList)));
+            }
             if ui.button("Paste FEN or PGN...").clicked() {
                 out.push(Command::ShowDialog(Some(Dialog::Paste)));
             }
@@ -47,6 +50,9 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             }
             if ui.button("Copy FEN").clicked() {
                 out.push(Command::CopyFen);
+            }
+            if ui.button("Copy PGN").clicked() {
+                out.push(Command::CopyPgn);
             }
         });
         ui.menu_button("View", |ui| {

@@ -8,6 +8,7 @@ pub mod dialogs;
 pub mod distribution;
 pub mod menu;
 pub mod move_input;
+pub mod move_tree;
 pub mod moves_panel;
 pub mod pieces;
 pub mod search_panel;
@@ -42,6 +43,10 @@ pub struct UiState {
     pub path_input: String,
     /// The dialog shown last frame (to reset its fields when another one opens).
     pub shown_dialog: Option<crate::app::state::Dialog>,
+    /// The game list's filter.
+    pub game_filter: String,
+    /// The comment being edited.
+    pub comment_input: String,
     /// Arrows supplied by analysis panels (candidate moves); drawn with the played move.
     pub candidate_arrows: Vec<Arrow>,
 }
@@ -79,6 +84,12 @@ pub fn shortcuts_ui(ctx: &egui::Context) -> Vec<Command> {
                 out.push(Command::Navigate(nav));
             }
         }
+        if i.key_pressed(egui::Key::ArrowDown) {
+            out.push(Command::SwitchVariation { down: true });
+        }
+        if i.key_pressed(egui::Key::ArrowUp) {
+            out.push(Command::SwitchVariation { down: false });
+        }
         if i.modifiers.command && i.key_pressed(egui::Key::O) {
             out.push(Command::OpenFileDialog);
         }
@@ -115,21 +126,21 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
     if state.settings.show_setup_panel {
         egui::Panel::left("setup_panel")
             .resizable(true)
-            .default_size(260.0)
+            .default_size(220.0)
             .min_size(180.0)
             .show(ui, |ui| out.extend(setup_panel::setup_panel_ui(ui, state, ui_state)));
     }
     if state.settings.show_analysis_panel {
         egui::Panel::right("analysis_panel")
             .resizable(true)
-            .default_size(400.0)
+            .default_size(370.0)
             .min_size(260.0)
             .show(ui, |ui| out.extend(analysis_panel::analysis_panel_ui(ui, state)));
     }
     if state.settings.show_moves_panel {
         egui::Panel::right("moves_panel")
             .resizable(true)
-            .default_size(220.0)
+            .default_size(200.0)
             .min_size(150.0)
             .show(ui, |ui| out.extend(moves_panel::moves_panel_ui(ui, state)));
     }

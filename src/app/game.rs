@@ -1,0 +1,331 @@
+//! The game being analysed: a PGN game tree (variations, comments, NAGs, headers) with a cursor.
+//!
+//! The board follows one line of the tree at a time: the path from the start to the selected move, then on
+//! through first continuations. [`GameDoc`] implements [`MoveHistory`] over that line, so navigation, the
+//! engine glue and the board need not know about variations; the move tree panel selects nodes anywhere.
+
+use shakmaty::Move;
+
+use super::line::{LineMove, MoveHistory};
+use crate::game::chess::ChessState;
+use crate::game::{ActionError, GameState};
+use crate::pgn::{GameTree, Nag, NodeId, TreeError, WriteOptions, game_to_string};
+
+/// A game tree, the line the board follows through it, and the cursor on that line.
+#[derive(Debug, Clone)]
+pub struct GameDoc {
+    tree: GameTree,
+    /// `nodes[i]` is the node of the line's move i + 1.
+    nodes: Vec<NodeId>,
+    moves: Vec<LineMove>,
+    /// `states[i]` is the position after i moves of the line; `states[0]` is the start.
+    states: Vec<ChessState>,
+    cursor: usize,
+    modified: bool,
+}
+
+impl Default for GameDoc {
+    fn default() -> Self {
+        GameDoc::new(ChessState::startpos())
+    }
+}
+
+impl GameDoc {
+    /// An empty game from `start`.
+    pub fn new(start: ChessState) -> GameDoc {
+        let mut headers = Vec::new();
+        if start != ChessState::startpos() {
+            if start.castling_mode() == shakmaty::CastlingMode::Chess960 {
+                headers.push(("Variant".to_owned(), "Chess960".to_owned()));
+            }
+            headers.push(("SetUp".to_owned(), "1".to_owned()));
+            headers.push(("FEN".to_owned(), start.to_text()));
+        }
+        GameDoc::from_tree(GameTree::from_start(headers, start))
+    }
+
+    /// A game read from PGN, with the cursor at its start.
+    pub fn from_tree(tree: GameTree) -> GameDoc {
+        let mut doc = GameDoc {
+            states: vec![tree.start().clone()],
+            tree,
+            nodes: Vec::new(),
+            moves: Vec::new(),
+            cursor: 0,
+            modified: false,
+        };
+        doc.select(NodeId::ROOT);
+        doc
+    }
+
+    /// The game tree.
+    pub fn tree(&self) -> &GameTree {
+        &self.tree
+    }
+
+    /// Whether the game changed since it was opened or saved.
+    pub fn is_modified(&self) -> bool {
+        self.modified
+    }
+
+    /// Marks the game as saved.
+    pub fn mark_saved(&mut self) {
+        self.modified = false;
+    }
+
+    /// The node at the cursor (the root before the first move).
+    pub fn current_node(&self) -> NodeId {
+        self.cursor.checked_sub(1).and_then(|i| self.nodes.get(i).copied()).unwrap_or(NodeId::ROOT)
+    }
+
+    /// The nodes of the line the board follows.
+    pub fn line_nodes(&self) -> &[NodeId] {
+        &self.nodes
+    }
+
+    /// Puts the cursor on `id`; the line becomes the path to it and its first continuations. Unknown
+    /// nodes select the start.
+    pub fn select(&mut self, id: NodeId) {
+        let mut path = self.tree.path_to(id).unwrap_or_default();
+        let at = path.len();
+        let mut next = id;
+        while let Some(&child) = self.tree.node(next).and_then(|n| n.children().first()) {
+            path.push(child);
+            next = child;
+        }
+        self.nodes.clear();
+        self.moves.clear();
+        self.states.truncate(1);
+        let start = self.tree.start().clone();
+        let first_ply = first_ply(&start);
+        let mut here = start;
+        for (i, &node) in path.iter().enumerate() {
+            // The board cannot show null moves: the line ends before one.
+            let Some((mv, san)) = self.tree.node(node).and_then(|n| Some((n.mv()?, n.san_text()?))) else {
+                break;
+            };
+            let Ok(after) = here.play(mv) else { break };
+            self.nodes.push(node);
+            self.moves.push(LineMove { mv, san, ply: first_ply + i as u32 });
+            self.states.push(after.clone());
+            here = after;
+        }
+        self.cursor = at.min(self.nodes.len());
+    }
+
+    /// Whether the cursor's next move has alternatives (a fork the ↑/↓ keys choose at).
+    pub fn at_fork(&self) -> bool {
+        self.tree.node(self.current_node()).is_some_and(|n| n.children().len() > 1)
+    }
+
+    /// At a fork, makes the next (`down`) or previous variation the line's continuation; the cursor stays.
+    /// Returns whether the line changed.
+    pub fn switch_variation(&mut self, down: bool) -> bool {
+        let here = self.current_node();
+        let Some(children) = self.tree.node(here).map(|n| n.children().to_vec()) else { return false };
+        if children.len() < 2 {
+            return false;
+        }
+        let next = self.nodes.get(self.cursor).copied();
+        let i = next.and_then(|n| children.iter().position(|&c| c == n)).unwrap_or(0);
+        let j = if down { (i + 1) % children.len() } else { (i + children.len() - 1) % children.len() };
+        let cursor = self.cursor;
+        self.select(children[j]);
+        self.cursor = cursor;
+        true
+    }
+
+    /// Moves the variation of `id` one place up (to the main line if it was the first variation).
+    pub fn promote(&mut self, id: NodeId) -> Result<(), TreeError> {
+        self.tree.promote(id)?;
+        self.edited();
+        Ok(())
+    }
+
+    /// Makes the line through `id` the main line.
+    pub fn make_mainline(&mut self, id: NodeId) -> Result<(), TreeError> {
+        self.tree.promote_to_mainline(id)?;
+        self.edited();
+        Ok(())
+    }
+
+    /// Deletes `id` and everything after it; the cursor goes to its parent if it was inside.
+    pub fn delete(&mut self, id: NodeId) -> Result<(), TreeError> {
+        let parent = self.tree.node(id).and_then(|n| n.parent()).ok_or(TreeError::RootHasNoMove)?;
+        let current = self.current_node();
+        let inside = self.tree.path_to(current).map(|p| p.contains(&id)).unwrap_or(false);
+        self.tree.delete(id)?;
+        self.modified = true;
+        self.select(if inside { parent } else { current });
+        Ok(())
+    }
+
+    /// Replaces the comment after the move of `id` (empty text removes it).
+    pub fn set_comment(&mut self, id: NodeId, text: &str) -> Result<(), TreeError> {
+        self.tree.set_comment(id, text)?;
+        self.modified = true;
+        Ok(())
+    }
+
+    /// Replaces the NAGs of `id`.
+    pub fn set_nags(&mut self, id: NodeId, nags: Vec<Nag>) -> Result<(), TreeError> {
+        self.tree.set_nags(id, nags)?;
+        self.modified = true;
+        Ok(())
+    }
+
+    /// The game as PGN text.
+    pub fn to_pgn(&self) -> String {
+        game_to_string(&self.tree, &WriteOptions::default())
+    }
+
+    /// After a change of variation order: the same node stays selected on its (new) line.
+    fn edited(&mut self) {
+        self.modified = true;
+        let current = self.current_node();
+        self.select(current);
+    }
+}
+
+/// The ply number of the first move from `start` (1 for White's first move of a game).
+pub fn first_ply(start: &ChessState) -> u32 {
+    use shakmaty::Position;
+    let pos = start.position();
+    (pos.fullmoves().get() - 1) * 2 + if pos.turn().is_white() { 1 } else { 2 }
+}
+
+impl MoveHistory for GameDoc {
+    fn start(&self) -> &ChessState {
+        self.tree.start()
+    }
+
+    fn current(&self) -> &ChessState {
+        &self.states[self.cursor]
+    }
+
+    fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    fn moves(&self) -> &[LineMove] {
+        &self.moves
+    }
+
+    fn go_to(&mut self, index: usize) {
+        self.cursor = index.min(self.moves.len());
+    }
+
+    fn play(&mut self, mv: Move) -> Result<(), ActionError> {
+        // Check legality with the rules first: their error is the one the user sees.
+        self.current().play(mv)?;
+        let here = self.current_node();
+        let existing = self.tree.node(here).is_some_and(|n| {
+            n.children().iter().any(|&c| self.tree.node(c).and_then(|n| n.mv()) == Some(mv))
+        });
+        let child = self.tree.add_move(here, mv).map_err(|e| ActionError::Illegal { text: e.to_string() })?;
+        if !existing {
+            self.modified = true;
+        }
+        if self.nodes.get(self.cursor) == Some(&child) {
+            self.cursor += 1;
+        } else {
+            self.select(child);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::reader::read_all;
+
+    fn doc(pgn: &str) -> GameDoc {
+        let tree = read_all(pgn).into_iter().next().expect("one game").expect("parses");
+        GameDoc::from_tree(tree)
+    }
+
+    fn mv(doc: &GameDoc, uci: &str) -> Move {
+        doc.current().parse_action(uci).expect("legal")
+    }
+
+    fn sans(doc: &GameDoc) -> Vec<&str> {
+        doc.moves().iter().map(|m| m.san.as_str()).collect()
+    }
+
+    #[test]
+    fn the_line_follows_the_main_line_and_a_new_move_makes_a_variation() {
+        let mut d = doc("1. e4 e5 2. Nf3 (2. Bc4 Nf6) 2... Nc6 *");
+        assert_eq!(sans(&d), ["e4", "e5", "Nf3", "Nc6"]);
+        assert_eq!(d.cursor(), 0);
+        d.go_to(2);
+        assert!(d.at_fork());
+        // Playing the main move only advances.
+        let nf3 = mv(&d, "g1f3");
+        d.play(nf3).expect("legal");
+        assert_eq!((d.cursor(), sans(&d)), (3, vec!["e4", "e5", "Nf3", "Nc6"]));
+        assert!(!d.is_modified());
+        // A new move at a fork becomes a variation and the line follows it.
+        d.go_to(2);
+        let d4 = mv(&d, "d2d4");
+        d.play(d4).expect("legal");
+        assert_eq!(sans(&d), ["e4", "e5", "d4"]);
+        assert!(d.is_modified());
+        assert_eq!(d.tree().node(NodeId::ROOT).map(|n| n.children().len()), Some(1));
+        assert!(d.to_pgn().contains("(2. d4)"), "{}", d.to_pgn());
+    }
+
+    #[test]
+    fn switching_variations_at_a_fork_keeps_the_cursor() {
+        let mut d = doc("1. e4 e5 2. Nf3 (2. Bc4 Nf6) (2. f4) 2... Nc6 *");
+        d.go_to(2);
+        assert!(d.switch_variation(true));
+        assert_eq!((d.cursor(), sans(&d)), (2, vec!["e4", "e5", "Bc4", "Nf6"]));
+        assert!(d.switch_variation(true));
+        assert_eq!(sans(&d), ["e4", "e5", "f4"]);
+        assert!(d.switch_variation(true));
+        assert_eq!(sans(&d), ["e4", "e5", "Nf3", "Nc6"]);
+        assert!(d.switch_variation(false));
+        assert_eq!(sans(&d), ["e4", "e5", "f4"]);
+        d.go_to(1);
+        assert!(!d.switch_variation(true));
+    }
+
+    #[test]
+    fn promote_delete_and_annotate() {
+        let mut d = doc("1. e4 e5 2. Nf3 (2. Bc4 Nf6) 2... Nc6 *");
+        d.go_to(2);
+        d.switch_variation(true);
+        d.go_to(3);
+        let bc4 = d.current_node();
+        d.make_mainline(bc4).expect("promote");
+        assert!(
+            d.to_pgn().contains("2. Bc4 ( 2. Nf3 Nc6 ) 2... Nf6")
+                || d.to_pgn().contains("2. Bc4 (2. Nf3 Nc6) 2... Nf6"),
+            "{}",
+            d.to_pgn()
+        );
+        assert_eq!(d.current_node(), bc4);
+        d.set_comment(bc4, "the Bishop's Opening").expect("comment");
+        d.set_nags(bc4, vec![Nag(1)]).expect("nag");
+        let pgn = d.to_pgn();
+        assert!(pgn.contains("Bc4!") || pgn.contains("Bc4 $1"), "{pgn}");
+        assert!(pgn.contains("{ the Bishop's Opening }") || pgn.contains("{the Bishop's Opening}"), "{pgn}");
+        d.delete(bc4).expect("delete");
+        assert_eq!(sans(&d), ["e4", "e5", "Nf3", "Nc6"]);
+        assert_eq!(d.cursor(), 2);
+    }
+
+    #[test]
+    fn a_fen_start_is_kept_in_the_headers() {
+        let start = ChessState::from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").expect("fen");
+        let mut d = GameDoc::new(start);
+        let m = mv(&d, "a1a8");
+        d.play(m).expect("mate");
+        let pgn = d.to_pgn();
+        assert!(pgn.contains("[FEN \"6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1\"]"), "{pgn}");
+        assert!(pgn.contains("Ra8#"), "{pgn}");
+        let again = doc(&pgn);
+        assert_eq!(sans(&again), ["Ra8#"]);
+    }
+}
