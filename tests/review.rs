@@ -44,7 +44,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// The first `n` games of a PGN text (cut before the (n+1)-th `[Event` at the start of a line).
 fn first_games(text: &str, n: usize) -> &str {
     let mut at = 0;
-    for _ in 0..=n {
+    for _ in 0..n {
         match text[at..].find("\n[Event ") {
             Some(i) => at += i + 1,
             None => return text,

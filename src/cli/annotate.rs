@@ -126,7 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     let summary = review_file(&paths, &options, factory, &stop, &mut |p| {
         if p.games == p.resumed && p.resumed > 0 {
-            bar.println(format!("resuming after {} games done by an earlier run", p.resumed));
+            bar.suspend(|| eprintln!("resuming after {} games done by an earlier run", p.resumed));
         }
         bar.set_length(p.input_len.max(1));
         bar.set_position(p.bytes_read);
