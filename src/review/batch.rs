@@ -8,24 +8,19 @@
 
 use std::cell::Cell;
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
-use super::annotate::{annotate, annotate_failure, comment_text, game_text};
 use super::error::ReviewError;
-use super::game::review_game;
+use super::job::{Job, JobOutput, report_line, review_job};
 use super::options::ReviewOptions;
-use super::report::GameReview;
-use super::resume::{ResumeState, reopen_truncated, with_suffix};
+use super::output::{Slot, copied, copy_tail, finish, open_sink, save};
+use super::resume::with_suffix;
 use crate::engine::pool::{JobError, Pool};
 use crate::engine::{EvaluatorBox, EvaluatorFactory};
-use crate::game::chess::ChessState;
-use crate::inference::evaluator::Evaluator;
 use crate::pgn::{GameTree, PgnReader, WriteOptions, game_to_string};
 
 /// The files of a batch run.
@@ -114,89 +109,6 @@ pub struct BatchSummary {
     pub end: BatchEnd,
 }
 
-/// One game for a worker.
-#[derive(Debug)]
-pub struct Job {
-    /// The game's number in the input, from 1.
-    pub game: usize,
-    /// The game.
-    pub tree: GameTree,
-}
-
-/// A worker's answer for one game.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JobOutput {
-    /// The game's PGN text (without what stood before it in the file).
-    pub text: String,
-    /// Its line of the JSON report.
-    pub report: String,
-    /// Whether the review succeeded.
-    pub reviewed: bool,
-    /// Positions evaluated.
-    pub positions: u64,
-}
-
-/// One game's entry in the JSON report.
-#[derive(Debug, Serialize)]
-struct ReportEntry<'a> {
-    game: usize,
-    status: &'static str,
-    headers: serde_json::Map<String, serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    review: Option<&'a GameReview>,
-}
-
-fn report_line(
-    game: usize,
-    status: &'static str,
-    tree: Option<&GameTree>,
-    error: Option<String>,
-    review: Option<&GameReview>,
-) -> String {
-    let headers = tree
-        .map(|t| t.headers().iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect())
-        .unwrap_or_default();
-    let entry = ReportEntry { game, status, headers, error, review };
-    serde_json::to_string(&entry).unwrap_or_else(|e| {
-        format!("{{\"game\":{game},\"status\":\"report_failed\",\"error\":{:?}}}", e.to_string())
-    })
-}
-
-/// Reviews one game and returns its annotated text and report line; a failed review is noted in the
-/// game instead.
-pub fn review_job<E: Evaluator<ChessState> + ?Sized>(
-    evaluator: &mut E,
-    job: Job,
-    options: &ReviewOptions,
-    model: &str,
-) -> JobOutput {
-    let mut tree = job.tree;
-    let outcome = review_game(&tree, evaluator, options).and_then(|review| {
-        annotate(&mut tree, &review, model)?;
-        Ok(review)
-    });
-    match outcome {
-        Ok(review) => JobOutput {
-            report: report_line(job.game, "reviewed", Some(&tree), None, Some(&review)),
-            text: game_text(&tree),
-            reviewed: true,
-            positions: review.positions() as u64,
-        },
-        Err(e) => {
-            // A comment that cannot be added leaves the game as it was; it is still written.
-            let _ = annotate_failure(&mut tree, &e);
-            JobOutput {
-                report: report_line(job.game, "review_failed", Some(&tree), Some(e.to_string()), None),
-                text: game_text(&tree),
-                reviewed: false,
-                positions: 0,
-            }
-        }
-    }
-}
-
 /// A `Read` that counts the bytes it passes on.
 struct Counting<R> {
     inner: R,
@@ -211,100 +123,6 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// A game waiting for its output.
-enum Slot {
-    /// At a worker.
-    Waiting { leading: Option<String>, original: String },
-    /// A game's text, framed by what stood before it when it is written.
-    Text { leading: Option<String>, text: String, report: String },
-    /// Bytes to write as they are.
-    Raw { bytes: Vec<u8>, report: String },
-}
-
-/// The output files being written and their committed lengths.
-struct Sink {
-    out: BufWriter<File>,
-    out_len: u64,
-    ends_with_newline: bool,
-    report: Option<(BufWriter<File>, u64)>,
-}
-
-impl Sink {
-    fn write(&mut self, bytes: &[u8], report: &str, paths: &BatchPaths) -> Result<(), ReviewError> {
-        self.out.write_all(bytes).map_err(|e| ReviewError::io(&paths.partial(), &e))?;
-        self.out_len += bytes.len() as u64;
-        if let Some(&last) = bytes.last() {
-            self.ends_with_newline = last == b'\n';
-        }
-        if let (Some((w, len)), Some(path)) = (&mut self.report, paths.report_partial()) {
-            w.write_all(report.as_bytes())
-                .and_then(|()| w.write_all(b"\n"))
-                .map_err(|e| ReviewError::io(&path, &e))?;
-            *len += report.len() as u64 + 1;
-        }
-        Ok(())
-    }
-
-    fn write_slot(&mut self, slot: Slot, paths: &BatchPaths) -> Result<(), ReviewError> {
-        match slot {
-            Slot::Text { leading, text, report } => {
-                let bytes = framed(leading.as_deref(), &text, self.ends_with_newline, self.out_len == 0);
-                self.write(&bytes, &report, paths)
-            }
-            Slot::Raw { bytes, report } => self.write(&bytes, &report, paths),
-            Slot::Waiting { .. } => Ok(()),
-        }
-    }
-
-    fn end_with_newline(&mut self, paths: &BatchPaths) -> Result<(), ReviewError> {
-        if !self.ends_with_newline {
-            self.out.write_all(b"\n").map_err(|e| ReviewError::io(&paths.partial(), &e))?;
-            self.out_len += 1;
-            self.ends_with_newline = true;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self, paths: &BatchPaths) -> Result<(), ReviewError> {
-        self.out.flush().map_err(|e| ReviewError::io(&paths.partial(), &e))?;
-        if let (Some((w, _)), Some(path)) = (&mut self.report, paths.report_partial()) {
-            w.flush().map_err(|e| ReviewError::io(&path, &e))?;
-        }
-        Ok(())
-    }
-}
-
-/// The output of a game that was read: what stood before it, then its text.
-fn framed(leading: Option<&str>, body: &str, ends_with_newline: bool, first: bool) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(body.len() + 2);
-    match leading {
-        Some(l) => bytes.extend_from_slice(l.as_bytes()),
-        None => {
-            if !ends_with_newline {
-                bytes.push(b'\n');
-            }
-            if !first {
-                bytes.push(b'\n');
-            }
-        }
-    }
-    bytes.extend_from_slice(body.as_bytes());
-    bytes
-}
-
-/// The output of a game copied through: what stood before it, a `%` line with `note`, its bytes.
-fn copied(leading: &[u8], note: &str, text: &[u8]) -> Vec<u8> {
-    let mut bytes = leading.to_vec();
-    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-        bytes.push(b'\n');
-    }
-    bytes.extend_from_slice(b"% ");
-    bytes.extend_from_slice(comment_text(note).as_bytes());
-    bytes.push(b'\n');
-    bytes.extend_from_slice(text);
-    bytes
-}
-
 fn settings_key(options: &BatchOptions, report: bool) -> String {
     let t = options.review.thresholds;
     format!(
@@ -316,86 +134,6 @@ fn settings_key(options: &BatchOptions, report: bool) -> String {
         t.blunder,
         if report { "yes" } else { "no" }
     )
-}
-
-fn create(path: &Path) -> Result<File, ReviewError> {
-    File::create(path).map_err(|e| ReviewError::io(path, &e))
-}
-
-/// Opens (resuming) or creates the partial files and returns the state to continue from.
-fn open_sink(paths: &BatchPaths, input_len: u64, settings: &str) -> Result<(Sink, ResumeState), ReviewError> {
-    let state_path = paths.state();
-    let mismatch =
-        |why: String| ReviewError::StateMismatch { state: state_path.clone(), partial: paths.partial(), why };
-    if let Some(state) = ResumeState::load(&state_path)? {
-        if let Some(why) = state.mismatch(&paths.input, input_len, settings) {
-            return Err(mismatch(why));
-        }
-        let mut out = reopen_truncated(&paths.partial(), state.output_len).map_err(mismatch)?;
-        let mut ends_with_newline = true;
-        if state.output_len > 0 {
-            let mut last = [0u8; 1];
-            out.seek(SeekFrom::End(-1))
-                .and_then(|_| out.read_exact(&mut last))
-                .and_then(|()| out.seek(SeekFrom::End(0)))
-                .map_err(|e| ReviewError::io(&paths.partial(), &e))?;
-            ends_with_newline = last[0] == b'\n';
-        }
-        let report = match (paths.report_partial(), state.report_len) {
-            (Some(path), Some(len)) => {
-                Some((BufWriter::new(reopen_truncated(&path, len).map_err(mismatch)?), len))
-            }
-            _ => None,
-        };
-        let sink = Sink { out: BufWriter::new(out), out_len: state.output_len, ends_with_newline, report };
-        return Ok((sink, state));
-    }
-    let out = BufWriter::new(create(&paths.partial())?);
-    let report = match paths.report_partial() {
-        Some(path) => Some((BufWriter::new(create(&path)?), 0)),
-        None => None,
-    };
-    let state = ResumeState {
-        input: paths.input.clone(),
-        input_len,
-        settings: settings.to_owned(),
-        games_done: 0,
-        output_len: 0,
-        report_len: report.as_ref().map(|_| 0),
-    };
-    state.save(&state_path)?;
-    Ok((Sink { out, out_len: 0, ends_with_newline: true, report }, state))
-}
-
-/// Writes the final JSON report from the partial one (one game a line) and removes the partial.
-fn finish_report(paths: &BatchPaths, options: &BatchOptions) -> Result<(), ReviewError> {
-    let (Some(report), Some(partial)) = (&paths.report, paths.report_partial()) else { return Ok(()) };
-    let tmp = with_suffix(report, ".tmp");
-    let write = || -> std::io::Result<()> {
-        let lines = BufReader::new(File::open(&partial)?);
-        let mut out = BufWriter::new(File::create(&tmp)?);
-        let head = serde_json::json!({
-            "input": paths.input.display().to_string(),
-            "model": options.model,
-            "method": options.review.describe(),
-            "thresholds": options.review.thresholds,
-        });
-        let head = head.to_string();
-        // The header object without its closing brace, then the games.
-        out.write_all(head[..head.len() - 1].as_bytes())?;
-        out.write_all(b",\"games\":[\n")?;
-        for (i, line) in lines.lines().enumerate() {
-            if i > 0 {
-                out.write_all(b",\n")?;
-            }
-            out.write_all(line?.as_bytes())?;
-        }
-        out.write_all(b"\n]}\n")?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        fs::rename(&tmp, report)?;
-        fs::remove_file(&partial)
-    };
-    write().map_err(|e| ReviewError::io(report, &e))
 }
 
 /// Reviews every game of `paths.input` into `paths.output` (see the module documentation), calling
@@ -604,52 +342,15 @@ fn covered<R: Read>(
     }
 }
 
-/// Copies what follows the last game in the input (trailing blank lines, the skipped rest of a last game
-/// that could not be read) to the output.
-fn copy_tail(input: &Path, offset: u64, sink: &mut Sink, paths: &BatchPaths) -> Result<(), ReviewError> {
-    let mut tail = Vec::new();
-    File::open(input)
-        .and_then(|mut f| {
-            f.seek(SeekFrom::Start(offset))?;
-            f.read_to_end(&mut tail)
-        })
-        .map_err(|e| ReviewError::io(input, &e))?;
-    if tail.is_empty() {
-        return Ok(());
-    }
-    sink.out.write_all(&tail).map_err(|e| ReviewError::io(&paths.partial(), &e))?;
-    sink.out_len += tail.len() as u64;
-    sink.ends_with_newline = tail.ends_with(b"\n");
-    Ok(())
-}
-
-fn save(sink: &mut Sink, state: &mut ResumeState, paths: &BatchPaths) -> Result<(), ReviewError> {
-    sink.flush(paths)?;
-    state.output_len = sink.out_len;
-    state.report_len = sink.report.as_ref().map(|(_, len)| *len);
-    state.save(&paths.state())
-}
-
-fn finish(sink: Sink, paths: &BatchPaths, options: &BatchOptions) -> Result<(), ReviewError> {
-    let partial = paths.partial();
-    let file = sink.out.into_inner().map_err(|e| ReviewError::io(&partial, e.error()))?;
-    file.sync_all().map_err(|e| ReviewError::io(&partial, &e))?;
-    drop(file);
-    if let Some((w, _)) = sink.report {
-        let path = paths.report_partial().unwrap_or_default();
-        w.into_inner().map_err(|e| ReviewError::io(&path, e.error()))?;
-    }
-    finish_report(paths, options)?;
-    fs::rename(&partial, &paths.output).map_err(|e| ReviewError::io(&paths.output, &e))?;
-    fs::remove_file(paths.state()).map_err(|e| ReviewError::io(&paths.state(), &e))
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
+    use std::io::Write;
+
     use super::*;
     use crate::engine::EvaluatorBox;
+    use crate::review::resume::ResumeState;
     use crate::search::mock::MaterialEvaluator;
 
     const PGN: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\

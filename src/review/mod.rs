@@ -6,7 +6,8 @@
 //!
 //! - [`game`]: [`review_game`], one game → [`GameReview`].
 //! - [`annotate`]: writing a review into its game tree and text.
-//! - [`batch`]: [`review_file`], a whole file on the engine's worker pool, resumable.
+//! - [`batch`]: [`review_file`], a whole file on the engine's worker pool, resumable; [`job`] is one
+//!   game's work on a worker, `output` the partial files and the report.
 //! - [`classify`], [`accuracy`], [`eval_text`], [`phase`]: the formulas.
 //! - [`report`]: the review as serde data (the JSON report, the eval graph).
 //! - [`resume`]: the resume state and atomic file writes.
@@ -18,7 +19,9 @@ pub mod classify;
 pub mod error;
 pub mod eval_text;
 pub mod game;
+pub mod job;
 pub mod options;
+mod output;
 pub mod phase;
 pub mod report;
 pub mod resume;
