@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use mavboard::engine::{EvaluatorBox, EvaluatorFactory, FactoryError};
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalRequest, Evaluator};
@@ -63,6 +63,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("review_model");
     g.throughput(Throughput::Elements(n));
     g.sample_size(10);
+    g.sampling_mode(SamplingMode::Flat);
     for b in [1usize, 8, 32] {
         let requests: Vec<_> = positions.iter().cloned().map(EvalRequest::values).collect();
         g.bench_function(format!("evaluator_only_b{b}"), |bench| {
@@ -97,6 +98,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("review_file");
     g.throughput(Throughput::Elements(file_positions));
     g.sample_size(10);
+    g.sampling_mode(SamplingMode::Flat);
     for workers in [1usize, 2] {
         let paths =
             BatchPaths { input: input.clone(), output: dir.join(format!("out{workers}.pgn")), report: None };
