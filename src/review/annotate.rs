@@ -23,11 +23,12 @@ fn percent(p: f64) -> String {
 }
 
 /// The comment written after a reviewed move: `[%eval]` (unless the move already has one, which is kept
-/// as the only one), then for a classified move its class, and when another move was better, that move
-/// with its max and mean values (win probabilities for the mover).
+/// as the only one, or the move ended the game: a finished game has nothing left to evaluate), then for a
+/// classified move its class, and when another move was better, that move with its max and mean values
+/// (win probabilities for the mover).
 pub fn move_comment(m: &MoveReview, has_eval: bool) -> String {
     let mut parts = Vec::new();
-    if !has_eval {
+    if !has_eval && !m.ends_game {
         let white_p = if m.white { m.value_after } else { 1.0 - m.value_after };
         parts.push(eval_command(white_p));
     }
@@ -122,6 +123,14 @@ mod tests {
             review_game(&tree, &mut MaterialEvaluator::new(3), &ReviewOptions::default()).expect("review");
         annotate(&mut tree, &review, "mock").expect("annotates");
         let text = game_text(&tree);
+        // A mate has no eval after it (the game is over) and is never a mistake.
+        let mut mated = read_all("1. f3 e5 2. g4 Qh4# 0-1\n").remove(0).expect("valid");
+        let mate_review =
+            review_game(&mated, &mut MaterialEvaluator::new(3), &ReviewOptions::default()).expect("review");
+        annotate(&mut mated, &mate_review, "mock").expect("annotates");
+        let mated = game_text(&mated);
+        assert!(mated.ends_with(" Qh4# 0-1\n"), "{mated}");
+        assert!(!mated.contains("Qh4# {"), "{mated}");
         // Every original byte is there, in order, and only whole tokens were inserted.
         let mut rest = pgn;
         for c in text.chars() {

@@ -9,8 +9,8 @@ use super::error::ReviewError;
 use super::options::ReviewOptions;
 use super::phase::phases;
 use super::report::{GameReview, MoveReview, PlayerSummary, SearchInfo, Values};
-use crate::game::GameState;
 use crate::game::chess::ChessState;
+use crate::game::{GameState, Outcome, OutcomeReason};
 use crate::inference::evaluator::{EvalRequest, EvalResult, Evaluator, Scoring};
 use crate::pgn::{GameTree, NodeId};
 use crate::search::mcts::{Mcts, MctsParams, RunLimits};
@@ -46,6 +46,25 @@ fn pick(scoring: Scoring, v: Values) -> f64 {
     }
 }
 
+/// The rules' value of `mv` for the mover when it ends the game at once: 1 for checkmate, ½ for stalemate
+/// or insufficient material (fifty-move draws must be claimed, so they do not count).
+fn rules_value(state: &ChessState, mv: Move) -> Option<f64> {
+    let after = state.play(mv).ok()?;
+    match after.outcome()? {
+        Outcome::Win { winner, .. } => Some(if winner == state.to_move() { 1.0 } else { 0.0 }),
+        Outcome::Draw { reason: OutcomeReason::Stalemate | OutcomeReason::InsufficientMaterial } => Some(0.5),
+        Outcome::Draw { .. } => None,
+    }
+}
+
+/// The model's values of a move, replaced by the rules' value for a move that ends the game.
+fn move_values(state: &ChessState, mv: Move, model: Values) -> Values {
+    match rules_value(state, mv) {
+        Some(v) => Values { max: v, mean: v },
+        None => model,
+    }
+}
+
 fn san(state: &ChessState, mv: Move) -> String {
     SanPlus::from_move(state.position().clone(), mv).to_string()
 }
@@ -53,17 +72,18 @@ fn san(state: &ChessState, mv: Move) -> String {
 /// The played and best move's values from one model answer.
 fn from_model(p: &Pending, result: &EvalResult<ChessState>, scoring: Scoring) -> Result<Valued, ReviewError> {
     let not_valued = || ReviewError::MoveNotValued { ply: p.ply, san: san(&p.state, p.mv) };
-    let played = result.moves.iter().find(|m| m.action == p.mv).ok_or_else(not_valued)?;
-    let best = result
-        .moves
+    let valued: Vec<(Move, Values)> =
+        result.moves.iter().map(|m| (m.action, move_values(&p.state, m.action, values(&m.dist)))).collect();
+    let played_v = valued.iter().find(|(mv, _)| *mv == p.mv).map(|&(_, v)| v).ok_or_else(not_valued)?;
+    let (best_move, best_v) = valued
         .iter()
-        .reduce(|best, m| if scoring.value(&m.dist) > scoring.value(&best.dist) { m } else { best })
+        .copied()
+        .reduce(|best, m| if pick(scoring, m.1) > pick(scoring, best.1) { m } else { best })
         .ok_or_else(not_valued)?;
-    let (played_v, best_v) = (values(&played.dist), values(&best.dist));
     Ok(Valued {
         played: played_v,
         best: best_v,
-        best_move: best.action,
+        best_move,
         before: pick(scoring, best_v),
         after: pick(scoring, played_v),
         search: None,
@@ -89,19 +109,21 @@ fn from_search<E: Evaluator<ChessState> + ?Sized>(
     let stats = |text: &str| snapshot.moves.iter().find(|m| m.action == text);
     let (played, best) =
         (stats(&played_text).ok_or_else(not_valued)?, stats(&best_text).ok_or_else(not_valued)?);
-    let model = |m: &crate::search::mcts::MoveStats| match (m.model_max, m.model_mean) {
-        (Some(max), Some(mean)) => Ok(Values { max, mean }),
+    let model = |m: &crate::search::mcts::MoveStats, mv: Move| match (m.model_max, m.model_mean) {
+        (Some(max), Some(mean)) => Ok(move_values(&p.state, mv, Values { max, mean })),
         _ => Err(not_valued()),
     };
-    let (played_v, best_v) = (model(played)?, model(best)?);
-    let value =
-        |m: &crate::search::mcts::MoveStats, v: Values| m.q.unwrap_or_else(|| pick(options.scoring, v));
+    let (played_v, best_v) = (model(played, p.mv)?, model(best, best_move)?);
+    let value = |m: &crate::search::mcts::MoveStats, mv: Move, v: Values| match rules_value(&p.state, mv) {
+        Some(rules) => rules,
+        None => m.q.unwrap_or_else(|| pick(options.scoring, v)),
+    };
     Ok(Valued {
         played: played_v,
         best: best_v,
         best_move,
-        before: value(best, best_v),
-        after: value(played, played_v),
+        before: value(best, best_move, best_v),
+        after: value(played, p.mv, played_v),
         search: Some(SearchInfo { simulations, best_visits: best.visits, played_visits: played.visits }),
     })
 }
@@ -110,7 +132,9 @@ fn from_search<E: Evaluator<ChessState> + ?Sized>(
 ///
 /// Without search, the positions before the moves go to the model `options.batch_size` at a time, each
 /// asking for every legal move's value (k = all): the best move is the one with the highest value under
-/// the scoring. With `options.simulations`, each position gets its own MCTS. Null moves are skipped.
+/// the scoring. With `options.simulations`, each position gets its own MCTS. A move that ends the game by
+/// the rules (checkmate, stalemate, insufficient material) is valued by the rules (1, ½), not the model, so
+/// a mate is never a mistake. Null moves are skipped.
 pub fn review_game<E: Evaluator<ChessState> + ?Sized>(
     tree: &GameTree,
     evaluator: &mut E,
@@ -188,6 +212,7 @@ pub fn review_game<E: Evaluator<ChessState> + ?Sized>(
             classification: options.thresholds.classify(loss),
             accuracy: accuracies[i],
             phase: game_phases[i],
+            ends_game: rules_value(&p.state, p.mv).is_some(),
             search: v.search,
         });
     }
@@ -247,6 +272,22 @@ mod tests {
         assert!(review.black.accuracy < review.white.accuracy);
         assert_eq!(review.white_win_probability.len(), 7);
         assert_eq!(review.white.moves + review.black.moves, 6);
+    }
+
+    #[test]
+    fn a_mate_is_valued_by_the_rules() {
+        let tree = game("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n");
+        for options in
+            [ReviewOptions::default(), ReviewOptions { simulations: Some(8), ..ReviewOptions::default() }]
+        {
+            let review = review_game(&tree, &mut MaterialEvaluator::new(1), &options).expect("review");
+            let mate = review.moves.last().expect("moves");
+            assert_eq!((mate.san.as_str(), mate.best_san.as_str()), ("Qxf7#", "Qxf7#"));
+            assert!(mate.ends_game);
+            assert_eq!((mate.value_after, mate.loss, mate.classification), (1.0, 0.0, Classification::Good));
+            assert_eq!(mate.played, Values { max: 1.0, mean: 1.0 });
+            assert!(!review.moves[0].ends_game);
+        }
     }
 
     #[test]

@@ -7,7 +7,8 @@ use super::classify::Classification;
 use super::phase::Phase;
 use crate::pgn::NodeId;
 
-/// A move's value under both scorings, as a win probability (0..1) for the player who made it.
+/// A move's value under both scorings, as a win probability (0..1) for the player who made it; for a move
+/// that ends the game by the rules, the rules' value (1 for checkmate, ½ for a draw) in both.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Values {
     /// Max scoring: the centre of the most probable bucket.
@@ -65,6 +66,8 @@ pub struct MoveReview {
     pub accuracy: f64,
     /// The game phase of the position before the move.
     pub phase: Phase,
+    /// Whether the move ended the game by the rules (checkmate, stalemate, insufficient material).
+    pub ends_game: bool,
     /// Search statistics, with `--sims`.
     pub search: Option<SearchInfo>,
 }
