@@ -308,3 +308,70 @@ fn the_cli_annotates_is_interrupted_and_resumes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--scoring median"));
     fs::remove_dir_all(&dir).ok();
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_cli_with_a_valid_partial_output_and_a_second_run_resumes() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let dir = temp_dir("sigint");
+    let lichess = fs::read_to_string(fixture("lichess_db_2025-05_sample_1MB.pgn")).expect("fixture");
+    let text = first_games(&lichess, 25);
+    let input = dir.join("games.pgn");
+    fs::write(&input, text).expect("write");
+    let model = root().join("assets/models/mav-enc-tiny");
+    let run = || {
+        mavboard()
+            .arg("annotate")
+            .arg(&input)
+            .arg("--model")
+            .arg(&model)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mavboard starts")
+    };
+    let mut child = run();
+    let state_path = dir.join("games.annotated.pgn.resume.json");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let done = fs::read_to_string(&state_path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| v["games_done"].as_u64())
+            .unwrap_or(0);
+        if done >= 1 {
+            break;
+        }
+        assert!(child.try_wait().expect("child status").is_none(), "the run ended before it was interrupted");
+        assert!(Instant::now() < deadline, "no game was done in time");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill runs");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("child ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("interrupted after"), "{stderr}");
+    let state: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&state_path).expect("state kept")).expect("state is JSON");
+    let done = usize::try_from(state["games_done"].as_u64().expect("games_done")).expect("fits");
+    assert!(done < 25, "{done}");
+    let partial = fs::read(dir.join("games.annotated.pgn.partial")).expect("partial output kept");
+    assert_eq!(partial.len() as u64, state["output_len"].as_u64().expect("output_len"));
+    // The partial output is whole games: the first `done` games of the input, annotated.
+    let prefix = first_games(text, done).trim_end();
+    let (games, reviewed) =
+        check_nothing_lost(prefix.as_bytes(), String::from_utf8_lossy(&partial).trim_end().as_bytes());
+    assert_eq!((games, reviewed), (done, done));
+
+    let out = run().wait_with_output().expect("second run ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("resuming after {done} games")), "{stderr}");
+    let output = fs::read(dir.join("games.annotated.pgn")).expect("output");
+    assert_eq!(check_nothing_lost(text.as_bytes(), &output), (25, 25));
+    assert!(!state_path.exists());
+    fs::remove_dir_all(&dir).ok();
+}
