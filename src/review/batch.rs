@@ -163,9 +163,6 @@ pub fn review_file(
             why: "it is the input file; pick another name".into(),
         });
     }
-    let settings = settings_key(options, paths.report.is_some());
-    let (mut sink, mut state) = open_sink(paths, input_len, &settings)?;
-
     let review = options.review;
     let model = options.model.clone();
     let mut pool: Pool<Job, JobOutput, ReviewError> = Pool::new(
@@ -180,6 +177,9 @@ pub fn review_file(
         },
     )
     .map_err(|e| ReviewError::Workers(e.to_string()))?;
+    // The model loaded on every worker: only now are output files created or reopened.
+    let settings = settings_key(options, paths.report.is_some());
+    let (mut sink, mut state) = open_sink(paths, input_len, &settings)?;
 
     let count = Rc::new(Cell::new(0));
     let mut reader = PgnReader::new(Counting { inner: input, count: Rc::clone(&count) });
@@ -418,6 +418,17 @@ mod tests {
         assert_eq!(entries[0]["headers"]["Event"], "a");
         assert_eq!(entries[0]["review"]["moves"].as_array().map(Vec::len), Some(7));
         assert_eq!(report["model"], "mock");
+        fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_model_that_does_not_load_leaves_no_files() {
+        let (dir, paths) = setup("noload", true);
+        let broken: EvaluatorFactory = Arc::new(|_| Err("no such model".into()));
+        let err = review_file(&paths, &options(2), broken, &AtomicBool::new(false), &mut |_| {})
+            .expect_err("fails");
+        assert!(err.to_string().contains("no such model"), "{err}");
+        assert!(!paths.partial().exists() && !paths.state().exists() && !paths.output.exists());
         fs::remove_dir_all(&dir).ok();
     }
 
