@@ -12,6 +12,7 @@ pub mod inference;
 pub mod mav;
 pub mod model;
 pub mod pgn;
+pub mod review;
 pub mod search;
 pub mod uci;
 pub mod ui;

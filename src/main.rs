@@ -16,6 +16,8 @@ struct Cli {
 enum Command {
     /// The model's view of a position: every move's value distribution, max vs mean scoring; --sims adds MCTS.
     Analyse(cli::analyse::Args),
+    /// Review every game of a PGN file with the model: [%eval], ?!/?/??, best moves, accuracy; resumable.
+    Annotate(cli::annotate::Args),
     /// Measure a model against Stockfish labels and Lichess puzzles (max and mean scoring).
     Eval(cli::eval::Args),
     /// Count leaf nodes of the move tree (move-generator check and speed test).
@@ -40,6 +42,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Uci(args)) => cli::uci::run(args),
         Some(Command::Analyse(args)) => cli::analyse::run(args),
         Some(Command::Eval(args)) => cli::eval::run(args),
+        Some(Command::Annotate(args)) => cli::annotate::run(args),
         None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),
     };
     match result {

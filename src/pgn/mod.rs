@@ -16,7 +16,7 @@ pub mod writer;
 
 pub use comment::{Comment, Eval};
 pub use pgn_reader::Nag;
-pub use reader::{GameError, GameErrorKind, PgnReader, ReadOptions};
+pub use reader::{FailedSource, GameError, GameErrorKind, PgnReader, ReadOptions};
 pub use tree::{Addition, GameTree, MoveRecord, Node, NodeId, TreeError};
 pub use variant::{VariantTag, classify_variant};
 pub use writer::{WriteOptions, game_to_string, source_with_additions, write_game, write_games};

@@ -204,6 +204,20 @@ pub struct PgnReader<R: Read> {
     done: bool,
     /// Where the previous game ended in the source.
     prev_end: u64,
+    /// The bytes of the game the last [`Iterator::next`] reported as an error (see
+    /// [`PgnReader::failed_source`]).
+    failed: Option<FailedSource>,
+}
+
+/// The exact bytes of a game that could not be read, so a caller can copy it through unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FailedSource {
+    /// What stood in the file between the previous game and this one (blank lines, `%` escape lines).
+    pub leading: Vec<u8>,
+    /// The game's own text, from its first tag (or first movetext token) to where reading stopped (the
+    /// offending token); the reader skips the rest of the game as part of what precedes the next game
+    /// (see [`GameTree::leading_text`]).
+    pub text: Vec<u8>,
 }
 
 impl<R: Read> PgnReader<R> {
@@ -217,12 +231,19 @@ impl<R: Read> PgnReader<R> {
         let window = Arc::new(Mutex::new(Window::default()));
         let tracked = Tracked { inner: source, window: Arc::clone(&window), pos: 0 };
         let reader = Reader::build(tracked).set_supported_tag_line_length(4096).finish();
-        PgnReader { reader, window, options, games: 0, done: false, prev_end: 0 }
+        PgnReader { reader, window, options, games: 0, done: false, prev_end: 0, failed: None }
     }
 
     /// How many games (read or failed) were met so far.
     pub fn games_seen(&self) -> usize {
         self.games
+    }
+
+    /// The exact bytes of the game that the last call of `next` returned as a (non-fatal) error, with
+    /// the text before it; `None` after a game that was read, or when the reader keeps no sources
+    /// ([`ReadOptions::keep_source`] off). Lets a batch tool copy a broken game through unchanged.
+    pub fn failed_source(&self) -> Option<&FailedSource> {
+        self.failed.as_ref()
     }
 
     fn fatal(&mut self, line: u64, message: String) -> GameError {
@@ -260,12 +281,12 @@ impl<R: Read> PgnReader<R> {
         }
         let start = self.position();
         self.games += 1;
-        let leading = if self.options.keep_source {
-            let window = lock(&self.window);
-            std::str::from_utf8(window.range(self.prev_end, start)).ok().map(str::to_owned)
+        let leading_bytes = if self.options.keep_source {
+            Some(lock(&self.window).range(self.prev_end, start).to_vec())
         } else {
             None
         };
+        let leading = leading_bytes.as_deref().and_then(|b| std::str::from_utf8(b).ok()).map(str::to_owned);
         let start_line = lock(&self.window).advance_to(start, start);
         let outcome = self.reader.read_game(&mut Builder);
         let end = self.position();
@@ -274,6 +295,9 @@ impl<R: Read> PgnReader<R> {
         let text = window.range(start, end);
         let line_at_end = || start_line + count_newlines(text);
         let game = self.games;
+        if let (Ok(Some(Err(_))) | Err(_), Some(leading)) = (&outcome, leading_bytes) {
+            self.failed = Some(FailedSource { leading, text: text.to_vec() });
+        }
         let result = match outcome {
             Ok(Some(Ok(mut tree))) => {
                 if self.options.keep_source {
@@ -319,6 +343,7 @@ impl<R: Read> Iterator for PgnReader<R> {
     type Item = Result<GameTree, GameError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        self.failed = None;
         if self.done {
             return None;
         }
@@ -651,6 +676,23 @@ mod tests {
         let e = games[4].as_ref().expect_err("drop");
         assert!(matches!(e.kind, GameErrorKind::Drop { .. }), "{e}");
         assert_eq!(e.line, 22);
+    }
+
+    #[test]
+    fn failed_games_keep_their_bytes() {
+        let bad = "[Event \"2\"]\n\n1. e4 e4 *\n";
+        let pgn = format!("[Event \"1\"]\n\n1. e4 *\n\n% escape\n{bad}\n[Event \"3\"]\n\n1. d4 *\n");
+        let mut reader = PgnReader::new(pgn.as_bytes());
+        assert!(reader.next().is_some_and(|g| g.is_ok()));
+        assert!(reader.failed_source().is_none());
+        assert!(reader.next().is_some_and(|g| g.is_err()));
+        let failed = reader.failed_source().expect("kept");
+        assert_eq!(String::from_utf8_lossy(&failed.leading), "\n% escape\n");
+        // Reading stops at the bad move; the rest of the game is skipped with what precedes the next one.
+        assert_eq!(String::from_utf8_lossy(&failed.text), "[Event \"2\"]\n\n1. e4 e4");
+        let third = reader.next().and_then(Result::ok).expect("third game");
+        assert!(reader.failed_source().is_none());
+        assert_eq!(third.leading_text(), Some(" *\n\n"));
     }
 
     #[test]

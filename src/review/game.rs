@@ -1,0 +1,327 @@
+//! Reviewing one game: every main-line position valued by the model (or searched), the move played
+//! compared with the best move, losses classified, accuracies and summaries computed.
+
+use shakmaty::san::SanPlus;
+use shakmaty::{Color, Move, Position};
+
+use super::accuracy::{AccuracyInput, game_accuracy};
+use super::error::ReviewError;
+use super::options::ReviewOptions;
+use super::phase::phases;
+use super::report::{GameReview, MoveReview, PlayerSummary, SearchInfo, Values};
+use crate::game::chess::ChessState;
+use crate::game::{GameState, Outcome, OutcomeReason};
+use crate::inference::evaluator::{EvalRequest, EvalResult, Evaluator, Scoring};
+use crate::pgn::{GameTree, NodeId};
+use crate::search::mcts::{Mcts, MctsParams, RunLimits};
+
+/// A main-line move waiting for its values.
+#[derive(Debug)]
+struct Pending {
+    node: NodeId,
+    ply: u32,
+    state: ChessState,
+    mv: Move,
+}
+
+/// The numbers found for one position.
+#[derive(Debug)]
+struct Valued {
+    played: Values,
+    best: Values,
+    best_move: Move,
+    before: f64,
+    after: f64,
+    search: Option<SearchInfo>,
+}
+
+fn values(dist: &crate::mav::buckets::ValueDistribution) -> Values {
+    Values { max: dist.max_value(), mean: dist.mean_value() }
+}
+
+fn pick(scoring: Scoring, v: Values) -> f64 {
+    match scoring {
+        Scoring::Max => v.max,
+        Scoring::Mean => v.mean,
+    }
+}
+
+/// The rules' value of `mv` for the mover when it ends the game at once: 1 for checkmate, ½ for stalemate
+/// or insufficient material (fifty-move draws must be claimed, so they do not count).
+fn rules_value(state: &ChessState, mv: Move) -> Option<f64> {
+    let after = state.play(mv).ok()?;
+    match after.outcome()? {
+        Outcome::Win { winner, .. } => Some(if winner == state.to_move() { 1.0 } else { 0.0 }),
+        Outcome::Draw { reason: OutcomeReason::Stalemate | OutcomeReason::InsufficientMaterial } => Some(0.5),
+        Outcome::Draw { .. } => None,
+    }
+}
+
+/// The model's values of a move, replaced by the rules' value for a move that ends the game.
+fn move_values(state: &ChessState, mv: Move, model: Values) -> Values {
+    match rules_value(state, mv) {
+        Some(v) => Values { max: v, mean: v },
+        None => model,
+    }
+}
+
+fn san(state: &ChessState, mv: Move) -> String {
+    SanPlus::from_move(state.position().clone(), mv).to_string()
+}
+
+/// The played and best move's values from one model answer.
+fn from_model(p: &Pending, result: &EvalResult<ChessState>, scoring: Scoring) -> Result<Valued, ReviewError> {
+    let not_valued = || ReviewError::MoveNotValued { ply: p.ply, san: san(&p.state, p.mv) };
+    let valued: Vec<(Move, Values)> =
+        result.moves.iter().map(|m| (m.action, move_values(&p.state, m.action, values(&m.dist)))).collect();
+    let played_v = valued.iter().find(|(mv, _)| *mv == p.mv).map(|&(_, v)| v).ok_or_else(not_valued)?;
+    let (best_move, best_v) = valued
+        .iter()
+        .copied()
+        .reduce(|best, m| if pick(scoring, m.1) > pick(scoring, best.1) { m } else { best })
+        .ok_or_else(not_valued)?;
+    Ok(Valued {
+        played: played_v,
+        best: best_v,
+        best_move,
+        before: pick(scoring, best_v),
+        after: pick(scoring, played_v),
+        search: None,
+    })
+}
+
+/// The played and best move's values from an MCTS of `simulations` from the position.
+fn from_search<E: Evaluator<ChessState> + ?Sized>(
+    p: &Pending,
+    evaluator: &mut E,
+    options: &ReviewOptions,
+    simulations: u64,
+) -> Result<Valued, ReviewError> {
+    let search_err = |source| ReviewError::Search { ply: p.ply, source };
+    let params = MctsParams { scoring: options.scoring, ..MctsParams::default() };
+    let mut mcts = Mcts::new(p.state.clone(), p.ply.saturating_sub(1), params).map_err(search_err)?;
+    mcts.run(evaluator, RunLimits { simulations, batch_size: options.batch_size }).map_err(search_err)?;
+    let snapshot = mcts.snapshot();
+    let not_valued = || ReviewError::MoveNotValued { ply: p.ply, san: san(&p.state, p.mv) };
+    let played_text = p.state.action_to_text(p.mv);
+    let best_move = mcts.best_action().ok_or_else(not_valued)?;
+    let best_text = p.state.action_to_text(best_move);
+    let stats = |text: &str| snapshot.moves.iter().find(|m| m.action == text);
+    let (played, best) =
+        (stats(&played_text).ok_or_else(not_valued)?, stats(&best_text).ok_or_else(not_valued)?);
+    let model = |m: &crate::search::mcts::MoveStats, mv: Move| match (m.model_max, m.model_mean) {
+        (Some(max), Some(mean)) => Ok(move_values(&p.state, mv, Values { max, mean })),
+        _ => Err(not_valued()),
+    };
+    let (played_v, best_v) = (model(played, p.mv)?, model(best, best_move)?);
+    let value = |m: &crate::search::mcts::MoveStats, mv: Move, v: Values| match rules_value(&p.state, mv) {
+        Some(rules) => rules,
+        None => m.q.unwrap_or_else(|| pick(options.scoring, v)),
+    };
+    Ok(Valued {
+        played: played_v,
+        best: best_v,
+        best_move,
+        before: value(best, best_move, best_v),
+        after: value(played, p.mv, played_v),
+        search: Some(SearchInfo { simulations, best_visits: best.visits, played_visits: played.visits }),
+    })
+}
+
+/// Reviews the main line of `tree` with `evaluator`.
+///
+/// Without search, the positions before the moves go to the model `options.batch_size` at a time, each
+/// asking for every legal move's value (k = all): the best move is the one with the highest value under
+/// the scoring. With `options.simulations`, each position gets its own MCTS. A move that ends the game by
+/// the rules (checkmate, stalemate, insufficient material) is valued by the rules (1, ½), not the model, so
+/// a mate is never a mistake. Null moves are skipped.
+pub fn review_game<E: Evaluator<ChessState> + ?Sized>(
+    tree: &GameTree,
+    evaluator: &mut E,
+    options: &ReviewOptions,
+) -> Result<GameReview, ReviewError> {
+    options.validate()?;
+    let positions = tree.mainline_positions()?;
+    let mut pending = Vec::new();
+    let mut skipped = 0;
+    for (i, pair) in positions.windows(2).enumerate() {
+        let (before, (node, _)) = (&pair[0].1, &pair[1]);
+        let ply = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        match tree.node(*node).and_then(|n| n.mv()) {
+            Some(mv) => pending.push(Pending { node: *node, ply, state: before.clone(), mv }),
+            None => skipped += 1,
+        }
+    }
+    let mut valued = Vec::with_capacity(pending.len());
+    match options.simulations {
+        None => {
+            for chunk in pending.chunks(options.batch_size) {
+                let requests: Vec<_> = chunk.iter().map(|p| EvalRequest::values(p.state.clone())).collect();
+                let results = evaluator.evaluate(&requests);
+                for (i, p) in chunk.iter().enumerate() {
+                    let result = match results.get(i) {
+                        Some(Ok(r)) => r,
+                        Some(Err(e)) => return Err(ReviewError::Eval { ply: p.ply, source: e.clone() }),
+                        None => {
+                            return Err(ReviewError::Eval {
+                                ply: p.ply,
+                                source: crate::inference::evaluator::EvalError::Backend(
+                                    "the evaluator returned fewer results than requests".into(),
+                                ),
+                            });
+                        }
+                    };
+                    valued.push(from_model(p, result, options.scoring)?);
+                }
+            }
+        }
+        Some(simulations) => {
+            for p in &pending {
+                valued.push(from_search(p, evaluator, options, simulations)?);
+            }
+        }
+    }
+    let game_phases = phases(pending.iter().map(|p| p.state.position()));
+    let inputs: Vec<AccuracyInput> = pending
+        .iter()
+        .zip(&valued)
+        .map(|(p, v)| AccuracyInput {
+            white: p.state.position().turn() == Color::White,
+            before: v.before,
+            after: v.after,
+        })
+        .collect();
+    let (accuracies, white_accuracy, black_accuracy) = game_accuracy(&inputs);
+    let mut moves = Vec::with_capacity(pending.len());
+    for (i, (p, v)) in pending.iter().zip(valued).enumerate() {
+        let loss = (v.before - v.after).max(0.0);
+        moves.push(MoveReview {
+            node: p.node,
+            ply: p.ply,
+            move_number: p.state.position().fullmoves().get(),
+            white: inputs[i].white,
+            san: san(&p.state, p.mv),
+            uci: p.state.action_to_text(p.mv),
+            played: v.played,
+            best_san: san(&p.state, v.best_move),
+            best_uci: p.state.action_to_text(v.best_move),
+            best: v.best,
+            value_before: v.before,
+            value_after: v.after,
+            loss,
+            classification: options.thresholds.classify(loss),
+            accuracy: accuracies[i],
+            phase: game_phases[i],
+            ends_game: rules_value(&p.state, p.mv).is_some(),
+            search: v.search,
+        });
+    }
+    let white_side = |m: &MoveReview, p: f64| if m.white { p } else { 1.0 - p };
+    let mut series: Vec<f64> = moves.first().map(|m| white_side(m, m.value_before)).into_iter().collect();
+    series.extend(moves.iter().map(|m| white_side(m, m.value_after)));
+    let of = |white: bool| moves.iter().filter(|m| m.white == white).collect::<Vec<_>>();
+    Ok(GameReview {
+        method: options.describe(),
+        white: PlayerSummary::of(&of(true), white_accuracy),
+        black: PlayerSummary::of(&of(false), black_accuracy),
+        moves,
+        skipped_null_moves: skipped,
+        white_win_probability: series,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::classify::Classification;
+    use crate::search::mock::{HashEvaluator, MaterialEvaluator};
+
+    fn game(pgn: &str) -> GameTree {
+        crate::pgn::reader::read_all(pgn).remove(0).expect("valid game")
+    }
+
+    #[test]
+    fn missed_captures_are_classified_against_the_best_move() {
+        let tree = game("[Event \"t\"]\n\n1. e4 d5 2. Qg4 Nf6 3. Qxc8 Qxc8 *\n");
+        let review =
+            review_game(&tree, &mut MaterialEvaluator::new(3), &ReviewOptions::default()).expect("review");
+        assert_eq!(review.moves.len(), 6);
+        let m = &review.moves;
+        assert_eq!((m[0].san.as_str(), m[0].white, m[0].move_number, m[0].ply), ("e4", true, 1, 1));
+        // 1... d5 offers a pawn; 2. Qg4 ignores it: exd5 wins a pawn (≈ 0.09 win probability).
+        assert_eq!(m[2].best_san, "exd5");
+        assert!(m[2].loss > 0.05 && m[2].loss < 0.12, "{}", m[2].loss);
+        assert!(matches!(m[2].classification, Classification::Inaccuracy | Classification::Mistake));
+        // 2... Nf6 leaves the queen on g4 alive: Bxg4 was best.
+        assert_eq!(m[3].best_san, "Bxg4");
+        assert!(m[3].loss > 0.4, "{}", m[3].loss);
+        assert_eq!(m[3].classification, Classification::Blunder);
+        // Taking the bishop, then the queen back, is best.
+        assert_eq!(m[4].best_san, "Qxc8");
+        assert_eq!(m[5].san, "Qxc8");
+        assert_eq!(m[5].best_san, "Qxc8");
+        assert_eq!(m[5].loss, 0.0);
+        assert_eq!(m[5].accuracy, 100.0);
+        for mv in m {
+            assert!(mv.loss >= 0.0 && mv.value_before >= mv.value_after);
+            assert!((0.0..=100.0).contains(&mv.accuracy));
+            assert_eq!(mv.value_after, mv.played.mean);
+        }
+        assert_eq!(review.black.blunders, 1);
+        assert_eq!(review.white.inaccuracies + review.white.mistakes, 1);
+        assert!(review.black.accuracy < review.white.accuracy);
+        assert_eq!(review.white_win_probability.len(), 7);
+        assert_eq!(review.white.moves + review.black.moves, 6);
+    }
+
+    #[test]
+    fn a_mate_is_valued_by_the_rules() {
+        let tree = game("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n");
+        for options in
+            [ReviewOptions::default(), ReviewOptions { simulations: Some(8), ..ReviewOptions::default() }]
+        {
+            let review = review_game(&tree, &mut MaterialEvaluator::new(1), &options).expect("review");
+            let mate = review.moves.last().expect("moves");
+            assert_eq!((mate.san.as_str(), mate.best_san.as_str()), ("Qxf7#", "Qxf7#"));
+            assert!(mate.ends_game);
+            assert_eq!((mate.value_after, mate.loss, mate.classification), (1.0, 0.0, Classification::Good));
+            assert_eq!(mate.played, Values { max: 1.0, mean: 1.0 });
+            assert!(!review.moves[0].ends_game);
+        }
+    }
+
+    #[test]
+    fn max_scoring_and_batch_size_change_nothing_structural() {
+        let tree = game("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 *\n");
+        let mean = review_game(&tree, &mut HashEvaluator::new(1), &ReviewOptions::default()).expect("review");
+        let one = ReviewOptions { batch_size: 1, ..ReviewOptions::default() };
+        assert_eq!(review_game(&tree, &mut HashEvaluator::new(1), &one).expect("review"), mean);
+        let max = ReviewOptions { scoring: Scoring::Max, ..ReviewOptions::default() };
+        let max = review_game(&tree, &mut HashEvaluator::new(1), &max).expect("review");
+        for (a, b) in mean.moves.iter().zip(&max.moves) {
+            assert_eq!(a.played, b.played);
+            assert_eq!(b.value_after, b.played.max);
+            assert_eq!(a.value_after, a.played.mean);
+        }
+    }
+
+    #[test]
+    fn null_moves_are_skipped_and_search_reports_visits() {
+        let tree = game("1. e4 -- 2. d4 e5 *\n");
+        let options = ReviewOptions { simulations: Some(24), batch_size: 4, ..ReviewOptions::default() };
+        let review = review_game(&tree, &mut MaterialEvaluator::new(5), &options).expect("review");
+        assert_eq!(review.skipped_null_moves, 1);
+        assert_eq!(review.moves.len(), 3);
+        assert_eq!(review.method, "mean scoring, MCTS 24 simulations");
+        for m in &review.moves {
+            let s = m.search.expect("search info");
+            assert_eq!(s.simulations, 24);
+            if m.best_uci == m.uci {
+                assert_eq!(s.best_visits, s.played_visits);
+            }
+            assert!(m.loss >= 0.0);
+        }
+        assert_eq!(review.moves[0].ply, 1);
+        assert_eq!(review.moves[1].ply, 3);
+    }
+}
