@@ -152,3 +152,31 @@ fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() 
     assert!(step_until(&mut h, WAIT, has_values));
     assert!(current_rows(&h.state().state).iter().any(|r| r.san == "e5"));
 }
+
+#[test]
+fn review_game_values_every_position_for_the_eval_graph() {
+    use mavboard::ui::eval_graph::{graph_points, mistakes};
+    let mut h = app_with_model(Settings::default());
+    let ctx = h.ctx.clone();
+    h.state_mut()
+        .state
+        .apply(Command::LoadPasted("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0".into()), &ctx);
+    assert!(step_until(&mut h, WAIT, has_values));
+    h.get_by_label("Review game").click();
+    h.step();
+    assert!(step_until(&mut h, WAIT, |app| {
+        app.state.analysis.reviewing.is_none() && graph_points(&app.state).1.iter().all(|p| p.mean.is_some())
+    }));
+    let (positions, points) = graph_points(&h.state().state);
+    assert_eq!(positions.len(), 8);
+    // After the mate White has won, by the rules.
+    assert_eq!(points[7].mean, Some(1.0));
+    assert!(points.iter().all(|p| p.max.is_some_and(|v| (0.0..=1.0).contains(&v))));
+    // The mistakes list is computed from these values (its thresholds are unit-tested in eval_graph.rs);
+    // every listed move links into the move list.
+    for m in mistakes(&h.state().state, &points, false) {
+        assert!(h.get_all_by_label(&m.label).next().is_some(), "{m:?} is listed");
+    }
+    // The values panel shows the board's position again after the review.
+    assert!(step_until(&mut h, WAIT, has_values));
+}

@@ -63,6 +63,32 @@ pub enum EngineRequest {
     StopSearch,
     /// Load the model package in this folder (`None`: the shipped default).
     LoadModel(Option<PathBuf>),
+    /// Evaluate every position of the line the board follows (game review, eval graph).
+    ReviewLine,
+}
+
+/// The model's value of a position: its best move's win probability for the player to move, under each
+/// scoring.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PositionEval {
+    /// The best max-scored value.
+    pub max: f64,
+    /// The best mean-scored value.
+    pub mean: f64,
+}
+
+impl PositionEval {
+    /// The best values among a snapshot's root moves (`None` when the model valued none).
+    pub fn from_moves(moves: &[MoveStats]) -> Option<PositionEval> {
+        let max = moves.iter().filter_map(|m| m.model_max).reduce(f64::max)?;
+        let mean = moves.iter().filter_map(|m| m.model_mean).reduce(f64::max)?;
+        Some(PositionEval { max, mean })
+    }
+
+    /// The value under one scoring.
+    pub fn value(&self, by_max: bool) -> f64 {
+        if by_max { self.max } else { self.mean }
+    }
 }
 
 /// The model's view of the board position and the engine's progress.
@@ -84,6 +110,10 @@ pub struct AnalysisState {
     pub requests: Vec<EngineRequest>,
     /// Simulations per second of the running search, smoothed.
     pub sims_per_second: f64,
+    /// The model's value of every position it evaluated, by position text (FEN).
+    pub evals: std::collections::HashMap<String, PositionEval>,
+    /// A game review is running: positions evaluated and positions asked for.
+    pub reviewing: Option<(usize, usize)>,
 }
 
 impl AnalysisState {
@@ -95,8 +125,12 @@ impl AnalysisState {
         self.sims_per_second = 0.0;
     }
 
-    /// Takes a report if its root is `current` (reports for earlier positions are dropped).
+    /// Takes a report if its root is `current` (reports for earlier positions are dropped). The root's
+    /// value is remembered in [`AnalysisState::evals`] either way.
     pub fn accept_report(&mut self, report: SearchReport, current: &ChessState) -> bool {
+        if let Some(e) = PositionEval::from_moves(&report.snapshot.moves) {
+            self.evals.insert(report.snapshot.root.clone(), e);
+        }
         if report.snapshot.root != current.to_text() {
             return false;
         }

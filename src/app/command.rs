@@ -108,6 +108,8 @@ pub enum Command {
     SetNags(crate::pgn::NodeId, Vec<u8>),
     /// Open game `n` (from 1) of the game list.
     OpenGame(usize),
+    /// Evaluate every position of the line (game review and eval graph).
+    ReviewLine,
     /// Copy the game as PGN to the clipboard.
     CopyPgn,
     /// Go back to the shipped default model.

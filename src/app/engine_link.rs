@@ -44,6 +44,12 @@ pub struct EngineLink {
     has_model: bool,
     /// The engine config last sent.
     config: EngineConfig,
+    /// The review's start position, while a review runs.
+    review_start: Option<crate::game::chess::ChessState>,
+    /// The review's positions still to evaluate (moves from its start).
+    review_queue: std::collections::VecDeque<Vec<String>>,
+    /// `Done`s still due for `Go`s sent before the review queue (they are not review progress).
+    review_skip: usize,
 }
 
 impl EngineLink {
@@ -57,6 +63,9 @@ impl EngineLink {
             last_go: None,
             has_model: false,
             config,
+            review_start: None,
+            review_queue: std::collections::VecDeque::new(),
+            review_skip: 0,
         })
     }
 
@@ -118,11 +127,22 @@ impl EngineLink {
             match r {
                 EngineRequest::StartSearch => search = Some(true),
                 EngineRequest::StopSearch => search = Some(false),
+                EngineRequest::ReviewLine => {
+                    self.stop(state);
+                    self.review_line(state);
+                }
                 EngineRequest::LoadModel(dir) => {
                     self.stop(state);
                     self.load_model(dir.as_deref(), state);
                 }
             }
+        }
+        let reviewing = self.review_start.is_some();
+        if reviewing && (search.is_some() || self.sent_generation != Some(state.position_generation)) {
+            // The user moved on or started a search: the review stops where it is.
+            self.end_review(state);
+        } else if reviewing {
+            return;
         }
         let moved = self.sent_generation != Some(state.position_generation);
         if moved {
@@ -140,9 +160,75 @@ impl EngineLink {
         }
     }
 
+    /// Starts a review: one evaluation for every position of the line not evaluated yet, one after the
+    /// other (a new position would stop the running evaluation). Results fill
+    /// [`super::analysis::AnalysisState::evals`]; the board's position is evaluated again at the end.
+    fn review_line(&mut self, state: &mut AppState) {
+        if !self.has_model {
+            state.messages.error("No model is loaded: load one before reviewing the game.");
+            return;
+        }
+        let line = &state.line;
+        let start = line.start().clone();
+        let mut here = start.clone();
+        let mut moves = Vec::new();
+        self.review_queue.clear();
+        for i in 0..=line.moves().len() {
+            if here.outcome().is_none() && !state.analysis.evals.contains_key(&here.to_text()) {
+                self.review_queue.push_back(moves.clone());
+            }
+            let Some(m) = line.moves().get(i) else { break };
+            moves.push(here.action_to_text(m.mv));
+            match here.play(m.mv) {
+                Ok(next) => here = next,
+                Err(_) => break,
+            }
+        }
+        let total = self.review_queue.len();
+        if total == 0 {
+            return;
+        }
+        self.review_start = Some(start);
+        // `Done`s of `Go`s already out are not review progress.
+        self.review_skip = self.gos_out;
+        state.analysis.reviewing = Some((0, total));
+        self.next_review(state);
+    }
+
+    /// Sends the next position of the review, or ends it.
+    fn next_review(&mut self, state: &mut AppState) {
+        let (Some(start), Some(moves)) = (self.review_start.clone(), self.review_queue.pop_front()) else {
+            self.end_review(state);
+            return;
+        };
+        let params = state.settings.search.params(state.settings.scoring);
+        let limits = GoLimits { simulations: Some(1), ..GoLimits::default() };
+        let sent = self.engine.send(Command::SetPosition { start, moves }).is_ok()
+            && self.engine.send(Command::Go { limits, params }).is_ok();
+        if !sent {
+            return self.engine_gone(state);
+        }
+        self.gos_out += 1;
+        self.last_go = Some(GoKind::Evaluate);
+    }
+
+    /// Ends (or cancels) the review; the board's position is sent again.
+    fn end_review(&mut self, state: &mut AppState) {
+        if self.review_start.take().is_some() {
+            self.review_queue.clear();
+            // A review evaluation may still be out: its `Done` is not progress.
+            self.review_skip = self.gos_out;
+            state.analysis.reviewing = None;
+            self.sent_generation = None;
+        }
+    }
+
     fn send_position(&mut self, state: &mut AppState) {
         self.sent_generation = Some(state.position_generation);
-        state.analysis.position_changed();
+        let here = state.current().to_text();
+        if state.analysis.report.as_ref().is_none_or(|r| r.snapshot.root != here) {
+            state.analysis.position_changed();
+        }
         let line = &state.line;
         let start = line.start().clone();
         let mut here = start.clone();
@@ -219,6 +305,14 @@ impl EngineLink {
                 }
                 Event::Done { report, .. } => {
                     self.gos_out = self.gos_out.saturating_sub(1);
+                    if self.review_skip > 0 {
+                        self.review_skip -= 1;
+                    } else if self.review_start.is_some() {
+                        if let Some((done, _)) = state.analysis.reviewing.as_mut() {
+                            *done += 1;
+                        }
+                        self.next_review(state);
+                    }
                     if let Some(report) = report {
                         let current = state.current().clone();
                         state.analysis.accept_report(report, &current);

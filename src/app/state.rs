@@ -196,6 +196,7 @@ impl AppState {
             Command::OpenGame(number) => {
                 self.open_game(number);
             }
+            Command::ReviewLine => self.analysis.requests.push(EngineRequest::ReviewLine),
             Command::CopyPgn => {
                 ctx.copy_text(self.line.to_pgn());
                 self.status_note = Some("PGN copied to the clipboard".to_owned());

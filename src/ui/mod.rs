@@ -6,6 +6,7 @@ pub mod arrows;
 pub mod board;
 pub mod dialogs;
 pub mod distribution;
+pub mod eval_graph;
 pub mod menu;
 pub mod move_input;
 pub mod move_tree;

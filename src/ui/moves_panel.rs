@@ -25,6 +25,9 @@ pub fn moves_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             }
         }
     });
+    egui::CollapsingHeader::new("Eval graph").default_open(true).show(ui, |ui| {
+        out.extend(super::eval_graph::eval_graph_ui(ui, state));
+    });
     ui.separator();
     if state.line.moves().is_empty() && state.line.tree().move_count() == 0 {
         ui.weak("No moves yet: play one on the board.");

@@ -1,0 +1,238 @@
+//! The eval graph: White's win probability over the line the board follows, by mean and by max scoring,
+//! from the model's values of each position; click to jump. Below it, the moves that lost the most by
+//! Lichess's thresholds, per player.
+
+use eframe::egui::{self, Pos2, Sense, Stroke, Vec2};
+
+use crate::app::analysis::PositionEval;
+use crate::app::command::{Command, Navigate};
+use crate::app::line::MoveHistory;
+use crate::app::settings::ScoringChoice;
+use crate::app::state::AppState;
+use crate::game::chess::ChessState;
+use crate::game::{GameState, Outcome, Player};
+use crate::review::classify::{Classification, Thresholds};
+
+/// One position of the line as the graph sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GraphPoint {
+    /// White's win probability by mean scoring (`None`: not evaluated yet).
+    pub mean: Option<f64>,
+    /// White's win probability by max scoring.
+    pub max: Option<f64>,
+}
+
+/// A move that lost win probability, for the mistakes list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mistake {
+    /// The line index after the move (click target).
+    pub index: usize,
+    /// Move number and SAN, e.g. `12...Nf6`.
+    pub label: String,
+    /// Who played it.
+    pub player: Player,
+    /// The win probability it lost (0..1 scale).
+    pub loss: f64,
+    /// Its class.
+    pub class: Classification,
+}
+
+fn white_value(state: &ChessState, eval: Option<&PositionEval>, by_max: bool) -> Option<f64> {
+    if let Some(outcome) = state.outcome() {
+        return Some(match outcome {
+            Outcome::Win { winner: Player::First, .. } => 1.0,
+            Outcome::Win { .. } => 0.0,
+            Outcome::Draw { .. } => 0.5,
+        });
+    }
+    let v = eval?.value(by_max);
+    Some(if state.to_move() == Player::First { v } else { 1.0 - v })
+}
+
+/// The positions of the line with their values for White, start first.
+pub fn graph_points(state: &AppState) -> (Vec<ChessState>, Vec<GraphPoint>) {
+    let line = &state.line;
+    let mut positions = vec![line.start().clone()];
+    for m in line.moves() {
+        let Some(last) = positions.last() else { break };
+        match last.play(m.mv) {
+            Ok(next) => positions.push(next),
+            Err(_) => break,
+        }
+    }
+    let evals = &state.analysis.evals;
+    let points = positions
+        .iter()
+        .map(|p| {
+            let e = evals.get(&p.to_text());
+            GraphPoint { mean: white_value(p, e, false), max: white_value(p, e, true) }
+        })
+        .collect();
+    (positions, points)
+}
+
+/// The moves whose loss reaches a threshold under the chosen scoring: the mover's best value before the
+/// move minus their value after it.
+pub fn mistakes(state: &AppState, points: &[GraphPoint], by_max: bool) -> Vec<Mistake> {
+    let thresholds = Thresholds::default();
+    let mut out = Vec::new();
+    for (i, m) in state.line.moves().iter().enumerate().take(points.len().saturating_sub(1)) {
+        let pick = |p: &GraphPoint| if by_max { p.max } else { p.mean };
+        let (Some(before), Some(after)) = (pick(&points[i]), pick(&points[i + 1])) else { continue };
+        let white = m.ply % 2 == 1;
+        let loss = if white { before - after } else { after - before };
+        let class = thresholds.classify(loss.max(0.0));
+        if class != Classification::Good {
+            let number = m.ply.div_ceil(2);
+            out.push(Mistake {
+                index: i + 1,
+                label: format!("{number}{}{}", if white { ". " } else { "... " }, m.san),
+                player: if white { Player::First } else { Player::Second },
+                loss,
+                class,
+            });
+        }
+    }
+    out
+}
+
+/// The eval graph with its review button and mistakes list.
+pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+    let mut out = Vec::new();
+    let by_max = state.settings.scoring == ScoringChoice::Max;
+    let (_, points) = graph_points(state);
+    let known = points.iter().filter(|p| p.mean.is_some()).count();
+    ui.horizontal(|ui| {
+        match state.analysis.reviewing {
+            Some((done, total)) => {
+                ui.add(
+                    egui::ProgressBar::new(done as f32 / total.max(1) as f32)
+                        .desired_width(110.0)
+                        .text(format!("{done}/{total}")),
+                );
+            }
+            None => {
+                if ui
+                    .button("Review game")
+                    .on_hover_text("Evaluate every position of this line with the model")
+                    .clicked()
+                {
+                    out.push(Command::ReviewLine);
+                }
+            }
+        }
+        ui.weak(format!("{known}/{}", points.len())).on_hover_text("positions the model has valued");
+    });
+    let width = ui.available_width().max(160.0);
+    let (rect, response) = ui.allocate_exact_size(Vec2::new(width, 110.0), Sense::click());
+    let painter = ui.painter_at(rect);
+    let visuals = ui.visuals();
+    painter.rect_filled(rect, 2.0, visuals.extreme_bg_color);
+    let mid = rect.center().y;
+    painter.line_segment(
+        [Pos2::new(rect.left(), mid), Pos2::new(rect.right(), mid)],
+        Stroke::new(0.5, visuals.weak_text_color()),
+    );
+    let n = points.len().max(2) - 1;
+    let x_of = |i: usize| rect.left() + rect.width() * i as f32 / n as f32;
+    let y_of = |v: f64| rect.bottom() - rect.height() * v as f32;
+    let cursor_x = x_of(state.line.cursor());
+    painter.line_segment(
+        [Pos2::new(cursor_x, rect.top()), Pos2::new(cursor_x, rect.bottom())],
+        Stroke::new(1.0, visuals.selection.bg_fill),
+    );
+    for (pick, colour, width) in [
+        (false, egui::Color32::from_rgb(90, 170, 250), if by_max { 1.0 } else { 2.0 }),
+        (true, egui::Color32::from_rgb(240, 170, 60), if by_max { 2.0 } else { 1.0 }),
+    ] {
+        let mut run: Vec<Pos2> = Vec::new();
+        for (i, p) in points.iter().enumerate() {
+            match if pick { p.max } else { p.mean } {
+                Some(v) => run.push(Pos2::new(x_of(i), y_of(v))),
+                None => {
+                    if run.len() > 1 {
+                        painter.add(egui::Shape::line(std::mem::take(&mut run), Stroke::new(width, colour)));
+                    }
+                    run.clear();
+                }
+            }
+        }
+        if run.len() > 1 {
+            painter.add(egui::Shape::line(run, Stroke::new(width, colour)));
+        }
+    }
+    let font = egui::FontId::proportional(10.0);
+    painter.text(
+        rect.left_top() + Vec2::new(3.0, 2.0),
+        egui::Align2::LEFT_TOP,
+        "White 100% · mean blue, max amber",
+        font.clone(),
+        visuals.weak_text_color(),
+    );
+    let list = mistakes(state, &points, by_max);
+    for m in &list {
+        let y = points.get(m.index).and_then(|p| if by_max { p.max } else { p.mean }).map_or(mid, y_of);
+        let c = match m.class {
+            Classification::Blunder => egui::Color32::from_rgb(220, 60, 50),
+            Classification::Mistake => egui::Color32::from_rgb(230, 140, 40),
+            _ => egui::Color32::from_rgb(220, 200, 60),
+        };
+        painter.circle_filled(Pos2::new(x_of(m.index), y), 3.0, c);
+    }
+    if response.clicked()
+        && let Some(pos) = response.interact_pointer_pos()
+    {
+        let i = (((pos.x - rect.left()) / rect.width()) * n as f32).round().max(0.0) as usize;
+        out.push(Command::Navigate(Navigate::To(i.min(points.len() - 1))));
+    }
+    for (player, name) in [(Player::First, "White"), (Player::Second, "Black")] {
+        let theirs: Vec<&Mistake> = list.iter().filter(|m| m.player == player).collect();
+        if theirs.is_empty() {
+            continue;
+        }
+        ui.horizontal_wrapped(|ui| {
+            ui.strong(format!("{name}:"));
+            for m in theirs {
+                let r = ui.link(&m.label).on_hover_text(format!(
+                    "{}: −{:.0}% win probability",
+                    m.class.word().unwrap_or(""),
+                    m.loss * 100.0
+                ));
+                if r.clicked() {
+                    out.push(Command::Navigate(Navigate::To(m.index)));
+                }
+            }
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::command::Command as C;
+    use crate::app::settings::Settings;
+
+    #[test]
+    fn losses_are_classified_for_the_player_who_moved() {
+        let mut state = AppState::new(Settings::default());
+        let ctx = egui::Context::default();
+        state.apply(C::LoadPasted("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0".into()), &ctx);
+        let (positions, _) = graph_points(&state);
+        assert_eq!(positions.len(), 8);
+        // White's win probability after each move: 3... Nf6 drops Black from 45% to 15% (a blunder: 0.3 on
+        // the 0..1 scale, 0.6 on Lichess's −1..1), 2. Qh5 costs White 0.06 (an inaccuracy: 0.12 ≥ 0.1).
+        let white = [0.52, 0.53, 0.52, 0.46, 0.50, 0.55, 0.85, 1.0];
+        let points: Vec<GraphPoint> =
+            white.iter().map(|&w| GraphPoint { mean: Some(w), max: Some(w) }).collect();
+        let list = mistakes(&state, &points, false);
+        let labels: Vec<(&str, Classification)> = list.iter().map(|m| (m.label.as_str(), m.class)).collect();
+        assert_eq!(labels, [("2. Qh5", Classification::Inaccuracy), ("3... Nf6", Classification::Blunder)]);
+        assert_eq!(list[1].player, Player::Second);
+        assert_eq!(list[1].index, 6);
+        // Unvalued positions are skipped, not guessed.
+        let mut sparse = points.clone();
+        sparse[6].mean = None;
+        assert_eq!(mistakes(&state, &sparse, false).len(), 1);
+    }
+}
