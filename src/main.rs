@@ -16,6 +16,8 @@ struct Cli {
 enum Command {
     /// The model's view of a position: every move's value distribution, max vs mean scoring; --sims adds MCTS.
     Analyse(cli::analyse::Args),
+    /// Benchmarks: `bench inference` (positions/s, time inside ONNX Runtime vs total).
+    Bench(cli::bench::Args),
     /// Measure a model against Stockfish labels and Lichess puzzles (max and mean scoring).
     Eval(cli::eval::Args),
     /// Count leaf nodes of the move tree (move-generator check and speed test).
@@ -39,6 +41,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Datagen(args)) => cli::datagen::run(args),
         Some(Command::Uci(args)) => cli::uci::run(args),
         Some(Command::Analyse(args)) => cli::analyse::run(args),
+        Some(Command::Bench(args)) => cli::bench::run(args),
         Some(Command::Eval(args)) => cli::eval::run(args),
         None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),
     };

@@ -1,6 +1,7 @@
 //! The command-line subcommands, one file each. They parse arguments and print; the work is in the library.
 
 pub mod analyse;
+pub mod bench;
 pub mod datagen;
 pub mod eval;
 pub mod mav;
