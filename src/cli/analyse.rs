@@ -37,7 +37,7 @@ pub struct Args {
     scoring: String,
     /// Text models: `constrained` (the rules give the moves) or `free` (the model writes everything; its
     /// output and hallucinations are printed).
-    #[arg(long, default_value = "constrained")]
+    #[arg(long = "mode", alias = "decode", default_value = "constrained")]
     decode: String,
     /// ONNX Runtime library to use.
     #[arg(long)]
@@ -74,7 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mode = match args.decode.as_str() {
         "constrained" => DecodeMode::Constrained,
         "free" => DecodeMode::Free,
-        s => anyhow::bail!("--decode {s}: use constrained or free"),
+        s => anyhow::bail!("--mode {s}: use constrained or free"),
     };
     let dir = match args.model {
         Some(d) => d,

@@ -1,6 +1,7 @@
-//! `mavboard bench inference`: how fast a model package evaluates positions through mavboard's evaluator,
-//! as a ratio against the time ONNX Runtime itself spends in `Session::run` in the same run (the rest is
-//! mavboard's overhead: tokenizing, tensors, decoding logic, result building).
+//! `mavboard bench inference`: how fast model packages evaluate positions through mavboard's evaluators, at
+//! several batch sizes and `%top_k` settings, and the ratio of the wall time to the time ONNX Runtime itself
+//! spends in `Session::run` in the same run (the rest is mavboard's overhead: prompts, tokenizing, tensors,
+//! decoding logic, result building).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -11,7 +12,7 @@ use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{DecodeMode, EvalRequest, TopK};
 use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::SessionOptions;
-use mavboard::model::package::default_package_dir;
+use mavboard::model::package::shipped_package_dirs;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -27,26 +28,26 @@ pub struct Args {
 /// The benchmarks.
 #[derive(Debug, clap::Subcommand)]
 enum What {
-    /// Positions per second of a model package at several batch sizes, and the share of the time spent
-    /// inside ONNX Runtime.
+    /// Positions and tokens per second of model packages at several batch sizes and `%top_k` settings, and
+    /// the wall time over the time spent inside ONNX Runtime.
     Inference(InferenceArgs),
 }
 
 /// Arguments of `mavboard bench inference`.
 #[derive(Debug, clap::Args)]
 struct InferenceArgs {
-    /// The model package folder [default: the shipped mav-enc-tiny].
+    /// A model package folder; repeat for several [default: every shipped package].
     #[arg(long)]
-    model: Option<PathBuf>,
-    /// Positions per batch size (drawn by seeded random play from the start position).
-    #[arg(long, default_value_t = 64)]
+    model: Vec<PathBuf>,
+    /// Positions per measurement (drawn by seeded random play from the start position).
+    #[arg(long, default_value_t = 32)]
     positions: usize,
     /// Batch sizes, comma-separated.
     #[arg(long, default_value = "1,8,32", value_delimiter = ',')]
     batch: Vec<usize>,
-    /// Moves to ask for: a number or `all`.
-    #[arg(long, default_value = "all")]
-    k: String,
+    /// Moves to ask for, comma-separated: numbers or `all`.
+    #[arg(long, default_value = "5,all", value_delimiter = ',')]
+    k: Vec<String>,
     /// Text models: free decoding instead of constrained.
     #[arg(long)]
     free: bool,
@@ -84,81 +85,131 @@ pub fn random_positions(n: usize, seed: u64) -> Vec<ChessState> {
     out
 }
 
+fn parse_k(k: &str) -> anyhow::Result<TopK> {
+    if k == "all" {
+        return Ok(TopK::All);
+    }
+    let n: u32 = k.parse().with_context(|| format!("--k {k} is neither a number nor `all`"))?;
+    anyhow::ensure!(n >= 1, "--k {k}: k must be at least 1");
+    Ok(TopK::Count(n))
+}
+
+/// One measurement: a model, a k, a batch size.
+#[derive(Debug, serde::Serialize)]
+struct Row {
+    model: String,
+    format: &'static str,
+    k: String,
+    batch: usize,
+    positions: usize,
+    positions_per_s: f64,
+    tokens: usize,
+    tokens_per_s: f64,
+    wall_s: f64,
+    ort_s: f64,
+    wall_over_ort: f64,
+}
+
 /// Runs `mavboard bench`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let What::Inference(a) = args.what;
-    let dir = match a.model {
-        Some(d) => d,
-        None => default_package_dir()?,
-    };
-    let top_k = if a.k == "all" {
-        TopK::All
-    } else {
-        TopK::Count(a.k.parse().with_context(|| format!("--k {} is neither a number nor `all`", a.k))?)
-    };
-    let mut options = SessionOptions { ort_lib: a.ort_lib, ..SessionOptions::default() };
+    let dirs = if a.model.is_empty() { shipped_package_dirs() } else { a.model.clone() };
+    anyhow::ensure!(!dirs.is_empty(), "no shipped model package found; pass --model DIR");
+    let ks: Vec<TopK> = a.k.iter().map(|k| parse_k(k)).collect::<anyhow::Result<_>>()?;
+    let mut options = SessionOptions { ort_lib: a.ort_lib.clone(), ..SessionOptions::default() };
     options.threads.intra_op = a.threads.max(1);
-    let (mut evaluator, package) = load_evaluator(&dir, &options)?;
     let positions = random_positions(a.positions.max(1), a.seed);
     let mode = if a.free { DecodeMode::Free } else { DecodeMode::Constrained };
-    let requests: Vec<EvalRequest<ChessState>> = positions
-        .into_iter()
-        .map(|s| {
-            let mut r = EvalRequest::values(s);
-            r.top_k = top_k;
-            r.mode = mode;
-            r
-        })
-        .collect();
-    // Warm-up: the first run of a session allocates.
-    let _ = evaluator.evaluate(&requests[..1]);
     let mut rows = Vec::new();
     if !a.json {
         println!(
-            "model {} ({}), {} positions, {} ONNX Runtime thread(s), {}",
-            package.manifest.name,
-            package.manifest.format.name(),
-            requests.len(),
+            "{} positions per row, {} ONNX Runtime thread(s), {}",
+            positions.len(),
             options.threads.intra_op,
-            if a.free { "free decoding" } else { "constrained" }
+            if a.free { "free decoding" } else { "constrained decoding" }
         );
-        println!("{:>6} {:>10} {:>12} {:>12} {:>10} {:>9}", "batch", "pos/s", "wall ms", "ORT ms", "wall/ORT", "tokens");
+        println!(
+            "{:<14} {:<13} {:>4} {:>6} {:>9} {:>10} {:>10} {:>10} {:>9}",
+            "model", "format", "k", "batch", "pos/s", "tokens/s", "wall ms", "ORT ms", "wall/ORT"
+        );
     }
-    for &b in &a.batch {
-        let b = b.max(1);
-        let start = Instant::now();
-        let mut model = Duration::ZERO;
-        let mut tokens = 0usize;
-        for chunk in requests.chunks(b) {
-            for r in evaluator.evaluate(chunk) {
-                let r = r.context("an evaluation failed")?;
-                model += r.timing.model;
-                tokens += r.timing.tokens;
+    for dir in &dirs {
+        let (mut evaluator, package) =
+            load_evaluator(dir, &options).with_context(|| format!("opening {}", dir.display()))?;
+        let name = package.manifest.name.clone();
+        let format = package.manifest.format.name();
+        for (&k, k_text) in ks.iter().zip(&a.k) {
+            let requests: Vec<EvalRequest<ChessState>> = positions
+                .iter()
+                .map(|s| {
+                    let mut r = EvalRequest::values(s.clone());
+                    r.top_k = k;
+                    r.mode = mode;
+                    r
+                })
+                .collect();
+            // Warm-up at the largest batch: the first runs of a session allocate.
+            let warm = a.batch.iter().copied().max().unwrap_or(1).clamp(1, requests.len());
+            for r in evaluator.evaluate(&requests[..warm]) {
+                r.with_context(|| format!("{name}: an evaluation failed"))?;
+            }
+            for &b in &a.batch {
+                let b = b.max(1);
+                let mut model = Duration::ZERO;
+                let mut tokens = 0usize;
+                let start = Instant::now();
+                let mut results = Vec::with_capacity(requests.len());
+                for chunk in requests.chunks(b) {
+                    results.extend(evaluator.evaluate(chunk));
+                }
+                let wall = start.elapsed();
+                for r in results {
+                    let r = r.with_context(|| format!("{name}: an evaluation failed"))?;
+                    model += r.timing.model;
+                    tokens += r.timing.tokens;
+                }
+                let secs = wall.as_secs_f64().max(1e-9);
+                let row = Row {
+                    model: name.clone(),
+                    format,
+                    k: k_text.clone(),
+                    batch: b,
+                    positions: requests.len(),
+                    positions_per_s: requests.len() as f64 / secs,
+                    tokens,
+                    tokens_per_s: tokens as f64 / secs,
+                    wall_s: wall.as_secs_f64(),
+                    ort_s: model.as_secs_f64(),
+                    wall_over_ort: wall.as_secs_f64() / model.as_secs_f64().max(1e-9),
+                };
+                if !a.json {
+                    println!(
+                        "{:<14} {:<13} {:>4} {:>6} {:>9.1} {:>10.0} {:>10.1} {:>10.1} {:>9.3}",
+                        row.model,
+                        row.format,
+                        row.k,
+                        row.batch,
+                        row.positions_per_s,
+                        row.tokens_per_s,
+                        row.wall_s * 1e3,
+                        row.ort_s * 1e3,
+                        row.wall_over_ort
+                    );
+                }
+                rows.push(row);
             }
         }
-        let wall = start.elapsed();
-        let pps = requests.len() as f64 / wall.as_secs_f64();
-        let ratio = wall.as_secs_f64() / model.as_secs_f64().max(1e-9);
-        if !a.json {
-            println!(
-                "{b:>6} {pps:>10.1} {:>12.1} {:>12.1} {ratio:>10.2} {tokens:>9}",
-                wall.as_secs_f64() * 1e3,
-                model.as_secs_f64() * 1e3
-            );
-        }
-        rows.push(serde_json::json!({
-            "batch": b, "positions_per_s": pps, "wall_s": wall.as_secs_f64(), "ort_s": model.as_secs_f64(),
-            "wall_over_ort": ratio, "tokens": tokens,
-        }));
     }
     if a.json {
         let out = serde_json::json!({
-            "model": package.manifest.name, "format": package.manifest.format.name(),
-            "positions": requests.len(), "threads": options.threads.intra_op, "free": a.free, "runs": rows,
+            "positions": positions.len(), "threads": options.threads.intra_op, "free": a.free, "runs": rows,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!("(wall/ORT: total time over the time inside ONNX Runtime's Session::run; 1.00 = no overhead)");
+        println!(
+            "(tokens: prompt + generated for text models, input tokens otherwise; wall/ORT: wall time over the \
+             summed time inside ONNX Runtime's Session::run, 1.000 = no overhead)"
+        );
     }
     Ok(())
 }

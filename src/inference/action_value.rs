@@ -112,7 +112,10 @@ impl Evaluator<ChessState> for ActionValueEvaluator {
             let state_ids = match tokenize_fen(&r.state.to_text()) {
                 Ok(s) => s,
                 Err(e) => {
-                    out[i] = Some(Err(EvalError::Backend(e.to_string())));
+                    out[i] = Some(Err(EvalError::Unsupported {
+                        what: "value this position".into(),
+                        why: format!("the action-value input has no room for it: {e}"),
+                    }));
                     continue;
                 }
             };

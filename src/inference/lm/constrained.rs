@@ -242,7 +242,12 @@ mod tests {
         let values: Vec<_> =
             legal.iter().enumerate().map(|(i, a)| (*a, MoveValue::Bucket((i * 7 % 64) as u32))).collect();
         let layout = Layout::parse("<mav game=chess> %FEN %top_5 %best_action %FEN </mav>").expect("header");
-        let best = legal[3];
+        // The best action is the most valuable move (the renderer lists the k most valuable).
+        let best = values.iter().max_by_key(|(_, v)| match v {
+            MoveValue::Bucket(b) => *b,
+            MoveValue::WinProb(_) => 0,
+        });
+        let best = best.map(|(a, _)| *a).expect("legal moves");
         let ex = render_example(&ExampleSpec {
             layout: &layout,
             previous: None,

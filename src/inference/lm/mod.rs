@@ -8,71 +8,63 @@
 pub mod constrained;
 pub mod free;
 pub mod prompt;
+pub mod result;
 pub mod tokens;
 
 use std::time::{Duration, Instant};
 
-use constrained::{ConstrainedRow, softmax_over};
+use constrained::ConstrainedRow;
 use free::FreeRow;
 use prompt::{PromptOptions, layout_for, prompt_text, tracked_lines};
+use result::{ResultContext, constrained_result, empty_result, free_result};
 use tokens::FormatTokens;
 
-use super::evaluator::{
-    DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, Hallucination, MoveValue,
-    PredictedState,
-};
-use super::onnx::decoder::KvDecoder;
+use super::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator};
+use super::onnx::decoder::{DecoderError, KvDecoder};
 use super::onnx::session::{OnnxSession, SessionError, SessionOptions};
 use crate::game::GameState;
 use crate::game::chess::ChessState;
-use crate::mav::buckets::{Buckets, ValueDistribution};
-use crate::mav::command::{Layout, Role};
-use crate::mav::response::{HallucinationKind, parse_response};
-use crate::mav::state::MavState;
+use crate::mav::buckets::Buckets;
+use crate::mav::command::Layout;
 use crate::model::{ModelError, ModelPackage};
 
-/// A decoding row of either kind.
-trait Row {
-    fn next(&mut self, logits: &[f32]) -> Option<u32>;
-    fn finished(&self) -> bool;
-}
-
-impl Row for ConstrainedRow {
-    fn next(&mut self, logits: &[f32]) -> Option<u32> {
-        ConstrainedRow::next(self, logits)
-    }
-    fn finished(&self) -> bool {
-        ConstrainedRow::finished(self)
-    }
-}
-
-impl Row for FreeRow {
-    fn next(&mut self, logits: &[f32]) -> Option<u32> {
-        FreeRow::next(self, logits)
-    }
-    fn finished(&self) -> bool {
-        FreeRow::finished(self)
-    }
-}
-
+/// A decoding row of either mode.
+#[derive(Debug)]
 enum AnyRow {
     Constrained(ConstrainedRow),
     Free(FreeRow),
 }
 
 impl AnyRow {
-    fn row(&mut self) -> &mut dyn Row {
+    fn next(&mut self, logits: &[f32]) -> Option<u32> {
         match self {
-            AnyRow::Constrained(r) => r,
-            AnyRow::Free(r) => r,
+            AnyRow::Constrained(r) => r.next(logits),
+            AnyRow::Free(r) => r.next(logits),
+        }
+    }
+
+    fn finished(&self) -> bool {
+        match self {
+            AnyRow::Constrained(r) => r.finished(),
+            AnyRow::Free(r) => r.finished(),
+        }
+    }
+
+    fn generated(&self) -> usize {
+        match self {
+            AnyRow::Constrained(r) => r.generated.len(),
+            AnyRow::Free(r) => r.generated.len(),
         }
     }
 }
 
 /// A request ready for the model.
+#[derive(Debug)]
 struct Job {
     index: usize,
     layout: Layout,
+    /// The request's legal moves (the candidates of a constrained row, in order).
+    legal: Vec<<ChessState as GameState>::Action>,
     prompt: Vec<u32>,
     row: AnyRow,
     /// Hit the context before finishing.
@@ -137,7 +129,7 @@ impl MavLmEvaluator {
     }
 
     fn job(&self, index: usize, req: &EvalRequest<ChessState>) -> Result<Option<Job>, EvalError> {
-        let backend = |e: &dyn std::fmt::Display| EvalError::Backend(e.to_string());
+        let backend = |e: &dyn std::fmt::Display| EvalError::Backend(format!("the request cannot be written: {e}"));
         let legal = req.state.legal_actions();
         if req.mode == DecodeMode::Constrained && legal.is_empty() {
             return Ok(None);
@@ -177,34 +169,36 @@ impl MavLmEvaluator {
                 AnyRow::Constrained(row)
             }
         };
-        Ok(Some(Job { index, layout, prompt, row, truncated: false }))
+        Ok(Some(Job { index, layout, legal, prompt, row, truncated: false }))
     }
 
     /// Runs the jobs to the end: one prefill, then one token per unfinished row per call.
-    fn decode(&mut self, jobs: &mut [Job]) -> Result<(), String> {
+    fn decode(&mut self, jobs: &mut [Job]) -> Result<(), DecoderError> {
         let prompts: Vec<Vec<u32>> = jobs.iter().map(|j| j.prompt.clone()).collect();
         let (mut cache, mut logits) = self.decoder.prefill(&prompts)?;
         let mut active: Vec<usize> = (0..jobs.len()).collect();
         let mut lengths: Vec<usize> = jobs.iter().map(|j| j.prompt.len()).collect();
+        let mut scratch = Vec::new();
         loop {
             let mut keep = Vec::with_capacity(active.len());
             let mut feed = Vec::with_capacity(active.len());
             for (r, &j) in active.iter().enumerate() {
                 let row_logits = logits.row(r);
-                let owned;
                 let slice = match row_logits.as_slice() {
                     Some(s) => s,
                     None => {
-                        owned = row_logits.to_vec();
-                        &owned
+                        scratch.clear();
+                        scratch.extend(row_logits.iter().copied());
+                        &scratch[..]
                     }
                 };
                 let job = &mut jobs[j];
-                let Some(t) = job.row.row().next(slice) else { continue };
-                if job.row.row().finished() {
+                let Some(t) = job.row.next(slice) else { continue };
+                if job.row.finished() {
                     continue;
                 }
-                if lengths[j] + 1 >= self.context {
+                // Feeding t puts it at position lengths[j]; the model has positions 0..context.
+                if lengths[j] >= self.context {
                     job.truncated = true;
                     continue;
                 }
@@ -216,7 +210,7 @@ impl MavLmEvaluator {
                 return Ok(());
             }
             if keep.len() != active.len() {
-                cache.keep_rows(&keep);
+                cache.keep_rows(&keep)?;
                 active = keep.iter().map(|&r| active[r]).collect();
             }
             logits = self.decoder.step(&mut cache, &feed)?;
@@ -224,122 +218,16 @@ impl MavLmEvaluator {
     }
 
     fn finish(&self, req: &EvalRequest<ChessState>, job: Job, timing: EvalTiming) -> Result<EvalResult<ChessState>, EvalError> {
-        let legal = req.state.legal_actions();
-        let mut result = EvalResult {
-            moves: Vec::new(),
-            best_action: None,
-            next_state: None,
-            tracked_state: None,
-            terminal: req.state.outcome(),
-            raw_text: String::new(),
-            hallucinations: Vec::new(),
-            timing,
-        };
-        let dist = |probs: Vec<f64>| {
-            ValueDistribution::from_probs(self.buckets, probs).map_err(|e| EvalError::Backend(e.to_string()))
-        };
+        let cx = ResultContext { tokens: &self.tokens, buckets: self.buckets, context: self.context };
         match job.row {
+            AnyRow::Constrained(_) if job.truncated => {
+                Err(EvalError::ContextTooLong { needed: self.context + 1, context: self.context })
+            }
             AnyRow::Constrained(row) => {
-                if job.truncated {
-                    return Err(EvalError::ContextTooLong { needed: self.context + 1, context: self.context });
-                }
-                result.raw_text = self.tokens.tokenizer.decode(&row.generated).unwrap_or_default();
-                for (i, probs) in row.written {
-                    let a = legal[i];
-                    result.moves.push(MoveValue { action: a, text: req.state.action_to_text(a), dist: dist(probs)? });
-                }
-                result.best_action = row.best.map(|(p, _)| p);
-                if req.want_next_state {
-                    let text = self.tokens.tokenizer.decode(&row.state_tokens).unwrap_or_default();
-                    let state = ChessState::from_mav_text(req.state.kind(), self.options.after_format, &text).ok();
-                    if let (Some(best), Some(predicted)) = (result.best_action.as_ref(), state.as_ref()) {
-                        // The rules' state after the chosen move, to count a wrong prediction.
-                        let j = best.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(j, _)| j);
-                        if let Some(mv) = j.and_then(|j| result.moves.get(j))
-                            && let Ok(truth) = req.state.play(mv.action)
-                            && truth.hash64() != predicted.hash64()
-                        {
-                            result.hallucinations.push(Hallucination {
-                                kind: "wrong next state".into(),
-                                detail: format!("after {} the model wrote {text}", mv.text),
-                            });
-                        }
-                    }
-                    result.next_state = Some(PredictedState { text, state });
-                }
+                constrained_result(cx, req, &job.legal, row, self.options.after_format, timing)
             }
-            AnyRow::Free(row) => {
-                let text = self.tokens.tokenizer.decode(&row.generated).unwrap_or_default();
-                let first_line = 2 + job.layout.input_count();
-                let parsed = parse_response(&job.layout, &req.state, self.buckets, &text, first_line);
-                for (a, bucket) in &parsed.top {
-                    let t = req.state.action_to_text(*a);
-                    let recorded = row
-                        .valued
-                        .iter()
-                        .find(|(id, _)| self.tokens.tokenizer.token_of(*id) == Some(t.as_str()))
-                        .map(|(_, p)| p.clone());
-                    let d = match recorded {
-                        Some(p) => dist(p)?,
-                        None => ValueDistribution::one_hot(self.buckets, *bucket)
-                            .map_err(|e| EvalError::Backend(e.to_string()))?,
-                    };
-                    result.moves.push(MoveValue { action: *a, text: t, dist: d });
-                }
-                if (req.want_best_action || req.want_next_state)
-                    && let Some(l) = &row.best_logits
-                    && !result.moves.is_empty()
-                {
-                    let ids: Vec<u32> =
-                        result.moves.iter().filter_map(|m| self.tokens.move_id(&m.text)).collect();
-                    if ids.len() == result.moves.len() {
-                        result.best_action = Some(softmax_over(&ids, l));
-                    }
-                }
-                for (role, written) in &parsed.states {
-                    let predicted = |f| PredictedState {
-                        text: written.clone(),
-                        state: ChessState::from_mav_text(req.state.kind(), f, written).ok(),
-                    };
-                    match role {
-                        Role::After(f) if result.next_state.is_none() => result.next_state = Some(predicted(*f)),
-                        Role::Current(f) if req.previous.is_some() && result.tracked_state.is_none() => {
-                            result.tracked_state = Some(predicted(*f));
-                        }
-                        _ => {}
-                    }
-                }
-                result.hallucinations = parsed
-                    .hallucinations
-                    .iter()
-                    .map(|h| Hallucination { kind: kind_name(&h.kind).into(), detail: h.to_string() })
-                    .collect();
-                if job.truncated {
-                    result.hallucinations.push(Hallucination {
-                        kind: "too long".into(),
-                        detail: format!("the output reached the model's context of {} tokens", self.context),
-                    });
-                }
-                result.raw_text = text;
-            }
+            AnyRow::Free(row) => free_result(cx, req, &job.layout, row, job.truncated, timing),
         }
-        Ok(result)
-    }
-}
-
-/// A short class name for a hallucination (what the UI counts and filters by).
-pub fn kind_name(kind: &HallucinationKind) -> &'static str {
-    match kind {
-        HallucinationKind::MalformedLine { .. } => "malformed line",
-        HallucinationKind::UnknownToken { .. } => "unknown token",
-        HallucinationKind::IllegalMove { .. } => "illegal move",
-        HallucinationKind::DuplicateMove { .. } => "duplicate move",
-        HallucinationKind::MissingLegalMoves { .. } => "missing legal moves",
-        HallucinationKind::WrongMoveCount { .. } => "wrong move count",
-        HallucinationKind::WrongState { .. } => "wrong state",
-        HallucinationKind::WrongOutcome { .. } => "wrong outcome",
-        HallucinationKind::MissingLine => "missing line",
-        HallucinationKind::UnexpectedLine => "unexpected line",
     }
 }
 
@@ -354,18 +242,7 @@ impl Evaluator<ChessState> for MavLmEvaluator {
         for (i, r) in requests.iter().enumerate() {
             match self.job(i, r) {
                 Ok(Some(job)) => jobs.push(job),
-                Ok(None) => {
-                    out[i] = Some(Ok(EvalResult {
-                        moves: Vec::new(),
-                        best_action: None,
-                        next_state: None,
-                        tracked_state: None,
-                        terminal: r.state.outcome(),
-                        raw_text: String::new(),
-                        hallucinations: Vec::new(),
-                        timing: EvalTiming::default(),
-                    }))
-                }
+                Ok(None) => out[i] = Some(Ok(empty_result(r, EvalTiming::default()))),
                 Err(e) => out[i] = Some(Err(e)),
             }
         }
@@ -378,17 +255,13 @@ impl Evaluator<ChessState> for MavLmEvaluator {
                 Ok(()) => {
                     for job in jobs {
                         let i = job.index;
-                        let generated = match &job.row {
-                            AnyRow::Constrained(r) => r.generated.len(),
-                            AnyRow::Free(r) => r.generated.len(),
-                        };
-                        let timing = EvalTiming { queue, model, tokens: job.prompt.len() + generated };
-                        out[i] = Some(self.finish(&requests[i], job, timing));
+                        let tokens = job.prompt.len() + job.row.generated();
+                        out[i] = Some(self.finish(&requests[i], job, EvalTiming { queue, model, tokens }));
                     }
                 }
                 Err(e) => {
                     for job in jobs {
-                        out[job.index] = Some(Err(EvalError::Backend(e.clone())));
+                        out[job.index] = Some(Err(EvalError::Backend(e.to_string())));
                     }
                 }
             }
