@@ -86,7 +86,9 @@ fn top_k_terminal_positions_and_what_the_format_cannot_do() {
     next.want_next_state = true;
     for res in e.evaluate(&[free, next]) {
         match res {
-            Err(e @ EvalError::Unsupported { .. }) => assert!(e.to_string().contains("this model cannot"), "{e}"),
+            Err(e @ EvalError::Unsupported { .. }) => {
+                assert!(e.to_string().contains("this model cannot"), "{e}")
+            }
             other => panic!("expected a clear refusal, got {other:?}"),
         }
     }

@@ -239,6 +239,10 @@ fn free_decoding_returns_text_and_hallucinations_as_data() {
             assert!((m.dist.probs().iter().sum::<f64>() - 1.0).abs() < 1e-6);
         }
         let complete = res.moves.len() == legal.len();
-        assert!(complete || !res.hallucinations.is_empty(), "missing moves must be reported: {}", res.raw_text);
+        assert!(
+            complete || !res.hallucinations.is_empty(),
+            "missing moves must be reported: {}",
+            res.raw_text
+        );
     }
 }

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::game::GameState;
-use crate::game::chess::ChessState;
 use crate::game::OutcomeReason;
+use crate::game::chess::ChessState;
 
 /// One puzzle.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +48,8 @@ pub enum PuzzleError {
 
 /// Reads a Lichess puzzle CSV (a header line starting with `PuzzleId` is skipped).
 pub fn read_puzzles(path: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PuzzleError::Io { path: path.into(), reason: e.to_string() })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PuzzleError::Io { path: path.into(), reason: e.to_string() })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -76,11 +76,7 @@ pub struct EvalReport {
 }
 
 fn best_by(result: &EvalResult<ChessState>, scoring: Scoring) -> Option<(shakmaty::Move, f64)> {
-    result
-        .moves
-        .iter()
-        .map(|m| (m.action, scoring.value(&m.dist)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
+    result.moves.iter().map(|m| (m.action, scoring.value(&m.dist))).max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 fn score_label(
@@ -239,8 +235,8 @@ mod tests {
 
     #[test]
     fn material_mock_solves_some_puzzles_and_scores_labels() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/puzzles/lichess-puzzles-dev.csv");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/puzzles/lichess-puzzles-dev.csv");
         let ps = super::super::puzzles::read_puzzles(&path).expect("reads");
         let mut e = MaterialEvaluator::new(1);
         let m = eval_puzzles(&mut e, &ps[..60], |_| {}).expect("runs");

@@ -30,10 +30,18 @@ pub struct ActionValueEvaluator {
 
 impl ActionValueEvaluator {
     /// Opens the package (its graph is checked against mav.json by [`OnnxSession::open`]).
-    pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<ActionValueEvaluator, SessionError> {
+    pub fn open(
+        package: &ModelPackage,
+        options: &SessionOptions,
+    ) -> Result<ActionValueEvaluator, SessionError> {
         let m = &package.manifest;
         let mismatch = |field: &str, expected: String, found: String| {
-            SessionError::Model(ModelError::Mismatch { dir: package.dir.clone(), field: field.into(), expected, found })
+            SessionError::Model(ModelError::Mismatch {
+                dir: package.dir.clone(),
+                field: field.into(),
+                expected,
+                found,
+            })
         };
         if m.av_state_length != Some(STATE_LEN) {
             return Err(mismatch(
@@ -64,7 +72,8 @@ impl ActionValueEvaluator {
     fn run(&mut self, ids: Array2<i64>) -> Result<Array2<f32>, String> {
         let ids = Tensor::from_array(ids).map_err(|e| e.to_string())?;
         let start = Instant::now();
-        let outputs = self.session.session.run(ort::inputs!["input_ids" => ids]).map_err(|e| e.to_string())?;
+        let outputs =
+            self.session.session.run(ort::inputs!["input_ids" => ids]).map_err(|e| e.to_string())?;
         self.model_time += start.elapsed();
         outputs["logits"]
             .try_extract_array::<f32>()
@@ -161,9 +170,11 @@ impl Evaluator<ChessState> for ActionValueEvaluator {
                         for (j, a) in moves.iter().enumerate() {
                             let l = logits.row(first + j).to_vec();
                             match ValueDistribution::from_logits(self.buckets, &l) {
-                                Ok(dist) => {
-                                    mv.push(MoveValue { action: *a, text: req.state.action_to_text(*a), dist })
-                                }
+                                Ok(dist) => mv.push(MoveValue {
+                                    action: *a,
+                                    text: req.state.action_to_text(*a),
+                                    dist,
+                                }),
                                 Err(e) => {
                                     out[i] = Some(Err(EvalError::Backend(format!(
                                         "the model's value logits are invalid: {e}"
@@ -176,7 +187,9 @@ impl Evaluator<ChessState> for ActionValueEvaluator {
                             continue;
                         }
                         // %top_k: the k best by mean value, best first (the model writes no order itself).
-                        mv.sort_by(|x, y| Scoring::Mean.value(&y.dist).total_cmp(&Scoring::Mean.value(&x.dist)));
+                        mv.sort_by(|x, y| {
+                            Scoring::Mean.value(&y.dist).total_cmp(&Scoring::Mean.value(&x.dist))
+                        });
                         if let TopK::Count(k) = req.top_k {
                             mv.truncate(k as usize);
                         }

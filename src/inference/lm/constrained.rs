@@ -292,8 +292,8 @@ mod tests {
         let legal = state.legal_actions();
         let candidates: Vec<u32> =
             legal.iter().map(|a| f.move_id(&state.action_to_text(*a)).expect("move")).collect();
-        let mut row = ConstrainedRow::new(&f, Vec::new(), TopK::All, candidates.clone(), false, None)
-            .expect("row");
+        let mut row =
+            ConstrainedRow::new(&f, Vec::new(), TopK::All, candidates.clone(), false, None).expect("row");
         // The model always wants e7e5 (illegal for White) and then e2e4 (legal once).
         let illegal = f.move_id("e7e5").expect("token");
         let e2e4 = f.move_id("e2e4").expect("token");

@@ -89,13 +89,19 @@ impl MavLmEvaluator {
         let tokenizer = super::load::check_tokenizer(package)?;
         let m = &package.manifest;
         let mismatch = |field: &str, expected: String, found: String| {
-            SessionError::Model(ModelError::Mismatch { dir: package.dir.clone(), field: field.into(), expected, found })
+            SessionError::Model(ModelError::Mismatch {
+                dir: package.dir.clone(),
+                field: field.into(),
+                expected,
+                found,
+            })
         };
         let buckets = Buckets::new(m.num_buckets as u32)
             .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
         let eos = m.eos_token_id.unwrap_or(tokenizer.eos_id());
-        let tokens = FormatTokens::new(tokenizer.clone(), &m.value_token_ids, eos)
-            .map_err(|e| mismatch("mav.json value_token_ids", "<ctrl0>.. in bucket order".into(), e.to_string()))?;
+        let tokens = FormatTokens::new(tokenizer.clone(), &m.value_token_ids, eos).map_err(|e| {
+            mismatch("mav.json value_token_ids", "<ctrl0>.. in bucket order".into(), e.to_string())
+        })?;
         let decoder = KvDecoder::new(
             session.session,
             m.num_layers,
@@ -129,7 +135,8 @@ impl MavLmEvaluator {
     }
 
     fn job(&self, index: usize, req: &EvalRequest<ChessState>) -> Result<Option<Job>, EvalError> {
-        let backend = |e: &dyn std::fmt::Display| EvalError::Backend(format!("the request cannot be written: {e}"));
+        let backend =
+            |e: &dyn std::fmt::Display| EvalError::Backend(format!("the request cannot be written: {e}"));
         let legal = req.state.legal_actions();
         if req.mode == DecodeMode::Constrained && legal.is_empty() {
             return Ok(None);
@@ -173,16 +180,25 @@ impl MavLmEvaluator {
     }
 
     /// Runs the jobs to the end: one prefill, then one token per unfinished row per call.
+    ///
+    /// A row that finishes stays in the batch, fed padding whose output is ignored, until a quarter of the
+    /// batch has finished (or it would run past the context): dropping rows copies the whole cache, so it is
+    /// done a few times per batch rather than once per finished row.
     fn decode(&mut self, jobs: &mut [Job]) -> Result<(), DecoderError> {
         let prompts: Vec<Vec<u32>> = jobs.iter().map(|j| j.prompt.clone()).collect();
         let (mut cache, mut logits) = self.decoder.prefill(&prompts)?;
-        let mut active: Vec<usize> = (0..jobs.len()).collect();
-        let mut lengths: Vec<usize> = jobs.iter().map(|j| j.prompt.len()).collect();
+        // Per cache row: the job it decodes (None once finished) and the tokens it holds.
+        let mut rows: Vec<(Option<usize>, usize)> =
+            jobs.iter().enumerate().map(|(j, job)| (Some(j), job.prompt.len())).collect();
+        let pad = self.decoder.pad_id();
         let mut scratch = Vec::new();
         loop {
-            let mut keep = Vec::with_capacity(active.len());
-            let mut feed = Vec::with_capacity(active.len());
-            for (r, &j) in active.iter().enumerate() {
+            let mut feed = Vec::with_capacity(rows.len());
+            for (r, (slot, len)) in rows.iter_mut().enumerate() {
+                let Some(j) = *slot else {
+                    feed.push(pad);
+                    continue;
+                };
                 let row_logits = logits.row(r);
                 let slice = match row_logits.as_slice() {
                     Some(s) => s,
@@ -193,31 +209,42 @@ impl MavLmEvaluator {
                     }
                 };
                 let job = &mut jobs[j];
-                let Some(t) = job.row.next(slice) else { continue };
-                if job.row.finished() {
-                    continue;
+                let next = job.row.next(slice);
+                // Feeding a token puts it at position `len`; the model has positions 0..context.
+                let truncated = next.is_some() && !job.row.finished() && *len >= self.context;
+                job.truncated |= truncated;
+                match next {
+                    Some(t) if !job.row.finished() && !truncated => feed.push(t),
+                    _ => {
+                        *slot = None;
+                        feed.push(pad);
+                    }
                 }
-                // Feeding t puts it at position lengths[j]; the model has positions 0..context.
-                if lengths[j] >= self.context {
-                    job.truncated = true;
-                    continue;
-                }
-                lengths[j] += 1;
-                keep.push(r);
-                feed.push(t);
             }
-            if keep.is_empty() {
+            let done = rows.iter().filter(|(slot, _)| slot.is_none()).count();
+            if done == rows.len() {
                 return Ok(());
             }
-            if keep.len() != active.len() {
+            let at_edge = rows.iter().any(|(slot, len)| slot.is_none() && *len >= self.context);
+            if done > 0 && (4 * done >= rows.len() || at_edge) {
+                let keep: Vec<usize> = (0..rows.len()).filter(|&r| rows[r].0.is_some()).collect();
                 cache.keep_rows(&keep)?;
-                active = keep.iter().map(|&r| active[r]).collect();
+                rows = keep.iter().map(|&r| rows[r]).collect();
+                feed = keep.iter().map(|&r| feed[r]).collect();
+            }
+            for (_, len) in &mut rows {
+                *len += 1;
             }
             logits = self.decoder.step(&mut cache, &feed)?;
         }
     }
 
-    fn finish(&self, req: &EvalRequest<ChessState>, job: Job, timing: EvalTiming) -> Result<EvalResult<ChessState>, EvalError> {
+    fn finish(
+        &self,
+        req: &EvalRequest<ChessState>,
+        job: Job,
+        timing: EvalTiming,
+    ) -> Result<EvalResult<ChessState>, EvalError> {
         let cx = ResultContext { tokens: &self.tokens, buckets: self.buckets, context: self.context };
         match job.row {
             AnyRow::Constrained(_) if job.truncated => {

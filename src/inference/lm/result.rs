@@ -82,7 +82,11 @@ pub fn constrained_result(
         let a = *legal
             .get(i)
             .ok_or_else(|| EvalError::Backend(format!("decoding wrote candidate {i} of {}", legal.len())))?;
-        result.moves.push(MoveValue { action: a, text: req.state.action_to_text(a), dist: dist(cx.buckets, probs)? });
+        result.moves.push(MoveValue {
+            action: a,
+            text: req.state.action_to_text(a),
+            dist: dist(cx.buckets, probs)?,
+        });
     }
     let chosen = row.best.as_ref().and_then(|(_, j)| result.moves.get(*j)).cloned();
     result.best_action = row.best.map(|(p, _)| p);
@@ -126,7 +130,8 @@ pub fn free_result(
         let recorded = row.valued.iter().find(|(v, _)| Some(*v) == id).map(|(_, p)| p.clone());
         let d = match recorded {
             Some(p) => dist(cx.buckets, p)?,
-            None => ValueDistribution::one_hot(cx.buckets, *bucket).map_err(|e| EvalError::Backend(e.to_string()))?,
+            None => ValueDistribution::one_hot(cx.buckets, *bucket)
+                .map_err(|e| EvalError::Backend(e.to_string()))?,
         };
         result.moves.push(MoveValue { action: *a, text: t, dist: d });
     }
@@ -218,7 +223,9 @@ mod tests {
         let sum: f64 = r.moves[0].dist.probs().iter().sum();
         assert!((sum - 1.0).abs() < 1e-9);
         let kinds: Vec<&str> = r.hallucinations.iter().map(|h| h.kind.as_str()).collect();
-        for k in ["illegal move", "duplicate move", "unknown token", "malformed line", "missing line", "too long"] {
+        for k in
+            ["illegal move", "duplicate move", "unknown token", "malformed line", "missing line", "too long"]
+        {
             assert!(kinds.contains(&k), "{k} not in {kinds:?}");
         }
         // Pure noise: still a result.

@@ -8,7 +8,9 @@ use crate::mav::tokenizer::Tokenizer;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokensError {
     /// A fragment the output format needs has no exact tokenization.
-    #[error("the vocabulary cannot write '{0}' (it becomes <unk>); the tokenizer.json does not match mavboard's")]
+    #[error(
+        "the vocabulary cannot write '{0}' (it becomes <unk>); the tokenizer.json does not match mavboard's"
+    )]
     Unwritable(String),
     /// The value tokens of mav.json are not `<ctrl0>`.. in order.
     #[error("mav.json value_token_ids[{index}] = {id} is '{found}', expected '<ctrl{index}>'")]

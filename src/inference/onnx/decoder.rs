@@ -30,11 +30,14 @@ fn rt<E: std::fmt::Display>(e: E) -> DecoderError {
     DecoderError::Runtime(e.to_string())
 }
 
+/// Keys and values of every layer, as ONNX Runtime values.
+type Layers = Vec<(DynValue, DynValue)>;
+
 /// The cache of one batch: past keys and values per layer (ONNX Runtime values of shape
 /// `[rows, heads, past, head_dim]`), and per row its attention mask and next position.
 #[derive(Debug)]
 pub struct KvCache {
-    layers: Vec<(DynValue, DynValue)>,
+    layers: Layers,
     mask: Vec<Vec<i64>>,
     next_pos: Vec<i64>,
 }
@@ -98,7 +101,13 @@ enum Keep {
 
 impl KvDecoder {
     /// Wraps a session already checked against its mav.json (see `OnnxSession::open`).
-    pub fn new(session: Session, num_layers: usize, num_heads: usize, head_dim: usize, pad_id: u32) -> KvDecoder {
+    pub fn new(
+        session: Session,
+        num_layers: usize,
+        num_heads: usize,
+        head_dim: usize,
+        pad_id: u32,
+    ) -> KvDecoder {
         KvDecoder {
             session,
             num_heads,
@@ -115,6 +124,11 @@ impl KvDecoder {
         }
     }
 
+    /// The token fed to padding positions and to rows that finished but are still in the batch.
+    pub fn pad_id(&self) -> u32 {
+        self.pad_id
+    }
+
     fn run(
         &mut self,
         ids: Array2<i64>,
@@ -122,7 +136,7 @@ impl KvDecoder {
         pos: Array2<i64>,
         past: &[(DynValue, DynValue)],
         keep: Keep,
-    ) -> Result<(Array3<f32>, Vec<(DynValue, DynValue)>), DecoderError> {
+    ) -> Result<(Array3<f32>, Layers), DecoderError> {
         let mut inputs: Vec<(Cow<'_, str>, SessionInputValue<'_>)> = Vec::with_capacity(3 + 2 * past.len());
         inputs.push(("input_ids".into(), Tensor::from_array(ids).map_err(rt)?.into()));
         inputs.push(("attention_mask".into(), Tensor::from_array(mask).map_err(rt)?.into()));
@@ -159,7 +173,7 @@ impl KvDecoder {
         Ok((logits, present))
     }
 
-    fn empty_past(&self, rows: usize) -> Result<Vec<(DynValue, DynValue)>, DecoderError> {
+    fn empty_past(&self, rows: usize) -> Result<Layers, DecoderError> {
         let shape = (rows, self.num_heads, 0, self.head_dim);
         let empty = || -> Result<DynValue, DecoderError> {
             Ok(Tensor::from_array(Array4::<f32>::zeros(shape)).map_err(rt)?.into_dyn())
@@ -167,7 +181,11 @@ impl KvDecoder {
         self.past_names.iter().map(|_| Ok((empty()?, empty()?))).collect()
     }
 
-    fn prefill_keep(&mut self, prompts: &[Vec<u32>], keep: Keep) -> Result<(KvCache, Array3<f32>), DecoderError> {
+    fn prefill_keep(
+        &mut self,
+        prompts: &[Vec<u32>],
+        keep: Keep,
+    ) -> Result<(KvCache, Array3<f32>), DecoderError> {
         let rows = prompts.len();
         let len = prompts.iter().map(Vec::len).max().unwrap_or(0);
         if rows == 0 || prompts.iter().any(Vec::is_empty) {
@@ -211,7 +229,8 @@ impl KvDecoder {
         }
         let ids = Array2::from_shape_fn((rows, 1), |(r, _)| i64::from(tokens[r]));
         let past_len = cache.past_len() + 1;
-        let mask = Array2::from_shape_fn((rows, past_len), |(r, j)| cache.mask[r].get(j).copied().unwrap_or(1));
+        let mask =
+            Array2::from_shape_fn((rows, past_len), |(r, j)| cache.mask[r].get(j).copied().unwrap_or(1));
         let pos = Array2::from_shape_fn((rows, 1), |(r, _)| cache.next_pos[r]);
         let (logits, present) = self.run(ids, mask, pos, &cache.layers, Keep::Last)?;
         cache.layers = present;
