@@ -7,7 +7,7 @@ use std::path::Path;
 
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
-use mavboard::inference::evaluator::{DecodeMode, EvalRequest, EvalResult, TopK};
+use mavboard::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, TopK};
 use mavboard::inference::lm::prompt::{PromptOptions, layout_for, prompt_text};
 use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::decoder::KvDecoder;
@@ -245,4 +245,28 @@ fn free_decoding_returns_text_and_hallucinations_as_data() {
             res.raw_text
         );
     }
+}
+
+#[test]
+fn a_game_the_model_was_not_trained_on_is_refused() {
+    // A copy of the package whose mav.json says it only knows standard chess.
+    let dir = std::env::temp_dir().join(format!("mavboard-lm-chess-only-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for f in ["model.onnx", "tokenizer.json"] {
+        std::fs::copy(package().join(f), dir.join(f)).expect("copy");
+    }
+    let manifest = std::fs::read_to_string(package().join("mav.json")).expect("mav.json");
+    let mut json: serde_json::Value = serde_json::from_str(&manifest).expect("json");
+    json["games"] = serde_json::json!(["chess"]);
+    std::fs::write(dir.join("mav.json"), json.to_string()).expect("write");
+    let (mut e, _) = load_evaluator(&dir, &SessionOptions::default()).expect("loads");
+    let frc = ChessState::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
+        .expect("fen");
+    let res = e.evaluate(&[EvalRequest::values(frc), EvalRequest::values(ChessState::startpos())]);
+    let _ = std::fs::remove_dir_all(&dir);
+    match &res[0] {
+        Err(err @ EvalError::Unsupported { .. }) => assert!(err.to_string().contains("chess960"), "{err}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!(res[1].as_ref().expect("standard chess evaluates").moves.len(), 20);
 }

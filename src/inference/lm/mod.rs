@@ -78,6 +78,8 @@ pub struct MavLmEvaluator {
     tokens: FormatTokens,
     buckets: Buckets,
     context: usize,
+    /// The games the model was trained on (the headers it knows).
+    games: Vec<crate::game::GameKind>,
     options: PromptOptions,
     status: super::device::DeviceStatus,
 }
@@ -114,6 +116,7 @@ impl MavLmEvaluator {
             tokens,
             buckets,
             context: m.context_length,
+            games: m.games.clone(),
             options: PromptOptions::default(),
             status: session.status,
         })
@@ -137,6 +140,16 @@ impl MavLmEvaluator {
     fn job(&self, index: usize, req: &EvalRequest<ChessState>) -> Result<Option<Job>, EvalError> {
         let backend =
             |e: &dyn std::fmt::Display| EvalError::Backend(format!("the request cannot be written: {e}"));
+        let game = req.state.kind();
+        if !self.games.contains(&game) {
+            return Err(EvalError::Unsupported {
+                what: format!("evaluate a {} position", game.name()),
+                why: format!(
+                    "the model was trained on {} only (mav.json games)",
+                    self.games.iter().map(|g| g.name()).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
         let legal = req.state.legal_actions();
         if req.mode == DecodeMode::Constrained && legal.is_empty() {
             return Ok(None);
