@@ -1,6 +1,8 @@
 //! The `action-value` evaluator (Ruoss et al. 2024): one row per legal move — the 77 state tokens of the
 //! FEN and the move's action index — and 128 (or mav.json's `num_buckets`) value logits per row. Every
-//! legal move of every request of a batch goes into one ONNX run.
+//! legal move of every request of a batch goes into one ONNX run. The format has no policy head, so a
+//! result's `best_action` stays `None` (its moves come best first by mean value); free decoding and state
+//! prediction are refused as [`EvalError::Unsupported`].
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
