@@ -18,6 +18,8 @@ enum Command {
     Analyse(cli::analyse::Args),
     /// Review every game of a PGN file with the model: [%eval], ?!/?/??, best moves, accuracy; resumable.
     Annotate(cli::annotate::Args),
+    /// Benchmarks: `bench inference` (positions/s, time inside ONNX Runtime vs total).
+    Bench(cli::bench::Args),
     /// Measure a model against Stockfish labels and Lichess puzzles (max and mean scoring).
     Eval(cli::eval::Args),
     /// Count leaf nodes of the move tree (move-generator check and speed test).
@@ -41,6 +43,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Datagen(args)) => cli::datagen::run(args),
         Some(Command::Uci(args)) => cli::uci::run(args),
         Some(Command::Analyse(args)) => cli::analyse::run(args),
+        Some(Command::Bench(args)) => cli::bench::run(args),
         Some(Command::Eval(args)) => cli::eval::run(args),
         Some(Command::Annotate(args)) => cli::annotate::run(args),
         None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
-use mavboard::inference::evaluator::{EvalRequest, Scoring, TopK};
+use mavboard::inference::evaluator::{DecodeMode, EvalRequest, Scoring, TopK};
 use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::model::package::default_package_dir;
@@ -35,6 +35,10 @@ pub struct Args {
     /// Scoring used by the search's prior and values: mean or max.
     #[arg(long, default_value = "mean")]
     scoring: String,
+    /// Text models: `constrained` (the rules give the moves) or `free` (the model writes everything; its
+    /// output and hallucinations are printed).
+    #[arg(long = "mode", alias = "decode", default_value = "constrained")]
+    decode: String,
     /// ONNX Runtime library to use.
     #[arg(long)]
     ort_lib: Option<PathBuf>,
@@ -67,6 +71,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "max" => Scoring::Max,
         s => anyhow::bail!("--scoring {s}: use mean or max"),
     };
+    let mode = match args.decode.as_str() {
+        "constrained" => DecodeMode::Constrained,
+        "free" => DecodeMode::Free,
+        s => anyhow::bail!("--mode {s}: use constrained or free"),
+    };
     let dir = match args.model {
         Some(d) => d,
         None => default_package_dir()?,
@@ -76,6 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut request = EvalRequest::values(state.clone());
     request.top_k = top_k;
     request.want_best_action = true;
+    request.mode = mode;
     let result = evaluator
         .evaluate(std::slice::from_ref(&request))
         .pop()
@@ -106,7 +116,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .collect();
         let out = serde_json::json!({
             "fen": state.to_text(), "model": package.manifest.name, "terminal": result.terminal.map(|o| o.result_str()),
-            "moves": moves, "search": snapshot,
+            "moves": moves, "search": snapshot, "raw_text": result.raw_text,
+            "hallucinations": result.hallucinations.iter().map(|h| serde_json::json!({"kind": h.kind, "detail": h.detail})).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
@@ -137,6 +148,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     println!("(≠: max and mean scoring rank the move differently)");
+    if mode == DecodeMode::Free {
+        println!("\nthe model wrote:\n{}", result.raw_text);
+        if result.hallucinations.is_empty() {
+            println!("(no hallucinations)");
+        }
+        for h in &result.hallucinations {
+            println!("hallucination: {} — {}", h.kind, h.detail);
+        }
+    }
     if let Some(s) = snapshot {
         println!(
             "\nMCTS {} simulations, {} model calls: best {} value {}",

@@ -2,6 +2,7 @@
 
 pub mod analyse;
 pub mod annotate;
+pub mod bench;
 pub mod datagen;
 pub mod eval;
 pub mod mav;

@@ -273,7 +273,7 @@ pub fn render_label(
 
 /// The action index of every chess move: its position in the byte-sorted list of 1968 moves.
 pub fn move_index() -> std::collections::HashMap<String, u32> {
-    crate::mav::vocab::chess_moves().into_iter().zip(0u32..).collect()
+    searchless::action_index()
 }
 
 /// The game a label belongs to.

@@ -52,14 +52,6 @@ pub enum LoadError {
     /// The package itself.
     #[error(transparent)]
     Model(#[from] ModelError),
-    /// This build has no evaluator for the format yet.
-    #[error("{dir}: mavboard cannot run {format} packages for analysis yet; use a mav-encoder package (the shipped default assets/models/mav-enc-tiny)", dir = .dir.display())]
-    FormatNotSupported {
-        /// The package folder.
-        dir: std::path::PathBuf,
-        /// The format name.
-        format: &'static str,
-    },
 }
 
 /// Opens the package in `dir` as an evaluator of chess positions.
@@ -73,6 +65,13 @@ pub fn load_evaluator(
             let e = EncoderEvaluator::open(&package, options)?;
             Ok((Box::new(e), package))
         }
-        f => Err(LoadError::FormatNotSupported { dir: dir.to_path_buf(), format: f.name() }),
+        ModelFormat::ActionValue => {
+            let e = super::action_value::ActionValueEvaluator::open(&package, options)?;
+            Ok((Box::new(e), package))
+        }
+        ModelFormat::MavLm => {
+            let e = super::lm::MavLmEvaluator::open(&package, options)?;
+            Ok((Box::new(e), package))
+        }
     }
 }

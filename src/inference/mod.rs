@@ -3,10 +3,12 @@
 //! [`ort_lib`] finds and loads ONNX Runtime, [`device`] chooses the execution provider. Search never sees a
 //! tensor: it talks to an `Evaluator` with requests and results.
 
+pub mod action_value;
 pub mod cache;
 pub mod device;
 pub mod encoder;
 pub mod evaluator;
+pub mod lm;
 pub mod load;
 
 pub use load::{LoadError, load_evaluator};

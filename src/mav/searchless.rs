@@ -91,6 +91,11 @@ pub fn tokenize_fen(fen: &str) -> Result<Vec<u32>, SearchlessError> {
     Ok(out)
 }
 
+/// The action index of every chess move: its position in the byte-sorted list of 1968 moves.
+pub fn action_index() -> std::collections::HashMap<String, u32> {
+    super::vocab::chess_moves().into_iter().zip(0u32..).collect()
+}
+
 /// Number of distinct state tokens (the embedding table size).
 pub fn state_vocab_size() -> usize {
     ALPHABET.len()

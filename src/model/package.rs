@@ -73,6 +73,15 @@ pub fn model_roots() -> Vec<PathBuf> {
     roots
 }
 
+/// Every shipped package found under [`model_roots`] (the first copy of each), in [`SHIPPED`] order.
+pub fn shipped_package_dirs() -> Vec<PathBuf> {
+    let roots = model_roots();
+    SHIPPED
+        .iter()
+        .filter_map(|name| roots.iter().map(|r| r.join(name)).find(|d| d.join("mav.json").is_file()))
+        .collect()
+}
+
 /// The default package: the first shipped one found under [`model_roots`]. The error lists where it looked.
 pub fn default_package_dir() -> Result<PathBuf, ModelError> {
     let roots = model_roots();

@@ -1,0 +1,217 @@
+//! The `action-value` evaluator (Ruoss et al. 2024): one row per legal move — the 77 state tokens of the
+//! FEN and the move's action index — and 128 (or mav.json's `num_buckets`) value logits per row. Every
+//! legal move of every request of a batch goes into one ONNX run. The format has no policy head, so a
+//! result's `best_action` stays `None` (its moves come best first by mean value); free decoding and state
+//! prediction are refused as [`EvalError::Unsupported`].
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use ndarray::{Array2, Ix2};
+use ort::value::Tensor;
+
+use super::evaluator::{
+    DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK,
+};
+use super::onnx::session::{OnnxSession, SessionError, SessionOptions};
+use crate::game::GameState;
+use crate::game::chess::ChessState;
+use crate::mav::buckets::{Buckets, ValueDistribution};
+use crate::mav::searchless::{STATE_LEN, action_index, tokenize_fen};
+use crate::model::{ModelError, ModelPackage};
+
+/// An `action-value` model on one ONNX Runtime session.
+#[derive(Debug)]
+pub struct ActionValueEvaluator {
+    session: OnnxSession,
+    buckets: Buckets,
+    actions: HashMap<String, u32>,
+    /// Summed time inside `Session::run`.
+    pub model_time: Duration,
+}
+
+impl ActionValueEvaluator {
+    /// Opens the package (its graph is checked against mav.json by [`OnnxSession::open`]).
+    pub fn open(
+        package: &ModelPackage,
+        options: &SessionOptions,
+    ) -> Result<ActionValueEvaluator, SessionError> {
+        let m = &package.manifest;
+        let mismatch = |field: &str, expected: String, found: String| {
+            SessionError::Model(ModelError::Mismatch {
+                dir: package.dir.clone(),
+                field: field.into(),
+                expected,
+                found,
+            })
+        };
+        if m.av_state_length != Some(STATE_LEN) {
+            return Err(mismatch(
+                "mav.json av_state_length",
+                STATE_LEN.to_string(),
+                format!("{:?}", m.av_state_length),
+            ));
+        }
+        let actions = action_index();
+        if m.av_action_vocab_size != Some(actions.len()) {
+            return Err(mismatch(
+                "mav.json av_action_vocab_size",
+                actions.len().to_string(),
+                format!("{:?}", m.av_action_vocab_size),
+            ));
+        }
+        let session = OnnxSession::open(package, options)?;
+        let buckets = Buckets::new(m.num_buckets as u32)
+            .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
+        Ok(ActionValueEvaluator { session, buckets, actions, model_time: Duration::ZERO })
+    }
+
+    /// The device status of the session.
+    pub fn status(&self) -> &super::device::DeviceStatus {
+        &self.session.status
+    }
+
+    fn run(&mut self, ids: Array2<i64>) -> Result<Array2<f32>, String> {
+        let ids = Tensor::from_array(ids).map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        let outputs =
+            self.session.session.run(ort::inputs!["input_ids" => ids]).map_err(|e| e.to_string())?;
+        self.model_time += start.elapsed();
+        outputs["logits"]
+            .try_extract_array::<f32>()
+            .map_err(|e| e.to_string())?
+            .to_owned()
+            .into_dimensionality::<Ix2>()
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl Evaluator<ChessState> for ActionValueEvaluator {
+    fn evaluate(
+        &mut self,
+        requests: &[EvalRequest<ChessState>],
+    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        let queued = Instant::now();
+        let mut out: Vec<Option<Result<EvalResult<ChessState>, EvalError>>> = vec![None; requests.len()];
+        // (request, its legal moves, first row in the batch).
+        let mut jobs = Vec::new();
+        let mut rows: Vec<Vec<u32>> = Vec::new();
+        for (i, r) in requests.iter().enumerate() {
+            if r.mode == DecodeMode::Free || r.want_next_state {
+                out[i] = Some(Err(EvalError::Unsupported {
+                    what: "decode freely or predict states".into(),
+                    why: "an action-value model only values the legal moves the rules give; use a mav-lm \
+                          package for free decoding and world-model features"
+                        .into(),
+                }));
+                continue;
+            }
+            let moves = r.state.legal_actions();
+            if moves.is_empty() {
+                out[i] = Some(Ok(EvalResult {
+                    moves: Vec::new(),
+                    best_action: None,
+                    next_state: None,
+                    tracked_state: None,
+                    terminal: r.state.outcome(),
+                    raw_text: String::new(),
+                    hallucinations: Vec::new(),
+                    timing: EvalTiming::default(),
+                }));
+                continue;
+            }
+            let state_ids = match tokenize_fen(&r.state.to_text()) {
+                Ok(s) => s,
+                Err(e) => {
+                    out[i] = Some(Err(EvalError::Unsupported {
+                        what: "value this position".into(),
+                        why: format!("the action-value input has no room for it: {e}"),
+                    }));
+                    continue;
+                }
+            };
+            let first = rows.len();
+            let mut missing = None;
+            for a in &moves {
+                let text = r.state.action_to_text(*a);
+                match self.actions.get(&text) {
+                    Some(&id) => {
+                        let mut row = state_ids.clone();
+                        row.push(id);
+                        rows.push(row);
+                    }
+                    None => missing = Some(text),
+                }
+            }
+            if let Some(text) = missing {
+                rows.truncate(first);
+                out[i] = Some(Err(EvalError::Unsupported {
+                    what: format!("value the move {text}"),
+                    why: "it has no action index".into(),
+                }));
+                continue;
+            }
+            jobs.push((i, moves, first));
+        }
+        if !rows.is_empty() {
+            let ids = Array2::from_shape_fn((rows.len(), STATE_LEN + 1), |(r, j)| i64::from(rows[r][j]));
+            let queue = queued.elapsed();
+            let before = self.model_time;
+            let run = self.run(ids);
+            let model = (self.model_time - before) / jobs.len().max(1) as u32;
+            match run {
+                Err(e) => {
+                    for (i, _, _) in &jobs {
+                        out[*i] = Some(Err(EvalError::Backend(e.clone())));
+                    }
+                }
+                Ok(logits) => {
+                    for (i, moves, first) in jobs {
+                        let req = &requests[i];
+                        let mut mv = Vec::with_capacity(moves.len());
+                        for (j, a) in moves.iter().enumerate() {
+                            let l = logits.row(first + j).to_vec();
+                            match ValueDistribution::from_logits(self.buckets, &l) {
+                                Ok(dist) => mv.push(MoveValue {
+                                    action: *a,
+                                    text: req.state.action_to_text(*a),
+                                    dist,
+                                }),
+                                Err(e) => {
+                                    out[i] = Some(Err(EvalError::Backend(format!(
+                                        "the model's value logits are invalid: {e}"
+                                    ))));
+                                    break;
+                                }
+                            }
+                        }
+                        if out[i].is_some() {
+                            continue;
+                        }
+                        // %top_k: the k best by mean value, best first (the model writes no order itself).
+                        mv.sort_by(|x, y| {
+                            Scoring::Mean.value(&y.dist).total_cmp(&Scoring::Mean.value(&x.dist))
+                        });
+                        if let TopK::Count(k) = req.top_k {
+                            mv.truncate(k as usize);
+                        }
+                        let tokens = moves.len() * (STATE_LEN + 1);
+                        out[i] = Some(Ok(EvalResult {
+                            moves: mv,
+                            best_action: None,
+                            next_state: None,
+                            tracked_state: None,
+                            terminal: None,
+                            raw_text: String::new(),
+                            hallucinations: Vec::new(),
+                            timing: EvalTiming { queue, model, tokens },
+                        }));
+                    }
+                }
+            }
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not evaluated".into()))))
+            .collect()
+    }
+}

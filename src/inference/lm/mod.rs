@@ -1,0 +1,313 @@
+//! The `mav-lm` evaluator: the paper's decoder-only text model, run with a batched KV cache.
+//!
+//! Each request becomes a prompt written by the protocol module ([`prompt`]); the batch is prefilled in one
+//! call and then decoded one token per row per call, rows leaving the batch as they finish. Constrained
+//! decoding ([`constrained`]) lets the rules choose what may be written; free decoding ([`free`]) lets the
+//! model write anything, then the protocol's parser classifies its hallucinations.
+
+pub mod constrained;
+pub mod free;
+pub mod prompt;
+pub mod result;
+pub mod tokens;
+
+use std::time::{Duration, Instant};
+
+use constrained::ConstrainedRow;
+use free::FreeRow;
+use prompt::{PromptOptions, layout_for, prompt_text, tracked_lines};
+use result::{ResultContext, constrained_result, empty_result, free_result};
+use tokens::FormatTokens;
+
+use super::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator};
+use super::onnx::decoder::{DecoderError, KvDecoder};
+use super::onnx::session::{OnnxSession, SessionError, SessionOptions};
+use crate::game::GameState;
+use crate::game::chess::ChessState;
+use crate::mav::buckets::Buckets;
+use crate::mav::command::Layout;
+use crate::model::{ModelError, ModelPackage};
+
+/// A decoding row of either mode.
+#[derive(Debug)]
+enum AnyRow {
+    Constrained(ConstrainedRow),
+    Free(FreeRow),
+}
+
+impl AnyRow {
+    fn next(&mut self, logits: &[f32]) -> Option<u32> {
+        match self {
+            AnyRow::Constrained(r) => r.next(logits),
+            AnyRow::Free(r) => r.next(logits),
+        }
+    }
+
+    fn finished(&self) -> bool {
+        match self {
+            AnyRow::Constrained(r) => r.finished(),
+            AnyRow::Free(r) => r.finished(),
+        }
+    }
+
+    fn generated(&self) -> usize {
+        match self {
+            AnyRow::Constrained(r) => r.generated.len(),
+            AnyRow::Free(r) => r.generated.len(),
+        }
+    }
+}
+
+/// A request ready for the model.
+#[derive(Debug)]
+struct Job {
+    index: usize,
+    layout: Layout,
+    /// The request's legal moves (the candidates of a constrained row, in order).
+    legal: Vec<<ChessState as GameState>::Action>,
+    prompt: Vec<u32>,
+    row: AnyRow,
+    /// Hit the context before finishing.
+    truncated: bool,
+}
+
+/// A `mav-lm` package on one ONNX Runtime session.
+#[derive(Debug)]
+pub struct MavLmEvaluator {
+    decoder: KvDecoder,
+    tokens: FormatTokens,
+    buckets: Buckets,
+    context: usize,
+    /// The games the model was trained on (the headers it knows).
+    games: Vec<crate::game::GameKind>,
+    options: PromptOptions,
+    status: super::device::DeviceStatus,
+}
+
+impl MavLmEvaluator {
+    /// Opens the package (graph checked against mav.json, vocabulary against mavboard's).
+    pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<MavLmEvaluator, SessionError> {
+        let session = OnnxSession::open(package, options)?;
+        let tokenizer = super::load::check_tokenizer(package)?;
+        let m = &package.manifest;
+        let mismatch = |field: &str, expected: String, found: String| {
+            SessionError::Model(ModelError::Mismatch {
+                dir: package.dir.clone(),
+                field: field.into(),
+                expected,
+                found,
+            })
+        };
+        let buckets = Buckets::new(m.num_buckets as u32)
+            .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
+        let eos = m.eos_token_id.unwrap_or(tokenizer.eos_id());
+        let tokens = FormatTokens::new(tokenizer.clone(), &m.value_token_ids, eos).map_err(|e| {
+            mismatch("mav.json value_token_ids", "<ctrl0>.. in bucket order".into(), e.to_string())
+        })?;
+        let decoder = KvDecoder::new(
+            session.session,
+            m.num_layers,
+            m.num_heads,
+            m.head_dim,
+            m.pad_token_id.unwrap_or(tokenizer.pad_id()),
+        );
+        Ok(MavLmEvaluator {
+            decoder,
+            tokens,
+            buckets,
+            context: m.context_length,
+            games: m.games.clone(),
+            options: PromptOptions::default(),
+            status: session.status,
+        })
+    }
+
+    /// The device status of the session.
+    pub fn status(&self) -> &super::device::DeviceStatus {
+        &self.status
+    }
+
+    /// Changes how requests are written as prompts.
+    pub fn set_prompt_options(&mut self, options: PromptOptions) {
+        self.options = options;
+    }
+
+    /// Summed time inside `Session::run` and the number of calls.
+    pub fn model_time(&self) -> (Duration, u64) {
+        (self.decoder.model_time, self.decoder.calls)
+    }
+
+    fn job(&self, index: usize, req: &EvalRequest<ChessState>) -> Result<Option<Job>, EvalError> {
+        let backend =
+            |e: &dyn std::fmt::Display| EvalError::Backend(format!("the request cannot be written: {e}"));
+        let game = req.state.kind();
+        if !self.games.contains(&game) {
+            return Err(EvalError::Unsupported {
+                what: format!("evaluate a {} position", game.name()),
+                why: format!(
+                    "the model was trained on {} only (mav.json games)",
+                    self.games.iter().map(|g| g.name()).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+        let legal = req.state.legal_actions();
+        if req.mode == DecodeMode::Constrained && legal.is_empty() {
+            return Ok(None);
+        }
+        let layout = layout_for(req, &self.options).map_err(|e| backend(&e))?;
+        let text = prompt_text(&layout, req).map_err(|e| backend(&e))?;
+        let prompt = self.tokens.tokenizer.encode(&text);
+        if prompt.len() >= self.context {
+            return Err(EvalError::ContextTooLong { needed: prompt.len() + 1, context: self.context });
+        }
+        let row = match req.mode {
+            DecodeMode::Free => AnyRow::Free(FreeRow::new(&self.tokens, self.context - prompt.len())),
+            DecodeMode::Constrained => {
+                let mut prefix = Vec::new();
+                for l in tracked_lines(&layout, &req.state).map_err(|e| backend(&e))? {
+                    prefix.extend(self.tokens.text(&l).map_err(|e| backend(&e))?);
+                    prefix.extend(self.tokens.newline.iter().copied());
+                }
+                let mut candidates = Vec::with_capacity(legal.len());
+                for a in &legal {
+                    let t = req.state.action_to_text(*a);
+                    candidates.push(self.tokens.move_id(&t).ok_or_else(|| EvalError::Unsupported {
+                        what: format!("write the move {t}"),
+                        why: "the model's vocabulary has no token for it".into(),
+                    })?);
+                }
+                let after = req.want_next_state.then_some(self.options.after_format);
+                let row = ConstrainedRow::new(
+                    &self.tokens,
+                    prefix,
+                    req.top_k,
+                    candidates,
+                    req.want_best_action || req.want_next_state,
+                    after,
+                )
+                .map_err(|e| backend(&e))?;
+                AnyRow::Constrained(row)
+            }
+        };
+        Ok(Some(Job { index, layout, legal, prompt, row, truncated: false }))
+    }
+
+    /// Runs the jobs to the end: one prefill, then one token per unfinished row per call.
+    ///
+    /// A row that finishes stays in the batch, fed padding whose output is ignored, until a quarter of the
+    /// batch has finished (or it would run past the context): dropping rows copies the whole cache, so it is
+    /// done a few times per batch rather than once per finished row.
+    fn decode(&mut self, jobs: &mut [Job]) -> Result<(), DecoderError> {
+        let prompts: Vec<Vec<u32>> = jobs.iter().map(|j| j.prompt.clone()).collect();
+        let (mut cache, mut logits) = self.decoder.prefill(&prompts)?;
+        // Per cache row: the job it decodes (None once finished) and the tokens it holds.
+        let mut rows: Vec<(Option<usize>, usize)> =
+            jobs.iter().enumerate().map(|(j, job)| (Some(j), job.prompt.len())).collect();
+        let pad = self.decoder.pad_id();
+        let mut scratch = Vec::new();
+        loop {
+            let mut feed = Vec::with_capacity(rows.len());
+            for (r, (slot, len)) in rows.iter_mut().enumerate() {
+                let Some(j) = *slot else {
+                    feed.push(pad);
+                    continue;
+                };
+                let row_logits = logits.row(r);
+                let slice = match row_logits.as_slice() {
+                    Some(s) => s,
+                    None => {
+                        scratch.clear();
+                        scratch.extend(row_logits.iter().copied());
+                        &scratch[..]
+                    }
+                };
+                let job = &mut jobs[j];
+                let next = job.row.next(slice);
+                // Feeding a token puts it at position `len`; the model has positions 0..context.
+                let truncated = next.is_some() && !job.row.finished() && *len >= self.context;
+                job.truncated |= truncated;
+                match next {
+                    Some(t) if !job.row.finished() && !truncated => feed.push(t),
+                    _ => {
+                        *slot = None;
+                        feed.push(pad);
+                    }
+                }
+            }
+            let done = rows.iter().filter(|(slot, _)| slot.is_none()).count();
+            if done == rows.len() {
+                return Ok(());
+            }
+            let at_edge = rows.iter().any(|(slot, len)| slot.is_none() && *len >= self.context);
+            if done > 0 && (4 * done >= rows.len() || at_edge) {
+                let keep: Vec<usize> = (0..rows.len()).filter(|&r| rows[r].0.is_some()).collect();
+                cache.keep_rows(&keep)?;
+                rows = keep.iter().map(|&r| rows[r]).collect();
+                feed = keep.iter().map(|&r| feed[r]).collect();
+            }
+            for (_, len) in &mut rows {
+                *len += 1;
+            }
+            logits = self.decoder.step(&mut cache, &feed)?;
+        }
+    }
+
+    fn finish(
+        &self,
+        req: &EvalRequest<ChessState>,
+        job: Job,
+        timing: EvalTiming,
+    ) -> Result<EvalResult<ChessState>, EvalError> {
+        let cx = ResultContext { tokens: &self.tokens, buckets: self.buckets, context: self.context };
+        match job.row {
+            AnyRow::Constrained(_) if job.truncated => {
+                Err(EvalError::ContextTooLong { needed: self.context + 1, context: self.context })
+            }
+            AnyRow::Constrained(row) => {
+                constrained_result(cx, req, &job.legal, row, self.options.after_format, timing)
+            }
+            AnyRow::Free(row) => free_result(cx, req, &job.layout, row, job.truncated, timing),
+        }
+    }
+}
+
+impl Evaluator<ChessState> for MavLmEvaluator {
+    fn evaluate(
+        &mut self,
+        requests: &[EvalRequest<ChessState>],
+    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        let queued = Instant::now();
+        let mut out: Vec<Option<Result<EvalResult<ChessState>, EvalError>>> = vec![None; requests.len()];
+        let mut jobs = Vec::new();
+        for (i, r) in requests.iter().enumerate() {
+            match self.job(i, r) {
+                Ok(Some(job)) => jobs.push(job),
+                Ok(None) => out[i] = Some(Ok(empty_result(r, EvalTiming::default()))),
+                Err(e) => out[i] = Some(Err(e)),
+            }
+        }
+        if !jobs.is_empty() {
+            let queue = queued.elapsed();
+            let before = self.decoder.model_time;
+            let decoded = self.decode(&mut jobs);
+            let model = (self.decoder.model_time - before) / jobs.len() as u32;
+            match decoded {
+                Ok(()) => {
+                    for job in jobs {
+                        let i = job.index;
+                        let tokens = job.prompt.len() + job.row.generated();
+                        out[i] = Some(self.finish(&requests[i], job, EvalTiming { queue, model, tokens }));
+                    }
+                }
+                Err(e) => {
+                    for job in jobs {
+                        out[job.index] = Some(Err(EvalError::Backend(e.to_string())));
+                    }
+                }
+            }
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not answered".into()))))
+            .collect()
+    }
+}
