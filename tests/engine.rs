@@ -70,6 +70,7 @@ fn until_done(
             Event::Error(e) => errors.push(e),
             Event::Done { report, best_move } => return (infos, errors, report, best_move),
             Event::EvaluatorReady { .. } => panic!("unexpected EvaluatorReady"),
+            Event::Evaluated { .. } => panic!("unexpected Evaluated"),
         }
     }
 }
@@ -237,4 +238,61 @@ fn moves_added_to_the_position_reuse_the_tree() {
     go(&engine, GoLimits { simulations: Some(10), ..GoLimits::default() });
     let (_, errors, _, _) = until_done(&engine);
     assert!(matches!(errors.as_slice(), [EngineError::IllegalMove { index: 0, .. }]), "{errors:?}");
+}
+
+/// Waits for the `Evaluated` answer with `tag`, skipping other events.
+fn evaluated(engine: &Engine, tag: u64) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match engine.events().recv_timeout(left).expect("an Evaluated event") {
+            Event::Evaluated { tag: t, results } if t == tag => return results,
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn evaluate_answers_beside_a_running_search_and_survives_a_new_position() {
+    let (engine, _) = start(
+        Arc::new(|w| {
+            Ok(Box::new(Slow(MaterialEvaluator::new(w as u64), Duration::from_millis(20))) as EvaluatorBox)
+        }),
+        1,
+    );
+    go(&engine, GoLimits { infinite: true, ..GoLimits::default() });
+    let positions: Vec<ChessState> = ["e2e4", "d2d4", "g1f3"]
+        .iter()
+        .map(|m| {
+            ChessState::startpos()
+                .play(ChessState::startpos().parse_action(m).expect("legal"))
+                .expect("plays")
+        })
+        .collect();
+    let requests: Vec<_> = positions.iter().cloned().map(EvalRequest::values).collect();
+    engine.send(Command::Evaluate { tag: 7, requests }).expect("engine runs");
+    // A new position stops the search but not the evaluation.
+    engine
+        .send(Command::SetPosition { start: ChessState::startpos(), moves: vec!["e2e4".into()] })
+        .expect("runs");
+    let results = evaluated(&engine, 7);
+    assert_eq!(results.len(), 3);
+    for (r, p) in results.iter().zip(&positions) {
+        let r = r.as_ref().expect("valued");
+        assert_eq!(r.moves.len(), p.legal_actions().len(), "every legal move of {}", p.to_text());
+    }
+    engine.send(Command::Stop).expect("runs");
+}
+
+#[test]
+fn evaluate_without_a_model_answers_with_errors() {
+    let engine = Engine::start(EngineConfig::default(), Arc::new(|| {})).expect("engine starts");
+    let requests = vec![EvalRequest::values(ChessState::startpos()); 2];
+    engine.send(Command::Evaluate { tag: 3, requests }).expect("engine runs");
+    let results = evaluated(&engine, 3);
+    assert_eq!(results.len(), 2);
+    for r in results {
+        let e = r.expect_err("no model");
+        assert!(e.to_string().contains("no model is loaded"), "{e}");
+    }
 }

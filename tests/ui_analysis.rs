@@ -154,7 +154,7 @@ fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() 
 }
 
 #[test]
-fn review_game_values_every_position_for_the_eval_graph() {
+fn review_game_fills_the_graph_lists_mistakes_and_annotates_the_game() {
     use mavboard::ui::eval_graph::{graph_points, mistakes};
     let mut h = app_with_model(Settings::default());
     let ctx = h.ctx.clone();
@@ -165,18 +165,35 @@ fn review_game_values_every_position_for_the_eval_graph() {
     h.get_by_label("Review game").click();
     h.step();
     assert!(step_until(&mut h, WAIT, |app| {
-        app.state.analysis.reviewing.is_none() && graph_points(&app.state).1.iter().all(|p| p.mean.is_some())
+        app.state.analysis.reviewing.is_none() && app.state.analysis.game_review.is_some()
     }));
     let (positions, points) = graph_points(&h.state().state);
     assert_eq!(positions.len(), 8);
+    assert!(points.iter().all(|p| p.mean.is_some()), "every position valued: {points:?}");
     // After the mate White has won, by the rules.
     assert_eq!(points[7].mean, Some(1.0));
     assert!(points.iter().all(|p| p.max.is_some_and(|v| (0.0..=1.0).contains(&v))));
-    // The mistakes list is computed from these values (its thresholds are unit-tested in eval_graph.rs);
-    // every listed move links into the move list.
-    for m in mistakes(&h.state().state, &points, false) {
+    let reviewed = h.state().state.analysis.game_review.clone().expect("reviewed");
+    assert_eq!(reviewed.review.moves.len(), 7);
+    // The mate is valued by the rules: never a mistake.
+    assert_eq!(reviewed.review.moves[6].loss, 0.0);
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Accuracy: White").is_some(), "accuracy shown");
+    // Every listed mistake links into the list.
+    for m in mistakes(&h.state().state, &reviewed) {
         assert!(h.get_all_by_label(&m.label).next().is_some(), "{m:?} is listed");
     }
+    h.get_by_label("Annotate game").click();
+    h.run_steps(2);
+    let pgn = h.state().state.line.to_pgn();
+    // Every move but the mate (a model knows no mate distances, so none is written for it).
+    assert_eq!(pgn.matches("[%eval").count(), 6, "{pgn}");
+    assert!(pgn.contains("mavboard review"), "{pgn}");
+    assert!(h.state().state.line.is_modified());
+    // A second annotation is refused (the button is disabled).
+    h.get_by_label("Annotate game").click();
+    h.run_steps(2);
+    assert_eq!(h.state().state.line.to_pgn(), pgn);
     // The values panel shows the board's position again after the review.
     assert!(step_until(&mut h, WAIT, has_values));
 }

@@ -85,6 +85,13 @@ impl PositionEval {
         Some(PositionEval { max, mean })
     }
 
+    /// The best values among a model answer's moves (`None` when it valued none).
+    pub fn from_result(result: &crate::inference::evaluator::EvalResult<ChessState>) -> Option<PositionEval> {
+        let max = result.moves.iter().map(|m| m.dist.max_value()).reduce(f64::max)?;
+        let mean = result.moves.iter().map(|m| m.dist.mean_value()).reduce(f64::max)?;
+        Some(PositionEval { max, mean })
+    }
+
     /// The value under one scoring.
     pub fn value(&self, by_max: bool) -> f64 {
         if by_max { self.max } else { self.mean }
@@ -114,6 +121,8 @@ pub struct AnalysisState {
     pub evals: std::collections::HashMap<String, PositionEval>,
     /// A game review is running: positions evaluated and positions asked for.
     pub reviewing: Option<(usize, usize)>,
+    /// The last finished review of a game's main line (shown while its document is open).
+    pub game_review: Option<super::game_review::ReviewedGame>,
 }
 
 impl AnalysisState {

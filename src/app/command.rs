@@ -110,6 +110,8 @@ pub enum Command {
     OpenGame(usize),
     /// Evaluate every position of the line (game review and eval graph).
     ReviewLine,
+    /// Writes the finished review into the game (NAGs, `[%eval]`, best moves), as `mavboard annotate`.
+    AnnotateGame,
     /// Copy the game as PGN to the clipboard.
     CopyPgn,
     /// Go back to the shipped default model.

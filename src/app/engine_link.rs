@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::analysis::{EngineRequest, ModelInfo, ModelStatus};
+use super::analysis::{EngineRequest, ModelInfo, ModelStatus, PositionEval};
+use super::game_review::{self, PendingReview};
 use super::line::MoveHistory;
 use super::state::AppState;
 use crate::engine::{
@@ -44,12 +45,10 @@ pub struct EngineLink {
     has_model: bool,
     /// The engine config last sent.
     config: EngineConfig,
-    /// The review's start position, while a review runs.
-    review_start: Option<crate::game::chess::ChessState>,
-    /// The review's positions still to evaluate (moves from its start).
-    review_queue: std::collections::VecDeque<Vec<String>>,
-    /// `Done`s still due for `Go`s sent before the review queue (they are not review progress).
-    review_skip: usize,
+    /// The game review waiting for the engine's answers.
+    review: Option<PendingReview>,
+    /// The next tag for an `Evaluate` command.
+    next_tag: u64,
 }
 
 impl EngineLink {
@@ -63,9 +62,8 @@ impl EngineLink {
             last_go: None,
             has_model: false,
             config,
-            review_start: None,
-            review_queue: std::collections::VecDeque::new(),
-            review_skip: 0,
+            review: None,
+            next_tag: 0,
         })
     }
 
@@ -127,22 +125,12 @@ impl EngineLink {
             match r {
                 EngineRequest::StartSearch => search = Some(true),
                 EngineRequest::StopSearch => search = Some(false),
-                EngineRequest::ReviewLine => {
-                    self.stop(state);
-                    self.review_line(state);
-                }
+                EngineRequest::ReviewLine => self.review_game(state),
                 EngineRequest::LoadModel(dir) => {
                     self.stop(state);
                     self.load_model(dir.as_deref(), state);
                 }
             }
-        }
-        let reviewing = self.review_start.is_some();
-        if reviewing && (search.is_some() || self.sent_generation != Some(state.position_generation)) {
-            // The user moved on or started a search: the review stops where it is.
-            self.end_review(state);
-        } else if reviewing {
-            return;
         }
         let moved = self.sent_generation != Some(state.position_generation);
         if moved {
@@ -160,66 +148,57 @@ impl EngineLink {
         }
     }
 
-    /// Starts a review: one evaluation for every position of the line not evaluated yet, one after the
-    /// other (a new position would stop the running evaluation). Results fill
-    /// [`super::analysis::AnalysisState::evals`]; the board's position is evaluated again at the end.
-    fn review_line(&mut self, state: &mut AppState) {
+    /// Starts a review of the game's main line: every position goes to the engine in chunks of
+    /// [`game_review::CHUNK`] beside whatever else it does (browsing and searching go on); answers fill the
+    /// eval graph as they come, and the finished review (the same as `mavboard annotate`'s) lands in
+    /// [`super::analysis::AnalysisState::game_review`].
+    fn review_game(&mut self, state: &mut AppState) {
         if !self.has_model {
             state.messages.error("No model is loaded: load one before reviewing the game.");
             return;
         }
-        let line = &state.line;
-        let start = line.start().clone();
-        let mut here = start.clone();
-        let mut moves = Vec::new();
-        self.review_queue.clear();
-        for i in 0..=line.moves().len() {
-            if here.outcome().is_none() && !state.analysis.evals.contains_key(&here.to_text()) {
-                self.review_queue.push_back(moves.clone());
-            }
-            let Some(m) = line.moves().get(i) else { break };
-            moves.push(here.action_to_text(m.mv));
-            match here.play(m.mv) {
-                Ok(next) => here = next,
-                Err(_) => break,
-            }
-        }
-        let total = self.review_queue.len();
-        if total == 0 {
+        if self.review.is_some() {
             return;
         }
-        self.review_start = Some(start);
-        // `Done`s of `Go`s already out are not review progress.
-        self.review_skip = self.gos_out;
-        state.analysis.reviewing = Some((0, total));
-        self.next_review(state);
-    }
-
-    /// Sends the next position of the review, or ends it.
-    fn next_review(&mut self, state: &mut AppState) {
-        let (Some(start), Some(moves)) = (self.review_start.clone(), self.review_queue.pop_front()) else {
-            self.end_review(state);
-            return;
+        let pending = match PendingReview::new(state.line.tree().clone(), state.line.stamp(), self.next_tag) {
+            Ok(p) => p,
+            Err(e) => {
+                state.messages.error(format!("This game cannot be reviewed: {e}"));
+                return;
+            }
         };
-        let params = state.settings.search.params(state.settings.scoring);
-        let limits = GoLimits { simulations: Some(1), ..GoLimits::default() };
-        let sent = self.engine.send(Command::SetPosition { start, moves }).is_ok()
-            && self.engine.send(Command::Go { limits, params }).is_ok();
-        if !sent {
-            return self.engine_gone(state);
+        if pending.requests.is_empty() {
+            state.messages.info("The game has no moves to review.");
+            return;
         }
-        self.gos_out += 1;
-        self.last_go = Some(GoKind::Evaluate);
+        let chunks = pending.chunks();
+        self.next_tag += chunks.len() as u64;
+        for (tag, requests) in chunks {
+            if self.engine.send(Command::Evaluate { tag, requests }).is_err() {
+                return self.engine_gone(state);
+            }
+        }
+        state.analysis.reviewing = Some(pending.progress());
+        self.review = Some(pending);
     }
 
-    /// Ends (or cancels) the review; the board's position is sent again.
-    fn end_review(&mut self, state: &mut AppState) {
-        if self.review_start.take().is_some() {
-            self.review_queue.clear();
-            // A review evaluation may still be out: its `Done` is not progress.
-            self.review_skip = self.gos_out;
-            state.analysis.reviewing = None;
-            self.sent_generation = None;
+    /// Takes a chunk of review answers; finishes the review when they are all in.
+    fn review_answers(&mut self, state: &mut AppState, tag: u64, results: Vec<game_review::Answer>) {
+        let Some(pending) = self.review.as_mut().filter(|p| p.owns(tag)) else { return };
+        for (fen, answer) in pending.accept(tag, results) {
+            if let Some(eval) = answer.as_ref().ok().and_then(PositionEval::from_result) {
+                state.analysis.evals.insert(fen, eval);
+            }
+        }
+        state.analysis.reviewing = Some(pending.progress());
+        let Some(finished) = pending.finish(state.settings.scoring.into()) else { return };
+        self.review = None;
+        state.analysis.reviewing = None;
+        match finished {
+            Ok(reviewed) => state.analysis.game_review = Some(reviewed),
+            Err(e) => {
+                state.messages.error(format!("The review failed: {e}"));
+            }
         }
     }
 
@@ -305,14 +284,6 @@ impl EngineLink {
                 }
                 Event::Done { report, .. } => {
                     self.gos_out = self.gos_out.saturating_sub(1);
-                    if self.review_skip > 0 {
-                        self.review_skip -= 1;
-                    } else if self.review_start.is_some() {
-                        if let Some((done, _)) = state.analysis.reviewing.as_mut() {
-                            *done += 1;
-                        }
-                        self.next_review(state);
-                    }
                     if let Some(report) = report {
                         let current = state.current().clone();
                         state.analysis.accept_report(report, &current);
@@ -322,6 +293,7 @@ impl EngineLink {
                         state.analysis.evaluating = false;
                     }
                 }
+                Event::Evaluated { tag, results } => self.review_answers(state, tag, results),
                 Event::EvaluatorReady { .. } => {
                     if let ModelStatus::Loading(info) = &state.analysis.model {
                         state.analysis.model = ModelStatus::Ready(info.clone());

@@ -6,10 +6,13 @@
 
 use shakmaty::Move;
 
+use super::game_review::DocStamp;
 use super::line::{LineMove, MoveHistory};
 use crate::game::chess::ChessState;
 use crate::game::{ActionError, GameState};
 use crate::pgn::{GameTree, Nag, NodeId, TreeError, WriteOptions, game_to_string};
+use crate::review::error::ReviewError;
+use crate::review::report::GameReview;
 
 /// A game tree, the line the board follows through it, and the cursor on that line.
 #[derive(Debug, Clone)]
@@ -22,7 +25,12 @@ pub struct GameDoc {
     states: Vec<ChessState>,
     cursor: usize,
     modified: bool,
+    /// This document's identity and move-structure version (see [`GameDoc::stamp`]).
+    stamp: DocStamp,
 }
+
+/// Identities of documents, so a review of one game is never shown on another.
+static NEXT_DOC: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Default for GameDoc {
     fn default() -> Self {
@@ -53,6 +61,10 @@ impl GameDoc {
             moves: Vec::new(),
             cursor: 0,
             modified: false,
+            stamp: DocStamp {
+                doc: NEXT_DOC.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                structure: 0,
+            },
         };
         doc.select(NodeId::ROOT);
         doc
@@ -66,6 +78,21 @@ impl GameDoc {
     /// Whether the game changed since it was opened or saved.
     pub fn is_modified(&self) -> bool {
         self.modified
+    }
+
+    /// Which document this is and the version of its move structure: a review made for one stamp applies
+    /// to the document as long as the stamp is unchanged (new moves keep it; deleting or reordering moves
+    /// bumps it).
+    pub fn stamp(&self) -> DocStamp {
+        self.stamp
+    }
+
+    /// Writes a review into the game (NAGs on classified moves, `[%eval]` and the best move in comments,
+    /// a summary before the first move), exactly as `mavboard annotate` does.
+    pub fn annotate(&mut self, review: &GameReview, model: &str) -> Result<(), ReviewError> {
+        crate::review::annotate::annotate(&mut self.tree, review, model)?;
+        self.modified = true;
+        Ok(())
     }
 
     /// Marks the game as saved.
@@ -156,6 +183,7 @@ impl GameDoc {
         let inside = self.tree.path_to(current).map(|p| p.contains(&id)).unwrap_or(false);
         self.tree.delete(id)?;
         self.modified = true;
+        self.stamp.structure += 1;
         self.select(if inside { parent } else { current });
         Ok(())
     }
@@ -182,6 +210,7 @@ impl GameDoc {
     /// After a change of variation order: the same node stays selected on its (new) line.
     fn edited(&mut self) {
         self.modified = true;
+        self.stamp.structure += 1;
         let current = self.current_node();
         self.select(current);
     }

@@ -133,7 +133,14 @@ impl AppState {
             },
             Command::Flip => self.settings.flipped = !self.settings.flipped,
             Command::SetTheme(t) => self.settings.theme = t,
-            Command::SetScoring(s) => self.settings.scoring = s,
+            Command::SetScoring(s) => {
+                self.settings.scoring = s;
+                if let Some(r) = self.analysis.game_review.as_mut()
+                    && let Err(e) = r.rescore(s.into())
+                {
+                    self.messages.error(format!("The review could not be re-scored: {e}"));
+                }
+            }
             Command::ToggleMovesPanel => self.settings.show_moves_panel ^= true,
             Command::ToggleSetupPanel => self.settings.show_setup_panel ^= true,
             Command::ToggleCoordinates => self.settings.show_coordinates ^= true,
@@ -197,6 +204,7 @@ impl AppState {
                 self.open_game(number);
             }
             Command::ReviewLine => self.analysis.requests.push(EngineRequest::ReviewLine),
+            Command::AnnotateGame => self.annotate_game(),
             Command::CopyPgn => {
                 ctx.copy_text(self.line.to_pgn());
                 self.status_note = Some("PGN copied to the clipboard".to_owned());
@@ -369,6 +377,31 @@ impl AppState {
             }
             Err(e) => {
                 self.messages.error(format!("Game {number} cannot be opened: {e}"));
+            }
+        }
+    }
+
+    /// Writes the finished review of this game into it (see [`Command::AnnotateGame`]).
+    fn annotate_game(&mut self) {
+        let stamp = self.line.stamp();
+        let Some(reviewed) = self.analysis.game_review.as_mut().filter(|r| r.stamp == stamp && !r.annotated)
+        else {
+            self.messages.error("Review the game first (Review game), then annotate it.");
+            return;
+        };
+        let model = match &self.analysis.model {
+            super::analysis::ModelStatus::Ready(info) | super::analysis::ModelStatus::Loading(info) => {
+                info.name.clone()
+            }
+            _ => "model".to_owned(),
+        };
+        match self.line.annotate(&reviewed.review, &model) {
+            Ok(()) => {
+                reviewed.annotated = true;
+                self.messages.info("The review is written into the game: save it to keep it (Ctrl+S).");
+            }
+            Err(e) => {
+                self.messages.error(format!("The review could not be written into the game: {e}"));
             }
         }
     }

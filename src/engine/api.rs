@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::game::chess::ChessState;
-use crate::inference::evaluator::Evaluator;
+use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
 use crate::search::SearchError;
 use crate::search::mcts::{MctsParams, MctsSnapshot};
 
@@ -86,6 +86,15 @@ pub enum Command {
         /// How many inference workers (at least 1).
         workers: usize,
     },
+    /// Evaluates `requests` on the inference workers, beside any search and without touching it (a new
+    /// position does not cancel it): one [`Event::Evaluated`] with the same `tag` answers, with one result
+    /// per request in order. Used for whole-game review, where every position is valued in one batch.
+    Evaluate {
+        /// The caller's label for the answer.
+        tag: u64,
+        /// The positions and what to ask of each.
+        requests: Vec<EvalRequest<ChessState>>,
+    },
     /// Ends the engine thread.
     Quit,
 }
@@ -117,6 +126,14 @@ pub enum Event {
     EvaluatorReady {
         /// The number of inference workers.
         workers: usize,
+    },
+    /// The answer to [`Command::Evaluate`]: one result per request, in order. When no model is loaded,
+    /// or the model was replaced before the answer, every result is an error saying so.
+    Evaluated {
+        /// The command's tag.
+        tag: u64,
+        /// The results.
+        results: Vec<Result<EvalResult<ChessState>, EvalError>>,
     },
     /// Something failed; the engine goes on serving.
     Error(EngineError),

@@ -30,11 +30,13 @@ type LoadResult = (u64, Result<EvalPool, String>);
 /// channels again.
 const MAX_IDLE_BATCHES: usize = 64;
 
-/// A batch out on a worker.
+/// A batch out on a worker: a search's, or a [`Command::Evaluate`]'s.
 struct Job {
     search: u64,
     tickets: Vec<Ticket>,
     sent: Instant,
+    /// `Some(tag)` for a [`Command::Evaluate`] (then `search` and `tickets` are unused).
+    direct: Option<(u64, usize)>,
 }
 
 /// The running search.
@@ -67,6 +69,8 @@ pub(crate) struct Controller {
     loading: Option<Receiver<LoadResult>>,
     load_generation: u64,
     pending_go: Option<(GoLimits, MctsParams)>,
+    /// [`Command::Evaluate`]s that arrived while a model was loading.
+    pending_evals: Vec<(u64, Vec<EvalRequest<ChessState>>)>,
     active: Option<Active>,
     jobs: HashMap<usize, Job>,
     next_search: u64,
@@ -95,6 +99,7 @@ impl Controller {
             loading: None,
             load_generation: 0,
             pending_go: None,
+            pending_evals: Vec::new(),
             active: None,
             jobs: HashMap::new(),
             next_search: 0,
@@ -125,13 +130,23 @@ impl Controller {
                 Wake::Result(None) => {
                     // Every worker lost its evaluator.
                     self.pool = None;
+                    let direct: Vec<(u64, usize)> = self.jobs.values().filter_map(|j| j.direct).collect();
+                    self.jobs.retain(|_, j| j.direct.is_none());
+                    for (tag, count) in direct {
+                        self.answer_unevaluated(tag, count, "every inference worker has stopped");
+                    }
                     self.error(EngineError::Load(
                         "every inference worker has stopped; load the model again".into(),
                     ));
                     self.finish();
                 }
                 Wake::Loaded(Some((generation, result))) => self.loaded(generation, result),
-                Wake::Loaded(None) => self.loading = None,
+                Wake::Loaded(None) => {
+                    self.loading = None;
+                    for (tag, requests) in std::mem::take(&mut self.pending_evals) {
+                        self.answer_unevaluated(tag, requests.len(), "the model loader stopped unexpectedly");
+                    }
+                }
                 Wake::Timeout => {}
             }
         }
@@ -148,7 +163,9 @@ impl Controller {
         if let Some(t) = active.limits.movetime.filter(|_| !active.limits.infinite) {
             at = at.min(active.started + t);
         }
-        if let Some(oldest) = self.jobs.values().filter(|j| j.search == active.id).map(|j| j.sent).min() {
+        if let Some(oldest) =
+            self.jobs.values().filter(|j| j.direct.is_none() && j.search == active.id).map(|j| j.sent).min()
+        {
             at = at.min(oldest + self.config.eval_timeout);
         }
         Some(at)
@@ -216,6 +233,7 @@ impl Controller {
                 }
             }
             Command::LoadEvaluator { factory, workers } => self.load(factory, workers),
+            Command::Evaluate { tag, requests } => self.evaluate(tag, requests),
             Command::Quit => {}
         }
     }
@@ -276,7 +294,7 @@ impl Controller {
         self.busy = false;
         let Some(active) = self.active.as_ref() else { return };
         let id = active.id;
-        self.jobs.retain(|_, j| j.search != id);
+        self.jobs.retain(|_, j| j.direct.is_some() || j.search != id);
         if let Some(tree) = self.tree.as_mut() {
             tree.abandon_all();
         }
@@ -298,8 +316,12 @@ impl Controller {
         let limits = active.limits;
         // Evaluations past t0 are given up; a late result finds no job and is dropped.
         let t0 = self.config.eval_timeout;
-        let late: Vec<usize> =
-            self.jobs.iter().filter(|(_, j)| j.search == id && now >= j.sent + t0).map(|(&i, _)| i).collect();
+        let late: Vec<usize> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.direct.is_none() && j.search == id && now >= j.sent + t0)
+            .map(|(&i, _)| i)
+            .collect();
         for i in late {
             if let Some(job) = self.jobs.remove(&i) {
                 for t in job.tickets {
@@ -311,7 +333,7 @@ impl Controller {
             return self.finish();
         }
         let start_simulations = active.start_simulations;
-        let out = self.jobs.values().filter(|j| j.search == id).count();
+        let out = self.jobs.values().filter(|j| j.direct.is_none() && j.search == id).count();
         let mut idle_batches = 0;
         let mut free = self.workers.saturating_sub(out);
         let mut stuck = false;
@@ -343,7 +365,7 @@ impl Controller {
             let requests = batch.evals.into_iter().map(|e| e.request).collect();
             if let Some(pool) = self.pool.as_mut() {
                 let index = pool.submit(requests);
-                self.jobs.insert(index, Job { search: id, tickets, sent: now });
+                self.jobs.insert(index, Job { search: id, tickets, sent: now, direct: None });
             }
             free -= 1;
         }
@@ -366,8 +388,50 @@ impl Controller {
         }
     }
 
+    /// Sends a [`Command::Evaluate`] to the workers (or holds it while a model loads).
+    fn evaluate(&mut self, tag: u64, requests: Vec<EvalRequest<ChessState>>) {
+        if self.loading.is_some() {
+            self.pending_evals.push((tag, requests));
+            return;
+        }
+        let Some(pool) = self.pool.as_mut() else {
+            return self.answer_unevaluated(tag, requests.len(), "no model is loaded: load one first");
+        };
+        let count = requests.len();
+        let index = pool.submit(requests);
+        self.jobs.insert(
+            index,
+            Job { search: u64::MAX, tickets: Vec::new(), sent: Instant::now(), direct: Some((tag, count)) },
+        );
+    }
+
+    /// Answers a [`Command::Evaluate`] that cannot be evaluated: every result is the same error.
+    fn answer_unevaluated(&self, tag: u64, count: usize, why: &str) {
+        let results = (0..count).map(|_| Err(EvalError::Backend(why.to_owned()))).collect();
+        self.emit(Event::Evaluated { tag, results });
+    }
+
     fn result(&mut self, done: Done<EvalOut, FactoryError>) {
         let Some(job) = self.jobs.remove(&done.index) else { return };
+        if let Some((tag, count)) = job.direct {
+            let mut results = match done.result {
+                Ok(results) => results,
+                Err(e) => {
+                    let why = match e {
+                        JobError::Panicked(m) => m,
+                        JobError::Failed(e) => e.to_string(),
+                    };
+                    self.error(EngineError::EvaluatorPanicked(why.clone()));
+                    Vec::new()
+                }
+            };
+            results.truncate(count);
+            while results.len() < count {
+                results
+                    .push(Err(EvalError::Backend("the evaluator gave no result for this position".into())));
+            }
+            return self.emit(Event::Evaluated { tag, results });
+        }
         let Some(tree) =
             self.tree.as_mut().filter(|_| self.active.as_ref().is_some_and(|a| a.id == job.search))
         else {
@@ -441,7 +505,15 @@ impl Controller {
         match result {
             Ok(pool) => {
                 // Evaluations out on the old workers are given up; the search goes on with the new ones.
+                let direct: Vec<(u64, usize)> = self.jobs.values().filter_map(|j| j.direct).collect();
                 self.jobs.clear();
+                for (tag, count) in direct {
+                    self.answer_unevaluated(
+                        tag,
+                        count,
+                        "the model was replaced before these positions were valued",
+                    );
+                }
                 if let Some(tree) = self.tree.as_mut() {
                     tree.abandon_all();
                 }
@@ -450,13 +522,20 @@ impl Controller {
                     retire(old);
                 }
                 self.emit(Event::EvaluatorReady { workers: self.workers });
+                for (tag, requests) in std::mem::take(&mut self.pending_evals) {
+                    self.evaluate(tag, requests);
+                }
                 if let Some((limits, params)) = self.pending_go.take() {
                     self.start(limits, params);
                 }
             }
             Err(e) => {
-                self.error(EngineError::Load(e));
+                self.error(EngineError::Load(e.clone()));
                 self.cancel_pending();
+                for (tag, requests) in std::mem::take(&mut self.pending_evals) {
+                    let why = format!("the model could not be loaded: {e}");
+                    self.answer_unevaluated(tag, requests.len(), &why);
+                }
             }
         }
     }

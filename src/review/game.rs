@@ -128,6 +128,64 @@ fn from_search<E: Evaluator<ChessState> + ?Sized>(
     })
 }
 
+/// The main line's moves to review and the null moves skipped.
+fn pending_moves(tree: &GameTree) -> Result<(Vec<Pending>, usize), ReviewError> {
+    let positions = tree.mainline_positions()?;
+    let mut pending = Vec::new();
+    let mut skipped = 0;
+    for (i, pair) in positions.windows(2).enumerate() {
+        let (before, (node, _)) = (&pair[0].1, &pair[1]);
+        let ply = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        match tree.node(*node).and_then(|n| n.mv()) {
+            Some(mv) => pending.push(Pending { node: *node, ply, state: before.clone(), mv }),
+            None => skipped += 1,
+        }
+    }
+    Ok((pending, skipped))
+}
+
+/// The model calls a review without search needs: one request per main-line move (the position before
+/// it, every legal move's value), in game order. Answer them in this order to [`review_from_results`]
+/// (any evaluator, any batching: the app sends them through its engine in one go).
+pub fn review_requests(tree: &GameTree) -> Result<Vec<EvalRequest<ChessState>>, ReviewError> {
+    let (pending, _) = pending_moves(tree)?;
+    Ok(pending.into_iter().map(|p| EvalRequest::values(p.state)).collect())
+}
+
+/// The review of `tree` from the answers to [`review_requests`] (in the same order): the same review
+/// [`review_game`] makes without search. `options.simulations` is ignored.
+pub fn review_from_results(
+    tree: &GameTree,
+    results: &[Result<EvalResult<ChessState>, crate::inference::evaluator::EvalError>],
+    options: &ReviewOptions,
+) -> Result<GameReview, ReviewError> {
+    options.validate()?;
+    let (pending, skipped) = pending_moves(tree)?;
+    let mut valued = Vec::with_capacity(pending.len());
+    for (i, p) in pending.iter().enumerate() {
+        valued.push(from_answer(p, results.get(i), options.scoring)?);
+    }
+    summarise(pending, valued, skipped, options)
+}
+
+/// The values of one position from its answer (an error, or a missing answer, fails the review).
+fn from_answer(
+    p: &Pending,
+    result: Option<&Result<EvalResult<ChessState>, crate::inference::evaluator::EvalError>>,
+    scoring: Scoring,
+) -> Result<Valued, ReviewError> {
+    match result {
+        Some(Ok(r)) => from_model(p, r, scoring),
+        Some(Err(e)) => Err(ReviewError::Eval { ply: p.ply, source: e.clone() }),
+        None => Err(ReviewError::Eval {
+            ply: p.ply,
+            source: crate::inference::evaluator::EvalError::Backend(
+                "the evaluator returned fewer results than requests".into(),
+            ),
+        }),
+    }
+}
+
 /// Reviews the main line of `tree` with `evaluator`.
 ///
 /// Without search, the positions before the moves go to the model `options.batch_size` at a time, each
@@ -141,17 +199,7 @@ pub fn review_game<E: Evaluator<ChessState> + ?Sized>(
     options: &ReviewOptions,
 ) -> Result<GameReview, ReviewError> {
     options.validate()?;
-    let positions = tree.mainline_positions()?;
-    let mut pending = Vec::new();
-    let mut skipped = 0;
-    for (i, pair) in positions.windows(2).enumerate() {
-        let (before, (node, _)) = (&pair[0].1, &pair[1]);
-        let ply = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        match tree.node(*node).and_then(|n| n.mv()) {
-            Some(mv) => pending.push(Pending { node: *node, ply, state: before.clone(), mv }),
-            None => skipped += 1,
-        }
-    }
+    let (pending, skipped) = pending_moves(tree)?;
     let mut valued = Vec::with_capacity(pending.len());
     match options.simulations {
         None => {
@@ -159,19 +207,7 @@ pub fn review_game<E: Evaluator<ChessState> + ?Sized>(
                 let requests: Vec<_> = chunk.iter().map(|p| EvalRequest::values(p.state.clone())).collect();
                 let results = evaluator.evaluate(&requests);
                 for (i, p) in chunk.iter().enumerate() {
-                    let result = match results.get(i) {
-                        Some(Ok(r)) => r,
-                        Some(Err(e)) => return Err(ReviewError::Eval { ply: p.ply, source: e.clone() }),
-                        None => {
-                            return Err(ReviewError::Eval {
-                                ply: p.ply,
-                                source: crate::inference::evaluator::EvalError::Backend(
-                                    "the evaluator returned fewer results than requests".into(),
-                                ),
-                            });
-                        }
-                    };
-                    valued.push(from_model(p, result, options.scoring)?);
+                    valued.push(from_answer(p, results.get(i), options.scoring)?);
                 }
             }
         }
@@ -181,6 +217,16 @@ pub fn review_game<E: Evaluator<ChessState> + ?Sized>(
             }
         }
     }
+    summarise(pending, valued, skipped, options)
+}
+
+/// Losses, classes, accuracies and summaries from the valued moves.
+fn summarise(
+    pending: Vec<Pending>,
+    valued: Vec<Valued>,
+    skipped: usize,
+    options: &ReviewOptions,
+) -> Result<GameReview, ReviewError> {
     let game_phases = phases(pending.iter().map(|p| p.state.position()));
     let inputs: Vec<AccuracyInput> = pending
         .iter()

@@ -6,12 +6,13 @@ use eframe::egui::{self, Pos2, Sense, Stroke, Vec2};
 
 use crate::app::analysis::PositionEval;
 use crate::app::command::{Command, Navigate};
+use crate::app::game_review::{ReviewedGame, for_doc};
 use crate::app::line::MoveHistory;
 use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
 use crate::game::chess::ChessState;
 use crate::game::{GameState, Outcome, Player};
-use crate::review::classify::{Classification, Thresholds};
+use crate::review::classify::Classification;
 
 /// One position of the line as the graph sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,8 +26,10 @@ pub struct GraphPoint {
 /// A move that lost win probability, for the mistakes list.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mistake {
-    /// The line index after the move (click target).
-    pub index: usize,
+    /// The move's node (click target).
+    pub node: crate::pgn::NodeId,
+    /// The line index after the move, when the move is on the line the board follows (graph marker).
+    pub index: Option<usize>,
     /// Move number and SAN, e.g. `12...Nf6`.
     pub label: String,
     /// Who played it.
@@ -71,29 +74,33 @@ pub fn graph_points(state: &AppState) -> (Vec<ChessState>, Vec<GraphPoint>) {
     (positions, points)
 }
 
-/// The moves whose loss reaches a threshold under the chosen scoring: the mover's best value before the
-/// move minus their value after it.
-pub fn mistakes(state: &AppState, points: &[GraphPoint], by_max: bool) -> Vec<Mistake> {
-    let thresholds = Thresholds::default();
-    let mut out = Vec::new();
-    for (i, m) in state.line.moves().iter().enumerate().take(points.len().saturating_sub(1)) {
-        let pick = |p: &GraphPoint| if by_max { p.max } else { p.mean };
-        let (Some(before), Some(after)) = (pick(&points[i]), pick(&points[i + 1])) else { continue };
-        let white = m.ply % 2 == 1;
-        let loss = if white { before - after } else { after - before };
-        let class = thresholds.classify(loss.max(0.0));
-        if class != Classification::Good {
-            let number = m.ply.div_ceil(2);
-            out.push(Mistake {
-                index: i + 1,
-                label: format!("{number}{}{}", if white { ". " } else { "... " }, m.san),
-                player: if white { Player::First } else { Player::Second },
-                loss,
-                class,
-            });
-        }
+/// The moves the review classified as inaccuracies, mistakes or blunders (the same review as
+/// `mavboard annotate`: the played move's value against the best move's, both from the position before).
+pub fn mistakes(state: &AppState, reviewed: &ReviewedGame) -> Vec<Mistake> {
+    let line = state.line.line_nodes();
+    reviewed
+        .review
+        .moves
+        .iter()
+        .filter(|m| m.classification != Classification::Good)
+        .map(|m| Mistake {
+            node: m.node,
+            index: line.iter().position(|&n| n == m.node).map(|i| i + 1),
+            label: format!("{}{}{}", m.move_number, if m.white { ". " } else { "... " }, m.san),
+            player: if m.white { Player::First } else { Player::Second },
+            loss: m.loss,
+            class: m.classification,
+        })
+        .collect()
+}
+
+/// The colour of a review class (Lichess's: yellow, orange, red).
+pub fn class_colour(class: Classification) -> egui::Color32 {
+    match class {
+        Classification::Blunder => egui::Color32::from_rgb(220, 60, 50),
+        Classification::Mistake => egui::Color32::from_rgb(230, 140, 40),
+        _ => egui::Color32::from_rgb(220, 200, 60),
     }
-    out
 }
 
 /// The eval graph with its review button and mistakes list.
@@ -123,6 +130,24 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         }
         ui.weak(format!("{known}/{}", points.len())).on_hover_text("positions the model has valued");
     });
+    let reviewed = for_doc(state.analysis.game_review.as_ref(), state.line.stamp());
+    if let Some(r) = reviewed {
+        ui.horizontal_wrapped(|ui| {
+            let acc = |a: Option<f64>| a.map_or("–".to_owned(), |a| format!("{a:.0}%"));
+            ui.label(format!(
+                "Accuracy: White {} · Black {}",
+                acc(r.review.white.accuracy),
+                acc(r.review.black.accuracy)
+            ))
+            .on_hover_text(format!("{} (Lichess's accuracy formula)", r.review.method));
+            let write = ui
+                .add_enabled(!r.annotated, egui::Button::new("Annotate game"))
+                .on_hover_text("Write [%eval], ?!/?/?? and the best moves into the game (then save it)");
+            if write.clicked() {
+                out.push(Command::AnnotateGame);
+            }
+        });
+    }
     let width = ui.available_width().max(160.0);
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, 110.0), Sense::click());
     let painter = ui.painter_at(rect);
@@ -169,15 +194,11 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         font.clone(),
         visuals.weak_text_color(),
     );
-    let list = mistakes(state, &points, by_max);
+    let list = reviewed.map(|r| mistakes(state, r)).unwrap_or_default();
     for m in &list {
-        let y = points.get(m.index).and_then(|p| if by_max { p.max } else { p.mean }).map_or(mid, y_of);
-        let c = match m.class {
-            Classification::Blunder => egui::Color32::from_rgb(220, 60, 50),
-            Classification::Mistake => egui::Color32::from_rgb(230, 140, 40),
-            _ => egui::Color32::from_rgb(220, 200, 60),
-        };
-        painter.circle_filled(Pos2::new(x_of(m.index), y), 3.0, c);
+        let Some(index) = m.index else { continue };
+        let y = points.get(index).and_then(|p| if by_max { p.max } else { p.mean }).map_or(mid, y_of);
+        painter.circle_filled(Pos2::new(x_of(index), y), 3.0, class_colour(m.class));
     }
     if response.clicked()
         && let Some(pos) = response.interact_pointer_pos()
@@ -199,7 +220,7 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                     m.loss * 100.0
                 ));
                 if r.clicked() {
-                    out.push(Command::Navigate(Navigate::To(m.index)));
+                    out.push(Command::SelectNode(m.node));
                 }
             }
         });
@@ -214,25 +235,27 @@ mod tests {
     use crate::app::settings::Settings;
 
     #[test]
-    fn losses_are_classified_for_the_player_who_moved() {
+    fn the_review_lists_mistakes_per_player_with_their_nodes() {
+        use crate::app::game_review::PendingReview;
+        use crate::inference::evaluator::{Evaluator, Scoring};
+        use crate::search::mock::MaterialEvaluator;
         let mut state = AppState::new(Settings::default());
         let ctx = egui::Context::default();
-        state.apply(C::LoadPasted("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0".into()), &ctx);
-        let (positions, _) = graph_points(&state);
-        assert_eq!(positions.len(), 8);
-        // White's win probability after each move: 3... Nf6 drops Black from 45% to 15% (a blunder: 0.3 on
-        // the 0..1 scale, 0.6 on Lichess's −1..1), 2. Qh5 costs White 0.06 (an inaccuracy: 0.12 ≥ 0.1).
-        let white = [0.52, 0.53, 0.52, 0.46, 0.50, 0.55, 0.85, 1.0];
-        let points: Vec<GraphPoint> =
-            white.iter().map(|&w| GraphPoint { mean: Some(w), max: Some(w) }).collect();
-        let list = mistakes(&state, &points, false);
-        let labels: Vec<(&str, Classification)> = list.iter().map(|m| (m.label.as_str(), m.class)).collect();
-        assert_eq!(labels, [("2. Qh5", Classification::Inaccuracy), ("3... Nf6", Classification::Blunder)]);
-        assert_eq!(list[1].player, Player::Second);
-        assert_eq!(list[1].index, 6);
-        // Unvalued positions are skipped, not guessed.
-        let mut sparse = points.clone();
-        sparse[6].mean = None;
-        assert_eq!(mistakes(&state, &sparse, false).len(), 1);
+        state.apply(C::LoadPasted("1. e4 d5 2. Qg4 Nf6 3. Qxc8 Qxc8 *".into()), &ctx);
+        let mut pending =
+            PendingReview::new(state.line.tree().clone(), state.line.stamp(), 0).expect("requests");
+        let mut evaluator = MaterialEvaluator::new(3);
+        for (tag, requests) in pending.chunks() {
+            pending.accept(tag, evaluator.evaluate(&requests));
+        }
+        let reviewed = pending.finish(Scoring::Mean).expect("finished").expect("reviewed");
+        let list = mistakes(&state, &reviewed);
+        let nf6 = list.iter().find(|m| m.label == "2... Nf6").expect("2... Nf6 is listed");
+        assert_eq!(nf6.class, Classification::Blunder);
+        assert_eq!(nf6.player, Player::Second);
+        // On the line the board follows: the position after it is the 4th of the line.
+        assert_eq!(nf6.index, Some(4));
+        assert_eq!(Some(nf6.node), state.line.line_nodes().get(3).copied());
+        assert!(list.iter().all(|m| m.class != Classification::Good));
     }
 }

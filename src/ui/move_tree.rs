@@ -160,6 +160,9 @@ pub fn move_tree_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let tree = state.line.tree();
     let current = state.line.current_node();
     let on_line: std::collections::HashSet<NodeId> = state.line.line_nodes().iter().copied().collect();
+    // The review's classes, until they are written into the game as NAGs.
+    let reviewed = crate::app::game_review::for_doc(state.analysis.game_review.as_ref(), state.line.stamp())
+        .filter(|r| !r.annotated);
     for block in layout(tree) {
         ui.horizontal_wrapped(|ui| {
             ui.spacing_mut().item_spacing.x = 4.0;
@@ -181,6 +184,18 @@ pub fn move_tree_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                             out.push(Command::SelectNode(*id));
                         }
                         r.context_menu(|ui| move_menu_ui(ui, *id, &mut out));
+                        if let Some((glyph, class)) = reviewed
+                            .filter(|_| nags.is_empty())
+                            .and_then(|r| r.class_of(*id))
+                            .and_then(|c| Some((c.nag().map(|n| nag_glyph(n.0))?, c)))
+                        {
+                            ui.label(
+                                RichText::new(glyph)
+                                    .strong()
+                                    .color(crate::ui::eval_graph::class_colour(class)),
+                            )
+                            .on_hover_text(class.word().unwrap_or_default());
+                        }
                     }
                     Item::Comment(c) => {
                         ui.label(RichText::new(c).italics().color(ui.visuals().weak_text_color()));
