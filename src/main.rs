@@ -30,6 +30,8 @@ enum Command {
     Mav(cli::mav::Args),
     /// Generate training data (Stockfish labels, ...).
     Datagen(cli::datagen::Args),
+    /// Games between agents (MAV max/mean, MCTS, Stockfish levels) from an opening suite: PGN, Elo, crosstable.
+    League(cli::league::Args),
     /// Play as a UCI chess engine on stdin/stdout (for GUIs and tournament managers).
     Uci(cli::uci::Args),
 }
@@ -46,6 +48,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Bench(args)) => cli::bench::run(args),
         Some(Command::Eval(args)) => cli::eval::run(args),
         Some(Command::Annotate(args)) => cli::annotate::run(args),
+        Some(Command::League(args)) => cli::league::run(args),
         None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),
     };
     match result {

@@ -18,7 +18,7 @@ use super::play::play_game;
 use super::record::{GameRecord, PgnHeaders, pgn_text, utc_date};
 use super::results::{all_pgn, append, load, write_atomic};
 use super::rules::Rules;
-use super::schedule::{ScheduledGame, round_robin};
+use super::schedule::{ScheduledGame, remaining, round_robin};
 use super::settings::{Settings, StockfishLimits, fingerprint};
 use super::spec::{AgentKind, AgentSpec};
 use super::stockfish::{Adjudicator, StockfishAgent, Strength};
@@ -228,7 +228,7 @@ pub fn run_league(
             });
         }
     }
-    let todo: Vec<&ScheduledGame> = schedule.iter().filter(|g| !done_ids.contains(&g.id)).collect();
+    let todo = remaining(&schedule, &done_ids);
     let resumed = schedule.len() - todo.len();
     on(Progress::Start { total: schedule.len(), done: resumed, openings: &openings });
     let order: HashMap<&str, usize> = schedule.iter().enumerate().map(|(i, g)| (g.id.as_str(), i)).collect();

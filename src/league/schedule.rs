@@ -38,6 +38,14 @@ pub fn round_robin(labels: &[String], book_indices: &[usize]) -> Vec<ScheduledGa
     games
 }
 
+/// The games of `schedule` whose ids are not in `done` (the results file's), in schedule order.
+pub fn remaining<'a>(
+    schedule: &'a [ScheduledGame],
+    done: &std::collections::HashSet<String>,
+) -> Vec<&'a ScheduledGame> {
+    schedule.iter().filter(|g| !done.contains(&g.id)).collect()
+}
+
 /// The key of a game.
 pub fn game_id(book_index: usize, white: &str, black: &str) -> String {
     format!("o{book_index}:{white}-{black}")
@@ -48,6 +56,16 @@ mod tests {
     use std::collections::{HashMap, HashSet};
 
     use super::*;
+
+    #[test]
+    fn finished_games_are_not_replayed() {
+        let labels: Vec<String> = ["a", "b"].iter().map(|s| (*s).to_owned()).collect();
+        let games = round_robin(&labels, &[1, 2]);
+        let done: HashSet<String> = [games[0].id.clone(), games[3].id.clone(), "o99:x-y".to_owned()].into();
+        let left: Vec<&str> = remaining(&games, &done).iter().map(|g| g.id.as_str()).collect();
+        assert_eq!(left, vec!["o1:b-a", "o2:a-b"]);
+        assert!(remaining(&games, &games.iter().map(|g| g.id.clone()).collect()).is_empty());
+    }
 
     #[test]
     fn every_pair_plays_every_opening_with_both_colours() {
