@@ -91,6 +91,11 @@ def _export_onnx(fmt: str, model: torch.nn.Module, cfg: ModelConfig, path: str) 
             torch.onnx.export(model, (ids,), path, input_names=["input_ids"], output_names=["logits"], dynamic_axes={"input_ids": {0: "batch"}, "logits": {0: "batch"}}, **kw)
     import onnx
 
+    from .onnx_dedup import share_transposed_initializers
+
+    graph = onnx.load(path)
+    if share_transposed_initializers(graph):
+        onnx.save(graph, path)
     onnx.checker.check_model(onnx.load(path))
 
 
