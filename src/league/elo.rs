@@ -188,9 +188,9 @@ fn reachable(n: usize, from: usize, edge: impl Fn(usize, usize) -> bool) -> Vec<
     let mut stack = vec![from];
     seen[from] = true;
     while let Some(i) = stack.pop() {
-        for j in 0..n {
-            if !seen[j] && edge(i, j) {
-                seen[j] = true;
+        for (j, s) in seen.iter_mut().enumerate() {
+            if !*s && edge(i, j) {
+                *s = true;
                 stack.push(j);
             }
         }
@@ -209,12 +209,13 @@ fn solve(a: &[Vec<f64>], b: &[f64]) -> Option<Vec<f64>> {
             return None;
         }
         m.swap(col, pivot);
-        for row in 0..n {
+        let pivot_row = m[col].clone();
+        for (row, r) in m.iter_mut().enumerate() {
             if row != col {
-                let f = m[row][col] / m[col][col];
+                let f = r[col] / pivot_row[col];
                 if f != 0.0 {
-                    for k in col..=n {
-                        m[row][k] -= f * m[col][k];
+                    for (x, p) in r.iter_mut().zip(&pivot_row).skip(col) {
+                        *x -= f * p;
                     }
                 }
             }

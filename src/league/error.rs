@@ -49,7 +49,7 @@ pub enum LeagueError {
         /// The package folder.
         dir: PathBuf,
         /// Why it failed.
-        source: LoadError,
+        source: Box<LoadError>,
     },
     /// Stockfish (or another UCI engine) failed.
     #[error("{agent}: {source}")]
@@ -57,7 +57,7 @@ pub enum LeagueError {
         /// The agent (or `adjudicator`).
         agent: String,
         /// The engine error.
-        source: UciError,
+        source: Box<UciError>,
     },
     /// A search failed.
     #[error("{agent}: search failed: {source}")]
@@ -65,7 +65,7 @@ pub enum LeagueError {
         /// The agent.
         agent: String,
         /// The search error.
-        source: SearchError,
+        source: Box<SearchError>,
     },
     /// An agent could not produce a legal move.
     #[error("{agent}: {why}")]

@@ -144,7 +144,7 @@ impl MctsAgent {
             }
         }
         Mcts::new(game.state.clone(), game.ply, self.params())
-            .map_err(|source| LeagueError::Search { agent: self.label.clone(), source })
+            .map_err(|source| LeagueError::Search { agent: self.label.clone(), source: Box::new(source) })
     }
 }
 
@@ -163,8 +163,10 @@ impl Agent for MctsAgent {
         let limits = RunLimits { simulations: self.simulations, batch_size: self.batch };
         {
             let mut model = self.model.borrow_mut();
-            mcts.run(model.as_mut(), limits)
-                .map_err(|source| LeagueError::Search { agent: self.label.clone(), source })?;
+            mcts.run(model.as_mut(), limits).map_err(|source| LeagueError::Search {
+                agent: self.label.clone(),
+                source: Box::new(source),
+            })?;
         }
         let action = mcts.best_action().ok_or_else(|| LeagueError::Agent {
             agent: self.label.clone(),

@@ -187,7 +187,7 @@ pub fn run_league(
     let stockfish = if needs_stockfish(&config.agents, &config.rules) {
         Some(
             crate::uci::locate::locate_stockfish(config.stockfish.as_deref())
-                .map_err(|source| LeagueError::Uci { agent: "stockfish".into(), source })?,
+                .map_err(|source| LeagueError::Uci { agent: "stockfish".into(), source: Box::new(source) })?,
         )
     } else {
         None
@@ -351,7 +351,7 @@ fn build_agents(config: &LeagueConfig, stockfish: Option<&Path>) -> Result<Agent
                 return Ok(m.clone());
             }
             let (e, _) = load_evaluator(&dir, &config.session)
-                .map_err(|source| LeagueError::Model { dir: dir.clone(), source })?;
+                .map_err(|source| LeagueError::Model { dir: dir.clone(), source: Box::new(source) })?;
             let e: Box<dyn Evaluator<crate::game::chess::ChessState>> = e;
             let shared: SharedEvaluator = Rc::new(RefCell::new(e));
             models.insert(dir, shared.clone());

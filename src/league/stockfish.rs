@@ -36,7 +36,7 @@ pub fn score_cp(value: ScoreValue) -> i32 {
 
 /// Starts Stockfish at `path` with one thread, a 16 MB hash and the given strength.
 pub fn start_engine(path: &Path, strength: Strength, who: &str) -> Result<UciEngine, LeagueError> {
-    let uci = |source: UciError| LeagueError::Uci { agent: who.to_owned(), source };
+    let uci = |source: UciError| LeagueError::Uci { agent: who.to_owned(), source: Box::new(source) };
     let mut engine = UciEngine::start(path, &[]).map_err(uci)?;
     let has = |e: &UciEngine, name: &str| e.options().iter().any(|o| o.name.eq_ignore_ascii_case(name));
     if has(&engine, "Threads") {
@@ -123,7 +123,7 @@ impl StockfishAgent {
     }
 
     fn uci(&self, source: UciError) -> LeagueError {
-        LeagueError::Uci { agent: self.label.clone(), source }
+        LeagueError::Uci { agent: self.label.clone(), source: Box::new(source) }
     }
 }
 
@@ -181,7 +181,9 @@ impl Adjudicator {
 
     /// A new game starts.
     pub fn new_game(&mut self) -> Result<(), LeagueError> {
-        self.engine.new_game().map_err(|source| LeagueError::Uci { agent: "adjudicator".into(), source })
+        self.engine
+            .new_game()
+            .map_err(|source| LeagueError::Uci { agent: "adjudicator".into(), source: Box::new(source) })
     }
 
     /// The evaluation of the position after `moves` from `start` (not over), in centipawns from White's
@@ -192,7 +194,8 @@ impl Adjudicator {
         moves: &[Move],
         state: &ChessState,
     ) -> Result<Option<i32>, LeagueError> {
-        let uci = |source| LeagueError::Uci { agent: "adjudicator".into(), source };
+        let uci =
+            |source: UciError| LeagueError::Uci { agent: "adjudicator".into(), source: Box::new(source) };
         set_position(&mut self.engine, &mut self.chess960, start, moves).map_err(uci)?;
         let result = self.engine.go(&SearchLimits::depth(self.depth)).map_err(uci)?;
         let cp = result.lines.first().and_then(|l| l.score).map(|s| score_cp(s.value));
