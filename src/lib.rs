@@ -9,6 +9,7 @@ pub mod engine;
 pub mod eval;
 pub mod game;
 pub mod inference;
+pub mod league;
 pub mod mav;
 pub mod model;
 pub mod pgn;

@@ -2,6 +2,10 @@
 //! several batch sizes and `%top_k` settings, and the ratio of the wall time to the time ONNX Runtime itself
 //! spends in `Session::run` in the same run (the rest is mavboard's overhead: prompts, tokenizing, tensors,
 //! decoding logic, result building).
+//!
+//! `mavboard bench search`: MAV-MCTS with the model — simulations per second at several batch sizes, and the
+//! search overhead: the wall time of whole searches over the summed time inside ONNX Runtime (and over the
+//! time inside the evaluator's calls, which separates the tree's own cost from the evaluator's).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -9,10 +13,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
-use mavboard::inference::evaluator::{DecodeMode, EvalRequest, TopK};
+use mavboard::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, Evaluator, TopK};
 use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::model::package::shipped_package_dirs;
+use mavboard::search::mcts::{Mcts, MctsParams, RunLimits, VirtualCounts};
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -31,6 +36,177 @@ enum What {
     /// Positions and tokens per second of model packages at several batch sizes and `%top_k` settings, and
     /// the wall time over the time spent inside ONNX Runtime.
     Inference(InferenceArgs),
+    /// MAV-MCTS with a model: simulations/s at each batch size, and wall time over model time.
+    Search(SearchArgs),
+}
+
+/// Arguments of `mavboard bench search`.
+#[derive(Debug, clap::Args)]
+struct SearchArgs {
+    /// The model package folder [default: the shipped mav-enc-tiny].
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Simulations per search.
+    #[arg(long, default_value_t = 400)]
+    sims: u64,
+    /// Batch sizes b, comma-separated.
+    #[arg(long, default_value = "1,8,16", value_delimiter = ',')]
+    batch: Vec<usize>,
+    /// Searches per batch size (one per position, drawn by seeded random play).
+    #[arg(long, default_value_t = 8)]
+    positions: usize,
+    /// ONNX Runtime intra-op threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Seed of the positions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// ONNX Runtime library to use.
+    #[arg(long)]
+    ort_lib: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// An evaluator decorator that adds up where the time of its calls went.
+struct Timed<'a> {
+    inner: &'a mut (dyn Evaluator<ChessState> + Send),
+    /// Summed per-request model time (inside ONNX Runtime's `Session::run`).
+    model: Duration,
+    /// Wall time inside `evaluate` calls.
+    inside: Duration,
+    batches: u64,
+    requests: u64,
+}
+
+impl Evaluator<ChessState> for Timed<'_> {
+    fn evaluate(
+        &mut self,
+        requests: &[EvalRequest<ChessState>],
+    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        let start = Instant::now();
+        let out = self.inner.evaluate(requests);
+        self.inside += start.elapsed();
+        self.batches += 1;
+        self.requests += requests.len() as u64;
+        self.model += out.iter().flatten().map(|r| r.timing.model).sum::<Duration>();
+        out
+    }
+}
+
+/// One batch size's measurement.
+#[derive(Debug, serde::Serialize)]
+struct SearchRow {
+    batch: usize,
+    searches: usize,
+    simulations: u64,
+    model_calls: u64,
+    evaluate_calls: u64,
+    wall_s: f64,
+    evaluate_s: f64,
+    ort_s: f64,
+    sims_per_s: f64,
+    wall_over_ort: f64,
+    wall_over_evaluate: f64,
+}
+
+fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
+    let dir = match a.model.clone() {
+        Some(d) => d,
+        None => mavboard::model::package::default_package_dir()?,
+    };
+    let mut options = SessionOptions { ort_lib: a.ort_lib.clone(), ..SessionOptions::default() };
+    options.threads.intra_op = a.threads.max(1);
+    let (mut evaluator, package) =
+        load_evaluator(&dir, &options).with_context(|| format!("opening {}", dir.display()))?;
+    anyhow::ensure!(a.sims >= 1, "--sims must be at least 1");
+    let positions = random_positions(a.positions.max(1), a.seed);
+    let params = |sims: u64| MctsParams {
+        virtual_counts: VirtualCounts::paper_dynamic(u32::try_from(sims).unwrap_or(u32::MAX)),
+        ..MctsParams::default()
+    };
+    // Warm-up: one search at the largest batch (first runs of a session allocate).
+    let warm_b = a.batch.iter().copied().max().unwrap_or(16).max(1);
+    let mut warm = Mcts::new(positions[0].clone(), 0, params(a.sims))?;
+    warm.run(evaluator.as_mut(), RunLimits { simulations: a.sims.min(64), batch_size: warm_b })?;
+    if !a.json {
+        println!(
+            "{} ({}), {} searches of {} simulations per row, {} ONNX Runtime thread(s), mean scoring, rules world \
+             model, synchronous driver (Mcts::run)",
+            package.manifest.name,
+            package.manifest.format.name(),
+            positions.len(),
+            a.sims,
+            options.threads.intra_op
+        );
+        println!(
+            "{:>6} {:>9} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
+            "batch", "sims", "calls", "wall ms", "eval ms", "ORT ms", "sims/s", "wall/ORT", "wall/eval"
+        );
+    }
+    let mut rows = Vec::new();
+    for &b in &a.batch {
+        let b = b.max(1);
+        let mut timed = Timed {
+            inner: evaluator.as_mut(),
+            model: Duration::ZERO,
+            inside: Duration::ZERO,
+            batches: 0,
+            requests: 0,
+        };
+        let (mut wall, mut sims) = (Duration::ZERO, 0u64);
+        for s in &positions {
+            let mut mcts = Mcts::new(s.clone(), 0, params(a.sims))?;
+            let start = Instant::now();
+            mcts.run(&mut timed, RunLimits { simulations: a.sims, batch_size: b })?;
+            wall += start.elapsed();
+            sims += mcts.stats().simulations;
+        }
+        let secs = wall.as_secs_f64().max(1e-9);
+        let row = SearchRow {
+            batch: b,
+            searches: positions.len(),
+            simulations: sims,
+            model_calls: timed.requests,
+            evaluate_calls: timed.batches,
+            wall_s: secs,
+            evaluate_s: timed.inside.as_secs_f64(),
+            ort_s: timed.model.as_secs_f64(),
+            sims_per_s: sims as f64 / secs,
+            wall_over_ort: secs / timed.model.as_secs_f64().max(1e-9),
+            wall_over_evaluate: secs / timed.inside.as_secs_f64().max(1e-9),
+        };
+        if !a.json {
+            println!(
+                "{:>6} {:>9} {:>9} {:>10.1} {:>10.1} {:>10.1} {:>9.1} {:>9.3} {:>10.3}",
+                row.batch,
+                row.simulations,
+                row.model_calls,
+                row.wall_s * 1e3,
+                row.evaluate_s * 1e3,
+                row.ort_s * 1e3,
+                row.sims_per_s,
+                row.wall_over_ort,
+                row.wall_over_evaluate
+            );
+        }
+        rows.push(row);
+    }
+    if a.json {
+        let out = serde_json::json!({
+            "model": package.manifest.name, "format": package.manifest.format.name(), "sims": a.sims,
+            "threads": options.threads.intra_op, "rows": rows,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!(
+            "(wall: the searches' wall time; eval: time inside the evaluator's calls; ORT: the summed time inside \
+             ONNX Runtime's Session::run. wall/ORT is the search overhead over pure model time, wall/eval the \
+             tree's own share; 1.000 = none)"
+        );
+    }
+    Ok(())
 }
 
 /// Arguments of `mavboard bench inference`.
@@ -112,7 +288,10 @@ struct Row {
 
 /// Runs `mavboard bench`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let What::Inference(a) = args.what;
+    let a = match args.what {
+        What::Inference(a) => a,
+        What::Search(a) => return bench_search(a),
+    };
     let dirs = if a.model.is_empty() { shipped_package_dirs() } else { a.model.clone() };
     anyhow::ensure!(!dirs.is_empty(), "no shipped model package found; pass --model DIR");
     let ks: Vec<TopK> = a.k.iter().map(|k| parse_k(k)).collect::<anyhow::Result<_>>()?;

@@ -1,0 +1,269 @@
+//! `mavboard league`: games between agents from an opening suite, each opening with both colours; PGN of
+//! every game, Elo by maximum likelihood with 95 % intervals, a crosstable; resumable.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use mavboard::inference::onnx::SessionOptions;
+use mavboard::league::rules::{EvalRules, Rules};
+use mavboard::league::run::{model_provenance, needs_stockfish};
+use mavboard::league::settings::StockfishLimits;
+use mavboard::league::spec::parse_agents;
+use mavboard::league::{LeagueConfig, LeagueError, Progress, run_league};
+use mavboard::model::package::default_package_dir;
+
+const AFTER_HELP: &str = "\
+Agents: mav-max and mav-mean (one model call per move, the best move by max or mean scoring), mcts:N and
+mcts-max:N (MAV-MCTS with N simulations per move, mean or max scoring, batch --batch, tree reuse),
+stockfish:SKILL (Skill Level 0..20) and stockfish-elo:ELO (UCI_LimitStrength). Model agents may end in
+@MODEL_DIR to use another package than --model.
+
+Pairing: every pair of agents plays every chosen opening twice, once with each colour.
+
+Adjudication: games end by the rules (checkmate, stalemate, insufficient material, fifty-move rule,
+threefold repetition). With evaluation adjudication (--adjudicate eval, or auto when Stockfish is found), a
+full-strength Stockfish evaluates every position at --adjudicate-depth: a side at or below -resign-cp for
+--resign-plies consecutive plies loses; a game reaching --max-plies is won by a side at or above
+--max-plies-win-cp and drawn otherwise. Without it, a game reaching --max-plies is drawn.
+
+Elo: maximum likelihood of the logistic Elo model (draws count half), anchored at --anchor = 0 (default: the
+first Stockfish agent, else the first agent), with --prior-draws virtual draws per pair that played (keeps
+perfect scores finite; 0 = plain MLE); the interval is +-1.96 standard errors relative to the anchor.
+
+Output (in --out): results.jsonl (one finished game a line; the same command resumes from it), games.pgn,
+table.txt, table.json, league.json (the settings a resume must match). Ctrl+C stops after dropping the game
+in progress.";
+
+/// Arguments of `mavboard league`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// The agents, comma-separated (see below).
+    #[arg(long, value_delimiter = ',', default_value = "mav-max,mav-mean,mcts:100,stockfish:0")]
+    agents: Vec<String>,
+    /// The model package of the model agents [default: the shipped mav-enc-tiny].
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// The opening suite: EPD/FEN lines or PGN [default: ../shared/data/openings/stockfish-books/2moves_v1.epd].
+    #[arg(long)]
+    book: Option<PathBuf>,
+    /// Openings drawn from the book (seeded); 0 = the whole book.
+    #[arg(long, default_value_t = 4)]
+    openings: usize,
+    /// The seed of the openings' draw.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Plies after which a game is adjudicated.
+    #[arg(long, default_value_t = 200)]
+    max_plies: u32,
+    /// Evaluation adjudication: eval (needs Stockfish), none, or auto (eval when Stockfish is found).
+    #[arg(long, default_value = "auto")]
+    adjudicate: String,
+    /// Depth of the adjudicating Stockfish.
+    #[arg(long, default_value_t = 10)]
+    adjudicate_depth: u32,
+    /// Resignation threshold in centipawns.
+    #[arg(long, default_value_t = 800)]
+    resign_cp: i32,
+    /// Consecutive plies beyond the threshold that lose the game.
+    #[arg(long, default_value_t = 6)]
+    resign_plies: u32,
+    /// At --max-plies, the evaluation (centipawns) that wins; below it the game is drawn.
+    #[arg(long, default_value_t = 300)]
+    max_plies_win_cp: i32,
+    /// The Stockfish binary [default: `stockfish` on PATH, then /usr/games/stockfish].
+    #[arg(long)]
+    stockfish: Option<PathBuf>,
+    /// Stockfish agents: depth per move.
+    #[arg(long, default_value_t = 8)]
+    sf_depth: u32,
+    /// Stockfish agents: milliseconds per move (also), if given.
+    #[arg(long)]
+    sf_movetime: Option<u64>,
+    /// Stockfish agents: nodes per move (also), if given.
+    #[arg(long)]
+    sf_nodes: Option<u64>,
+    /// MCTS batch size b.
+    #[arg(long, default_value_t = 16)]
+    batch: usize,
+    /// ONNX Runtime intra-op threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// The output folder.
+    #[arg(long, default_value = "league")]
+    out: PathBuf,
+    /// The PGN Event tag.
+    #[arg(long, default_value = "mavboard league")]
+    event: String,
+    /// The agent rated 0.
+    #[arg(long)]
+    anchor: Option<String>,
+    /// Virtual draws per pair in the rating fit (0 = plain maximum likelihood).
+    #[arg(long, default_value_t = 1.0)]
+    prior_draws: f64,
+    /// ONNX Runtime library to use.
+    #[arg(long)]
+    ort_lib: Option<PathBuf>,
+}
+
+/// Runs `mavboard league`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let agents = parse_agents(&args.agents)?;
+    let model = match &args.model {
+        Some(d) => d.clone(),
+        None if agents.iter().any(|a| a.kind.uses_model() && a.model.is_none()) => default_package_dir()?,
+        None => PathBuf::new(),
+    };
+    let book = match &args.book {
+        Some(b) => b.clone(),
+        None => mavboard::league::openings::default_book().with_context(|| {
+            format!(
+                "the default opening book {} is not there; pass --book FILE",
+                mavboard::league::openings::DEFAULT_BOOK
+            )
+        })?,
+    };
+    let eval = EvalRules {
+        depth: args.adjudicate_depth,
+        resign_cp: args.resign_cp,
+        resign_plies: args.resign_plies,
+        max_plies_win_cp: args.max_plies_win_cp,
+    };
+    let sf_found = mavboard::uci::locate::locate_stockfish(args.stockfish.as_deref());
+    let eval = match args.adjudicate.as_str() {
+        "eval" => {
+            sf_found.as_ref().map_err(|e| anyhow::anyhow!("--adjudicate eval needs Stockfish: {e}"))?;
+            Some(eval)
+        }
+        "none" => None,
+        "auto" => sf_found.as_ref().ok().map(|_| eval),
+        other => anyhow::bail!("--adjudicate {other}: use eval, none or auto"),
+    };
+    let rules = Rules { max_plies: args.max_plies, eval };
+    if needs_stockfish(&agents, &rules)
+        && let Err(e) = &sf_found
+    {
+        anyhow::bail!("{e}");
+    }
+    let anchor = args
+        .anchor
+        .clone()
+        .or_else(|| agents.iter().find(|a| a.kind.is_stockfish()).or(agents.first()).map(|a| a.label()));
+    let mut session = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
+    session.threads.intra_op = args.threads.max(1);
+    let config = LeagueConfig {
+        agents,
+        model: model.clone(),
+        book: book.clone(),
+        openings: (args.openings > 0).then_some(args.openings),
+        seed: args.seed,
+        rules,
+        stockfish: args.stockfish.clone(),
+        stockfish_limits: StockfishLimits {
+            depth: Some(args.sf_depth),
+            movetime_ms: args.sf_movetime,
+            nodes: args.sf_nodes,
+        },
+        batch: args.batch.max(1),
+        session,
+        out: args.out.clone(),
+        event: args.event.clone(),
+        anchor,
+        prior_draws: args.prior_draws.max(0.0),
+    };
+
+    eprintln!("agents      {}", config.agents.iter().map(|a| a.label()).collect::<Vec<_>>().join(", "));
+    if config.agents.iter().any(|a| a.kind.uses_model()) {
+        eprintln!(
+            "model       {} — {}",
+            model.display(),
+            model_provenance(&model).unwrap_or_else(|| "(could not read mav.json)".into())
+        );
+    }
+    if let Ok(sf) = &sf_found
+        && needs_stockfish(&config.agents, &config.rules)
+    {
+        eprintln!(
+            "stockfish   {} ({} per move for agents)",
+            sf.display(),
+            config.stockfish_limits.describe()
+        );
+    }
+    eprintln!("book        {}", book.display());
+    eprintln!("adjudication {}", config.rules.describe());
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .context("could not install the Ctrl+C handler")?;
+    let bar = ProgressBar::new(1);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {elapsed_precise} [{bar:30}] {pos}/{len} games {msg} eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let started = Instant::now();
+    let result = run_league(&config, &stop, &mut |p| match p {
+        Progress::Start { total, done, openings } => {
+            eprintln!(
+                "openings    {} from the book (positions {})",
+                openings.len(),
+                openings.iter().map(|o| (o.index + 1).to_string()).collect::<Vec<_>>().join(", ")
+            );
+            if done > 0 {
+                eprintln!("resuming: {done} of {total} games already played");
+            }
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+        Progress::GameStart { white, black, game } => {
+            bar.set_message(format!("{white} vs {black} (book {})", game.book_index + 1));
+        }
+        Progress::GameEnd { record, done, .. } => {
+            bar.suspend(|| {
+                eprintln!(
+                    "{:<14} {:<14} {:<7} {:>3} plies {:>6.1} s  {}",
+                    record.white,
+                    record.black,
+                    record.result.pgn(),
+                    record.moves.len(),
+                    record.seconds,
+                    record.termination
+                );
+            });
+            bar.set_position(done as u64);
+        }
+    });
+    bar.finish_and_clear();
+    let summary = match result {
+        Ok(s) => s,
+        Err(e @ LeagueError::Interrupted { .. }) => {
+            eprintln!("{e}");
+            return Err(e.into());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    println!("\n{}", summary.table.render());
+    println!("adjudication: {}", config.rules.describe());
+    println!(
+        "{} games ({} played now, {} from an earlier run) in {:.1} s; MCTS tree reuse saved {} model calls",
+        summary.total,
+        summary.played,
+        summary.resumed,
+        started.elapsed().as_secs_f64(),
+        summary.reused_evaluations
+    );
+    println!(
+        "files: {}, {}, {}, {}",
+        summary.files.pgn.display(),
+        summary.files.table.display(),
+        summary.files.results.display(),
+        summary.files.settings.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,28 @@
+//! The league: games between agents — the model without search (max or mean scoring), MAV-MCTS with a
+//! simulation budget, Stockfish at skill levels — from an opening suite, each opening played with both
+//! colours, under stated adjudication rules; PGN of every game, Elo by maximum likelihood with confidence
+//! intervals, a crosstable; resumable from its results file.
+//!
+//! One small file per concept: [`spec`] (agent texts and labels), [`agent`] (the interface),
+//! [`model_agent`] and [`stockfish`] (the players, and the adjudicator), [`openings`], [`schedule`],
+//! [`rules`], [`play`] (one game), [`record`] (a finished game and its PGN), [`results`] (the results file
+//! and atomic writes), [`settings`] (what a resume must agree with), [`elo`], [`crosstable`], [`run`].
+
+pub mod agent;
+pub mod crosstable;
+pub mod elo;
+pub mod error;
+pub mod model_agent;
+pub mod openings;
+pub mod play;
+pub mod record;
+pub mod results;
+pub mod rules;
+pub mod run;
+pub mod schedule;
+pub mod settings;
+pub mod spec;
+pub mod stockfish;
+
+pub use error::LeagueError;
+pub use run::{LeagueConfig, LeagueSummary, OutputFiles, Progress, run_league};

@@ -1,0 +1,232 @@
+//! Agents that play with a MAV model: the searchless ones (one model call, the best move by max or mean
+//! scoring) and MAV-MCTS with a simulation budget per move and tree reuse between moves.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::LeagueError;
+use super::agent::{Agent, Choice, GameView};
+use crate::game::GameState;
+use crate::game::chess::ChessState;
+use crate::inference::evaluator::{EvalRequest, Evaluator, Scoring};
+use crate::search::mcts::{Mcts, MctsParams, RunLimits, VirtualCounts};
+
+/// A model shared by every agent that uses it (the league plays one game at a time).
+pub type SharedEvaluator = Rc<RefCell<Box<dyn Evaluator<ChessState>>>>;
+
+/// One model call per move: the move whose value distribution scores best under `scoring` (ties: the
+/// other scoring, then the model's order).
+pub struct MavAgent {
+    label: String,
+    scoring: Scoring,
+    model: SharedEvaluator,
+}
+
+impl MavAgent {
+    /// An agent named `label` playing the best move by `scoring`.
+    pub fn new(label: String, scoring: Scoring, model: SharedEvaluator) -> MavAgent {
+        MavAgent { label, scoring, model }
+    }
+}
+
+impl Agent for MavAgent {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn new_game(&mut self) -> Result<(), LeagueError> {
+        Ok(())
+    }
+
+    fn choose(&mut self, game: &GameView<'_>) -> Result<Choice, LeagueError> {
+        let request = EvalRequest::values(game.state.clone());
+        let result = self
+            .model
+            .borrow_mut()
+            .evaluate(std::slice::from_ref(&request))
+            .pop()
+            .ok_or_else(|| LeagueError::Agent {
+                agent: self.label.clone(),
+                why: "the model returned no result".into(),
+            })?
+            .map_err(|e| LeagueError::Agent {
+                agent: self.label.clone(),
+                why: format!("the model failed: {e}"),
+            })?;
+        let other = match self.scoring {
+            Scoring::Max => Scoring::Mean,
+            Scoring::Mean => Scoring::Max,
+        };
+        let best = result
+            .moves
+            .iter()
+            .map(|m| (m, self.scoring.value(&m.dist), other.value(&m.dist)))
+            .reduce(|a, b| if (b.1, b.2) > (a.1, a.2) { b } else { a })
+            .ok_or_else(|| LeagueError::Agent {
+                agent: self.label.clone(),
+                why: format!("the model valued no legal move in {}", game.state.to_text()),
+            })?;
+        let (m, _, _) = best;
+        Ok(Choice {
+            action: m.action,
+            note: Some(format!(
+                "max {:.1}% mean {:.1}%",
+                100.0 * m.dist.max_value(),
+                100.0 * m.dist.mean_value()
+            )),
+        })
+    }
+}
+
+/// MAV-MCTS with `simulations` per move, batch `b`, the paper's dynamic virtual counts for that budget, and
+/// the subtree of the moves played kept between moves.
+pub struct MctsAgent {
+    label: String,
+    simulations: u64,
+    batch: usize,
+    scoring: Scoring,
+    seed: u64,
+    model: SharedEvaluator,
+    /// The tree and how many game moves its root is after.
+    tree: Option<(Mcts<ChessState>, usize)>,
+    /// Model calls saved by tree reuse (evaluated nodes kept), over the agent's life.
+    pub reused_evaluations: u64,
+}
+
+impl MctsAgent {
+    /// An agent named `label`.
+    pub fn new(
+        label: String,
+        simulations: u64,
+        scoring: Scoring,
+        batch: usize,
+        seed: u64,
+        model: SharedEvaluator,
+    ) -> MctsAgent {
+        MctsAgent {
+            label,
+            simulations,
+            batch: batch.max(1),
+            scoring,
+            seed,
+            model,
+            tree: None,
+            reused_evaluations: 0,
+        }
+    }
+
+    fn params(&self) -> MctsParams {
+        MctsParams {
+            scoring: self.scoring,
+            virtual_counts: VirtualCounts::paper_dynamic(u32::try_from(self.simulations).unwrap_or(u32::MAX)),
+            seed: self.seed,
+            ..MctsParams::default()
+        }
+    }
+
+    /// The tree for `game`: the previous one moved along the moves played since, or a new one.
+    fn tree_for(&mut self, game: &GameView<'_>) -> Result<Mcts<ChessState>, LeagueError> {
+        if let Some((mut mcts, at)) = self.tree.take()
+            && at <= game.moves.len()
+        {
+            let mut ok = true;
+            for &m in &game.moves[at..] {
+                match mcts.advance(m) {
+                    Ok(kept) => self.reused_evaluations += kept,
+                    Err(_) => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok && mcts.root_state().hash64() == game.state.hash64() {
+                return Ok(mcts);
+            }
+        }
+        Mcts::new(game.state.clone(), game.ply, self.params())
+            .map_err(|source| LeagueError::Search { agent: self.label.clone(), source: Box::new(source) })
+    }
+}
+
+impl Agent for MctsAgent {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn new_game(&mut self) -> Result<(), LeagueError> {
+        self.tree = None;
+        Ok(())
+    }
+
+    fn choose(&mut self, game: &GameView<'_>) -> Result<Choice, LeagueError> {
+        let mut mcts = self.tree_for(game)?;
+        let limits = RunLimits { simulations: self.simulations, batch_size: self.batch };
+        {
+            let mut model = self.model.borrow_mut();
+            mcts.run(model.as_mut(), limits).map_err(|source| LeagueError::Search {
+                agent: self.label.clone(),
+                source: Box::new(source),
+            })?;
+        }
+        let action = mcts.best_action().ok_or_else(|| LeagueError::Agent {
+            agent: self.label.clone(),
+            why: format!("the search found no playable move in {}", game.state.to_text()),
+        })?;
+        let snapshot = mcts.snapshot();
+        let best = snapshot.moves.iter().find(|m| Some(&m.action) == snapshot.best.as_ref());
+        let note = best.map(|m| {
+            format!(
+                "mcts N={} visits {:.0}% Q {}",
+                snapshot.totals.root_visits,
+                100.0 * m.visit_share,
+                m.q.map_or("-".into(), |q| format!("{:.1}%", 100.0 * q))
+            )
+        });
+        self.tree = Some((mcts, game.moves.len()));
+        Ok(Choice { action, note })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::mock::MaterialEvaluator;
+
+    fn shared() -> SharedEvaluator {
+        Rc::new(RefCell::new(Box::new(MaterialEvaluator::new(1))))
+    }
+
+    #[test]
+    fn mav_agent_takes_a_free_queen() {
+        // White's queen on d1 can take an undefended black queen on d7.
+        let state = ChessState::from_fen("4k3/3q4/8/8/8/8/8/3QK3 w - - 0 1").expect("fen");
+        for scoring in [Scoring::Max, Scoring::Mean] {
+            let mut agent = MavAgent::new("m".into(), scoring, shared());
+            let view = GameView { start: &state, moves: &[], state: &state, ply: 0 };
+            let c = agent.choose(&view).expect("moves");
+            assert_eq!(state.action_to_text(c.action), "d1d7");
+            assert!(c.note.expect("note").contains("mean"));
+        }
+    }
+
+    #[test]
+    fn mcts_agent_reuses_its_tree() {
+        let start = ChessState::startpos();
+        let mut agent = MctsAgent::new("t".into(), 32, Scoring::Mean, 8, 0, shared());
+        let view = GameView { start: &start, moves: &[], state: &start, ply: 0 };
+        let first = agent.choose(&view).expect("moves").action;
+        let s1 = start.play(first).expect("legal");
+        // The reply the search expects (its PV's second move), so its subtree has evaluated nodes.
+        let pv = agent.tree.as_ref().expect("kept").0.snapshot().pv;
+        assert!(pv.len() >= 2, "{pv:?}");
+        let reply = s1.parse_action(&pv[1]).expect("legal");
+        let s2 = s1.play(reply).expect("legal");
+        let moves = [first, reply];
+        let view = GameView { start: &start, moves: &moves, state: &s2, ply: 2 };
+        let c = agent.choose(&view).expect("moves");
+        assert!(s2.play(c.action).is_ok());
+        assert!(agent.reused_evaluations > 0, "the subtree after the two moves was kept");
+        agent.new_game().expect("resets");
+        assert!(agent.tree.is_none());
+    }
+}

@@ -1,0 +1,239 @@
+//! Playing one game between two agents from an opening, under the league's [`Rules`].
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::LeagueError;
+use super::agent::{Agent, GameView};
+use super::record::{GameResult, PlayedMove};
+use super::rules::{ResignCounter, Rules};
+use super::stockfish::Adjudicator;
+use crate::game::chess::ChessState;
+use crate::game::{GameState, OutcomeReason, Player};
+
+/// A game played to its end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayedGame {
+    /// The moves with their notes.
+    pub moves: Vec<PlayedMove>,
+    /// The result.
+    pub result: GameResult,
+    /// Why it ended, in words.
+    pub termination: String,
+    /// Whether an adjudication rule decided it.
+    pub adjudicated: bool,
+}
+
+/// The ply of a position from the real start of the game (from its FEN's move number and side to move).
+pub fn ply_of(state: &ChessState) -> u32 {
+    use shakmaty::Position;
+    let full = state.position().fullmoves().get();
+    (full - 1) * 2 + u32::from(state.to_move() == Player::Second)
+}
+
+fn reason_text(reason: OutcomeReason) -> &'static str {
+    match reason {
+        OutcomeReason::Checkmate => "checkmate",
+        OutcomeReason::Stalemate => "stalemate",
+        OutcomeReason::InsufficientMaterial => "insufficient material",
+        OutcomeReason::FiftyMoves => "fifty-move rule",
+        OutcomeReason::Repetition => "threefold repetition",
+    }
+}
+
+/// Plays `white` against `black` from `start`. The adjudicator must be given when `rules.eval` is set.
+/// Returns `None` when `stop` was raised before the game ended (the game is then thrown away).
+pub fn play_game(
+    white: &mut dyn Agent,
+    black: &mut dyn Agent,
+    start: &ChessState,
+    rules: &Rules,
+    mut adjudicator: Option<&mut Adjudicator>,
+    stop: &AtomicBool,
+) -> Result<Option<PlayedGame>, LeagueError> {
+    white.new_game()?;
+    black.new_game()?;
+    if let Some(a) = adjudicator.as_deref_mut() {
+        a.new_game()?;
+    }
+    let eval_rules = rules.eval.filter(|_| adjudicator.is_some());
+    let mut state = start.clone();
+    let mut actions = Vec::new();
+    let mut moves: Vec<PlayedMove> = Vec::new();
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    seen.insert(state.hash64(), 1);
+    let mut resign = ResignCounter::default();
+    let start_ply = ply_of(start);
+    let end = |moves, result, termination: String, adjudicated| {
+        Ok(Some(PlayedGame { moves, result, termination, adjudicated }))
+    };
+    loop {
+        if let Some(outcome) = state.outcome() {
+            let result = match outcome.winner() {
+                Some(Player::First) => GameResult::WhiteWins,
+                Some(Player::Second) => GameResult::BlackWins,
+                None => GameResult::Draw,
+            };
+            return end(moves, result, reason_text(outcome.reason()).to_owned(), false);
+        }
+        if seen.get(&state.hash64()).copied().unwrap_or(0) >= 3 {
+            return end(moves, GameResult::Draw, reason_text(OutcomeReason::Repetition).to_owned(), false);
+        }
+        if moves.len() >= rules.max_plies as usize {
+            let last = moves.last().and_then(|m| m.eval_white);
+            return match (eval_rules, last) {
+                (Some(e), Some(cp)) if cp.abs() >= e.max_plies_win_cp => end(
+                    moves,
+                    GameResult::win(cp > 0),
+                    format!(
+                        "{} plies reached; {} wins on Stockfish's evaluation {}",
+                        rules.max_plies,
+                        if cp > 0 { "White" } else { "Black" },
+                        super::record::eval_text(cp)
+                    ),
+                    true,
+                ),
+                (Some(_), Some(cp)) => end(
+                    moves,
+                    GameResult::Draw,
+                    format!(
+                        "{} plies reached; drawn on Stockfish's evaluation {}",
+                        rules.max_plies,
+                        super::record::eval_text(cp)
+                    ),
+                    true,
+                ),
+                _ => end(moves, GameResult::Draw, format!("{} plies reached; drawn", rules.max_plies), true),
+            };
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let view = GameView { start, moves: &actions, state: &state, ply: start_ply + moves.len() as u32 };
+        let agent: &mut dyn Agent = if state.to_move() == Player::First { &mut *white } else { &mut *black };
+        let choice = agent.choose(&view)?;
+        let next = state.play(choice.action).map_err(|e| LeagueError::Agent {
+            agent: agent.label().to_owned(),
+            why: format!("played an illegal move in {}: {e}", state.to_text()),
+        })?;
+        actions.push(choice.action);
+        state = next;
+        *seen.entry(state.hash64()).or_insert(0) += 1;
+        let eval_white = match (adjudicator.as_deref_mut(), eval_rules) {
+            (Some(a), Some(_)) if state.outcome().is_none() => a.eval_white(start, &actions, &state)?,
+            _ => None,
+        };
+        moves.push(PlayedMove { action: choice.action, eval_white, note: choice.note });
+        if let Some(e) = eval_rules
+            && state.outcome().is_none()
+            && let Some(white_wins) = resign.push(&e, eval_white)
+        {
+            let loser = if white_wins { "Black" } else { "White" };
+            return end(
+                moves,
+                GameResult::win(white_wins),
+                format!(
+                    "{loser} resigns: Stockfish's evaluation beyond {:.2} pawns for {} plies",
+                    f64::from(e.resign_cp) / 100.0,
+                    e.resign_plies
+                ),
+                true,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::inference::evaluator::Scoring;
+    use crate::league::agent::Choice;
+    use crate::league::model_agent::MavAgent;
+    use crate::search::mock::MaterialEvaluator;
+
+    /// Plays a fixed list of moves, then the first legal move.
+    struct Scripted {
+        moves: Vec<&'static str>,
+        at: usize,
+    }
+
+    impl Agent for Scripted {
+        fn label(&self) -> &str {
+            "scripted"
+        }
+        fn new_game(&mut self) -> Result<(), LeagueError> {
+            self.at = 0;
+            Ok(())
+        }
+        fn choose(&mut self, game: &GameView<'_>) -> Result<Choice, LeagueError> {
+            let action = match self.moves.get(self.at) {
+                Some(t) => game
+                    .state
+                    .parse_action(t)
+                    .map_err(|e| LeagueError::Agent { agent: "s".into(), why: e.to_string() })?,
+                None => game.state.legal_actions()[0],
+            };
+            self.at += 1;
+            Ok(Choice { action, note: None })
+        }
+    }
+
+    fn no_eval(max_plies: u32) -> Rules {
+        Rules { max_plies, eval: None }
+    }
+
+    #[test]
+    fn knights_dancing_is_a_threefold_repetition() {
+        let mut w = Scripted { moves: vec!["g1f3", "f3g1", "g1f3", "f3g1"], at: 0 };
+        let mut b = Scripted { moves: vec!["g8f6", "f6g8", "g8f6", "f6g8"], at: 0 };
+        let g =
+            play_game(&mut w, &mut b, &ChessState::startpos(), &no_eval(100), None, &AtomicBool::new(false))
+                .expect("plays")
+                .expect("finished");
+        assert_eq!(g.result, GameResult::Draw);
+        assert_eq!(g.termination, "threefold repetition");
+        assert_eq!(g.moves.len(), 8);
+        assert!(!g.adjudicated);
+    }
+
+    #[test]
+    fn fools_mate_and_max_plies() {
+        let mut w = Scripted { moves: vec!["f2f3", "g2g4"], at: 0 };
+        let mut b = Scripted { moves: vec!["e7e5", "d8h4"], at: 0 };
+        let g =
+            play_game(&mut w, &mut b, &ChessState::startpos(), &no_eval(100), None, &AtomicBool::new(false))
+                .expect("plays")
+                .expect("finished");
+        assert_eq!((g.result, g.termination.as_str()), (GameResult::BlackWins, "checkmate"));
+        let g =
+            play_game(&mut w, &mut b, &ChessState::startpos(), &no_eval(3), None, &AtomicBool::new(false))
+                .expect("plays")
+                .expect("finished");
+        assert_eq!(g.moves.len(), 3);
+        assert_eq!(g.result, GameResult::Draw);
+        assert!(g.adjudicated && g.termination.contains("3 plies"), "{}", g.termination);
+    }
+
+    #[test]
+    fn a_raised_stop_flag_abandons_the_game() {
+        let model: crate::league::model_agent::SharedEvaluator =
+            Rc::new(RefCell::new(Box::new(MaterialEvaluator::new(0))));
+        let mut a = MavAgent::new("a".into(), Scoring::Max, model.clone());
+        let mut b = MavAgent::new("b".into(), Scoring::Mean, model);
+        let g =
+            play_game(&mut a, &mut b, &ChessState::startpos(), &no_eval(10), None, &AtomicBool::new(true))
+                .expect("plays");
+        assert!(g.is_none());
+    }
+
+    #[test]
+    fn ply_counts_from_the_fen() {
+        assert_eq!(ply_of(&ChessState::startpos()), 0);
+        let s = ChessState::from_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+            .expect("fen");
+        assert_eq!(ply_of(&s), 2);
+    }
+}

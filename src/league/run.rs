@@ -1,0 +1,418 @@
+//! Running a league: the schedule, resuming from the results file, building the agents, playing the games
+//! one after the other, and keeping `results.jsonl`, `games.pgn`, `table.txt` and `table.json` up to date
+//! in the output folder after every game.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::LeagueError;
+use super::agent::Agent;
+use super::crosstable::{Table, build};
+use super::model_agent::{MavAgent, MctsAgent, SharedEvaluator};
+use super::openings::{Opening, choose, read_book};
+use super::play::play_game;
+use super::record::{GameRecord, PgnHeaders, pgn_text, utc_date};
+use super::results::{all_pgn, append, load, write_atomic};
+use super::rules::Rules;
+use super::schedule::{ScheduledGame, remaining, round_robin};
+use super::settings::{Settings, StockfishLimits, fingerprint};
+use super::spec::{AgentKind, AgentSpec};
+use super::stockfish::{Adjudicator, StockfishAgent, Strength};
+use crate::inference::evaluator::Evaluator;
+use crate::inference::load_evaluator;
+use crate::inference::onnx::SessionOptions;
+use crate::model::package::ModelPackage;
+
+/// Everything a league needs.
+#[derive(Debug, Clone)]
+pub struct LeagueConfig {
+    /// The agents.
+    pub agents: Vec<AgentSpec>,
+    /// The model package of model agents without their own.
+    pub model: PathBuf,
+    /// The opening book.
+    pub book: PathBuf,
+    /// How many openings to draw from the book (`None`: all).
+    pub openings: Option<usize>,
+    /// The seed of that draw.
+    pub seed: u64,
+    /// The adjudication rules.
+    pub rules: Rules,
+    /// Stockfish's binary (needed by Stockfish agents and evaluation adjudication).
+    pub stockfish: Option<PathBuf>,
+    /// Stockfish agents' per-move limits.
+    pub stockfish_limits: StockfishLimits,
+    /// MCTS batch size b.
+    pub batch: usize,
+    /// ONNX Runtime settings.
+    pub session: SessionOptions,
+    /// The output folder.
+    pub out: PathBuf,
+    /// The PGN `Event`.
+    pub event: String,
+    /// The agent rated 0 (a label; the first agent when `None`).
+    pub anchor: Option<String>,
+    /// Virtual draws per pair in the rating fit.
+    pub prior_draws: f64,
+}
+
+/// The files of a league's output folder.
+#[derive(Debug, Clone)]
+pub struct OutputFiles {
+    /// `league.json`.
+    pub settings: PathBuf,
+    /// `results.jsonl`.
+    pub results: PathBuf,
+    /// `games.pgn`.
+    pub pgn: PathBuf,
+    /// `table.txt`.
+    pub table: PathBuf,
+    /// `table.json`.
+    pub table_json: PathBuf,
+}
+
+impl OutputFiles {
+    /// The files in `dir`.
+    pub fn in_dir(dir: &Path) -> OutputFiles {
+        OutputFiles {
+            settings: dir.join("league.json"),
+            results: dir.join("results.jsonl"),
+            pgn: dir.join("games.pgn"),
+            table: dir.join("table.txt"),
+            table_json: dir.join("table.json"),
+        }
+    }
+}
+
+/// What the caller hears while the league runs.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// Before the first game: how many are scheduled and how many the results file already holds.
+    Start {
+        /// Games scheduled.
+        total: usize,
+        /// Games already finished (kept from an earlier run).
+        done: usize,
+        /// The openings chosen.
+        openings: &'a [Opening],
+    },
+    /// A game begins.
+    GameStart {
+        /// The game.
+        game: &'a ScheduledGame,
+        /// White's label.
+        white: &'a str,
+        /// Black's label.
+        black: &'a str,
+    },
+    /// A game ended and is saved.
+    GameEnd {
+        /// Its record.
+        record: &'a GameRecord,
+        /// Games finished now.
+        done: usize,
+        /// Games scheduled.
+        total: usize,
+    },
+}
+
+/// How a league run ended.
+#[derive(Debug, Clone)]
+pub struct LeagueSummary {
+    /// The table over every game in the results file.
+    pub table: Table,
+    /// Games played by this run.
+    pub played: usize,
+    /// Games found finished from an earlier run.
+    pub resumed: usize,
+    /// Games scheduled.
+    pub total: usize,
+    /// Model calls MCTS agents saved by tree reuse in this run.
+    pub reused_evaluations: u64,
+    /// The output files.
+    pub files: OutputFiles,
+}
+
+/// What the label of an agent stands for, for the settings file.
+fn describe(spec: &AgentSpec, model: &Path) -> Result<String, LeagueError> {
+    match &spec.kind {
+        k if k.uses_model() => {
+            let dir = spec.model.as_deref().unwrap_or(model);
+            let print = fingerprint(&dir.join("mav.json")).map_err(|_| {
+                LeagueError::Settings(format!(
+                    "{}: no model package at {} (mav.json missing); pass --model DIR",
+                    spec.label(),
+                    dir.display()
+                ))
+            })?;
+            Ok(format!("{k:?}, model {} (mav.json {print})", dir.display()))
+        }
+        k => Ok(format!("{k:?}")),
+    }
+}
+
+/// Whether this league needs Stockfish.
+pub fn needs_stockfish(agents: &[AgentSpec], rules: &Rules) -> bool {
+    rules.eval.is_some() || agents.iter().any(|a| a.kind.is_stockfish())
+}
+
+/// Runs (or resumes) the league in `config.out`. `stop` ends it between moves (the game in progress is
+/// dropped, the finished ones are kept) with [`LeagueError::Interrupted`].
+pub fn run_league(
+    config: &LeagueConfig,
+    stop: &AtomicBool,
+    on: &mut dyn FnMut(Progress<'_>),
+) -> Result<LeagueSummary, LeagueError> {
+    config.rules.validate()?;
+    if config.agents.len() < 2 {
+        return Err(LeagueError::Settings("a league needs at least two agents".into()));
+    }
+    if config.openings == Some(0) {
+        return Err(LeagueError::Settings("--openings must be at least 1".into()));
+    }
+    let labels: Vec<String> = config.agents.iter().map(AgentSpec::label).collect();
+    if let Some(a) = &config.anchor
+        && !labels.contains(a)
+    {
+        return Err(LeagueError::Settings(format!(
+            "the anchor {a} is not one of the agents ({})",
+            labels.join(", ")
+        )));
+    }
+    let openings = choose(read_book(&config.book)?, config.openings, config.seed);
+    let stockfish = if needs_stockfish(&config.agents, &config.rules) {
+        Some(
+            crate::uci::locate::locate_stockfish(config.stockfish.as_deref())
+                .map_err(|source| LeagueError::Uci { agent: "stockfish".into(), source: Box::new(source) })?,
+        )
+    } else {
+        None
+    };
+    let mut agents_described = BTreeMap::new();
+    for spec in &config.agents {
+        agents_described.insert(spec.label(), describe(spec, &config.model)?);
+    }
+    let settings = Settings {
+        book: config.book.display().to_string(),
+        openings: openings.iter().map(|o| (o.index, o.fen.clone())).collect(),
+        rules: config.rules,
+        stockfish_limits: config.stockfish_limits,
+        batch: config.batch,
+        agents: agents_described,
+    };
+    std::fs::create_dir_all(&config.out).map_err(|e| LeagueError::io(&config.out, &e))?;
+    let files = OutputFiles::in_dir(&config.out);
+    let settings = match Settings::load(&files.settings)? {
+        Some(old) => settings.resume(&old, &files.settings)?,
+        None => settings,
+    };
+    settings.save(&files.settings)?;
+
+    let schedule = round_robin(&labels, &openings.iter().map(|o| o.index).collect::<Vec<_>>());
+    let mut records = load(&files.results)?;
+    let done_ids: HashSet<String> = records.iter().map(|r| r.id.clone()).collect();
+    for g in &schedule {
+        if let Some(r) = records.iter().find(|r| r.id == g.id)
+            && r.opening_fen != openings[g.opening].fen
+        {
+            return Err(LeagueError::Mismatch {
+                path: files.results.clone(),
+                why: format!(
+                    "game {} was played from {} but the opening is now {}",
+                    g.id, r.opening_fen, openings[g.opening].fen
+                ),
+            });
+        }
+    }
+    let todo = remaining(&schedule, &done_ids);
+    let resumed = schedule.len() - todo.len();
+    on(Progress::Start { total: schedule.len(), done: resumed, openings: &openings });
+    let order: HashMap<&str, usize> = schedule.iter().enumerate().map(|(i, g)| (g.id.as_str(), i)).collect();
+    let write_outputs = |records: &mut Vec<GameRecord>| -> Result<Table, LeagueError> {
+        records.sort_by_key(|r| order.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
+        write_atomic(&files.pgn, all_pgn(records).as_bytes())?;
+        let table = build(&labels, records, config.anchor.as_deref(), config.prior_draws);
+        let text = format!("{}\nadjudication: {}\n", table.render(), config.rules.describe());
+        write_atomic(&files.table, text.as_bytes())?;
+        let json = serde_json::to_string_pretty(&table)
+            .map_err(|e| LeagueError::Io { path: files.table_json.clone(), why: e.to_string() })?;
+        write_atomic(&files.table_json, json.as_bytes())?;
+        Ok(table)
+    };
+
+    let mut played = 0;
+    let mut reused = 0;
+    if !todo.is_empty() {
+        let mut agents = build_agents(config, stockfish.as_deref())?;
+        let mut adjudicator = match (config.rules.eval, stockfish.as_deref()) {
+            (Some(e), Some(path)) => Some(Adjudicator::start(path, e.depth)?),
+            _ => None,
+        };
+        let date = utc_date();
+        for g in &todo {
+            on(Progress::GameStart { game: g, white: &labels[g.white], black: &labels[g.black] });
+            let opening = &openings[g.opening];
+            let started = Instant::now();
+            let (white, black) = pair_mut(&mut agents.list, g.white, g.black)?;
+            let game = play_game(white, black, &opening.state, &config.rules, adjudicator.as_mut(), stop)?;
+            let Some(game) = game else {
+                return Err(LeagueError::Interrupted { done: resumed + played, total: schedule.len() });
+            };
+            let headers = PgnHeaders {
+                event: config.event.clone(),
+                date: date.clone(),
+                round: order.get(g.id.as_str()).map_or(0, |i| i + 1),
+                white: labels[g.white].clone(),
+                black: labels[g.black].clone(),
+                book_index: opening.index,
+            };
+            let pgn = pgn_text(
+                &headers,
+                &opening.state,
+                &game.moves,
+                game.result,
+                &game.termination,
+                game.adjudicated,
+            )?;
+            let record = GameRecord {
+                id: g.id.clone(),
+                white: labels[g.white].clone(),
+                black: labels[g.black].clone(),
+                book_index: opening.index,
+                opening_fen: opening.fen.clone(),
+                moves: game
+                    .moves
+                    .iter()
+                    .map(|m| m.action.to_uci(opening.state.castling_mode()).to_string())
+                    .collect(),
+                result: game.result,
+                termination: game.termination,
+                adjudicated: game.adjudicated,
+                seconds: started.elapsed().as_secs_f64(),
+                pgn,
+            };
+            append(&files.results, &record)?;
+            played += 1;
+            records.push(record.clone());
+            write_outputs(&mut records)?;
+            on(Progress::GameEnd { record: &record, done: resumed + played, total: schedule.len() });
+        }
+        reused = agents.mcts_reuse();
+    }
+    let table = write_outputs(&mut records)?;
+    Ok(LeagueSummary { table, played, resumed, total: schedule.len(), reused_evaluations: reused, files })
+}
+
+/// The agents of a league, built once.
+struct Agents {
+    list: Vec<Box<dyn Agent>>,
+    mcts: Vec<Rc<RefCell<u64>>>,
+}
+
+impl Agents {
+    fn mcts_reuse(&self) -> u64 {
+        self.mcts.iter().map(|c| *c.borrow()).sum()
+    }
+}
+
+/// An MCTS agent that reports its tree-reuse savings through a shared counter.
+struct CountingMcts {
+    inner: MctsAgent,
+    saved: Rc<RefCell<u64>>,
+}
+
+impl Agent for CountingMcts {
+    fn label(&self) -> &str {
+        self.inner.label()
+    }
+    fn new_game(&mut self) -> Result<(), LeagueError> {
+        self.inner.new_game()
+    }
+    fn choose(&mut self, game: &super::agent::GameView<'_>) -> Result<super::agent::Choice, LeagueError> {
+        let c = self.inner.choose(game);
+        *self.saved.borrow_mut() = self.inner.reused_evaluations;
+        c
+    }
+}
+
+fn build_agents(config: &LeagueConfig, stockfish: Option<&Path>) -> Result<Agents, LeagueError> {
+    let mut models: HashMap<PathBuf, SharedEvaluator> = HashMap::new();
+    let mut list: Vec<Box<dyn Agent>> = Vec::new();
+    let mut mcts = Vec::new();
+    for spec in &config.agents {
+        let label = spec.label();
+        let model = |models: &mut HashMap<PathBuf, SharedEvaluator>| -> Result<SharedEvaluator, LeagueError> {
+            let dir = spec.model.clone().unwrap_or_else(|| config.model.clone());
+            if let Some(m) = models.get(&dir) {
+                return Ok(m.clone());
+            }
+            let (e, _) = load_evaluator(&dir, &config.session)
+                .map_err(|source| LeagueError::Model { dir: dir.clone(), source: Box::new(source) })?;
+            let e: Box<dyn Evaluator<crate::game::chess::ChessState>> = e;
+            let shared: SharedEvaluator = Rc::new(RefCell::new(e));
+            models.insert(dir, shared.clone());
+            Ok(shared)
+        };
+        let sf = || {
+            stockfish
+                .ok_or_else(|| LeagueError::Settings(format!("{label} needs Stockfish, which was not found")))
+        };
+        let agent: Box<dyn Agent> = match spec.kind {
+            AgentKind::Mav { scoring } => {
+                Box::new(MavAgent::new(label.clone(), scoring, model(&mut models)?))
+            }
+            AgentKind::Mcts { simulations, scoring } => {
+                let saved = Rc::new(RefCell::new(0));
+                mcts.push(saved.clone());
+                let inner =
+                    MctsAgent::new(label.clone(), simulations, scoring, config.batch, 0, model(&mut models)?);
+                Box::new(CountingMcts { inner, saved })
+            }
+            AgentKind::StockfishSkill { skill } => Box::new(StockfishAgent::start(
+                label.clone(),
+                sf()?,
+                Strength::Skill(skill),
+                config.stockfish_limits.search_limits(),
+            )?),
+            AgentKind::StockfishElo { elo } => Box::new(StockfishAgent::start(
+                label.clone(),
+                sf()?,
+                Strength::Elo(elo),
+                config.stockfish_limits.search_limits(),
+            )?),
+        };
+        list.push(agent);
+    }
+    Ok(Agents { list, mcts })
+}
+
+/// Two distinct agents, mutably.
+fn pair_mut(
+    list: &mut [Box<dyn Agent>],
+    a: usize,
+    b: usize,
+) -> Result<(&mut dyn Agent, &mut dyn Agent), LeagueError> {
+    if a == b || a >= list.len() || b >= list.len() {
+        return Err(LeagueError::Settings(format!("bad pairing {a} vs {b}")));
+    }
+    if a < b {
+        let (lo, hi) = list.split_at_mut(b);
+        Ok((lo[a].as_mut(), hi[0].as_mut()))
+    } else {
+        let (lo, hi) = list.split_at_mut(a);
+        Ok((hi[0].as_mut(), lo[b].as_mut()))
+    }
+}
+
+/// The model package's `training` block from its mav.json (to say which model played), if it has one.
+pub fn model_provenance(dir: &Path) -> Option<String> {
+    let package = ModelPackage::open(dir).ok()?;
+    let text = std::fs::read_to_string(dir.join("mav.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let training = json.get("training").map(|t| t.to_string()).unwrap_or_else(|| "no training block".into());
+    Some(format!("{} ({}): {training}", package.manifest.name, package.manifest.format.name()))
+}

@@ -1,0 +1,195 @@
+//! Agent specifications: what each player of a league is, read from short texts like `mav-max`,
+//! `mcts:400` or `stockfish:3`, with a stable label used in the PGN, the results file and the tables.
+
+use std::path::PathBuf;
+
+use super::LeagueError;
+use crate::inference::evaluator::Scoring;
+
+/// What kind of player an agent is.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentKind {
+    /// One model call per move; plays the move with the best value under `scoring` (no search).
+    Mav {
+        /// Max or mean scoring.
+        scoring: Scoring,
+    },
+    /// MAV-MCTS over the model with this many simulations per move.
+    Mcts {
+        /// The simulation budget per move.
+        simulations: u64,
+        /// The scoring of the prior and the backed-up values.
+        scoring: Scoring,
+    },
+    /// Stockfish at a skill level (0..=20, `Skill Level`).
+    StockfishSkill {
+        /// The level.
+        skill: u32,
+    },
+    /// Stockfish limited to an Elo (`UCI_LimitStrength`, `UCI_Elo`).
+    StockfishElo {
+        /// The Elo.
+        elo: u32,
+    },
+}
+
+/// One agent: its kind and, for model agents, the package to use (`None` = the league's model).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AgentSpec {
+    /// What it is.
+    pub kind: AgentKind,
+    /// A model package other than the league's default.
+    pub model: Option<PathBuf>,
+}
+
+impl AgentSpec {
+    /// Reads `mav-max`, `mav-mean`, `mcts:N`, `mcts-max:N`, `stockfish:SKILL` (also `sf:SKILL`) or
+    /// `stockfish-elo:ELO`; model agents may end in `@MODEL_DIR`.
+    pub fn parse(text: &str) -> Result<AgentSpec, LeagueError> {
+        let err = |why: &str| LeagueError::UnknownAgent { spec: text.to_owned(), why: why.to_owned() };
+        let text_trim = text.trim();
+        let (body, model) = match text_trim.split_once('@') {
+            Some((b, m)) if !m.is_empty() => (b, Some(PathBuf::from(m))),
+            Some(_) => return Err(err("nothing after `@`")),
+            None => (text_trim, None),
+        };
+        let (name, arg) = match body.split_once(':') {
+            Some((n, a)) => (n.to_ascii_lowercase(), Some(a)),
+            None => (body.to_ascii_lowercase(), None),
+        };
+        let number = |what: &str| -> Result<u64, LeagueError> {
+            let a = arg.ok_or_else(|| err(&format!("give the {what} after a colon")))?;
+            a.parse::<u64>().map_err(|_| err(&format!("`{a}` is not a {what}")))
+        };
+        let kind = match name.as_str() {
+            "mav-max" | "max" if arg.is_none() => AgentKind::Mav { scoring: Scoring::Max },
+            "mav-mean" | "mean" if arg.is_none() => AgentKind::Mav { scoring: Scoring::Mean },
+            "mav-max" | "mav-mean" | "max" | "mean" => return Err(err("MAV agents take no number")),
+            "mcts" | "mcts-mean" | "mcts-max" => {
+                let simulations = number("number of simulations")?;
+                if simulations == 0 {
+                    return Err(err("MCTS needs at least one simulation"));
+                }
+                let scoring = if name == "mcts-max" { Scoring::Max } else { Scoring::Mean };
+                AgentKind::Mcts { simulations, scoring }
+            }
+            "stockfish" | "sf" => {
+                let skill = number("skill level")?;
+                if skill > 20 {
+                    return Err(err("Stockfish's skill levels run from 0 to 20"));
+                }
+                AgentKind::StockfishSkill { skill: skill as u32 }
+            }
+            "stockfish-elo" | "sf-elo" => {
+                let elo = number("Elo")?;
+                AgentKind::StockfishElo { elo: u32::try_from(elo).map_err(|_| err("that Elo is too large"))? }
+            }
+            _ => return Err(err("not a known agent")),
+        };
+        if model.is_some() && !kind.uses_model() {
+            return Err(err("only model agents take @MODEL_DIR"));
+        }
+        Ok(AgentSpec { kind, model })
+    }
+
+    /// The label: `mav-max`, `mav-mean`, `mcts-400`, `mcts-max-400`, `sf-skill3`, `sf-elo1500`, followed by
+    /// `@` and the model folder's name when the agent has its own model.
+    pub fn label(&self) -> String {
+        let base = match &self.kind {
+            AgentKind::Mav { scoring: Scoring::Max } => "mav-max".to_owned(),
+            AgentKind::Mav { scoring: Scoring::Mean } => "mav-mean".to_owned(),
+            AgentKind::Mcts { simulations, scoring: Scoring::Mean } => format!("mcts-{simulations}"),
+            AgentKind::Mcts { simulations, scoring: Scoring::Max } => format!("mcts-max-{simulations}"),
+            AgentKind::StockfishSkill { skill } => format!("sf-skill{skill}"),
+            AgentKind::StockfishElo { elo } => format!("sf-elo{elo}"),
+        };
+        match &self.model {
+            Some(dir) => {
+                let name = dir
+                    .file_name()
+                    .map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+                format!("{base}@{name}")
+            }
+            None => base,
+        }
+    }
+}
+
+impl AgentKind {
+    /// Whether it plays with a model (and so needs a model package).
+    pub fn uses_model(&self) -> bool {
+        matches!(self, AgentKind::Mav { .. } | AgentKind::Mcts { .. })
+    }
+
+    /// Whether it is Stockfish.
+    pub fn is_stockfish(&self) -> bool {
+        !self.uses_model()
+    }
+}
+
+/// Reads a list of agents and checks that the labels are distinct and that there are at least two.
+pub fn parse_agents(texts: &[String]) -> Result<Vec<AgentSpec>, LeagueError> {
+    let specs: Vec<AgentSpec> = texts.iter().map(|t| AgentSpec::parse(t)).collect::<Result<_, _>>()?;
+    let mut seen = std::collections::HashSet::new();
+    for s in &specs {
+        if !seen.insert(s.label()) {
+            return Err(LeagueError::Settings(format!("the agent {} is listed twice", s.label())));
+        }
+    }
+    if specs.len() < 2 {
+        return Err(LeagueError::Settings(format!(
+            "a league needs at least two agents, got {}",
+            specs.len()
+        )));
+    }
+    Ok(specs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_and_labels() {
+        let cases = [
+            ("mav-max", "mav-max"),
+            ("MAV-MEAN", "mav-mean"),
+            ("mcts:100", "mcts-100"),
+            ("mcts-max:400", "mcts-max-400"),
+            ("stockfish:0", "sf-skill0"),
+            ("sf:20", "sf-skill20"),
+            ("stockfish-elo:1500", "sf-elo1500"),
+            ("mcts:1000@assets/models/mav-tiny", "mcts-1000@mav-tiny"),
+        ];
+        for (text, label) in cases {
+            assert_eq!(AgentSpec::parse(text).expect(text).label(), label, "{text}");
+        }
+        assert_eq!(
+            AgentSpec::parse("mcts:400").expect("parses").kind,
+            AgentKind::Mcts { simulations: 400, scoring: Scoring::Mean }
+        );
+    }
+
+    #[test]
+    fn bad_specs_say_what_is_known() {
+        for bad in [
+            "alphazero",
+            "mcts",
+            "mcts:x",
+            "mcts:0",
+            "stockfish:21",
+            "stockfish",
+            "mav-max:3",
+            "sf:1@m",
+            "mav-max@",
+        ] {
+            let e = AgentSpec::parse(bad).expect_err(bad);
+            assert!(matches!(e, LeagueError::UnknownAgent { .. }), "{bad}: {e}");
+            assert!(e.to_string().contains("mcts:N"), "{e}");
+        }
+        let e = parse_agents(&["mav-max".into(), "max".into()]).expect_err("twice");
+        assert!(e.to_string().contains("twice"), "{e}");
+        assert!(parse_agents(&["mav-max".into()]).is_err());
+    }
+}
