@@ -65,6 +65,14 @@ pub enum EngineRequest {
     LoadModel(Option<PathBuf>),
     /// Evaluate every position of the line the board follows (game review, eval graph).
     ReviewLine,
+    /// Run internal search on the board position: explicit minimax with this breadth and depth (and the
+    /// model's own trace when the package writes one).
+    InternalSearch {
+        /// b.
+        breadth: usize,
+        /// d.
+        depth: u32,
+    },
 }
 
 /// The model's value of a position: its best move's win probability for the player to move, under each
@@ -114,6 +122,8 @@ pub struct AnalysisState {
     pub evals: std::collections::HashMap<String, PositionEval>,
     /// A game review is running: positions evaluated and positions asked for.
     pub reviewing: Option<(usize, usize)>,
+    /// The internal-search panel's run and report.
+    pub internal: super::internal_search::InternalSearchState,
 }
 
 impl AnalysisState {

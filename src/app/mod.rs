@@ -8,6 +8,7 @@ pub mod engine_link;
 pub mod file_dialog;
 pub mod game;
 pub mod game_list;
+pub mod internal_search;
 pub mod line;
 pub mod messages;
 pub mod position_setup;
