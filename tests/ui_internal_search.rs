@@ -70,3 +70,52 @@ fn panel_runs_minimax_and_shows_the_tree_and_the_chosen_move() {
         }
     }
 }
+
+/// A report whose model side is a hand-edited trace (an illegal move in place of the first child), as an
+/// internal-search model could write it.
+fn report_with_a_model_trace() -> mavboard::search::internal::InternalReport {
+    use mavboard::game::GameState;
+    use mavboard::game::chess::ChessState;
+    use mavboard::inference::complete::Completion;
+    use mavboard::inference::evaluator::Scoring;
+    use mavboard::mav::buckets::Buckets;
+    use mavboard::mav::command::StateFormat;
+    use mavboard::search::internal::{InternalConfig, InternalReport, explicit_search, judge_trace};
+
+    let config =
+        InternalConfig { breadth: 2, depth: 1, scoring: Scoring::Mean, state_format: StateFormat::Fen, buckets: Buckets::mav() };
+    let root = ChessState::startpos();
+    let mut e = mavboard::search::mock::HashEvaluator::new(5);
+    let explicit = explicit_search(&mut e, root.clone(), &config).expect("runs");
+    let first = explicit.tree.children[0].action.clone().expect("a child");
+    let text = explicit.trace[explicit.prompt.len()..].replace(&format!("<root {first}>"), "<root e1e8>");
+    let completion = Completion { tokens: 100, text, truncated: false };
+    let model = judge_trace::<ChessState>(&explicit.prompt, &completion, &explicit.tree, Buckets::mav());
+    InternalReport {
+        root: root.to_text(),
+        breadth: 2,
+        depth: 1,
+        scoring: Scoring::Mean,
+        explicit,
+        model: ModelSide::Written(model),
+    }
+}
+
+#[test]
+fn a_model_trace_is_shown_beside_the_explicit_one_with_its_mistakes() {
+    let mut h = ui_common::app_harness();
+    let report = report_with_a_model_trace();
+    h.state_mut().state.analysis.internal.result = Some(Ok(report.clone()));
+    h.step();
+    click(&mut h, "Internal search (minimax)");
+    assert!(h.get_all_by_label("The model's own trace").next().is_some());
+    assert!(h.get_all_by_label("Explicit minimax").next().is_some());
+    // The model's illegal child, its issue marked, and the difference from the explicit tree.
+    assert!(h.get_all_by_label_contains("e1e8  value ").next().is_some());
+    assert!(h.get_all_by_label_contains("! line ").next().is_some(), "issues are listed at their nodes");
+    assert!(h.get_all_by_label_contains("illegal move e1e8").next().is_some());
+    assert!(h.get_all_by_label_contains("Differs from the explicit search").next().is_some());
+    let second = report.explicit.tree.children[1].action.clone().expect("a child");
+    assert!(h.get_all_by_label_contains(&format!("{second}  max ")).next().is_some());
+    assert!(h.get_all_by_label_contains(&format!("{second}  value ")).next().is_some(), "in both trees");
+}
