@@ -14,7 +14,8 @@ use mavboard::mav::buckets::Buckets;
 use mavboard::mav::command::StateFormat;
 use mavboard::mav::trace::parse_trace;
 use mavboard::search::internal::{
-    ExplicitSearch, InternalConfig, ModelSide, TreeNode, explicit_search, judge_trace, model_side, run_internal,
+    ExplicitSearch, InternalConfig, ModelSide, TreeNode, explicit_search, judge_trace, model_side,
+    run_internal,
 };
 use mavboard::search::mock::HashEvaluator;
 
@@ -23,7 +24,13 @@ fn package(name: &str) -> PathBuf {
 }
 
 fn config(breadth: usize, depth: u32) -> InternalConfig {
-    InternalConfig { breadth, depth, scoring: Scoring::Mean, state_format: StateFormat::Fen, buckets: Buckets::mav() }
+    InternalConfig {
+        breadth,
+        depth,
+        scoring: Scoring::Mean,
+        state_format: StateFormat::Fen,
+        buckets: Buckets::mav(),
+    }
 }
 
 /// Every node's backed-up value and choice follow from its children (or it is a leaf that chose one of
@@ -42,11 +49,8 @@ fn check_tree(n: &TreeNode, state: &ChessState, breadth: usize, depth: u32) {
         assert!(n.children.is_empty(), "{} is a leaf at depth {depth}", n.name());
     } else {
         assert_eq!(n.children.len(), breadth.min(legal.len()), "{} expands b children", n.name());
-        let best = n
-            .children
-            .iter()
-            .map(|c| 1.0 - c.value.expect("child value"))
-            .fold(f64::NEG_INFINITY, f64::max);
+        let best =
+            n.children.iter().map(|c| 1.0 - c.value.expect("child value")).fold(f64::NEG_INFINITY, f64::max);
         assert!((value - best).abs() < 1e-12, "{}: backed-up {value} vs children {best}", n.name());
         let chosen = n.child(&choice).expect("an inner node chooses one of its children");
         assert!((1.0 - chosen.value.expect("value") - best).abs() < 1e-12);
@@ -74,8 +78,8 @@ fn check_trace(e: &ExplicitSearch, buckets: Buckets) {
 
 #[test]
 fn explicit_search_over_the_shipped_encoder() {
-    let (mut model, package) =
-        open_trace_model(&package("mav-enc-tiny"), &SessionOptions::default()).expect("the shipped model opens");
+    let (mut model, package) = open_trace_model(&package("mav-enc-tiny"), &SessionOptions::default())
+        .expect("the shipped model opens");
     let buckets = Buckets::new(package.manifest.num_buckets as u32).expect("buckets");
     let root = ChessState::startpos();
     for (b, d) in [(2, 1), (3, 0), (2, 2)] {
@@ -107,7 +111,8 @@ fn explicit_search_over_the_shipped_text_model() {
     let buckets = Buckets::new(package.manifest.num_buckets as u32).expect("buckets");
     let root = ChessState::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
         .expect("valid FEN");
-    let r = run_internal(&mut model, root.clone(), &InternalConfig { buckets, ..config(2, 1) }).expect("runs");
+    let r =
+        run_internal(&mut model, root.clone(), &InternalConfig { buckets, ..config(2, 1) }).expect("runs");
     assert_eq!(r.explicit.tree.count(), 3);
     check_tree(&r.explicit.tree, &root, 2, 1);
     check_trace(&r.explicit, buckets);

@@ -50,7 +50,8 @@ fn panel_runs_minimax_and_shows_the_tree_and_the_chosen_move() {
     assert_eq!(report.explicit.model_calls, 3);
     let choice = report.explicit.choice.clone().expect("a move is chosen");
     assert!(tree.child(&choice).is_some_and(|c| c.on_chosen_line));
-    let backed_up = tree.children.iter().map(|c| 1.0 - c.value.expect("value")).fold(f64::NEG_INFINITY, f64::max);
+    let backed_up =
+        tree.children.iter().map(|c| 1.0 - c.value.expect("value")).fold(f64::NEG_INFINITY, f64::max);
     assert_eq!(report.explicit.value, Some(backed_up));
     for c in &tree.children {
         let mv = c.action.clone().expect("a move");
@@ -59,12 +60,17 @@ fn panel_runs_minimax_and_shows_the_tree_and_the_chosen_move() {
             "the tree shows {mv} with its values"
         );
     }
-    assert!(h.get_all_by_label_contains(&format!("Plays {choice} (")).next().is_some(), "the chosen move is shown");
+    assert!(
+        h.get_all_by_label_contains(&format!("Plays {choice} (")).next().is_some(),
+        "the chosen move is shown"
+    );
     match &report.model {
         ModelSide::Unsupported { .. } => {
             assert!(h.get_all_by_label_contains("No model trace: ").next().is_some());
         }
-        ModelSide::Written(_) => assert!(h.get_all_by_label_contains("The model's own trace").next().is_some()),
+        ModelSide::Written(_) => {
+            assert!(h.get_all_by_label_contains("The model's own trace").next().is_some())
+        }
         ModelSide::Failed { .. } => {
             assert!(h.get_all_by_label_contains("could not write its trace").next().is_some());
         }
@@ -82,8 +88,13 @@ fn report_with_a_model_trace() -> mavboard::search::internal::InternalReport {
     use mavboard::mav::command::StateFormat;
     use mavboard::search::internal::{InternalConfig, InternalReport, explicit_search, judge_trace};
 
-    let config =
-        InternalConfig { breadth: 2, depth: 1, scoring: Scoring::Mean, state_format: StateFormat::Fen, buckets: Buckets::mav() };
+    let config = InternalConfig {
+        breadth: 2,
+        depth: 1,
+        scoring: Scoring::Mean,
+        state_format: StateFormat::Fen,
+        buckets: Buckets::mav(),
+    };
     let root = ChessState::startpos();
     let mut e = mavboard::search::mock::HashEvaluator::new(5);
     let explicit = explicit_search(&mut e, root.clone(), &config).expect("runs");

@@ -11,15 +11,15 @@ use std::sync::Arc;
 use super::analysis::{EngineRequest, ModelInfo, ModelStatus};
 use super::line::MoveHistory;
 use super::state::AppState;
+use crate::engine::internal::{InternalRun, InternalSource};
 use crate::engine::{
     Command, Engine, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, GoLimits, Repaint,
 };
-use crate::engine::internal::{InternalRun, InternalSource};
 use crate::game::GameState;
-use crate::search::internal::InternalConfig;
 use crate::inference::onnx::SessionOptions;
 use crate::model::ModelPackage;
 use crate::model::package::default_package_dir;
+use crate::search::internal::InternalConfig;
 
 /// Inference workers for the app: one keeps a 2-core laptop responsive; ONNX Runtime threads inside it.
 const APP_WORKERS: usize = 1;
@@ -155,7 +155,9 @@ impl EngineLink {
                     self.stop(state);
                     self.load_model(dir.as_deref(), state);
                 }
-                EngineRequest::InternalSearch { breadth, depth } => self.internal_search(state, breadth, depth),
+                EngineRequest::InternalSearch { breadth, depth } => {
+                    self.internal_search(state, breadth, depth)
+                }
             }
         }
         let reviewing = self.review_start.is_some();

@@ -14,9 +14,12 @@ use mavboard::search::internal::{InternalConfig, InternalReport, ModelSide, run_
 
 /// Reads `b,d` (breadth ≥ 1, depth ≥ 0).
 pub fn parse_breadth_depth(text: &str) -> anyhow::Result<(usize, u32)> {
-    let (b, d) = text.split_once(',').with_context(|| format!("--internal {text}: write it as b,d (e.g. 2,1)"))?;
-    let b: usize = b.trim().parse().with_context(|| format!("--internal {text}: the breadth {b:?} is no number"))?;
-    let d: u32 = d.trim().parse().with_context(|| format!("--internal {text}: the depth {d:?} is no number"))?;
+    let (b, d) =
+        text.split_once(',').with_context(|| format!("--internal {text}: write it as b,d (e.g. 2,1)"))?;
+    let b: usize =
+        b.trim().parse().with_context(|| format!("--internal {text}: the breadth {b:?} is no number"))?;
+    let d: u32 =
+        d.trim().parse().with_context(|| format!("--internal {text}: the depth {d:?} is no number"))?;
     anyhow::ensure!(b >= 1, "--internal {text}: the breadth must be at least 1");
     anyhow::ensure!(d <= 4, "--internal {text}: depths above 4 ask for b^d model calls per level; use 0..=4");
     Ok((b, d))

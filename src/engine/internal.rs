@@ -100,9 +100,10 @@ fn run_once(
         InternalSource::Package { dir, options } => {
             open_trace_model(dir, options).map_err(|e| format!("could not open the model: {e}"))?.0
         }
-        InternalSource::Factory { factory, why } => {
-            TraceModel::ValuesOnly(factory(0).map_err(|e| format!("could not open the model: {e}"))?, why.clone())
-        }
+        InternalSource::Factory { factory, why } => TraceModel::ValuesOnly(
+            factory(0).map_err(|e| format!("could not open the model: {e}"))?,
+            why.clone(),
+        ),
     };
     run_internal(&mut model, root, config).map_err(|e| e.to_string())
 }

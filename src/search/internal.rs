@@ -208,7 +208,9 @@ pub fn trace_tree<S: MavState>(
                 .collect::<Result<Vec<_>, BucketError>>()?;
             NodeEval { best: scored.first().map(|x| x.1), values }
         }
-        NodeEvaluation::Terminal(_) | NodeEvaluation::Failed(_) => NodeEval { values: Vec::new(), best: None },
+        NodeEvaluation::Terminal(_) | NodeEvaluation::Failed(_) => {
+            NodeEval { values: Vec::new(), best: None }
+        }
     };
     let mut children = Vec::new();
     for c in &node.children {
@@ -319,11 +321,9 @@ pub fn describe_issue(kind: &TraceIssueKind) -> String {
         TraceIssueKind::IllegalMove(m) => format!("illegal move {m}"),
         TraceIssueKind::Evaluation(h) => format!("in its evaluation: {h}"),
         TraceIssueKind::UnknownNode(n) => format!("node {n} was not expanded from its parent (or repeats)"),
-        TraceIssueKind::ExpansionMismatch { expected, got } => format!(
-            "expanded [{}] but its own values give [{}]",
-            got.join(" "),
-            expected.join(" ")
-        ),
+        TraceIssueKind::ExpansionMismatch { expected, got } => {
+            format!("expanded [{}] but its own values give [{}]", got.join(" "), expected.join(" "))
+        }
         TraceIssueKind::DecisionMismatch(why) => format!("decision: {why}"),
         TraceIssueKind::BackedUpValue { child, expected, got } => format!(
             "inconsistent backed-up value for {child}: wrote <ctrl{got}>, but the child's own selection seen from here is <ctrl{expected}>"
@@ -340,7 +340,11 @@ pub fn parsed_tree<S: MavState>(t: &ParsedTrace<S>, buckets: Buckets) -> Option<
     t.nodes.first()?;
     let mut by_node: HashMap<String, Vec<String>> = HashMap::new();
     for i in &t.issues {
-        by_node.entry(i.node.clone()).or_default().push(format!("line {}: {}", i.line, describe_issue(&i.kind)));
+        by_node.entry(i.node.clone()).or_default().push(format!(
+            "line {}: {}",
+            i.line,
+            describe_issue(&i.kind)
+        ));
     }
     let mut root = parsed_node(t, 0, buckets, &mut by_node, 0);
     root.mark_chosen_line();
@@ -358,7 +362,8 @@ fn parsed_node<S: MavState>(
     let centre = |b: u32| buckets.centre(b).ok();
     let mut move_value = None;
     if let Some(last) = n.path.last()
-        && let Some(parent) = t.nodes.iter().find(|p| p.path.len() + 1 == n.path.len() && n.path.starts_with(&p.path))
+        && let Some(parent) =
+            t.nodes.iter().find(|p| p.path.len() + 1 == n.path.len() && n.path.starts_with(&p.path))
         && let (Some(state), Some(eval)) = (&parent.state, &parent.eval)
         && let Some((_, b)) = eval.top.iter().find(|(a, _)| &state.action_to_text(*a) == last)
     {
@@ -458,7 +463,8 @@ pub fn judge_trace<S: MavState>(
                 .map(|i| IssueLine { line: i.line, node: i.node.clone(), text: describe_issue(&i.kind) })
                 .collect();
             report.tree = parsed_tree(&t, buckets);
-            report.comparison = report.tree.as_ref().map(|tree| compare(explicit, tree, t.playing.as_deref()));
+            report.comparison =
+                report.tree.as_ref().map(|tree| compare(explicit, tree, t.playing.as_deref()));
         }
     }
     report

@@ -140,7 +140,10 @@ fn report_ui(ui: &mut egui::Ui, state: &AppState, r: &InternalReport) {
         }
         ModelSide::Failed { why } => {
             explicit_ui(ui, r);
-            ui.colored_label(ui.visuals().error_fg_color, format!("The model could not write its trace: {why}"));
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                format!("The model could not write its trace: {why}"),
+            );
         }
     }
 }
@@ -171,7 +174,9 @@ pub fn internal_search_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Comm
     ui.data_mut(|d| d.insert_temp(id, (breadth, depth)));
     match &internal.result {
         None => {
-            ui.weak("Run minimax over the model: each node is one model call, b moves expanded, d plies deep.");
+            ui.weak(
+                "Run minimax over the model: each node is one model call, b moves expanded, d plies deep.",
+            );
         }
         Some(Err(e)) => {
             ui.colored_label(ui.visuals().error_fg_color, e);

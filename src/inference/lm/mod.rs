@@ -328,15 +328,16 @@ impl super::complete::Completer for MavLmEvaluator {
             scratch.clear();
             scratch.extend(logits.row(0).iter().copied());
             match row.next(&scratch) {
-                Some(t) if !row.finished() => logits = self.decoder.step(&mut cache, &[t]).map_err(backend)?,
+                Some(t) if !row.finished() => {
+                    logits = self.decoder.step(&mut cache, &[t]).map_err(backend)?
+                }
                 _ => break,
             }
         }
-        let text = self
-            .tokens
-            .tokenizer
-            .decode(&row.generated)
-            .map_err(|e| EvalError::Backend(format!("the model wrote tokens that cannot be decoded: {e}")))?;
+        let text =
+            self.tokens.tokenizer.decode(&row.generated).map_err(|e| {
+                EvalError::Backend(format!("the model wrote tokens that cannot be decoded: {e}"))
+            })?;
         Ok(super::complete::Completion {
             text,
             tokens: row.generated.len(),
