@@ -108,7 +108,7 @@ fn report_with_a_model_trace() -> mavboard::search::internal::InternalReport {
         depth: 1,
         scoring: Scoring::Mean,
         explicit,
-        model: ModelSide::Written(model),
+        model: ModelSide::Written(Box::new(model)),
     }
 }
 

@@ -306,7 +306,7 @@ pub enum ModelSide {
         why: String,
     },
     /// The model wrote a trace.
-    Written(ModelTraceReport),
+    Written(Box<ModelTraceReport>),
     /// Asking the model failed.
     Failed {
         /// Why.
@@ -490,7 +490,7 @@ pub fn model_side<S: MavState>(
     match completer {
         None => ModelSide::Unsupported { why: unsupported.to_owned() },
         Some(c) => match model_trace::<S>(c, explicit, buckets) {
-            Ok(r) => ModelSide::Written(r),
+            Ok(r) => ModelSide::Written(Box::new(r)),
             Err(e) => ModelSide::Failed { why: e.to_string() },
         },
     }
