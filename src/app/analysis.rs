@@ -65,6 +65,14 @@ pub enum EngineRequest {
     LoadModel(Option<PathBuf>),
     /// Evaluate every position of the line the board follows (game review, eval graph).
     ReviewLine,
+    /// Run internal search on the board position: explicit minimax with this breadth and depth (and the
+    /// model's own trace when the package writes one).
+    InternalSearch {
+        /// b.
+        breadth: usize,
+        /// d.
+        depth: u32,
+    },
 }
 
 /// The model's value of a position: its best move's win probability for the player to move, under each
@@ -123,6 +131,8 @@ pub struct AnalysisState {
     pub reviewing: Option<(usize, usize)>,
     /// The last finished review of a game's main line (shown while its document is open).
     pub game_review: Option<super::game_review::ReviewedGame>,
+    /// The internal-search panel's run and report.
+    pub internal: super::internal_search::InternalSearchState,
 }
 
 impl AnalysisState {

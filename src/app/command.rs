@@ -116,4 +116,12 @@ pub enum Command {
     CopyPgn,
     /// Go back to the shipped default model.
     LoadDefaultModel,
+    /// Run internal search (explicit minimax, and the model's own trace when it writes one) on the board
+    /// position.
+    RunInternalSearch {
+        /// b: children per expanded node.
+        breadth: usize,
+        /// d: plies below the root.
+        depth: u32,
+    },
 }

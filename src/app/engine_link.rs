@@ -12,6 +12,7 @@ use super::analysis::{EngineRequest, ModelInfo, ModelStatus, PositionEval};
 use super::game_review::{self, PendingReview};
 use super::line::MoveHistory;
 use super::state::AppState;
+use crate::engine::internal::{InternalRun, InternalSource};
 use crate::engine::{
     Command, Engine, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, GoLimits, Repaint,
 };
@@ -19,6 +20,7 @@ use crate::game::GameState;
 use crate::inference::onnx::SessionOptions;
 use crate::model::ModelPackage;
 use crate::model::package::default_package_dir;
+use crate::search::internal::InternalConfig;
 
 /// Inference workers for the app: one keeps a 2-core laptop responsive; ONNX Runtime threads inside it.
 const APP_WORKERS: usize = 1;
@@ -49,6 +51,12 @@ pub struct EngineLink {
     review: Option<PendingReview>,
     /// The next tag for an `Evaluate` command.
     next_tag: u64,
+    /// Wakes the UI (also when an internal search ends).
+    repaint: Repaint,
+    /// Where internal search gets the loaded model.
+    internal_source: Option<InternalSource>,
+    /// The internal search in progress.
+    internal_run: Option<InternalRun>,
 }
 
 impl EngineLink {
@@ -56,7 +64,7 @@ impl EngineLink {
     pub fn start(repaint: Repaint) -> Result<EngineLink, EngineError> {
         let config = EngineConfig::default();
         Ok(EngineLink {
-            engine: Engine::start(config, repaint)?,
+            engine: Engine::start(config, repaint.clone())?,
             sent_generation: None,
             gos_out: 0,
             last_go: None,
@@ -64,6 +72,9 @@ impl EngineLink {
             config,
             review: None,
             next_tag: 0,
+            repaint,
+            internal_source: None,
+            internal_run: None,
         })
     }
 
@@ -93,12 +104,20 @@ impl EngineLink {
             buckets: package.manifest.num_buckets,
             parameters: package.manifest.parameters,
         };
-        let factory = model_factory(dir, SessionOptions::default());
+        let factory = model_factory(dir.clone(), SessionOptions::default());
         self.load_factory(factory, info, state);
+        self.internal_source = Some(InternalSource::Package { dir, options: SessionOptions::default() });
     }
 
     /// Loads evaluators from `factory` (the real model, or a mock in tests) described by `info`.
     pub fn load_factory(&mut self, factory: EvaluatorFactory, info: ModelInfo, state: &mut AppState) {
+        self.internal_source = Some(InternalSource::Factory {
+            factory: factory.clone(),
+            why: format!(
+                "{} ({}) was given to the engine directly, not as a package folder, so it writes no trace of its own",
+                info.name, info.format
+            ),
+        });
         state.analysis.model = ModelStatus::Loading(info);
         self.has_model = true;
         if self.engine.send(Command::LoadEvaluator { factory, workers: APP_WORKERS }).is_err() {
@@ -111,6 +130,7 @@ impl EngineLink {
 
     fn model_failed(&mut self, state: &mut AppState, text: String) {
         self.has_model = false;
+        self.internal_source = None;
         state.analysis.model = ModelStatus::Failed(text.clone());
         state.analysis.evaluating = false;
         state.messages.error(text);
@@ -129,6 +149,9 @@ impl EngineLink {
                 EngineRequest::LoadModel(dir) => {
                     self.stop(state);
                     self.load_model(dir.as_deref(), state);
+                }
+                EngineRequest::InternalSearch { breadth, depth } => {
+                    self.internal_search(state, breadth, depth)
                 }
             }
         }
@@ -274,8 +297,52 @@ impl EngineLink {
         state.analysis.model = ModelStatus::Failed("The engine thread has stopped; restart mavboard.".into());
     }
 
+    /// Starts an internal search of the board position on its own thread (one at a time).
+    fn internal_search(&mut self, state: &mut AppState, breadth: usize, depth: u32) {
+        if self.internal_run.is_some() {
+            return;
+        }
+        let (Some(source), Some(info)) = (self.internal_source.clone(), state.analysis.model.info()) else {
+            state.messages.error("No model is loaded: load one before running internal search.");
+            return;
+        };
+        let buckets = match crate::mav::buckets::Buckets::new(u32::try_from(info.buckets).unwrap_or(0)) {
+            Ok(b) => b,
+            Err(e) => {
+                state.messages.error(format!("Internal search: the model's buckets: {e}"));
+                return;
+            }
+        };
+        let config = InternalConfig {
+            breadth,
+            depth,
+            scoring: state.settings.scoring.into(),
+            state_format: crate::mav::command::StateFormat::Fen,
+            buckets,
+        };
+        match InternalRun::start(source, state.current().clone(), config, self.repaint.clone()) {
+            Ok(run) => {
+                self.internal_run = Some(run);
+                state.analysis.internal.running = true;
+            }
+            Err(e) => {
+                state.messages.error(e);
+            }
+        }
+    }
+
+    /// Takes the internal search's result when it has arrived.
+    fn poll_internal(&mut self, state: &mut AppState) {
+        if let Some(result) = self.internal_run.as_ref().and_then(InternalRun::try_result) {
+            self.internal_run = None;
+            state.analysis.internal.running = false;
+            state.analysis.internal.result = Some(result);
+        }
+    }
+
     /// Applies the events that arrived since the last frame.
     pub fn drain(&mut self, state: &mut AppState) {
+        self.poll_internal(state);
         while let Ok(event) = self.engine.events().try_recv() {
             match event {
                 Event::Info(report) => {

@@ -9,6 +9,7 @@ pub mod file_dialog;
 pub mod game;
 pub mod game_list;
 pub mod game_review;
+pub mod internal_search;
 pub mod line;
 pub mod messages;
 pub mod position_setup;

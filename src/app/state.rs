@@ -205,6 +205,9 @@ impl AppState {
             }
             Command::ReviewLine => self.analysis.requests.push(EngineRequest::ReviewLine),
             Command::AnnotateGame => self.annotate_game(),
+            Command::RunInternalSearch { breadth, depth } => {
+                self.analysis.requests.push(EngineRequest::InternalSearch { breadth, depth });
+            }
             Command::CopyPgn => {
                 ctx.copy_text(self.line.to_pgn());
                 self.status_note = Some("PGN copied to the clipboard".to_owned());

@@ -42,6 +42,10 @@ pub struct Args {
     /// ONNX Runtime library to use.
     #[arg(long)]
     ort_lib: Option<PathBuf>,
+    /// Internal search (paper §4) with breadth b and depth d, e.g. `2,1`: the explicit minimax over the
+    /// model (its trace, tree and choice) and, when the package was trained for it, the model's own trace.
+    #[arg(long, value_name = "b,d")]
+    internal: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -81,6 +85,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => default_package_dir()?,
     };
     let options = SessionOptions { ort_lib: args.ort_lib, ..SessionOptions::default() };
+    if let Some(spec) = &args.internal {
+        return super::internal::run(state, &dir, &options, spec, scoring, args.json);
+    }
     let (mut evaluator, package) = load_evaluator(&dir, &options)?;
     let mut request = EvalRequest::values(state.clone());
     request.top_k = top_k;

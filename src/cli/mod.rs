@@ -5,6 +5,7 @@ pub mod annotate;
 pub mod bench;
 pub mod datagen;
 pub mod eval;
+pub mod internal;
 pub mod league;
 pub mod mav;
 pub mod perft;

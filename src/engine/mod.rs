@@ -13,6 +13,7 @@
 pub mod api;
 mod controller;
 pub mod handle;
+pub mod internal;
 pub mod line_reader;
 pub mod pool;
 pub mod position;

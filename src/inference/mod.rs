@@ -5,6 +5,7 @@
 
 pub mod action_value;
 pub mod cache;
+pub mod complete;
 pub mod device;
 pub mod encoder;
 pub mod evaluator;

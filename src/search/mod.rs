@@ -6,6 +6,7 @@
 //! threads, tests and the CLI use the synchronous [`mcts::Mcts::run`].
 
 pub mod error;
+pub mod internal;
 pub mod mcts;
 pub mod minimax;
 pub mod mock;

@@ -69,6 +69,11 @@ pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             .show(ui, |ui| {
                 out.extend(search_panel_ui(ui, state, &mut hovered));
             });
+        egui::CollapsingHeader::new(egui::RichText::new("Internal search (minimax)").strong())
+            .default_open(false)
+            .show(ui, |ui| {
+                out.extend(super::internal_search_panel::internal_search_panel_ui(ui, state));
+            });
     });
     if hovered != state.analysis.hovered_move {
         out.push(Command::HoverMove(hovered));

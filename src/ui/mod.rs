@@ -7,6 +7,7 @@ pub mod board;
 pub mod dialogs;
 pub mod distribution;
 pub mod eval_graph;
+pub mod internal_search_panel;
 pub mod menu;
 pub mod move_input;
 pub mod move_tree;

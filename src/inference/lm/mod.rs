@@ -311,3 +311,37 @@ impl Evaluator<ChessState> for MavLmEvaluator {
             .collect()
     }
 }
+
+impl super::complete::Completer for MavLmEvaluator {
+    /// Free decoding of a raw prompt (no MAV header written for it): greedy until `<eos>` or the context.
+    fn complete(&mut self, prompt: &str) -> Result<super::complete::Completion, EvalError> {
+        let ids = self.tokens.tokenizer.encode(prompt);
+        if ids.len() >= self.context {
+            return Err(EvalError::ContextTooLong { needed: ids.len() + 1, context: self.context });
+        }
+        let max_new = self.context - ids.len();
+        let backend = |e: DecoderError| EvalError::Backend(e.to_string());
+        let mut row = FreeRow::new(&self.tokens, max_new);
+        let (mut cache, mut logits) = self.decoder.prefill(std::slice::from_ref(&ids)).map_err(backend)?;
+        let mut scratch: Vec<f32> = Vec::new();
+        loop {
+            scratch.clear();
+            scratch.extend(logits.row(0).iter().copied());
+            match row.next(&scratch) {
+                Some(t) if !row.finished() => {
+                    logits = self.decoder.step(&mut cache, &[t]).map_err(backend)?
+                }
+                _ => break,
+            }
+        }
+        let text =
+            self.tokens.tokenizer.decode(&row.generated).map_err(|e| {
+                EvalError::Backend(format!("the model wrote tokens that cannot be decoded: {e}"))
+            })?;
+        Ok(super::complete::Completion {
+            text,
+            tokens: row.generated.len(),
+            truncated: row.generated.len() >= max_new,
+        })
+    }
+}

@@ -1,0 +1,117 @@
+//! `mavboard analyse --internal b,d`: the explicit minimax over the model with its trace, its tree and its
+//! choice, and the model's own trace beside it when the package was trained to write one.
+
+use std::path::Path;
+
+use anyhow::Context;
+use mavboard::game::chess::ChessState;
+use mavboard::inference::complete::open_trace_model;
+use mavboard::inference::evaluator::Scoring;
+use mavboard::inference::onnx::SessionOptions;
+use mavboard::mav::buckets::Buckets;
+use mavboard::mav::command::StateFormat;
+use mavboard::search::internal::{InternalConfig, InternalReport, ModelSide, run_internal, tree_lines};
+
+/// Reads `b,d` (breadth ≥ 1, depth ≥ 0).
+pub fn parse_breadth_depth(text: &str) -> anyhow::Result<(usize, u32)> {
+    let (b, d) =
+        text.split_once(',').with_context(|| format!("--internal {text}: write it as b,d (e.g. 2,1)"))?;
+    let b: usize =
+        b.trim().parse().with_context(|| format!("--internal {text}: the breadth {b:?} is no number"))?;
+    let d: u32 =
+        d.trim().parse().with_context(|| format!("--internal {text}: the depth {d:?} is no number"))?;
+    anyhow::ensure!(b >= 1, "--internal {text}: the breadth must be at least 1");
+    anyhow::ensure!(d <= 4, "--internal {text}: depths above 4 ask for b^d model calls per level; use 0..=4");
+    Ok((b, d))
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| format!("{:.1}%", 100.0 * v))
+}
+
+/// Runs the internal search and prints it (text or JSON).
+pub fn run(
+    state: ChessState,
+    dir: &Path,
+    options: &SessionOptions,
+    spec: &str,
+    scoring: Scoring,
+    json: bool,
+) -> anyhow::Result<()> {
+    let (breadth, depth) = parse_breadth_depth(spec)?;
+    let (mut model, package) =
+        open_trace_model(dir, options).with_context(|| format!("opening the model in {}", dir.display()))?;
+    let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
+        .context("mav.json num_buckets")?;
+    let config = InternalConfig { breadth, depth, scoring, state_format: StateFormat::Fen, buckets };
+    let report = run_internal(&mut model, state, &config)?;
+    if json {
+        let mut out = serde_json::to_value(&report)?;
+        if let Some(o) = out.as_object_mut() {
+            o.insert("model_name".into(), serde_json::Value::String(package.manifest.name.clone()));
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    print_report(&report, &package.manifest.name, package.manifest.format.name());
+    Ok(())
+}
+
+fn print_report(r: &InternalReport, name: &str, format: &str) {
+    let scoring = match r.scoring {
+        Scoring::Max => "max",
+        Scoring::Mean => "mean",
+    };
+    println!("position  {}", r.root);
+    println!("model     {name} ({format})");
+    println!(
+        "\nExplicit minimax, breadth {} depth {}, {scoring} scoring: {} model calls",
+        r.breadth, r.depth, r.explicit.model_calls
+    );
+    println!("\n-- trace (the reference an internal-search model imitates) --\n{}", r.explicit.trace);
+    println!("\n-- tree (* the chosen line) --");
+    for l in tree_lines(&r.explicit.tree) {
+        println!("{l}");
+    }
+    println!(
+        "\nexplicit search plays {} (value {} for the side to move; line {})",
+        r.explicit.choice.as_deref().unwrap_or("nothing"),
+        pct(r.explicit.value),
+        r.explicit.tree.chosen_line().join(" ")
+    );
+    println!("\n-- the model's own trace --");
+    match &r.model {
+        ModelSide::Unsupported { why } => println!("none: {why}."),
+        ModelSide::Failed { why } => println!("the model could not write its trace: {why}"),
+        ModelSide::Written(m) => {
+            println!("{}", m.written);
+            if m.truncated {
+                println!("(the model ran out of context after {} tokens)", m.tokens);
+            }
+            if let Some(e) = &m.parse_error {
+                println!("the trace cannot be read: {e}");
+            }
+            if let Some(t) = &m.tree {
+                println!("\n-- the model's tree (* its chosen line, ! its mistakes) --");
+                for l in tree_lines(t) {
+                    println!("{l}");
+                }
+            }
+            println!("\n{} issue(s)", m.issues.len());
+            for i in &m.issues {
+                println!("  line {} {}: {}", i.line, i.node, i.text);
+            }
+            if let Some(c) = &m.comparison {
+                println!(
+                    "\nexplicit search plays {}, the model plays {}{}",
+                    c.explicit_choice.as_deref().unwrap_or("nothing"),
+                    c.model_choice.as_deref().unwrap_or("nothing"),
+                    if c.same_choice { " (the same move)" } else { "" }
+                );
+                for d in &c.differences {
+                    println!("  differs: {d}");
+                }
+            }
+        }
+    }
+}

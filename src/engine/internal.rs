@@ -1,0 +1,109 @@
+//! Internal search off the caller's thread: one background thread per run opens the model, runs the
+//! explicit minimax (and the model's own trace when the package writes one) and sends the report back.
+//!
+//! A run owns its evaluator (opened for the run, dropped after), so it never competes with the analysis
+//! engine's inference workers for their sessions; the minimax itself makes 1 + b + … + b^d model calls.
+
+use std::path::PathBuf;
+
+use crossbeam_channel::{Receiver, bounded};
+
+use super::api::{EvaluatorFactory, Repaint};
+use crate::game::chess::ChessState;
+use crate::inference::complete::{TraceModel, open_trace_model};
+use crate::inference::onnx::SessionOptions;
+use crate::search::internal::{InternalConfig, InternalReport, run_internal};
+
+/// Where a run gets its model.
+#[derive(Clone)]
+pub enum InternalSource {
+    /// A package folder: a trace writer when its mav.json says it was trained for internal search.
+    Package {
+        /// The folder.
+        dir: PathBuf,
+        /// How to open its session.
+        options: SessionOptions,
+    },
+    /// Evaluators from a factory (the engine's own, e.g. a mock in tests): values only.
+    Factory {
+        /// Builds the evaluator (called with worker number 0).
+        factory: EvaluatorFactory,
+        /// Why this model writes no trace.
+        why: String,
+    },
+}
+
+impl std::fmt::Debug for InternalSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InternalSource::Package { dir, .. } => f.debug_struct("Package").field("dir", dir).finish(),
+            InternalSource::Factory { why, .. } => f.debug_struct("Factory").field("why", why).finish(),
+        }
+    }
+}
+
+/// A run in progress; its report (or why it failed) arrives once.
+#[derive(Debug)]
+pub struct InternalRun {
+    rx: Receiver<Result<InternalReport, String>>,
+}
+
+impl InternalRun {
+    /// Starts a run from `root` on a new thread; `repaint` is called when its result is ready.
+    pub fn start(
+        source: InternalSource,
+        root: ChessState,
+        config: InternalConfig,
+        repaint: Repaint,
+    ) -> Result<InternalRun, String> {
+        let (tx, rx) = bounded(1);
+        std::thread::Builder::new()
+            .name("mavboard-internal-search".into())
+            .spawn(move || {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_once(&source, root, &config)
+                }))
+                .unwrap_or_else(|p| {
+                    let why = p
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                        .unwrap_or_else(|| "unknown panic".to_owned());
+                    Err(format!("the internal search crashed: {why}"))
+                });
+                let _ = tx.send(outcome);
+                repaint();
+            })
+            .map_err(|e| format!("could not start the internal-search thread: {e}"))?;
+        Ok(InternalRun { rx })
+    }
+
+    /// The result, once it has arrived (`None` while the run goes on). A run whose thread vanished
+    /// reports an error.
+    pub fn try_result(&self) -> Option<Result<InternalReport, String>> {
+        match self.rx.try_recv() {
+            Ok(r) => Some(r),
+            Err(crossbeam_channel::TryRecvError::Empty) => None,
+            Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                Some(Err("the internal-search thread ended without a result".to_owned()))
+            }
+        }
+    }
+}
+
+fn run_once(
+    source: &InternalSource,
+    root: ChessState,
+    config: &InternalConfig,
+) -> Result<InternalReport, String> {
+    let mut model = match source {
+        InternalSource::Package { dir, options } => {
+            open_trace_model(dir, options).map_err(|e| format!("could not open the model: {e}"))?.0
+        }
+        InternalSource::Factory { factory, why } => TraceModel::ValuesOnly(
+            factory(0).map_err(|e| format!("could not open the model: {e}"))?,
+            why.clone(),
+        ),
+    };
+    run_internal(&mut model, root, config).map_err(|e| e.to_string())
+}

@@ -1,0 +1,187 @@
+//! The internal-search panel (paper §4): breadth and depth, *Run*, the explicit minimax as a collapsible
+//! tree (each move with the model's max and mean value, the backed-up value, the chosen line highlighted)
+//! with its trace text, and beside it the model's own trace read back into a tree, its mistakes and where
+//! it differs from the explicit search — or one line saying why the model writes none.
+
+use eframe::egui::{self, Color32, RichText};
+
+use crate::app::analysis::ModelStatus;
+use crate::app::command::Command;
+use crate::app::state::AppState;
+use crate::game::GameState;
+use crate::search::internal::{InternalReport, ModelSide, ModelTraceReport, TreeNode};
+
+/// Largest breadth offered.
+pub const MAX_BREADTH: usize = 8;
+/// Largest depth offered (b^d model calls on the last level).
+pub const MAX_DEPTH: u32 = 3;
+
+fn percent(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| format!("{:.1}%", 100.0 * v))
+}
+
+/// One node's line: its move, the parent's model values of the move, the backed-up value, the choice.
+pub fn node_text(n: &TreeNode) -> String {
+    let mut s = match &n.action {
+        None => "root".to_owned(),
+        Some(a) if n.move_max == n.move_mean => format!("{a}  value {}", percent(n.move_max)),
+        Some(a) => format!("{a}  max {} mean {}", percent(n.move_max), percent(n.move_mean)),
+    };
+    s.push_str(&format!("  backed-up {}", percent(n.value)));
+    if let Some(c) = &n.choice {
+        s.push_str(&format!("  -> {c}"));
+    }
+    if let Some(note) = &n.note {
+        s.push_str(&format!("  ({note})"));
+    }
+    s
+}
+
+fn chosen_colour(ui: &egui::Ui) -> Color32 {
+    if ui.visuals().dark_mode { Color32::from_rgb(120, 200, 120) } else { Color32::from_rgb(20, 120, 40) }
+}
+
+fn node_ui(ui: &mut egui::Ui, n: &TreeNode, salt: &str) {
+    let mut text = RichText::new(node_text(n)).monospace();
+    if n.on_chosen_line {
+        text = text.strong().color(chosen_colour(ui));
+    }
+    let issues = |ui: &mut egui::Ui| {
+        for i in &n.issues {
+            ui.colored_label(ui.visuals().error_fg_color, format!("! {i}"));
+        }
+    };
+    if n.children.is_empty() {
+        ui.label(text);
+        ui.indent((salt, "issues", &n.path), issues);
+        return;
+    }
+    egui::CollapsingHeader::new(text)
+        .id_salt((salt, &n.path))
+        .default_open(n.path.is_empty() || n.on_chosen_line)
+        .show(ui, |ui| {
+            issues(ui);
+            for c in &n.children {
+                node_ui(ui, c, salt);
+            }
+        });
+}
+
+fn trace_text_ui(ui: &mut egui::Ui, title: &str, text: &str, salt: &str) {
+    egui::CollapsingHeader::new(title).id_salt((salt, "text")).default_open(false).show(ui, |ui| {
+        egui::ScrollArea::both().id_salt((salt, "scroll")).max_height(240.0).show(ui, |ui| {
+            ui.add(egui::Label::new(RichText::new(text).monospace().small()).extend());
+        });
+    });
+}
+
+fn explicit_ui(ui: &mut egui::Ui, r: &InternalReport) {
+    ui.label(RichText::new("Explicit minimax").strong());
+    ui.label(format!(
+        "Plays {} ({} for the side to move), line {}; {} model calls",
+        r.explicit.choice.as_deref().unwrap_or("nothing"),
+        percent(r.explicit.value),
+        r.explicit.tree.chosen_line().join(" "),
+        r.explicit.model_calls
+    ));
+    node_ui(ui, &r.explicit.tree, "internal_explicit");
+    trace_text_ui(ui, "Trace text (what the model imitates)", &r.explicit.trace, "internal_explicit");
+}
+
+fn model_trace_ui(ui: &mut egui::Ui, m: &ModelTraceReport) {
+    ui.label(RichText::new("The model's own trace").strong());
+    if let Some(c) = &m.comparison {
+        let text = format!(
+            "Plays {}{}",
+            c.model_choice.as_deref().unwrap_or("nothing"),
+            if c.same_choice { " (the same move)" } else { " (a different move)" }
+        );
+        ui.label(text);
+    }
+    if m.truncated {
+        ui.colored_label(ui.visuals().warn_fg_color, format!("Ran out of context after {} tokens", m.tokens));
+    }
+    if let Some(e) = &m.parse_error {
+        ui.colored_label(ui.visuals().error_fg_color, format!("The trace cannot be read: {e}"));
+    }
+    if let Some(t) = &m.tree {
+        node_ui(ui, t, "internal_model");
+    }
+    ui.label(format!("{} issue(s)", m.issues.len()));
+    if let Some(c) = &m.comparison
+        && !c.differences.is_empty()
+    {
+        egui::CollapsingHeader::new(format!("Differs from the explicit search ({})", c.differences.len()))
+            .id_salt("internal_differences")
+            .default_open(true)
+            .show(ui, |ui| {
+                for d in &c.differences {
+                    ui.label(d);
+                }
+            });
+    }
+    trace_text_ui(ui, "Text the model wrote", &m.written, "internal_model");
+}
+
+fn report_ui(ui: &mut egui::Ui, state: &AppState, r: &InternalReport) {
+    if r.root != state.current().to_text() {
+        ui.weak(format!("For another position: {}", r.root));
+    }
+    match &r.model {
+        ModelSide::Written(m) => {
+            ui.columns(2, |cols| {
+                explicit_ui(&mut cols[0], r);
+                model_trace_ui(&mut cols[1], m);
+            });
+        }
+        ModelSide::Unsupported { why } => {
+            explicit_ui(ui, r);
+            ui.add(egui::Label::new(RichText::new(format!("No model trace: {why}.")).weak()).wrap());
+        }
+        ModelSide::Failed { why } => {
+            explicit_ui(ui, r);
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                format!("The model could not write its trace: {why}"),
+            );
+        }
+    }
+}
+
+/// The panel: controls, then the last report.
+pub fn internal_search_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+    let mut out = Vec::new();
+    let id = ui.make_persistent_id("internal_search_bd");
+    let (mut breadth, mut depth) = ui.data_mut(|d| *d.get_temp_mut_or(id, (2usize, 1u32)));
+    let internal = &state.analysis.internal;
+    ui.horizontal(|ui| {
+        ui.label("Breadth").on_hover_text("b: the best moves expanded at each node");
+        ui.add(egui::DragValue::new(&mut breadth).range(1..=MAX_BREADTH));
+        ui.label("Depth").on_hover_text("d: plies expanded below the position (0 = the model alone)");
+        ui.add(egui::DragValue::new(&mut depth).range(0..=MAX_DEPTH));
+        let ready = matches!(state.analysis.model, ModelStatus::Ready(_));
+        let run = ui
+            .add_enabled(ready && !internal.running, egui::Button::new("Run"))
+            .on_hover_text("Minimax over the model from the board position (paper §4)");
+        if run.clicked() {
+            out.push(Command::RunInternalSearch { breadth, depth });
+        }
+        if internal.running {
+            ui.spinner();
+            ui.label("Searching...");
+        }
+    });
+    ui.data_mut(|d| d.insert_temp(id, (breadth, depth)));
+    match &internal.result {
+        None => {
+            ui.weak(
+                "Run minimax over the model: each node is one model call, b moves expanded, d plies deep.",
+            );
+        }
+        Some(Err(e)) => {
+            ui.colored_label(ui.visuals().error_fg_color, e);
+        }
+        Some(Ok(r)) => report_ui(ui, state, r),
+    }
+    out
+}

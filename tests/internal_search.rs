@@ -1,0 +1,310 @@
+//! Internal search (paper §4): the explicit minimax's trace and tree over the shipped models and the CLI,
+//! and the model-trace path (parser → tree → comparison) over hand-edited traces and scripted completers,
+//! so it runs without an internal-search model.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use mavboard::game::GameState;
+use mavboard::game::chess::ChessState;
+use mavboard::inference::complete::{Completer, Completion, TraceModel, open_trace_model};
+use mavboard::inference::evaluator::{EvalError, Scoring};
+use mavboard::inference::onnx::SessionOptions;
+use mavboard::mav::buckets::Buckets;
+use mavboard::mav::command::StateFormat;
+use mavboard::mav::trace::parse_trace;
+use mavboard::search::internal::{
+    ExplicitSearch, InternalConfig, ModelSide, TreeNode, explicit_search, judge_trace, model_side,
+    run_internal,
+};
+use mavboard::search::mock::HashEvaluator;
+
+fn package(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/models").join(name)
+}
+
+fn config(breadth: usize, depth: u32) -> InternalConfig {
+    InternalConfig {
+        breadth,
+        depth,
+        scoring: Scoring::Mean,
+        state_format: StateFormat::Fen,
+        buckets: Buckets::mav(),
+    }
+}
+
+/// Every node's backed-up value and choice follow from its children (or it is a leaf that chose one of
+/// its legal moves), children are the best-valued moves in order, and exactly the chosen line is marked.
+fn check_tree(n: &TreeNode, state: &ChessState, breadth: usize, depth: u32) {
+    let legal: Vec<String> = state.legal_actions().into_iter().map(|a| state.action_to_text(a)).collect();
+    if state.outcome().is_some() {
+        assert!(n.children.is_empty() && n.choice.is_none());
+        return;
+    }
+    let value = n.value.expect("every node of a search over a working model has a value");
+    assert!((0.0..=1.0).contains(&value), "{}: {value}", n.name());
+    let choice = n.choice.clone().expect("a node with legal moves chooses one");
+    assert!(legal.contains(&choice), "{}: {choice} is legal", n.name());
+    if n.path.len() as u32 == depth {
+        assert!(n.children.is_empty(), "{} is a leaf at depth {depth}", n.name());
+    } else {
+        assert_eq!(n.children.len(), breadth.min(legal.len()), "{} expands b children", n.name());
+        let best =
+            n.children.iter().map(|c| 1.0 - c.value.expect("child value")).fold(f64::NEG_INFINITY, f64::max);
+        assert!((value - best).abs() < 1e-12, "{}: backed-up {value} vs children {best}", n.name());
+        let chosen = n.child(&choice).expect("an inner node chooses one of its children");
+        assert!((1.0 - chosen.value.expect("value") - best).abs() < 1e-12);
+        let means: Vec<f64> = n.children.iter().map(|c| c.move_mean.expect("move value")).collect();
+        assert!(means.windows(2).all(|w| w[0] >= w[1]), "{}: children best first by mean", n.name());
+    }
+    for c in &n.children {
+        let a = c.action.as_deref().expect("children have a move");
+        assert!(legal.iter().any(|m| m == a));
+        assert_eq!(c.on_chosen_line, n.on_chosen_line && n.choice.as_deref() == Some(a));
+        let next = state.play(state.parse_action(a).expect("legal")).expect("plays");
+        check_tree(c, &next, breadth, depth);
+    }
+}
+
+/// The explicit trace reads back without a single issue and describes the same tree.
+fn check_trace(e: &ExplicitSearch, buckets: Buckets) {
+    assert!(e.trace.starts_with(&e.prompt));
+    let parsed = parse_trace::<ChessState>(&e.trace, buckets).expect("the written trace is readable");
+    assert!(parsed.issues.is_empty(), "issues in our own trace: {:?}", parsed.issues);
+    assert_eq!(parsed.nodes.len(), e.tree.count());
+    let playing = parsed.playing.expect("the root plays a move");
+    assert!(e.tree.child(&playing).is_some() || e.tree.children.is_empty());
+}
+
+#[test]
+fn explicit_search_over_the_shipped_encoder() {
+    let (mut model, package) = open_trace_model(&package("mav-enc-tiny"), &SessionOptions::default())
+        .expect("the shipped model opens");
+    let buckets = Buckets::new(package.manifest.num_buckets as u32).expect("buckets");
+    let root = ChessState::startpos();
+    for (b, d) in [(2, 1), (3, 0), (2, 2)] {
+        let cfg = InternalConfig { buckets, ..config(b, d) };
+        let r = run_internal(&mut model, root.clone(), &cfg).expect("the search runs");
+        assert_eq!((r.breadth, r.depth), (b, d));
+        let expected_calls: u64 = (0..=d).map(|k| (b as u64).pow(k)).sum();
+        assert_eq!(r.explicit.model_calls, expected_calls);
+        assert_eq!(r.explicit.tree.count() as u64, expected_calls);
+        assert!(r.explicit.tree.on_chosen_line);
+        check_tree(&r.explicit.tree, &root, b, d);
+        check_trace(&r.explicit, buckets);
+        assert_eq!(r.explicit.choice, r.explicit.tree.choice);
+        assert_eq!(r.explicit.tree.chosen_line().len() as u32, d + 1);
+        match (&model, &r.model) {
+            (TraceModel::ValuesOnly(..), ModelSide::Unsupported { why }) => {
+                assert!(why.contains("internal_search"), "{why}");
+            }
+            (TraceModel::Writer(_), ModelSide::Written(_) | ModelSide::Failed { .. }) => {}
+            (m, s) => panic!("{m:?} gave {s:?}"),
+        }
+    }
+}
+
+#[test]
+fn explicit_search_over_the_shipped_text_model() {
+    let (mut model, package) =
+        open_trace_model(&package("mav-tiny"), &SessionOptions::default()).expect("the shipped model opens");
+    let buckets = Buckets::new(package.manifest.num_buckets as u32).expect("buckets");
+    let root = ChessState::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+        .expect("valid FEN");
+    let r =
+        run_internal(&mut model, root.clone(), &InternalConfig { buckets, ..config(2, 1) }).expect("runs");
+    assert_eq!(r.explicit.tree.count(), 3);
+    check_tree(&r.explicit.tree, &root, 2, 1);
+    check_trace(&r.explicit, buckets);
+    if !package.manifest.internal_search {
+        assert!(matches!(r.model, ModelSide::Unsupported { .. }), "{:?}", r.model);
+    }
+}
+
+#[test]
+fn cli_prints_the_trace_the_tree_and_the_choice_as_json() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["analyse", "--internal", "2,1", "--json", "--scoring", "max", "--model"])
+        .arg(package("mav-enc-tiny"))
+        .output()
+        .expect("the binary runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["breadth"], 2);
+    assert_eq!(v["scoring"], "max");
+    let tree = &v["explicit"]["tree"];
+    let kids = tree["children"].as_array().expect("children");
+    assert_eq!(kids.len(), 2);
+    let choice = v["explicit"]["choice"].as_str().expect("a choice");
+    assert!(kids.iter().any(|k| k["action"] == choice && k["on_chosen_line"] == true));
+    assert!(v["explicit"]["trace"].as_str().expect("trace").starts_with("Minimax breadth=2 depth=1\n"));
+    assert!(v["model"]["status"].is_string());
+
+    let text = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["analyse", "--internal", "2,1", "--model"])
+        .arg(package("mav-enc-tiny"))
+        .output()
+        .expect("the binary runs");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("Playing "), "{text}");
+    assert!(text.contains("explicit search plays "), "{text}");
+    assert!(text.contains("-- the model's own trace --"));
+
+    let bad = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["analyse", "--internal", "0,1"])
+        .output()
+        .expect("the binary runs");
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("breadth"));
+}
+
+/// An explicit search over a deterministic mock model: the reference for the model-trace tests.
+fn mock_search() -> ExplicitSearch {
+    let mut e = HashEvaluator::new(11);
+    let root = ChessState::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+        .expect("valid FEN");
+    let s = explicit_search(&mut e, root.clone(), &config(2, 1)).expect("runs");
+    check_tree(&s.tree, &root, 2, 1);
+    check_trace(&s, Buckets::mav());
+    s
+}
+
+fn written(text: String) -> Completion {
+    Completion { tokens: text.len(), text, truncated: false }
+}
+
+/// The response part of the explicit trace (what a perfect model would write).
+fn response(s: &ExplicitSearch) -> String {
+    s.trace[s.prompt.len()..].to_owned()
+}
+
+#[test]
+fn a_perfect_model_trace_matches_the_explicit_search() {
+    let s = mock_search();
+    let r = judge_trace::<ChessState>(&s.prompt, &written(response(&s)), &s.tree, Buckets::mav());
+    assert_eq!(r.parse_error, None);
+    assert!(r.issues.is_empty(), "{:?}", r.issues);
+    let tree = r.tree.expect("a tree");
+    assert_eq!(tree.count(), s.tree.count());
+    assert!(tree.issues.is_empty());
+    let c = r.comparison.expect("compared");
+    assert!(c.same_choice, "{c:?}");
+    assert!(c.differences.is_empty(), "{:?}", c.differences);
+    assert_eq!(tree.chosen_line(), s.tree.chosen_line());
+}
+
+#[test]
+fn an_inconsistent_backed_up_value_is_marked_at_its_node() {
+    let s = mock_search();
+    let text = response(&s);
+    let line = text.lines().find(|l| l.starts_with("Decision for node: <root> ")).expect("root decision");
+    // Raise the first child's written value by one bucket (or lower it at the top).
+    let start = line.find("<ctrl").expect("a value") + 5;
+    let end = start + line[start..].find('>').expect("closing");
+    let v: u32 = line[start..end].parse().expect("bucket");
+    let w = if v < 63 { v + 1 } else { v - 1 };
+    let edited_line = format!("{}{w}{}", &line[..start], &line[end..]);
+    let r = judge_trace::<ChessState>(
+        &s.prompt,
+        &written(text.replace(line, &edited_line)),
+        &s.tree,
+        Buckets::mav(),
+    );
+    let tree = r.tree.expect("a tree");
+    assert!(tree.issues.iter().any(|i| i.contains("inconsistent backed-up value")), "{:?}", tree.issues);
+    assert!(tree.children.iter().all(|c| c.issues.is_empty()));
+}
+
+#[test]
+fn illegal_moves_and_wrong_states_are_marked_and_the_trees_differ() {
+    let s = mock_search();
+    let text = response(&s);
+    let first = s.tree.children[0].action.clone().expect("a child");
+    let second = s.tree.children[1].action.clone().expect("a child");
+    // The model expands an illegal move in place of the first child.
+    let illegal = text.replace(&format!("<root {first}>"), "<root e1e8>");
+    let r = judge_trace::<ChessState>(&s.prompt, &written(illegal), &s.tree, Buckets::mav());
+    assert!(r.issues.iter().any(|i| i.text == "illegal move e1e8"), "{:?}", r.issues);
+    let tree = r.tree.expect("a tree");
+    let bad = tree.child("e1e8").expect("the illegal child is in the model's tree");
+    assert!(bad.note.as_deref().is_some_and(|n| n.contains("not legal")));
+    let c = r.comparison.expect("compared");
+    assert!(c.differences.iter().any(|d| d.contains("e1e8")), "{:?}", c.differences);
+
+    // The model writes the wrong state after the second child's move.
+    let root_fen = s.tree_root_fen();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let at = lines.iter().position(|l| l == &format!("Evaluation for node: <root {second}>")).expect("node");
+    let fen_line = (at..lines.len()).find(|&i| lines[i].starts_with("[%FEN ")).expect("state line");
+    lines[fen_line] = format!("[%FEN {root_fen}]");
+    let r = judge_trace::<ChessState>(&s.prompt, &written(lines.join("\n")), &s.tree, Buckets::mav());
+    let tree = r.tree.expect("a tree");
+    let node = tree.child(&second).expect("the child");
+    assert!(node.issues.iter().any(|i| i.contains("wrong state")), "{:?}", node.issues);
+}
+
+trait RootFen {
+    fn tree_root_fen(&self) -> String;
+}
+
+impl RootFen for ExplicitSearch {
+    fn tree_root_fen(&self) -> String {
+        let line = self.prompt.lines().find(|l| l.starts_with("[%FEN ")).expect("the root's FEN line");
+        line["[%FEN ".len()..line.len() - 1].to_owned()
+    }
+}
+
+struct Scripted(Result<String, EvalError>);
+
+impl Completer for Scripted {
+    fn complete(&mut self, prompt: &str) -> Result<Completion, EvalError> {
+        assert!(prompt.starts_with("Minimax breadth=2 depth=1\nEvaluation for node: <root>\n"));
+        self.0.clone().map(written)
+    }
+}
+
+#[test]
+fn the_model_side_is_written_unsupported_or_failed() {
+    let s = mock_search();
+    let mut perfect = Scripted(Ok(response(&s)));
+    match model_side::<ChessState>(Some(&mut perfect), "unused", &s, Buckets::mav()) {
+        ModelSide::Written(r) => assert!(r.issues.is_empty() && r.comparison.is_some_and(|c| c.same_choice)),
+        other => panic!("{other:?}"),
+    }
+    // Garbage after the prompt: read, with issues, never a crash.
+    let mut garbage = Scripted(Ok("Expand from node <root>:\n<root zz9>\nPlaying zz9!".to_owned()));
+    match model_side::<ChessState>(Some(&mut garbage), "unused", &s, Buckets::mav()) {
+        ModelSide::Written(r) => {
+            assert!(!r.issues.is_empty());
+            assert!(r.comparison.is_some_and(|c| !c.same_choice));
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut failing = Scripted(Err(EvalError::ContextTooLong { needed: 900, context: 768 }));
+    assert!(matches!(
+        model_side::<ChessState>(Some(&mut failing), "unused", &s, Buckets::mav()),
+        ModelSide::Failed { why } if why.contains("768")
+    ));
+    assert_eq!(
+        model_side::<ChessState>(None, "not trained for it", &s, Buckets::mav()),
+        ModelSide::Unsupported { why: "not trained for it".to_owned() }
+    );
+}
+
+#[test]
+fn the_shipped_text_model_continues_a_trace_prompt_and_is_judged() {
+    let dir = package("mav-tiny");
+    let pkg = mavboard::model::ModelPackage::open(&dir).expect("package");
+    let mut lm =
+        mavboard::inference::lm::MavLmEvaluator::open(&pkg, &SessionOptions::default()).expect("session");
+    let buckets = Buckets::new(pkg.manifest.num_buckets as u32).expect("buckets");
+    let s = explicit_search(&mut lm, ChessState::startpos(), &config(2, 1)).expect("runs");
+    let c = lm.complete(&s.prompt).expect("the model writes");
+    let prompt_tokens = mavboard::mav::tokenizer::Tokenizer::new().encode(&s.prompt).len();
+    assert!(c.tokens + prompt_tokens <= pkg.manifest.context_length);
+    assert!(c.truncated || !c.text.contains("<eos>"));
+    // Whatever this model (not trained on traces) writes is read and judged, never a crash.
+    let r = judge_trace::<ChessState>(&s.prompt, &c, &s.tree, buckets);
+    assert_eq!(r.written, c.text);
+    assert!(r.parse_error.is_some() || r.tree.is_some());
+}

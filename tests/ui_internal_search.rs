@@ -1,0 +1,132 @@
+//! The internal-search panel through the real app and the shipped model: open the panel, run b = 2,
+//! d = 1, and find the explicit tree's moves, the chosen move and the model-trace line in the window.
+
+mod ui_common;
+
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use mavboard::app::MavboardApp;
+use mavboard::app::analysis::ModelStatus;
+use mavboard::app::settings::Settings;
+use mavboard::search::internal::ModelSide;
+use ui_common::{app_with_model, step_until};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn click(h: &mut egui_kittest::Harness<'_, MavboardApp>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    h.step();
+    h.step();
+    h.get_by_label(label).click();
+    h.step();
+}
+
+#[test]
+fn panel_runs_minimax_and_shows_the_tree_and_the_chosen_move() {
+    let mut h = app_with_model(Settings::default());
+    assert!(
+        step_until(&mut h, WAIT, |app| matches!(app.state.analysis.model, ModelStatus::Ready(_))),
+        "the shipped model loads: {:?}",
+        h.state().state.analysis.model
+    );
+    click(&mut h, "Internal search (minimax)");
+    assert!(h.get_all_by_label_contains("Run minimax over the model").next().is_some());
+    // The defaults are b = 2, d = 1.
+    click(&mut h, "Run");
+    assert!(
+        step_until(&mut h, WAIT, |app| app.state.analysis.internal.result.is_some()),
+        "the internal search answers"
+    );
+    assert!(!h.state().state.analysis.internal.running);
+    let report = match h.state().state.analysis.internal.result.clone() {
+        Some(Ok(r)) => r,
+        other => panic!("no report: {other:?}"),
+    };
+    assert_eq!((report.breadth, report.depth), (2, 1));
+    let tree = &report.explicit.tree;
+    assert_eq!(tree.children.len(), 2, "b = 2 children of the start position");
+    assert!(tree.children.iter().all(|c| c.children.is_empty()), "d = 1: the children are leaves");
+    assert_eq!(report.explicit.model_calls, 3);
+    let choice = report.explicit.choice.clone().expect("a move is chosen");
+    assert!(tree.child(&choice).is_some_and(|c| c.on_chosen_line));
+    let backed_up =
+        tree.children.iter().map(|c| 1.0 - c.value.expect("value")).fold(f64::NEG_INFINITY, f64::max);
+    assert_eq!(report.explicit.value, Some(backed_up));
+    for c in &tree.children {
+        let mv = c.action.clone().expect("a move");
+        assert!(
+            h.get_all_by_label_contains(&format!("{mv}  max ")).next().is_some(),
+            "the tree shows {mv} with its values"
+        );
+    }
+    assert!(
+        h.get_all_by_label_contains(&format!("Plays {choice} (")).next().is_some(),
+        "the chosen move is shown"
+    );
+    match &report.model {
+        ModelSide::Unsupported { .. } => {
+            assert!(h.get_all_by_label_contains("No model trace: ").next().is_some());
+        }
+        ModelSide::Written(_) => {
+            assert!(h.get_all_by_label_contains("The model's own trace").next().is_some())
+        }
+        ModelSide::Failed { .. } => {
+            assert!(h.get_all_by_label_contains("could not write its trace").next().is_some());
+        }
+    }
+}
+
+/// A report whose model side is a hand-edited trace (an illegal move in place of the first child), as an
+/// internal-search model could write it.
+fn report_with_a_model_trace() -> mavboard::search::internal::InternalReport {
+    use mavboard::game::GameState;
+    use mavboard::game::chess::ChessState;
+    use mavboard::inference::complete::Completion;
+    use mavboard::inference::evaluator::Scoring;
+    use mavboard::mav::buckets::Buckets;
+    use mavboard::mav::command::StateFormat;
+    use mavboard::search::internal::{InternalConfig, InternalReport, explicit_search, judge_trace};
+
+    let config = InternalConfig {
+        breadth: 2,
+        depth: 1,
+        scoring: Scoring::Mean,
+        state_format: StateFormat::Fen,
+        buckets: Buckets::mav(),
+    };
+    let root = ChessState::startpos();
+    let mut e = mavboard::search::mock::HashEvaluator::new(5);
+    let explicit = explicit_search(&mut e, root.clone(), &config).expect("runs");
+    let first = explicit.tree.children[0].action.clone().expect("a child");
+    let text = explicit.trace[explicit.prompt.len()..].replace(&format!("<root {first}>"), "<root e1e8>");
+    let completion = Completion { tokens: 100, text, truncated: false };
+    let model = judge_trace::<ChessState>(&explicit.prompt, &completion, &explicit.tree, Buckets::mav());
+    InternalReport {
+        root: root.to_text(),
+        breadth: 2,
+        depth: 1,
+        scoring: Scoring::Mean,
+        explicit,
+        model: ModelSide::Written(Box::new(model)),
+    }
+}
+
+#[test]
+fn a_model_trace_is_shown_beside_the_explicit_one_with_its_mistakes() {
+    let mut h = ui_common::app_harness();
+    let report = report_with_a_model_trace();
+    h.state_mut().state.analysis.internal.result = Some(Ok(report.clone()));
+    h.step();
+    click(&mut h, "Internal search (minimax)");
+    assert!(h.get_all_by_label("The model's own trace").next().is_some());
+    assert!(h.get_all_by_label("Explicit minimax").next().is_some());
+    // The model's illegal child, its issue marked, and the difference from the explicit tree.
+    assert!(h.get_all_by_label_contains("e1e8  value ").next().is_some());
+    assert!(h.get_all_by_label_contains("! line ").next().is_some(), "issues are listed at their nodes");
+    assert!(h.get_all_by_label_contains("illegal move e1e8").next().is_some());
+    assert!(h.get_all_by_label_contains("Differs from the explicit search").next().is_some());
+    let second = report.explicit.tree.children[1].action.clone().expect("a child");
+    assert!(h.get_all_by_label_contains(&format!("{second}  max ")).next().is_some());
+    assert!(h.get_all_by_label_contains(&format!("{second}  value ")).next().is_some(), "in both trees");
+}
