@@ -18,7 +18,7 @@ enum Command {
     Analyse(cli::analyse::Args),
     /// Review every game of a PGN file with the model: [%eval], ?!/?/??, best moves, accuracy; resumable.
     Annotate(cli::annotate::Args),
-    /// Benchmarks: `bench inference` (positions/s, time inside ONNX Runtime vs total).
+    /// Benchmarks: `bench inference` (positions/s, time inside ONNX Runtime vs total), `bench solve`.
     Bench(cli::bench::Args),
     /// Measure a model against Stockfish labels and Lichess puzzles (max and mean scoring).
     Eval(cli::eval::Args),
@@ -30,6 +30,8 @@ enum Command {
     Mav(cli::mav::Args),
     /// Generate training data (Stockfish labels, ...).
     Datagen(cli::datagen::Args),
+    /// Exact Connect Four values of every legal move (win/draw/loss and in how many plies), the best move.
+    Solve(cli::solve::Args),
     /// Play as a UCI chess engine on stdin/stdout (for GUIs and tournament managers).
     Uci(cli::uci::Args),
 }
@@ -45,6 +47,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Analyse(args)) => cli::analyse::run(args),
         Some(Command::Bench(args)) => cli::bench::run(args),
         Some(Command::Eval(args)) => cli::eval::run(args),
+        Some(Command::Solve(args)) => cli::solve::run(args),
         Some(Command::Annotate(args)) => cli::annotate::run(args),
         None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),
     };

@@ -31,6 +31,9 @@ enum What {
     /// Positions and tokens per second of model packages at several batch sizes and `%top_k` settings, and
     /// the wall time over the time spent inside ONNX Runtime.
     Inference(InferenceArgs),
+    /// The exact Connect Four solver: nodes/s and the time to solve every move of positions of 8, 12 and 16
+    /// plies (and the empty board with --empty).
+    Solve(super::solve::BenchArgs),
 }
 
 /// Arguments of `mavboard bench inference`.
@@ -112,7 +115,10 @@ struct Row {
 
 /// Runs `mavboard bench`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let What::Inference(a) = args.what;
+    let a = match args.what {
+        What::Inference(a) => a,
+        What::Solve(a) => return super::solve::run_bench(a),
+    };
     let dirs = if a.model.is_empty() { shipped_package_dirs() } else { a.model.clone() };
     anyhow::ensure!(!dirs.is_empty(), "no shipped model package found; pass --model DIR");
     let ks: Vec<TopK> = a.k.iter().map(|k| parse_k(k)).collect::<anyhow::Result<_>>()?;

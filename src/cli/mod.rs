@@ -8,4 +8,5 @@ pub mod eval;
 pub mod mav;
 pub mod perft;
 pub mod pgn;
+pub mod solve;
 pub mod uci;
