@@ -273,7 +273,7 @@ impl GameState for ConnectFourState {
     }
 
     fn to_move(&self) -> Player {
-        if self.plies % 2 == 0 { Player::First } else { Player::Second }
+        if self.plies.is_multiple_of(2) { Player::First } else { Player::Second }
     }
 
     fn legal_actions(&self) -> Vec<Column> {

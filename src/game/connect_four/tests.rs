@@ -46,7 +46,7 @@ impl Naive {
     fn play(&self, c: usize) -> Naive {
         let mut n = self.clone();
         let r = n.grid[c].iter().position(|&v| v == 0).expect("not full");
-        n.grid[c][r] = if self.plies % 2 == 0 { 1 } else { 2 };
+        n.grid[c][r] = if self.plies.is_multiple_of(2) { 1 } else { 2 };
         n.plies += 1;
         n
     }

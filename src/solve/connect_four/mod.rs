@@ -112,7 +112,7 @@ impl GameValue {
         if score == 0 {
             return GameValue::Draw { plies: CELLS - played };
         }
-        let to_move_first = played % 2 == 0;
+        let to_move_first = played.is_multiple_of(2);
         let winner_first = (score > 0) == to_move_first;
         // The winner's stone count at the end: score = 22 − k.
         let k = (CELLS / 2 + 1).saturating_sub(score.unsigned_abs());
