@@ -1,7 +1,8 @@
 //! mavboard: an analysis board for multi-action-value (MAV) game models.
 //!
 //! Layers, each using only the ones listed before it: [`game`] (rules) → [`mav`] (the text protocol) and
-//! [`pgn`] (game records) → inference → search → engine → app → ui. See `DESIGN.md`.
+//! [`pgn`] (game records) → [`solve`] (exact solvers) → inference → search → engine → app → ui. See
+//! `DESIGN.md`.
 
 pub mod app;
 pub mod datagen;
@@ -15,5 +16,6 @@ pub mod model;
 pub mod pgn;
 pub mod review;
 pub mod search;
+pub mod solve;
 pub mod uci;
 pub mod ui;

@@ -18,7 +18,8 @@ enum Command {
     Analyse(cli::analyse::Args),
     /// Review every game of a PGN file with the model: [%eval], ?!/?/??, best moves, accuracy; resumable.
     Annotate(cli::annotate::Args),
-    /// Benchmarks: `bench inference` (positions/s, time inside ONNX Runtime vs total), `bench search` (MCTS).
+    /// Benchmarks: `bench inference` (positions/s, time inside ONNX Runtime vs total), `bench search` (MCTS),
+    /// `bench solve` (Connect Four solver).
     Bench(cli::bench::Args),
     /// Measure a model against Stockfish labels and Lichess puzzles (max and mean scoring).
     Eval(cli::eval::Args),
@@ -32,6 +33,8 @@ enum Command {
     Datagen(cli::datagen::Args),
     /// Games between agents (MAV max/mean, MCTS, Stockfish levels) from an opening suite: PGN, Elo, crosstable.
     League(cli::league::Args),
+    /// Exact Connect Four values of every legal move (win/draw/loss and in how many plies), the best move.
+    Solve(cli::solve::Args),
     /// Play as a UCI chess engine on stdin/stdout (for GUIs and tournament managers).
     Uci(cli::uci::Args),
 }
@@ -47,6 +50,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Analyse(args)) => cli::analyse::run(args),
         Some(Command::Bench(args)) => cli::bench::run(args),
         Some(Command::Eval(args)) => cli::eval::run(args),
+        Some(Command::Solve(args)) => cli::solve::run(args),
         Some(Command::Annotate(args)) => cli::annotate::run(args),
         Some(Command::League(args)) => cli::league::run(args),
         None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),

@@ -38,6 +38,9 @@ enum What {
     Inference(InferenceArgs),
     /// MAV-MCTS with a model: simulations/s at each batch size, and wall time over model time.
     Search(SearchArgs),
+    /// The exact Connect Four solver: nodes/s and the time to solve every move of positions of 8, 12 and 16
+    /// plies (and the empty board with --empty).
+    Solve(super::solve::BenchArgs),
 }
 
 /// Arguments of `mavboard bench search`.
@@ -291,6 +294,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let a = match args.what {
         What::Inference(a) => a,
         What::Search(a) => return bench_search(a),
+        What::Solve(a) => return super::solve::run_bench(a),
     };
     let dirs = if a.model.is_empty() { shipped_package_dirs() } else { a.model.clone() };
     anyhow::ensure!(!dirs.is_empty(), "no shipped model package found; pass --model DIR");

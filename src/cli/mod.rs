@@ -10,4 +10,5 @@ pub mod league;
 pub mod mav;
 pub mod perft;
 pub mod pgn;
+pub mod solve;
 pub mod uci;

@@ -1,10 +1,12 @@
 //! Game rules behind one small generic interface.
 //!
 //! Search, inference and the engine only ever talk to a [`GameState`]; chess and Chess960 implement it in
-//! [`chess`], and Connect Four and Hex will drop in beside it without touching the layers above. This
+//! [`chess`], Connect Four in [`connect_four`], and Hex will drop in beside them without touching the
+//! layers above. This
 //! module is pure: no I/O, no threads.
 
 pub mod chess;
+pub mod connect_four;
 pub mod fen;
 pub mod outcome;
 pub mod perft;
@@ -23,6 +25,8 @@ pub enum GameKind {
     Chess,
     /// Fischer random chess (Chess960): castling moves the king onto its rook.
     Chess960,
+    /// Connect Four on the standard 7 × 6 board.
+    ConnectFour,
 }
 
 impl GameKind {
@@ -31,6 +35,7 @@ impl GameKind {
         match self {
             GameKind::Chess => "chess",
             GameKind::Chess960 => "chess960",
+            GameKind::ConnectFour => "connect_four",
         }
     }
 }

@@ -36,6 +36,10 @@ pub enum OutcomeReason {
     FiftyMoves,
     /// The same position occurred three times (decided by a game record, not a single state).
     Repetition,
+    /// Four stones in a row (Connect Four).
+    FourInARow,
+    /// The board is full without four in a row (Connect Four).
+    BoardFull,
 }
 
 /// The result of a finished game.

@@ -9,27 +9,33 @@ use crate::game::chess::ChessState;
 use crate::mav::tokenizer::Tokenizer;
 use crate::model::{ModelError, ModelFormat, ModelPackage};
 
-/// Checks that the package's tokenizer.json has exactly mavboard's vocabulary (the one its protocol
-/// module writes), and returns that tokenizer.
+/// Checks that the package's tokenizer.json has mavboard's vocabulary (the one its protocol module
+/// writes) or a prefix of it (a package trained before later games appended their tokens), and returns
+/// the tokenizer over exactly the package's tokens.
 pub fn check_tokenizer(package: &ModelPackage) -> Result<Tokenizer, ModelError> {
     let path = package.tokenizer_path();
     let text = std::fs::read_to_string(&path)
         .map_err(|e| ModelError::Io { path: path.clone(), reason: e.to_string() })?;
     let theirs: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| ModelError::Manifest { path: path.clone(), reason: format!("tokenizer.json: {e}") })?;
-    let tokenizer = Tokenizer::new();
+    let vocab = |v: &serde_json::Value| v.pointer("/model/vocab").cloned();
+    let size = |v: &serde_json::Value| vocab(v).and_then(|m| m.as_object().map(|o| o.len())).unwrap_or(0);
+    let full = Tokenizer::new();
+    let mismatch = || ModelError::Mismatch {
+        dir: package.dir.clone(),
+        field: "tokenizer.json vocabulary".into(),
+        expected: format!(
+            "mavboard's {} tokens or a prefix of them (export it with `mavboard mav tokenizer`)",
+            full.vocab_size()
+        ),
+        found: format!("{} tokens that differ", size(&theirs)),
+    };
+    let tokenizer = Tokenizer::with_size(size(&theirs)).ok_or_else(mismatch)?;
     let ours: serde_json::Value = serde_json::from_str(&tokenizer.to_hf_json()).map_err(|e| {
         ModelError::Manifest { path: path.clone(), reason: format!("built-in vocabulary: {e}") }
     })?;
-    let vocab = |v: &serde_json::Value| v.pointer("/model/vocab").cloned();
     if vocab(&theirs) != vocab(&ours) {
-        let size = |v: &serde_json::Value| vocab(v).and_then(|m| m.as_object().map(|o| o.len())).unwrap_or(0);
-        return Err(ModelError::Mismatch {
-            dir: package.dir.clone(),
-            field: "tokenizer.json vocabulary".into(),
-            expected: format!("mavboard's {} tokens (export it with `mavboard mav tokenizer`)", size(&ours)),
-            found: format!("{} tokens that differ", size(&theirs)),
-        });
+        return Err(mismatch());
     }
     if package.manifest.vocab_size != tokenizer.vocab_size() && package.manifest.format == ModelFormat::MavLm
     {

@@ -38,6 +38,8 @@ fn reason_text(reason: OutcomeReason) -> &'static str {
         OutcomeReason::InsufficientMaterial => "insufficient material",
         OutcomeReason::FiftyMoves => "fifty-move rule",
         OutcomeReason::Repetition => "threefold repetition",
+        OutcomeReason::FourInARow => "four in a row",
+        OutcomeReason::BoardFull => "board full",
     }
 }
 

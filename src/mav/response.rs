@@ -282,7 +282,7 @@ fn check_state<S: MavState>(
             cx.report(ln, col, name.clone(), HallucinationKind::WrongState { expected, got: got.to_owned() });
         }
         Ok(_) => {}
-        Err(StateTextError::NoFen(_) | StateTextError::Syntax { .. }) => {
+        Err(StateTextError::NoFen(_) | StateTextError::Syntax { .. } | StateTextError::WrongGame { .. }) => {
             cx.report(ln, 1, name.clone(), HallucinationKind::UnexpectedLine);
         }
     }

@@ -19,6 +19,10 @@
 //! - halfmove clock: two digits; a clock of 100 or more (the game is then over by the fifty-move rule,
 //!   and the exact count no longer matters) is written `100`;
 //! - fullmove number: three digits, capped at `999`.
+//!
+//! # Connect Four `%state`
+//!
+//! `x || . . o x x . . … ||`: see [`connect_four`].
 
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Position, Square};
@@ -27,6 +31,8 @@ use super::command::StateFormat;
 use crate::game::GameKind;
 use crate::game::GameState;
 use crate::game::chess::ChessState;
+
+pub mod connect_four;
 
 /// A state text (`%state` or FEN) that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -44,6 +50,14 @@ pub enum StateTextError {
     /// The format does not exist for this game.
     #[error("{0} has no FEN; use %state")]
     NoFen(&'static str),
+    /// A state of one game asked for as another game's.
+    #[error("a {game} state cannot be read as {expected}")]
+    WrongGame {
+        /// The game asked for.
+        game: &'static str,
+        /// The game(s) this state type holds.
+        expected: &'static str,
+    },
 }
 
 /// A game state that can be written in (and read from) the MAV state formats.
@@ -113,6 +127,9 @@ impl MavState for ChessState {
         let mode = match kind {
             GameKind::Chess => CastlingMode::Standard,
             GameKind::Chess960 => CastlingMode::Chess960,
+            GameKind::ConnectFour => {
+                return Err(StateTextError::WrongGame { game: kind.name(), expected: "chess or chess960" });
+            }
         };
         let fen = match format {
             StateFormat::Fen => text.to_owned(),

@@ -61,7 +61,23 @@ impl Default for Tokenizer {
 impl Tokenizer {
     /// The tokenizer over the standard MAV vocabulary.
     pub fn new() -> Tokenizer {
-        let tokens = vocab::vocabulary();
+        Tokenizer::from_tokens(vocab::vocabulary())
+    }
+
+    /// The tokenizer over the first `size` tokens of the vocabulary, for a model package trained before
+    /// later games appended their tokens (ids only ever get appended, so such a package's ids are a
+    /// prefix). Text of the newer games then reads as `<unk>`. `None` if `size` is 0 or larger than the
+    /// vocabulary.
+    pub fn with_size(size: usize) -> Option<Tokenizer> {
+        let mut tokens = vocab::vocabulary();
+        if size == 0 || size > tokens.len() {
+            return None;
+        }
+        tokens.truncate(size);
+        Some(Tokenizer::from_tokens(tokens))
+    }
+
+    fn from_tokens(tokens: Vec<String>) -> Tokenizer {
         let move_set: std::collections::HashSet<String> = vocab::chess_moves().into_iter().collect();
         let mut ids = HashMap::with_capacity(tokens.len());
         let mut moves = HashMap::new();
@@ -303,9 +319,23 @@ mod tests {
     #[test]
     fn unknown_text_becomes_one_unk_per_gap() {
         let t = Tokenizer::new();
-        let ids = t.encode("[%state xyz]é");
+        let ids = t.encode("[%state yz]é");
         assert_eq!(t.decode(&ids).expect("ids in range"), "[%state <unk>]<unk>");
         assert!(t.decode(&[99_999]).is_err());
+    }
+
+    #[test]
+    fn a_prefix_tokenizer_reads_chess_alike_and_newer_tokens_as_unknown() {
+        let full = Tokenizer::new();
+        let chess = Tokenizer::with_size(vocab::CHESS_VOCAB_SIZE).expect("in range");
+        assert_eq!(chess.vocab_size(), vocab::CHESS_VOCAB_SIZE);
+        let text = "[%state b || R . . |00000000013||]\n[%top_2 e2e4:<ctrl3> h8h7:<ctrl63>]";
+        assert_eq!(chess.encode(text), full.encode(text));
+        assert_eq!(full.encode_to_tokens("x o ."), ["x", " ", "o", " ", "."]);
+        assert_eq!(chess.encode("x o"), [chess.unk_id(), chess.space_id(), chess.unk_id()]);
+        assert!(Tokenizer::with_size(0).is_none());
+        assert!(Tokenizer::with_size(full.vocab_size() + 1).is_none());
+        assert_eq!(Tokenizer::with_size(full.vocab_size()).map(|t| t.to_hf_json()), Some(full.to_hf_json()));
     }
 
     #[test]

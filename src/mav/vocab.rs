@@ -10,7 +10,8 @@
 //! | | digits `0`–`9`; pieces `PNBRQKpnbrqk`; `.`, `/`, `-`, `\|`, `\|\|`, `w`; files `a`–`h` (`b` is shared with the black bishop and the side to move); Shredder castling letters `A`–`H` |
 //! | | internal-search trace words: `Minimax`, `breadth=`, `depth=`, `Evaluation`, `for`, `node`, `Expand`, `from`, `Decision`, `Selecting`, `Playing`, `!`, `<root`, `<root>`, `>` |
 //! | | value tokens `<ctrl0>` … `<ctrl127>` (MAV uses 64 buckets, `<ctrl0>`–`<ctrl63>`; the rest let a 128-bucket searchless-format model share the vocabulary) |
-//! | last 1968 | one token per chess UCI move, sorted by byte order: every from–to pair a queen or a knight can travel on an empty board, plus promotions to `q`, `r`, `b`, `n` from the seventh to the eighth rank (and second to first), straight or diagonal |
+//! | next 1968 | one token per chess UCI move, sorted by byte order: every from–to pair a queen or a knight can travel on an empty board, plus promotions to `q`, `r`, `b`, `n` from the seventh to the eighth rank (and second to first), straight or diagonal |
+//! | 2181– | appended for Connect Four ([`CONNECT_FOUR`]): the stones `x` (first player) and `o` (second player); its moves `1`–`7` are the digits |
 //!
 //! Chess960 castling is written king-square → rook-square (`e1h1`, `b8a8`): a move along the back rank,
 //! which is already a queen move, so it needs no extra token. New games (Connect Four, Hex) append their
@@ -30,6 +31,14 @@ pub const SPECIALS: [&str; 4] = [PAD, EOS, UNK, SEP];
 
 /// How many `<ctrlN>` value tokens the vocabulary has.
 pub const VALUE_TOKENS: u32 = 128;
+
+/// The size of the chess-only vocabulary (specials, fixed tokens, value tokens and chess moves), the size
+/// of every package trained before Connect Four was added; its ids never change.
+pub const CHESS_VOCAB_SIZE: usize = 2181;
+
+/// Tokens appended for Connect Four, in id order after the chess moves: the first player's stone `x`
+/// and the second player's stone `o` (the `%state` cells and the side to move; moves are digits).
+pub const CONNECT_FOUR: [&str; 2] = ["x", "o"];
 
 /// Characters that may follow a move token (or the end of the text); see [`crate::mav::tokenizer`].
 pub const MOVE_FOLLOWERS: &[u8] = b":]>!< \n";
@@ -172,6 +181,8 @@ pub fn vocabulary() -> Vec<String> {
     v.extend(FIXED.iter().map(|s| (*s).to_owned()));
     v.extend((0..VALUE_TOKENS).map(value_token));
     v.extend(chess_moves());
+    // Games added later append here, so that every earlier id stays the same.
+    v.extend(CONNECT_FOUR.iter().map(|s| (*s).to_owned()));
     v
 }
 
@@ -198,7 +209,26 @@ mod tests {
         let v = vocabulary();
         assert_eq!(&v[..4], &["<pad>", "<eos>", "<unk>", "<sep>"]);
         assert_eq!(v.iter().collect::<HashSet<_>>().len(), v.len());
-        assert_eq!(v.len(), 4 + FIXED.len() + 128 + 1968);
+        assert_eq!(v.len(), 4 + FIXED.len() + 128 + 1968 + CONNECT_FOUR.len());
+    }
+
+    #[test]
+    fn chess_ids_are_pinned_and_new_games_are_appended() {
+        let v = vocabulary();
+        // Ids that shipped packages and their tokenizer.json files rely on.
+        let id = |t: &str| v.iter().position(|x| x == t);
+        assert_eq!(id(" "), Some(4));
+        assert_eq!(id("game=connect_four>"), Some(12));
+        assert_eq!(id("%state"), Some(14));
+        assert_eq!(id("<ctrl0>"), Some(85));
+        assert_eq!(id("<ctrl127>"), Some(212));
+        assert_eq!(id("a1a2"), Some(213));
+        assert_eq!(v[CHESS_VOCAB_SIZE - 1], "h8h7");
+        assert_eq!(v[213..CHESS_VOCAB_SIZE], chess_moves()[..]);
+        // Connect Four's tokens come right after the chess vocabulary.
+        assert_eq!(id("x"), Some(CHESS_VOCAB_SIZE));
+        assert_eq!(id("o"), Some(CHESS_VOCAB_SIZE + 1));
+        assert_eq!(v.len(), CHESS_VOCAB_SIZE + 2);
     }
 
     #[test]

@@ -15,6 +15,8 @@ fn reason_text(reason: OutcomeReason) -> &'static str {
         OutcomeReason::InsufficientMaterial => "insufficient material",
         OutcomeReason::FiftyMoves => "the fifty-move rule",
         OutcomeReason::Repetition => "repetition",
+        OutcomeReason::FourInARow => "four in a row",
+        OutcomeReason::BoardFull => "a full board",
     }
 }
 
@@ -37,6 +39,7 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         ui.label(match current.kind() {
             GameKind::Chess => "Chess",
             GameKind::Chess960 => "Chess960",
+            GameKind::ConnectFour => "Connect Four",
         });
         ui.separator();
         ui.label(match state.settings.scoring {
