@@ -11,7 +11,7 @@ use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::model::package::default_package_dir;
 use mavboard::search::mcts::driver::RunLimits;
-use mavboard::search::mcts::params::MctsParams;
+use mavboard::search::mcts::params::{MctsParams, VirtualCounts, WorldModel};
 use mavboard::search::mcts::search::Mcts;
 
 /// Arguments of `mavboard analyse`.
@@ -32,6 +32,14 @@ pub struct Args {
     /// MCTS batch size b.
     #[arg(long, default_value_t = 16)]
     batch: usize,
+    /// MCTS world model: `rules` (the rules play the moves) or `learned` (the model predicts the next
+    /// state, its moves and the end of the game; a `mav-lm` package is needed).
+    #[arg(long, default_value = "rules")]
+    world: String,
+    /// MCTS virtual counts: `fixed:N` or `dynamic:NMAX,NMIN` [default: the paper's dynamic counts for the
+    /// budget, n_max 8/16/32 and n_min 2].
+    #[arg(long = "virtual")]
+    virtual_counts: Option<String>,
     /// Scoring used by the search's prior and values: mean or max.
     #[arg(long, default_value = "mean")]
     scoring: String,
@@ -102,7 +110,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (rmax, rmean) = (rank(&max), rank(&mean));
     let snapshot = match args.sims {
         Some(n) => {
-            let params = MctsParams { scoring, ..MctsParams::default() };
+            let world_model = match args.world.as_str() {
+                "rules" => WorldModel::Rules,
+                "learned" => WorldModel::Learned,
+                other => anyhow::bail!("--world must be rules or learned, not '{other}'"),
+            };
+            let virtual_counts = match args.virtual_counts.as_deref() {
+                None => VirtualCounts::paper_dynamic(u32::try_from(n).unwrap_or(u32::MAX)),
+                Some(text) => parse_virtual(text)?,
+            };
+            let params = MctsParams { scoring, world_model, virtual_counts, ..MctsParams::default() };
             let mut mcts = Mcts::new(state.clone(), 0, params)?;
             mcts.run(evaluator.as_mut(), RunLimits { simulations: n, batch_size: args.batch.max(1) })?;
             Some(mcts.snapshot())
@@ -188,4 +205,38 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Reads `fixed:N` or `dynamic:NMAX,NMIN`.
+fn parse_virtual(text: &str) -> anyhow::Result<VirtualCounts> {
+    let bad =
+        || anyhow::anyhow!("--virtual must be fixed:N or dynamic:NMAX,NMIN (e.g. dynamic:8,2), not '{text}'");
+    let (kind, rest) = text.split_once(':').ok_or_else(bad)?;
+    match kind {
+        "fixed" => Ok(VirtualCounts::Fixed(rest.trim().parse().map_err(|_| bad())?)),
+        "dynamic" => {
+            let (a, b) = rest.split_once(',').ok_or_else(bad)?;
+            let (n_max, n_min) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+            Ok(VirtualCounts::Dynamic { n_max, n_min })
+        }
+        _ => Err(bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn virtual_counts_are_read_or_refused_with_the_syntax() {
+        assert_eq!(parse_virtual("fixed:3").expect("fixed"), VirtualCounts::Fixed(3));
+        assert_eq!(
+            parse_virtual("dynamic:8,2").expect("dynamic"),
+            VirtualCounts::Dynamic { n_max: 8, n_min: 2 }
+        );
+        for bad in ["fixed", "fixed:x", "dynamic:8", "other:1"] {
+            let e = parse_virtual(bad).expect_err(bad).to_string();
+            assert!(e.contains("fixed:N or dynamic:NMAX,NMIN"), "{e}");
+        }
+    }
 }
