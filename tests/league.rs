@@ -201,18 +201,33 @@ fn bad_input_is_a_clear_error() {
         out,
     ]);
     assert!(!ok && err.contains("line 1"), "{err}");
+    // A valid book of our own, so the next checks do not depend on ../shared (absent in a user's clone).
+    let good_book = dir.join("good.epd");
+    fs::write(&good_book, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n").expect("writes");
+    let good_book = good_book.to_str().expect("utf-8");
     let (ok, err) = mavboard(&[
         "league",
         "--agents",
         "mav-max,stockfish:0",
+        "--book",
+        good_book,
         "--stockfish",
         "/nonexistent/sf",
         "--out",
         out,
     ]);
     assert!(!ok && err.contains("apt-get install stockfish"), "{err}");
-    let (ok, err) =
-        mavboard(&["league", "--agents", "mav-max,mav-mean", "--model", "/nonexistent/model", "--out", out]);
+    let (ok, err) = mavboard(&[
+        "league",
+        "--agents",
+        "mav-max,mav-mean",
+        "--book",
+        good_book,
+        "--model",
+        "/nonexistent/model",
+        "--out",
+        out,
+    ]);
     assert!(!ok && err.contains("/nonexistent/model"), "{err}");
     fs::remove_dir_all(&dir).ok();
 }
