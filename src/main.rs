@@ -19,7 +19,7 @@ enum Command {
     /// Review every game of a PGN file with the model: [%eval], ?!/?/??, best moves, accuracy; resumable.
     Annotate(cli::annotate::Args),
     /// Benchmarks: `bench inference` (positions/s, time inside ONNX Runtime vs total), `bench search` (MCTS),
-    /// `bench solve` (Connect Four solver).
+    /// `bench solve` (Connect Four and Hex solvers).
     Bench(cli::bench::Args),
     /// Measure a model against Stockfish labels and Lichess puzzles (max and mean scoring).
     Eval(cli::eval::Args),

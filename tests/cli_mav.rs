@@ -42,7 +42,7 @@ fn tokenizer_export_and_parse_report() {
     let json = dir.join("tokenizer.json");
     let (ok, out, err) = mavboard(&["mav", "tokenizer", "-o", json.to_str().expect("utf-8 path")]);
     assert!(ok, "{err}");
-    assert!(out.contains("2183 tokens"), "{out}");
+    assert!(out.contains("2188 tokens"), "{out}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("written")).expect("JSON");
     assert_eq!(v["model"]["type"], "WordLevel");

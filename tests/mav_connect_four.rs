@@ -118,6 +118,6 @@ fn headers_name_the_game_and_refuse_fen() {
         Layout::from_command_list(GameKind::ConnectFour, "%FEN %top_1"),
         Err(HeaderError::FenNotAvailable("connect_four"))
     );
-    let e = Layout::parse("<mav game=hex> %state %top_1 </mav>").expect_err("not yet");
-    assert!(e.to_string().contains("connect_four"), "{e}");
+    let e = Layout::parse("<mav game=go> %state %top_1 </mav>").expect_err("unknown game");
+    assert!(e.to_string().contains("connect_four, hex"), "{e}");
 }

@@ -91,7 +91,7 @@ fn traces_round_trip_exactly() {
 fn vocabulary_counts() {
     let t = Tokenizer::new();
     assert_eq!(vocab::chess_moves().len(), 1968);
-    assert_eq!(t.vocab_size(), 2183);
+    assert_eq!(t.vocab_size(), 2188);
     assert_eq!(
         (t.id_of("<pad>"), t.id_of("<eos>"), t.id_of("<unk>"), t.id_of("<sep>")),
         (Some(0), Some(1), Some(2), Some(3))

@@ -11,4 +11,5 @@ pub mod mav;
 pub mod perft;
 pub mod pgn;
 pub mod solve;
+pub mod solve_hex;
 pub mod uci;

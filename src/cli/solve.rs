@@ -1,5 +1,6 @@
 //! `mavboard solve`: the exact value of every legal move of a Connect Four position, and `mavboard bench
-//! solve`: the solver's speed on positions of given ply counts.
+//! solve`: the solver's speed on positions of given ply counts. Hex (`--game hex`) is in
+//! [`super::solve_hex`].
 
 use std::time::{Duration, Instant};
 
@@ -14,13 +15,15 @@ use rand::{SeedableRng, rngs::StdRng};
 /// Arguments of `mavboard solve`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The game (only `connect_four` has an exact solver).
+    /// The game: `connect_four` or `hex`.
     #[arg(long, default_value = "connect_four")]
     game: String,
-    /// The position as the columns played from the empty board, 1–7 (e.g. `4453`; empty: the empty
-    /// board).
+    /// The position as the moves played from the empty board: Connect Four columns 1–7 (e.g. `4453`),
+    /// Hex cells and `swap` separated by spaces or commas (e.g. `d4 c5 swap`); empty: the empty board.
     #[arg(long, default_value = "")]
     moves: String,
+    #[command(flatten)]
+    hex: super::solve_hex::HexArgs,
     /// Transposition table size: 2^N entries of 8 bytes.
     #[arg(long, default_value_t = DEFAULT_TABLE_BITS)]
     table_bits: u32,
@@ -31,8 +34,16 @@ pub struct Args {
 
 /// Runs `mavboard solve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.game == "hex" {
+        let bits = if args.table_bits == DEFAULT_TABLE_BITS {
+            mavboard::solve::hex::DEFAULT_TABLE_BITS
+        } else {
+            args.table_bits
+        };
+        return super::solve_hex::run(&args.hex, &args.moves, args.json, bits);
+    }
     if args.game != "connect_four" {
-        bail!("there is an exact solver only for connect_four, not '{}'", args.game);
+        bail!("there are solvers for connect_four and hex, not '{}'", args.game);
     }
     let record = read_moves(&args.moves)?;
     let state = record.end();
@@ -94,7 +105,13 @@ fn mnps(nodes: u64, elapsed: Duration) -> f64 {
 /// Arguments of `mavboard bench solve`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// Ply counts of the positions, comma-separated.
+    /// The game: `connect_four` or `hex`.
+    #[arg(long, default_value = "connect_four")]
+    game: String,
+    /// Hex: the board size (the exact solver takes up to 7; 4 and 5 are practical).
+    #[arg(long, default_value_t = 5)]
+    size: u32,
+    /// Ply counts of the positions (for Hex: stones on the board), comma-separated.
     #[arg(long, default_value = "8,12,16", value_delimiter = ',')]
     plies: Vec<u32>,
     /// Positions per ply count.
@@ -162,6 +179,24 @@ struct Row {
 /// Runs `mavboard bench solve`: for each ply count, seeded quiet positions, each solved (every legal move's
 /// value) from an empty transposition table.
 pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
+    if args.game == "hex" {
+        let bits = if args.table_bits == DEFAULT_TABLE_BITS {
+            mavboard::solve::hex::DEFAULT_TABLE_BITS
+        } else {
+            args.table_bits
+        };
+        return super::solve_hex::run_bench(
+            args.size,
+            &args.plies,
+            args.positions,
+            args.seed,
+            bits,
+            args.json,
+        );
+    }
+    if args.game != "connect_four" {
+        bail!("there are solvers for connect_four and hex, not '{}'", args.game);
+    }
     let mut rng = StdRng::seed_from_u64(args.seed);
     let mut solver = Solver::with_table_bits(args.table_bits);
     let mut rows = Vec::new();

@@ -1,13 +1,14 @@
 //! Game rules behind one small generic interface.
 //!
 //! Search, inference and the engine only ever talk to a [`GameState`]; chess and Chess960 implement it in
-//! [`chess`], Connect Four in [`connect_four`], and Hex will drop in beside them without touching the
-//! layers above. This
+//! [`chess`], Connect Four in [`connect_four`] and Hex in [`hex`], without touching the layers above.
+//! This
 //! module is pure: no I/O, no threads.
 
 pub mod chess;
 pub mod connect_four;
 pub mod fen;
+pub mod hex;
 pub mod outcome;
 pub mod perft;
 pub mod perft_suite;
@@ -27,6 +28,8 @@ pub enum GameKind {
     Chess960,
     /// Connect Four on the standard 7 × 6 board.
     ConnectFour,
+    /// Hex on an N×N board (the size is part of the state, see [`hex`]).
+    Hex,
 }
 
 impl GameKind {
@@ -36,6 +39,7 @@ impl GameKind {
             GameKind::Chess => "chess",
             GameKind::Chess960 => "chess960",
             GameKind::ConnectFour => "connect_four",
+            GameKind::Hex => "hex",
         }
     }
 }

@@ -40,6 +40,8 @@ pub enum OutcomeReason {
     FourInARow,
     /// The board is full without four in a row (Connect Four).
     BoardFull,
+    /// A chain of stones joins the player's two edges (Hex).
+    Connection,
 }
 
 /// The result of a finished game.

@@ -40,6 +40,7 @@ fn reason_text(reason: OutcomeReason) -> &'static str {
         OutcomeReason::Repetition => "threefold repetition",
         OutcomeReason::FourInARow => "four in a row",
         OutcomeReason::BoardFull => "board full",
+        OutcomeReason::Connection => "connection",
     }
 }
 

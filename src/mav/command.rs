@@ -107,7 +107,7 @@ pub enum HeaderError {
     #[error("not a MAV header: {0} (expected `<mav game=chess> %state %top_all </mav>` or similar)")]
     Syntax(String),
     /// A game name this build does not know.
-    #[error("unknown game '{0}' (known: chess, chess960, connect_four)")]
+    #[error("unknown game '{0}' (known: chess, chess960, connect_four, hex)")]
     UnknownGame(String),
     /// A word that is not a command.
     #[error(
@@ -310,9 +310,9 @@ impl Layout {
     }
 }
 
-/// The game named in a header (`chess`, `chess960`, `connect_four`).
+/// The game named in a header (`chess`, `chess960`, `connect_four`, `hex`).
 pub fn parse_game(name: &str) -> Result<GameKind, HeaderError> {
-    [GameKind::Chess, GameKind::Chess960, GameKind::ConnectFour]
+    [GameKind::Chess, GameKind::Chess960, GameKind::ConnectFour, GameKind::Hex]
         .into_iter()
         .find(|g| g.name() == name)
         .ok_or_else(|| HeaderError::UnknownGame(name.to_owned()))

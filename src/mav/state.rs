@@ -23,6 +23,10 @@
 //! # Connect Four `%state`
 //!
 //! `x || . . o x x . . … ||`: see [`connect_four`].
+//!
+//! # Hex `%state`
+//!
+//! `o || . . x . … |1||`: see [`hex`].
 
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Position, Square};
@@ -33,6 +37,7 @@ use crate::game::GameState;
 use crate::game::chess::ChessState;
 
 pub mod connect_four;
+pub mod hex;
 
 /// A state text (`%state` or FEN) that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -127,7 +132,7 @@ impl MavState for ChessState {
         let mode = match kind {
             GameKind::Chess => CastlingMode::Standard,
             GameKind::Chess960 => CastlingMode::Chess960,
-            GameKind::ConnectFour => {
+            GameKind::ConnectFour | GameKind::Hex => {
                 return Err(StateTextError::WrongGame { game: kind.name(), expected: "chess or chess960" });
             }
         };

@@ -12,6 +12,7 @@
 //! | | value tokens `<ctrl0>` … `<ctrl127>` (MAV uses 64 buckets, `<ctrl0>`–`<ctrl63>`; the rest let a 128-bucket searchless-format model share the vocabulary) |
 //! | next 1968 | one token per chess UCI move, sorted by byte order: every from–to pair a queen or a knight can travel on an empty board, plus promotions to `q`, `r`, `b`, `n` from the seventh to the eighth rank (and second to first), straight or diagonal |
 //! | 2181– | appended for Connect Four ([`CONNECT_FOUR`]): the stones `x` (first player) and `o` (second player); its moves `1`–`7` are the digits |
+//! | 2183– | appended for Hex ([`HEX`]): the column letters `i`, `j`, `l`, `m` that chess lacks (`k` is the black king) and the swap move `swap`; stones reuse `x`/`o`, rows the digits |
 //!
 //! Chess960 castling is written king-square → rook-square (`e1h1`, `b8a8`): a move along the back rank,
 //! which is already a queen move, so it needs no extra token. New games (Connect Four, Hex) append their
@@ -39,6 +40,10 @@ pub const CHESS_VOCAB_SIZE: usize = 2181;
 /// Tokens appended for Connect Four, in id order after the chess moves: the first player's stone `x`
 /// and the second player's stone `o` (the `%state` cells and the side to move; moves are digits).
 pub const CONNECT_FOUR: [&str; 2] = ["x", "o"];
+
+/// Tokens appended for Hex, in id order after Connect Four's: the column letters of boards up to 13×13
+/// that the vocabulary lacked, and the swap move.
+pub const HEX: [&str; 5] = ["i", "j", "l", "m", "swap"];
 
 /// Characters that may follow a move token (or the end of the text); see [`crate::mav::tokenizer`].
 pub const MOVE_FOLLOWERS: &[u8] = b":]>!< \n";
@@ -183,6 +188,7 @@ pub fn vocabulary() -> Vec<String> {
     v.extend(chess_moves());
     // Games added later append here, so that every earlier id stays the same.
     v.extend(CONNECT_FOUR.iter().map(|s| (*s).to_owned()));
+    v.extend(HEX.iter().map(|s| (*s).to_owned()));
     v
 }
 
@@ -209,7 +215,7 @@ mod tests {
         let v = vocabulary();
         assert_eq!(&v[..4], &["<pad>", "<eos>", "<unk>", "<sep>"]);
         assert_eq!(v.iter().collect::<HashSet<_>>().len(), v.len());
-        assert_eq!(v.len(), 4 + FIXED.len() + 128 + 1968 + CONNECT_FOUR.len());
+        assert_eq!(v.len(), 4 + FIXED.len() + 128 + 1968 + CONNECT_FOUR.len() + HEX.len());
     }
 
     #[test]
@@ -228,7 +234,10 @@ mod tests {
         // Connect Four's tokens come right after the chess vocabulary.
         assert_eq!(id("x"), Some(CHESS_VOCAB_SIZE));
         assert_eq!(id("o"), Some(CHESS_VOCAB_SIZE + 1));
-        assert_eq!(v.len(), CHESS_VOCAB_SIZE + 2);
+        // Hex's after them.
+        assert_eq!(id("i"), Some(CHESS_VOCAB_SIZE + 2));
+        assert_eq!(id("swap"), Some(CHESS_VOCAB_SIZE + 6));
+        assert_eq!(v.len(), CHESS_VOCAB_SIZE + 7);
     }
 
     #[test]

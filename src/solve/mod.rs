@@ -2,5 +2,7 @@
 //! reference opponents. Pure: no I/O, no threads.
 //!
 //! - [`connect_four`]: Connect Four (negamax with alpha-beta, a transposition table, move ordering).
+//! - [`hex`]: Hex (exact boolean negamax on boards up to 7×7, and MCTS with random playouts for any size).
 
 pub mod connect_four;
+pub mod hex;
