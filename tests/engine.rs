@@ -71,6 +71,7 @@ fn until_done(
             Event::Done { report, best_move } => return (infos, errors, report, best_move),
             Event::EvaluatorReady { .. } => panic!("unexpected EvaluatorReady"),
             Event::Evaluated { .. } => panic!("unexpected Evaluated"),
+            Event::Explored { .. } => panic!("unexpected Explored"),
         }
     }
 }

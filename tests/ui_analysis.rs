@@ -197,3 +197,48 @@ fn review_game_fills_the_graph_lists_mistakes_and_annotates_the_game() {
     // The values panel shows the board's position again after the review.
     assert!(step_until(&mut h, WAIT, has_values));
 }
+
+#[test]
+fn review_all_games_fills_the_game_list_attaches_reviews_and_exports_every_game() {
+    let mut h = app_with_model(Settings::default());
+    let ctx = h.ctx.clone();
+    let pasted = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+                  [White \"C\"]\n[Black \"D\"]\n\n1. e4 e4 *\n\n\
+                  [White \"E\"]\n[Black \"F\"]\n\n{Kept} 1. d4 d5 2. c4 e6 *\n";
+    h.state_mut().state.apply(Command::LoadPasted(pasted.into()), &ctx);
+    assert!(step_until(&mut h, WAIT, has_values));
+    h.state_mut().state.apply(Command::ShowDialog(Some(mavboard::app::state::Dialog::GameList)), &ctx);
+    h.run_steps(2);
+    h.get_by_label("Review all games").click();
+    h.step();
+    assert!(step_until(&mut h, WAIT, |app| {
+        app.state.analysis.file_review.as_ref().is_some_and(|f| !f.running())
+    }));
+    let review = h.state().state.analysis.file_review.clone().expect("a file review");
+    assert_eq!(review.progress(), (2, 2), "both readable games reviewed, the broken one skipped");
+    for n in [1, 3] {
+        assert!(review.summary(n).is_some_and(|s| s.is_ok()), "game {n} reviewed");
+    }
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("2 of 2 games reviewed").is_some(), "the list says so");
+    assert!(h.query_by_label("Accuracy").is_some(), "accuracy column");
+    // Opening game 3 from the list shows its review at once (no new model calls needed).
+    h.get_by_label("3").click();
+    h.run_steps(2);
+    let state = &h.state().state;
+    let attached = state.analysis.game_review.as_ref().expect("the file review's game 3 is attached");
+    assert_eq!(attached.stamp, state.line.stamp());
+    assert_eq!(attached.review.moves.len(), 4);
+    // Export writes all three games: the reviewed ones annotated, the broken one copied through.
+    let dir = std::env::temp_dir().join(format!("mavboard-file-review-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("reviewed.pgn");
+    h.state_mut().state.apply(Command::ExportReviewPath(out.clone()), &ctx);
+    let text = std::fs::read_to_string(&out).expect("exported");
+    let games = mavboard::pgn::reader::read_all(&text);
+    assert_eq!(games.len(), 3, "{text}");
+    assert_eq!(text.matches("mavboard review").count(), 2, "{text}");
+    // The broken game is copied as far as it was read (its offending move included).
+    assert!(text.contains("[White \"C\"]\n[Black \"D\"]\n\n1. e4 e4") && text.contains("{Kept}"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}

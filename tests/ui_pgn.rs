@@ -22,6 +22,7 @@ fn apply(h: &mut egui_kittest::Harness<'_, mavboard::app::MavboardApp>, c: Comma
     let ctx = h.ctx.clone();
     h.state_mut().state.apply(c, &ctx);
     h.run();
+    ui_common::wait_for_open(h);
 }
 
 #[test]

@@ -130,7 +130,9 @@ fn open_and_save_by_path_through_the_menu() {
     h.get_by_label("Path").type_text(&input.display().to_string());
     h.run();
     h.get_by_label("Open").click();
-    h.run();
+    // One frame: the file is read in the background (a full `run` could give up while it reads).
+    h.step();
+    ui_common::wait_for_open(&mut h);
     assert_eq!(sans(&h), ["d4", "d5", "c4", "e6", "Nc3"]);
     assert_eq!(h.state().state.current_file.as_deref(), Some(input.as_path()));
     assert_eq!(h.state().state.settings.recent_files.first().map(|p| p.as_path()), Some(input.as_path()));
@@ -140,7 +142,8 @@ fn open_and_save_by_path_through_the_menu() {
     let missing = dir.join("missing.pgn");
     let ctx = h.ctx.clone();
     h.state_mut().state.apply(mavboard::app::command::Command::OpenPath(missing.clone()), &ctx);
-    h.run();
+    h.step();
+    ui_common::wait_for_open(&mut h);
     assert_eq!(sans(&h).len(), 5);
     h.get_by_label_contains("missing.pgn");
 

@@ -65,6 +65,12 @@ pub enum EngineRequest {
     LoadModel(Option<PathBuf>),
     /// Evaluate every position of the line the board follows (game review, eval graph).
     ReviewLine,
+    /// Review every readable game of the open game list, one after another.
+    ReviewFile,
+    /// Stop the file review after the games already finished.
+    StopFileReview,
+    /// The search tree explorer: the children of the node reached by these moves from the root.
+    Explore(Vec<String>),
     /// Run internal search on the board position: explicit minimax with this breadth and depth (and the
     /// model's own trace when the package writes one).
     InternalSearch {
@@ -133,6 +139,12 @@ pub struct AnalysisState {
     pub game_review: Option<super::game_review::ReviewedGame>,
     /// The internal-search panel's run and report.
     pub internal: super::internal_search::InternalSearchState,
+    /// The review of every game of the open file, when one was started.
+    pub file_review: Option<super::file_review::FileReview>,
+    /// The search tree explorer: expanded nodes and their children.
+    pub explorer: super::tree_explorer::ExplorerState,
+    /// The provider the loaded model runs on, and any fallback notice (once it is loaded).
+    pub device: Option<crate::inference::device::DeviceStatus>,
 }
 
 impl AnalysisState {
@@ -142,6 +154,7 @@ impl AnalysisState {
         self.selected_move = None;
         self.hovered_move = None;
         self.sims_per_second = 0.0;
+        self.explorer.clear();
     }
 
     /// Takes a report if its root is `current` (reports for earlier positions are dropped). The root's

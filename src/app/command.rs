@@ -55,6 +55,14 @@ pub enum Command {
     ToggleCoordinates,
     /// Show or hide legal-move dots.
     ToggleLegalMoves,
+    /// Review every game of the open file (the game list), one after another.
+    ReviewFile,
+    /// Stop the file review (finished games keep their reviews).
+    StopFileReview,
+    /// Ask where to write the open file's games with their reviews, with the system file dialog.
+    ExportReviewDialog,
+    /// Write the open file's games with their reviews to this path (atomically).
+    ExportReviewPath(PathBuf),
     /// Ask for a PGN file with the system file dialog.
     OpenFileDialog,
     /// Ask where to save the line with the system file dialog.
@@ -124,4 +132,19 @@ pub enum Command {
         /// d: plies below the root.
         depth: u32,
     },
+    /// Answer the question about unsaved changes (Save, Discard, Cancel).
+    AnswerUnsaved(super::unsaved::UnsavedAnswer),
+    /// Preview this root move's PV on the board (UCI), or end the preview.
+    PreviewPv(Option<String>),
+    /// Run the model on this device with this many threads (0: automatic), reloading it.
+    SetModelRuntime {
+        /// Auto, CPU, CUDA or CoreML.
+        device: crate::inference::device::Device,
+        /// ONNX Runtime threads; 0 chooses from the cores.
+        threads: usize,
+    },
+    /// Expand or collapse this node of the search tree explorer (moves in UCI from the root).
+    ToggleTreeNode(Vec<String>),
+    /// Something for the UCI engine panel (start, stop, its settings).
+    Uci(super::uci_panel::UciCommand),
 }

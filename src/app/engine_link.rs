@@ -6,16 +6,15 @@
 //! search is running even when a stopped search's `Done` arrives after the next `Go` was sent.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::analysis::{EngineRequest, ModelInfo, ModelStatus, PositionEval};
-use super::game_review::{self, PendingReview};
+use super::file_review::FileReview;
+use super::game_review::{self, DocStamp, PendingReview};
 use super::line::MoveHistory;
+use super::model_runtime;
 use super::state::AppState;
 use crate::engine::internal::{InternalRun, InternalSource};
-use crate::engine::{
-    Command, Engine, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, GoLimits, Repaint,
-};
+use crate::engine::{Command, Engine, EngineConfig, EngineError, EvaluatorFactory, Event, GoLimits, Repaint};
 use crate::game::GameState;
 use crate::inference::onnx::SessionOptions;
 use crate::model::ModelPackage;
@@ -49,6 +48,8 @@ pub struct EngineLink {
     config: EngineConfig,
     /// The game review waiting for the engine's answers.
     review: Option<PendingReview>,
+    /// The file review's game waiting for the engine's answers (its number in the game list).
+    file_game: Option<(usize, PendingReview)>,
     /// The next tag for an `Evaluate` command.
     next_tag: u64,
     /// Wakes the UI (also when an internal search ends).
@@ -57,6 +58,8 @@ pub struct EngineLink {
     internal_source: Option<InternalSource>,
     /// The internal search in progress.
     internal_run: Option<InternalRun>,
+    /// Where the model's loader leaves the provider in use.
+    device: model_runtime::DeviceSlot,
 }
 
 impl EngineLink {
@@ -71,10 +74,12 @@ impl EngineLink {
             has_model: false,
             config,
             review: None,
+            file_game: None,
             next_tag: 0,
             repaint,
             internal_source: None,
             internal_run: None,
+            device: model_runtime::DeviceSlot::default(),
         })
     }
 
@@ -104,9 +109,10 @@ impl EngineLink {
             buckets: package.manifest.num_buckets,
             parameters: package.manifest.parameters,
         };
-        let factory = model_factory(dir.clone(), SessionOptions::default());
+        let options = model_runtime::session_options(&state.settings);
+        let factory = model_runtime::model_factory(dir.clone(), options.clone(), self.device.clone());
         self.load_factory(factory, info, state);
-        self.internal_source = Some(InternalSource::Package { dir, options: SessionOptions::default() });
+        self.internal_source = Some(InternalSource::Package { dir, options });
     }
 
     /// Loads evaluators from `factory` (the real model, or a mock in tests) described by `info`.
@@ -119,6 +125,10 @@ impl EngineLink {
             ),
         });
         state.analysis.model = ModelStatus::Loading(info);
+        state.analysis.device = None;
+        if let Ok(mut slot) = self.device.lock() {
+            *slot = None;
+        }
         self.has_model = true;
         if self.engine.send(Command::LoadEvaluator { factory, workers: APP_WORKERS }).is_err() {
             self.model_failed(state, "The engine thread has stopped; restart mavboard.".to_owned());
@@ -146,6 +156,13 @@ impl EngineLink {
                 EngineRequest::StartSearch => search = Some(true),
                 EngineRequest::StopSearch => search = Some(false),
                 EngineRequest::ReviewLine => self.review_game(state),
+                EngineRequest::ReviewFile => self.review_file(state),
+                EngineRequest::StopFileReview => {
+                    self.file_game = None;
+                    if let Some(f) = state.analysis.file_review.as_mut() {
+                        f.stop();
+                    }
+                }
                 EngineRequest::LoadModel(dir) => {
                     self.stop(state);
                     self.load_model(dir.as_deref(), state);
@@ -153,7 +170,15 @@ impl EngineLink {
                 EngineRequest::InternalSearch { breadth, depth } => {
                     self.internal_search(state, breadth, depth)
                 }
+                EngineRequest::Explore(path) => self.explore(state, path),
             }
+        }
+        // A file review ends when its game list is replaced (another file opened or text pasted).
+        if let Some(f) = state.analysis.file_review.as_ref()
+            && state.games.as_ref().is_none_or(|l| l.id != f.list)
+        {
+            self.file_game = None;
+            state.analysis.file_review = None;
         }
         let moved = self.sent_generation != Some(state.position_generation);
         if moved {
@@ -205,8 +230,107 @@ impl EngineLink {
         self.review = Some(pending);
     }
 
+    /// Starts reviewing every readable game of the game list, one after another (see [`FileReview`]).
+    fn review_file(&mut self, state: &mut AppState) {
+        if !self.has_model {
+            state.messages.error("No model is loaded: load one before reviewing the games.");
+            return;
+        }
+        let Some(list) = &state.games else {
+            state
+                .messages
+                .error("Open a PGN file first: Review all games reviews the games of the open file.");
+            return;
+        };
+        if state.analysis.file_review.as_ref().is_some_and(|f| f.list == list.id && f.running()) {
+            return;
+        }
+        let review = FileReview::new(list);
+        if review.total == 0 {
+            state.messages.error(format!("{}: no game could be read, so none can be reviewed.", list.source));
+            return;
+        }
+        state.analysis.file_review = Some(review);
+        self.file_game = None;
+        self.next_file_game(state);
+    }
+
+    /// Sends the file review's next game to the engine (games that cannot be reviewed are noted and
+    /// skipped); says so when every game is done.
+    fn next_file_game(&mut self, state: &mut AppState) {
+        let Some(f) = state.analysis.file_review.as_mut() else { return };
+        while let Some(number) = f.queue.pop_front() {
+            let tree = state
+                .games
+                .as_ref()
+                .filter(|l| l.id == f.list)
+                .and_then(|l| l.entries.iter().find(|e| e.number == number))
+                .and_then(|e| e.game.as_ref().ok())
+                .cloned();
+            let Some(tree) = tree else {
+                f.finish(number, Err("the game is no longer in the list".into()));
+                continue;
+            };
+            let pending = match PendingReview::new(tree, DocStamp { doc: 0, structure: 0 }, self.next_tag) {
+                Ok(p) if p.review_len == 0 => {
+                    f.finish(number, Err("the game has no moves to review".into()));
+                    continue;
+                }
+                Ok(p) => p,
+                Err(e) => {
+                    f.finish(number, Err(e.to_string()));
+                    continue;
+                }
+            };
+            let chunks = pending.chunks();
+            self.next_tag += chunks.len() as u64;
+            for (tag, requests) in chunks {
+                if self.engine.send(Command::Evaluate { tag, requests }).is_err() {
+                    return self.engine_gone(state);
+                }
+            }
+            f.current = Some((number, pending.progress()));
+            self.file_game = Some((number, pending));
+            return;
+        }
+        if f.current.is_none() && !f.stopped {
+            let (done, total) = f.progress();
+            let failed = f.done.values().filter(|r| r.is_err()).count();
+            let failed = if failed > 0 {
+                format!(" ({failed} could not be reviewed: see the game list)")
+            } else {
+                String::new()
+            };
+            state.messages.info(format!("Reviewed {done} of {total} games of {}{failed}.", f.source));
+        }
+    }
+
+    /// Takes a chunk of the file review's answers; when its game is complete, keeps its review and
+    /// sends the next game.
+    fn file_answers(&mut self, state: &mut AppState, tag: u64, results: Vec<game_review::Answer>) {
+        let Some((number, pending)) = self.file_game.as_mut().filter(|(_, p)| p.owns(tag)) else { return };
+        let number = *number;
+        for (fen, answer) in pending.accept(tag, results) {
+            if let Some(eval) = answer.as_ref().ok().and_then(PositionEval::from_result) {
+                state.analysis.evals.insert(fen, eval);
+            }
+        }
+        let progress = pending.progress();
+        let finished = pending.finish(state.settings.scoring.into());
+        let Some(f) = state.analysis.file_review.as_mut() else { return };
+        f.current = Some((number, progress));
+        let Some(finished) = finished else { return };
+        self.file_game = None;
+        f.finish(number, finished.map_err(|e| e.to_string()));
+        state.attach_file_review();
+        self.next_file_game(state);
+    }
+
     /// Takes a chunk of review answers; finishes the review when they are all in.
     fn review_answers(&mut self, state: &mut AppState, tag: u64, results: Vec<game_review::Answer>) {
+        if self.file_game.as_ref().is_some_and(|(_, p)| p.owns(tag)) {
+            return self.file_answers(state, tag, results);
+        }
         let Some(pending) = self.review.as_mut().filter(|p| p.owns(tag)) else { return };
         for (fen, answer) in pending.accept(tag, results) {
             if let Some(eval) = answer.as_ref().ok().and_then(PositionEval::from_result) {
@@ -347,13 +471,17 @@ impl EngineLink {
             match event {
                 Event::Info(report) => {
                     let current = state.current().clone();
-                    state.analysis.accept_report(report, &current);
+                    if state.analysis.accept_report(report, &current) {
+                        self.refresh_explorer(state);
+                    }
                 }
                 Event::Done { report, .. } => {
                     self.gos_out = self.gos_out.saturating_sub(1);
                     if let Some(report) = report {
                         let current = state.current().clone();
-                        state.analysis.accept_report(report, &current);
+                        if state.analysis.accept_report(report, &current) {
+                            self.refresh_explorer(state);
+                        }
                     }
                     if self.gos_out == 0 {
                         state.analysis.searching = false;
@@ -361,10 +489,20 @@ impl EngineLink {
                     }
                 }
                 Event::Evaluated { tag, results } => self.review_answers(state, tag, results),
+                Event::Explored { root, path, children, .. } => {
+                    if root.is_some_and(|r| r == state.current().to_text()) {
+                        state.analysis.explorer.accept(path, children);
+                    }
+                }
                 Event::EvaluatorReady { .. } => {
                     if let ModelStatus::Loading(info) = &state.analysis.model {
                         state.analysis.model = ModelStatus::Ready(info.clone());
                     }
+                    let status = self.device.lock().ok().and_then(|s| s.clone());
+                    if let Some(notice) = status.as_ref().and_then(|s| s.notice.as_ref()) {
+                        state.messages.error(format!("Model device: {notice}."));
+                    }
+                    state.analysis.device = status;
                 }
                 Event::Error(EngineError::Load(reason)) => {
                     self.model_failed(state, format!("The model could not be loaded: {reason}"));
@@ -376,19 +514,31 @@ impl EngineLink {
         }
     }
 
+    /// Asks the engine for the children of a node of the search tree explorer.
+    fn explore(&mut self, state: &mut AppState, path: Vec<String>) {
+        if self.engine.send(Command::Explore { tag: 0, path }).is_err() {
+            self.engine_gone(state);
+        }
+    }
+
+    /// Asks again for every expanded node of the explorer (a new report changed the tree).
+    fn refresh_explorer(&mut self, state: &mut AppState) {
+        let paths: Vec<Vec<String>> = state.analysis.explorer.expanded.iter().cloned().collect();
+        for path in paths {
+            self.explore(state, path);
+        }
+    }
+
     /// Whether the last `Go` sent was a user's search that is still out.
     pub fn searching(&self) -> bool {
         self.gos_out > 0 && self.last_go == Some(GoKind::Search)
     }
 }
 
-/// A factory that opens the package in `dir` on each inference worker.
+/// A factory that opens the package in `dir` on each inference worker (falling back to the CPU when the
+/// requested device cannot be used; see [`model_runtime::model_factory`] to learn the provider in use).
 pub fn model_factory(dir: PathBuf, options: SessionOptions) -> EvaluatorFactory {
-    Arc::new(move |_worker| {
-        crate::inference::load_evaluator(&dir, &options)
-            .map(|(e, _)| e as EvaluatorBox)
-            .map_err(|e| Box::new(e) as crate::engine::FactoryError)
-    })
+    model_runtime::model_factory(dir, options, model_runtime::DeviceSlot::default())
 }
 
 impl std::fmt::Debug for EngineLink {

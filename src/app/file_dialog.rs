@@ -19,6 +19,8 @@ pub enum FileDialogKind {
     Save,
     /// Choose a model package folder (model.onnx + mav.json).
     ModelFolder,
+    /// Choose where to write the open file's games with their reviews.
+    ExportReview,
 }
 
 /// Wakes the UI (requests a repaint) when the dialog answers.
@@ -58,6 +60,12 @@ impl PendingFileDialog {
             FileDialogKind::Save => {
                 Box::pin(dialog.set_title("Save line as PGN").set_file_name("analysis.pgn").save_file())
             }
+            FileDialogKind::ExportReview => Box::pin(
+                dialog
+                    .set_title("Export the reviewed games as PGN")
+                    .set_file_name("reviewed.pgn")
+                    .save_file(),
+            ),
         };
         PendingFileDialog { kind, future, waker: Waker::from(Arc::new(RepaintWaker(repaint))) }
     }

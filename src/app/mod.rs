@@ -6,16 +6,23 @@ pub mod chess960;
 pub mod command;
 pub mod engine_link;
 pub mod file_dialog;
+pub mod file_review;
 pub mod game;
 pub mod game_list;
 pub mod game_review;
 pub mod internal_search;
 pub mod line;
 pub mod messages;
+pub mod model_runtime;
+pub mod pgn_loader;
 pub mod position_setup;
+pub mod pv_preview;
 pub mod settings;
 pub mod shell;
 pub mod state;
+pub mod tree_explorer;
+pub mod uci_panel;
+pub mod unsaved;
 
 pub use shell::MavboardApp;
 

@@ -84,6 +84,13 @@ pub fn parse_fen(text: &str) -> Result<ChessState, FenError> {
     Ok(ChessState::new(pos, mode))
 }
 
+/// Whether pasted text is a FEN rather than PGN: one line with at least seven '/' between ranks and no
+/// PGN tag.
+pub fn looks_like_fen(text: &str) -> bool {
+    let trimmed = text.trim();
+    !trimmed.contains('\n') && trimmed.matches('/').count() >= 7 && !trimmed.contains('[')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

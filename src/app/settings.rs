@@ -64,6 +64,30 @@ pub struct Settings {
     pub show_analysis_panel: bool,
     /// The model package to load; `None` uses the shipped default.
     pub model_dir: Option<PathBuf>,
+    /// Where the model runs (auto, CPU, CUDA, CoreML).
+    pub model_device: crate::inference::device::Device,
+    /// ONNX Runtime threads for the model; 0 chooses from the machine's cores.
+    pub model_threads: usize,
+    /// The UCI engine beside the model.
+    pub uci_engine: UciEngineSettings,
+}
+
+/// The UCI engine panel's settings.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct UciEngineSettings {
+    /// The engine binary; `None` finds `stockfish` on PATH or at /usr/games/stockfish.
+    pub path: Option<PathBuf>,
+    /// Lines shown (MultiPV).
+    pub multipv: u32,
+    /// Search threads.
+    pub threads: u32,
+}
+
+impl Default for UciEngineSettings {
+    fn default() -> Self {
+        UciEngineSettings { path: None, multipv: 3, threads: 1 }
+    }
 }
 
 /// The search panel's settings: MCTS parameters (paper §3) and the engine's batching.
@@ -173,6 +197,9 @@ impl Default for Settings {
             search: SearchSettings::default(),
             show_analysis_panel: true,
             model_dir: None,
+            model_device: crate::inference::device::Device::Auto,
+            model_threads: 0,
+            uci_engine: UciEngineSettings::default(),
         }
     }
 }

@@ -26,6 +26,11 @@ impl MavboardApp {
         let settings: Settings =
             cc.storage.and_then(|s| eframe::get_value(s, Settings::STORAGE_KEY)).unwrap_or_default();
         let ctx = cc.egui_ctx.clone();
+        // The heatmap's shader path needs the wgpu renderer (eframe's default multisampling: 1 sample);
+        // under glow the painter draws it.
+        if let Some(render_state) = cc.wgpu_render_state.as_ref() {
+            crate::ui::heatmap_gpu::register(render_state, 1, &ctx);
+        }
         MavboardApp::with_engine(settings, std::sync::Arc::new(move || ctx.request_repaint()))
     }
 
@@ -68,7 +73,9 @@ impl MavboardApp {
             });
             self.applied_theme = Some(self.state.settings.theme);
         }
-        self.state.poll_file_dialog();
+        self.state.poll_file_dialog(&ctx);
+        self.state.poll_loading();
+        self.state.unsaved_frame(&ctx);
         if let Some(link) = self.engine.as_mut() {
             link.drain(&mut self.state);
         }
@@ -80,6 +87,10 @@ impl MavboardApp {
             link.frame(&mut self.state);
         } else {
             self.state.analysis.requests.clear();
+        }
+        {
+            use super::line::MoveHistory;
+            self.state.uci.frame(self.state.line.current(), &self.state.settings.uci_engine);
         }
         if self.state.position_generation != self.seen_generation {
             self.seen_generation = self.state.position_generation;

@@ -10,9 +10,10 @@ use super::command::{Command, Navigate};
 use super::file_dialog::{FileDialogKind, PendingFileDialog};
 use super::game::GameDoc;
 use super::game_list::GameList;
+use super::game_review::DocStamp;
 use super::line::MoveHistory;
 use super::messages::Messages;
-use super::position_setup::parse_fen;
+use super::position_setup::{looks_like_fen, parse_fen};
 use super::settings::Settings;
 use crate::game::chess::ChessState;
 
@@ -58,6 +59,20 @@ pub struct AppState {
     pub file_dialog: Option<PendingFileDialog>,
     /// The model's view of the board position (filled by the engine glue).
     pub analysis: AnalysisState,
+    /// The game list entry the line was opened from: (list id, game number, the document's stamp then).
+    pub opened_game: Option<(u64, usize, DocStamp)>,
+    /// The open question about unsaved changes, with the action it holds (see [`super::unsaved`]).
+    pub unsaved: Option<super::unsaved::PendingAction>,
+    /// The action that goes on once the game is saved (the question was answered *Save*).
+    pub after_save: Option<super::unsaved::PendingAction>,
+    /// The user agreed to close the window with unsaved changes.
+    pub close_approved: bool,
+    /// The PGN file being read in the background, if any.
+    pub loading: Option<super::pgn_loader::PgnLoad>,
+    /// The search panel's root move whose PV the board previews (see [`super::pv_preview`]).
+    pub pv_hover: Option<super::pv_preview::PvHover>,
+    /// The UCI engine beside the model.
+    pub uci: super::uci_panel::UciPanel,
 }
 
 impl AppState {
@@ -75,6 +90,13 @@ impl AppState {
             position_generation: 0,
             file_dialog: None,
             analysis: AnalysisState::default(),
+            opened_game: None,
+            unsaved: None,
+            after_save: None,
+            close_approved: false,
+            loading: None,
+            pv_hover: None,
+            uci: Default::default(),
         }
     }
 
@@ -88,8 +110,16 @@ impl AppState {
         self.position_generation += 1;
     }
 
-    /// Applies one command. `ctx` is for the clipboard and waking the UI from the file dialog.
+    /// Applies one command. `ctx` is for the clipboard and waking the UI from the file dialog. A command
+    /// that would replace a game with unsaved changes asks first (see [`super::unsaved`]).
     pub fn apply(&mut self, command: Command, ctx: &eframe::egui::Context) {
+        if let Some(command) = self.guard_unsaved(command) {
+            self.apply_now(command, ctx);
+        }
+    }
+
+    /// Applies one command without asking about unsaved changes.
+    pub(super) fn apply_now(&mut self, command: Command, ctx: &eframe::egui::Context) {
         match command {
             Command::PlayMove(mv) => match self.line.play(mv) {
                 Ok(()) => {
@@ -140,6 +170,11 @@ impl AppState {
                 {
                     self.messages.error(format!("The review could not be re-scored: {e}"));
                 }
+                if let Some(f) = self.analysis.file_review.as_mut()
+                    && let Err(e) = f.rescore(s.into())
+                {
+                    self.messages.error(format!("The file's reviews could not be re-scored: {e}"));
+                }
             }
             Command::ToggleMovesPanel => self.settings.show_moves_panel ^= true,
             Command::ToggleSetupPanel => self.settings.show_setup_panel ^= true,
@@ -147,7 +182,7 @@ impl AppState {
             Command::ToggleLegalMoves => self.settings.show_legal_moves ^= true,
             Command::OpenFileDialog => self.start_file_dialog(FileDialogKind::Open, ctx),
             Command::SaveFileDialog => self.start_file_dialog(FileDialogKind::Save, ctx),
-            Command::OpenPath(path) => self.open_path(&path),
+            Command::OpenPath(path) => self.open_path(&path, ctx),
             Command::SavePath(path) => self.save_path(&path),
             Command::ShowDialog(d) => self.dialog = d,
             Command::DismissMessage(id) => self.messages.dismiss(id),
@@ -204,6 +239,10 @@ impl AppState {
                 self.open_game(number);
             }
             Command::ReviewLine => self.analysis.requests.push(EngineRequest::ReviewLine),
+            Command::ReviewFile => self.analysis.requests.push(EngineRequest::ReviewFile),
+            Command::StopFileReview => self.analysis.requests.push(EngineRequest::StopFileReview),
+            Command::ExportReviewDialog => self.start_file_dialog(FileDialogKind::ExportReview, ctx),
+            Command::ExportReviewPath(path) => self.export_review(&path),
             Command::AnnotateGame => self.annotate_game(),
             Command::RunInternalSearch { breadth, depth } => {
                 self.analysis.requests.push(EngineRequest::InternalSearch { breadth, depth });
@@ -211,6 +250,14 @@ impl AppState {
             Command::CopyPgn => {
                 ctx.copy_text(self.line.to_pgn());
                 self.status_note = Some("PGN copied to the clipboard".to_owned());
+            }
+            Command::AnswerUnsaved(answer) => self.answer_unsaved(answer, ctx),
+            Command::PreviewPv(action) => self.set_pv_hover(action),
+            Command::ToggleTreeNode(path) => self.toggle_tree_node(path),
+            Command::SetModelRuntime { device, threads } => self.set_model_runtime(device, threads),
+            Command::Uci(c) => {
+                let ctx = ctx.clone();
+                self.uci.apply(c, &mut self.settings.uci_engine, move || ctx.request_repaint());
             }
             Command::CopyFen => {
                 ctx.copy_text(self.current().fen());
@@ -242,9 +289,7 @@ impl AppState {
     fn load_pasted(&mut self, text: &str) {
         let trimmed = text.trim();
         // A FEN is one line with '/' separated ranks; anything else is read as PGN.
-        let looks_like_fen =
-            !trimmed.contains('\n') && trimmed.matches('/').count() >= 7 && !trimmed.contains('[');
-        if looks_like_fen {
+        if looks_like_fen(trimmed) {
             self.load_fen(trimmed);
             return;
         }
@@ -264,7 +309,7 @@ impl AppState {
     }
 
     /// Checks whether the file dialog has answered and acts on it. Called once per frame.
-    pub fn poll_file_dialog(&mut self) {
+    pub fn poll_file_dialog(&mut self, ctx: &eframe::egui::Context) {
         let Some(dialog) = self.file_dialog.as_mut() else {
             return;
         };
@@ -274,8 +319,9 @@ impl AppState {
         };
         self.file_dialog = None;
         match (answer, kind) {
-            (Some(path), FileDialogKind::Open) => self.open_path(&path),
+            (Some(path), FileDialogKind::Open) => self.open_path(&path, ctx),
             (Some(path), FileDialogKind::Save) => self.save_path(&path),
+            (Some(path), FileDialogKind::ExportReview) => self.export_review(&path),
             (Some(path), FileDialogKind::ModelFolder) => {
                 self.apply_model_folder(path);
             }
@@ -300,37 +346,22 @@ impl AppState {
         self.analysis.requests.push(EngineRequest::LoadModel(Some(dir)));
     }
 
-    /// Opens a PGN file: its first game's main line replaces the current line.
-    pub fn open_path(&mut self, path: &Path) {
-        let shown = path.display();
-        let size = match std::fs::metadata(path) {
-            Ok(m) => m.len(),
-            Err(e) => {
-                self.messages
-                    .error(format!("Cannot open {shown}: {e}. Check the path and the file's permissions."));
-                return;
-            }
-        };
-        if size > MAX_PGN_BYTES {
-            self.messages.error(format!(
-                "{shown} is {size} bytes, more than the board opens ({MAX_PGN_BYTES}). Split it, or check it with \
-                 `mavboard pgn`."
-            ));
+    /// Opens the first good game of a file's `list` (asking first when the game on the board has unsaved
+    /// changes and the file has a game to replace it).
+    pub(super) fn offer_file_list(&mut self, list: GameList, path: PathBuf) {
+        if self.line.is_modified() && list.first_good().is_some() {
+            self.unsaved = Some(super::unsaved::PendingAction::OpenList(Box::new((list, path))));
             return;
         }
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) => {
-                self.messages.error(format!("Cannot read {shown}: {e}. Check the file's permissions."));
-                return;
-            }
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        let name = path.file_name().map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
-        if self.open_list(GameList::read(&text, &name)) {
+        self.open_file_list(list, &path);
+    }
+
+    /// Opens the first good game of a file's `list` and makes `path` the current file.
+    pub(super) fn open_file_list(&mut self, list: GameList, path: &Path) {
+        if self.open_list(list) {
             self.current_file = Some(path.to_path_buf());
             self.settings.remember_file(path);
-            self.status_note = Some(format!("Opened {shown}"));
+            self.status_note = Some(format!("Opened {}", path.display()));
         }
     }
 
@@ -375,8 +406,11 @@ impl AppState {
                     _ => None,
                 };
                 let doc = GameDoc::from_tree(tree.clone());
+                let list = self.games.as_ref().map_or(0, |l| l.id);
+                self.opened_game = Some((list, number, doc.stamp()));
                 self.set_line(doc);
                 self.players = players;
+                self.attach_file_review();
             }
             Err(e) => {
                 self.messages.error(format!("Game {number} cannot be opened: {e}"));
@@ -384,19 +418,73 @@ impl AppState {
         }
     }
 
-    /// Writes the finished review of this game into it (see [`Command::AnnotateGame`]).
-    fn annotate_game(&mut self) {
+    /// When the line is a game of the list opened unchanged and the file review has finished that game,
+    /// its review becomes this document's (the eval graph, mistakes and symbols show at once).
+    pub fn attach_file_review(&mut self) {
         let stamp = self.line.stamp();
-        let Some(reviewed) = self.analysis.game_review.as_mut().filter(|r| r.stamp == stamp && !r.annotated)
-        else {
-            self.messages.error("Review the game first (Review game), then annotate it.");
+        let Some((list, number, opened)) = self.opened_game else { return };
+        if opened != stamp || self.analysis.game_review.as_ref().is_some_and(|r| r.stamp == stamp) {
+            return;
+        }
+        let Some(found) = self.analysis.file_review.as_ref().and_then(|f| f.reviewed(list, number)) else {
             return;
         };
-        let model = match &self.analysis.model {
+        let mut reviewed = found.clone();
+        reviewed.stamp = stamp;
+        self.analysis.game_review = Some(reviewed);
+    }
+
+    /// The loaded model's name (for annotations).
+    fn model_name(&self) -> String {
+        match &self.analysis.model {
             super::analysis::ModelStatus::Ready(info) | super::analysis::ModelStatus::Loading(info) => {
                 info.name.clone()
             }
             _ => "model".to_owned(),
+        }
+    }
+
+    /// Writes every game of the open list, with the file review's annotations, to `path` (atomically).
+    pub fn export_review(&mut self, path: &Path) {
+        let shown = path.display();
+        let (Some(list), Some(review)) = (&self.games, &self.analysis.file_review) else {
+            self.messages.error("Open a PGN file and review its games (Review all games) before exporting.");
+            return;
+        };
+        if review.list != list.id {
+            self.messages.error("The review belongs to another file: review this file's games first.");
+            return;
+        }
+        let text = match review.export(list, &self.model_name()) {
+            Ok(t) => t,
+            Err(e) => {
+                self.messages.error(format!("The reviews could not be written into the games: {e}"));
+                return;
+            }
+        };
+        let (reviewed, total) = review.progress();
+        match write_atomically(path, text.as_bytes()) {
+            Ok(()) => {
+                self.dialog = None;
+                self.messages.info(format!(
+                    "Exported {} games to {shown} ({reviewed} of {total} readable games reviewed)",
+                    list.entries.len()
+                ));
+            }
+            Err(e) => {
+                self.messages.error(format!("Cannot write {shown}: {e}. Choose a folder you can write to."));
+            }
+        }
+    }
+
+    /// Writes the finished review of this game into it (see [`Command::AnnotateGame`]).
+    fn annotate_game(&mut self) {
+        let stamp = self.line.stamp();
+        let model = self.model_name();
+        let Some(reviewed) = self.analysis.game_review.as_mut().filter(|r| r.stamp == stamp && !r.annotated)
+        else {
+            self.messages.error("Review the game first (Review game), then annotate it.");
+            return;
         };
         match self.line.annotate(&reviewed.review, &model) {
             Ok(()) => {

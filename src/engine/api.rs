@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::game::chess::ChessState;
 use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
 use crate::search::SearchError;
-use crate::search::mcts::{MctsParams, MctsSnapshot};
+use crate::search::mcts::{MctsParams, MctsSnapshot, MoveStats};
 
 /// An evaluator the engine can move to one of its inference workers.
 pub type EvaluatorBox = Box<dyn Evaluator<ChessState> + Send>;
@@ -95,6 +95,15 @@ pub enum Command {
         /// The positions and what to ask of each.
         requests: Vec<EvalRequest<ChessState>>,
     },
+    /// The tree explorer: the statistics of the children of the node reached by `path` (moves in UCI
+    /// from the search tree's root), answered at once by [`Event::Explored`] with the same `tag`, whether
+    /// or not a search is running.
+    Explore {
+        /// The caller's label for the answer.
+        tag: u64,
+        /// The moves from the root; empty for the root's own children.
+        path: Vec<String>,
+    },
     /// Ends the engine thread.
     Quit,
 }
@@ -134,6 +143,18 @@ pub enum Event {
         tag: u64,
         /// The results.
         results: Vec<Result<EvalResult<ChessState>, EvalError>>,
+    },
+    /// The answer to [`Command::Explore`].
+    Explored {
+        /// The command's tag.
+        tag: u64,
+        /// The search tree's root position (text encoding), `None` when there is no tree.
+        root: Option<String>,
+        /// The path asked for.
+        path: Vec<String>,
+        /// The children's statistics, most visited first, or why there are none (no tree, or the path
+        /// leaves the tree).
+        children: Result<Vec<MoveStats>, String>,
     },
     /// Something failed; the engine goes on serving.
     Error(EngineError),

@@ -234,6 +234,7 @@ impl Controller {
             }
             Command::LoadEvaluator { factory, workers } => self.load(factory, workers),
             Command::Evaluate { tag, requests } => self.evaluate(tag, requests),
+            Command::Explore { tag, path } => self.explore(tag, path),
             Command::Quit => {}
         }
     }
@@ -272,6 +273,41 @@ impl Controller {
             next_info: now + self.config.info_interval,
         });
         self.next_search += 1;
+    }
+
+    /// Answers a [`Command::Explore`] from the search tree as it is now.
+    fn explore(&self, tag: u64, path: Vec<String>) {
+        use crate::game::GameState;
+        let Some(tree) = self.tree.as_ref() else {
+            let children = Err("no search has run from this position yet".to_owned());
+            return self.emit(Event::Explored { tag, root: None, path, children });
+        };
+        let mut here = tree.root_state().clone();
+        let mut actions = Vec::with_capacity(path.len());
+        let mut bad = None;
+        for text in &path {
+            match here.parse_action(text).and_then(|a| Ok((a, here.play(a)?))) {
+                Ok((a, next)) => {
+                    actions.push(a);
+                    here = next;
+                }
+                Err(e) => {
+                    bad = Some(format!("{text} is not a legal move there: {e}"));
+                    break;
+                }
+            }
+        }
+        let children = match bad {
+            Some(why) => Err(why),
+            None => tree
+                .children(&actions)
+                .map(|mut c| {
+                    c.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
+                    c
+                })
+                .map_err(|e| e.to_string()),
+        };
+        self.emit(Event::Explored { tag, root: Some(tree.root_state().to_text()), path, children });
     }
 
     fn cancel_pending(&mut self) {

@@ -17,6 +17,7 @@ pub mod internal;
 pub mod line_reader;
 pub mod pool;
 pub mod position;
+pub mod uci_analysis;
 
 pub use api::{
     Command, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, FactoryError, GoLimits,

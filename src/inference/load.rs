@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use super::device::DeviceStatus;
 use super::encoder::EncoderEvaluator;
 use super::evaluator::Evaluator;
 use super::onnx::session::{SessionError, SessionOptions};
@@ -58,6 +59,35 @@ pub enum LoadError {
     /// The package itself.
     #[error(transparent)]
     Model(#[from] ModelError),
+}
+
+/// An opened evaluator, its package and its session's device status.
+pub type LoadedWithStatus = (Box<dyn Evaluator<ChessState> + Send>, ModelPackage, DeviceStatus);
+
+/// Opens the package in `dir` as an evaluator of chess positions, with the device status of its session
+/// (the provider actually in use and any fallback notice).
+pub fn load_evaluator_with_status(
+    dir: &Path,
+    options: &SessionOptions,
+) -> Result<LoadedWithStatus, LoadError> {
+    let package = ModelPackage::open(dir)?;
+    match package.manifest.format {
+        ModelFormat::MavEncoder => {
+            let e = EncoderEvaluator::open(&package, options)?;
+            let status = e.status().clone();
+            Ok((Box::new(e), package, status))
+        }
+        ModelFormat::ActionValue => {
+            let e = super::action_value::ActionValueEvaluator::open(&package, options)?;
+            let status = e.status().clone();
+            Ok((Box::new(e), package, status))
+        }
+        ModelFormat::MavLm => {
+            let e = super::lm::MavLmEvaluator::open(&package, options)?;
+            let status = e.status().clone();
+            Ok((Box::new(e), package, status))
+        }
+    }
 }
 
 /// Opens the package in `dir` as an evaluator of chess positions.

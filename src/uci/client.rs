@@ -342,6 +342,37 @@ impl UciEngine {
         self.collect(Some(deadline), &mut |_| {})
     }
 
+    /// Whether a search started with [`UciEngine::start_search`] is still running.
+    pub fn is_searching(&self) -> bool {
+        self.searching
+    }
+
+    /// While a search runs: waits up to `wait` for the engine's next line and returns it when it is an
+    /// `info` line. `Ok(None)` when nothing came in time or the line was something else (a line that does
+    /// not parse is skipped, so one odd line does not end live analysis); a `bestmove` ends the search
+    /// ([`UciEngine::is_searching`] turns false). Without a running search it returns `Ok(None)` at once.
+    pub fn next_info(&mut self, wait: Duration) -> Result<Option<Info>, UciError> {
+        if !self.searching {
+            return Ok(None);
+        }
+        let line = match self.read_line(Some(Instant::now() + wait), "info") {
+            Ok(line) => line,
+            Err(UciError::Timeout { .. }) => return Ok(None),
+            Err(e) => {
+                self.searching = false;
+                return Err(e);
+            }
+        };
+        match line.split_whitespace().next() {
+            Some("info") => Ok(parse_info(&line).ok()),
+            Some("bestmove") => {
+                self.searching = false;
+                Ok(None)
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Sends `quit` and waits briefly for the process to exit; kills it if it does not.
     pub fn quit(mut self) -> Result<(), UciError> {
         let sent = self.send("quit");
@@ -517,6 +548,39 @@ mod tests {
         assert_eq!(r.lines.len(), 2);
         assert_eq!(r.lines[0].pv, ["e2e4", "e7e5"]);
         assert_eq!(r.lines[1].score.map(|s| s.value), Some(crate::uci::ScoreValue::Mate(-4)));
+        e.quit().expect("quits");
+    }
+
+    #[test]
+    fn live_infos_until_bestmove() {
+        let script = r#"
+            while read -r cmd rest; do
+              case "$cmd" in
+                uci) echo uciok ;;
+                isready) echo readyok ;;
+                go) echo "info depth 1 multipv 1 score cp 20 pv e2e4";
+                    echo "info depth nonsense";
+                    echo "info depth 2 multipv 1 score cp 30 pv e2e4 e7e5" ;;
+                stop) echo "bestmove e2e4" ;;
+                quit) exit 0 ;;
+              esac
+            done"#;
+        let mut e = sh(script, Duration::from_secs(5)).expect("fake engine starts");
+        assert_eq!(e.next_info(Duration::from_millis(10)).expect("idle"), None);
+        e.start_search(&SearchLimits::infinite()).expect("go");
+        assert!(e.is_searching());
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            if let Some(info) = e.next_info(Duration::from_secs(5)).expect("alive") {
+                got.push(info.depth);
+            }
+        }
+        assert_eq!(got, [Some(1), Some(2)]);
+        // Nothing more while it thinks: a timeout is not an error.
+        assert_eq!(e.next_info(Duration::from_millis(50)).expect("still alive"), None);
+        assert!(e.is_searching());
+        e.stop().expect("bestmove");
+        assert!(!e.is_searching());
         e.quit().expect("quits");
     }
 

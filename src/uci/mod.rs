@@ -7,6 +7,7 @@
 pub mod client;
 pub mod error;
 pub mod info;
+pub mod lines;
 pub mod locate;
 pub mod server;
 

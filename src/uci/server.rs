@@ -369,8 +369,8 @@ impl<W: Write> Server<W> {
                 }
             }
             Event::EvaluatorReady { .. } => self.load_ended()?,
-            // This server never sends `Command::Evaluate`.
-            Event::Evaluated { .. } => {}
+            // This server never sends `Command::Evaluate` or `Command::Explore`.
+            Event::Evaluated { .. } | Event::Explored { .. } => {}
             Event::Error(e) => {
                 let load_failed = matches!(e, EngineError::Load(_));
                 self.problem(&e.to_string())?;

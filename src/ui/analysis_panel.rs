@@ -69,10 +69,21 @@ pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             .show(ui, |ui| {
                 out.extend(search_panel_ui(ui, state, &mut hovered));
             });
+        egui::CollapsingHeader::new(egui::RichText::new("Search tree").strong())
+            .default_open(false)
+            .show(ui, |ui| out.extend(super::tree_explorer::tree_explorer_ui(ui, state)));
         egui::CollapsingHeader::new(egui::RichText::new("Internal search (minimax)").strong())
             .default_open(false)
             .show(ui, |ui| {
                 out.extend(super::internal_search_panel::internal_search_panel_ui(ui, state));
+            });
+        egui::CollapsingHeader::new(egui::RichText::new("Engine and model").strong())
+            .default_open(false)
+            .show(ui, |ui| out.extend(super::model_panel::model_panel_ui(ui, state)));
+        egui::CollapsingHeader::new(egui::RichText::new("UCI engine").strong())
+            .default_open(state.uci.running)
+            .show(ui, |ui| {
+                out.extend(super::uci_panel::uci_panel_ui(ui, state));
             });
     });
     if hovered != state.analysis.hovered_move {

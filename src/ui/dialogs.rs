@@ -37,6 +37,7 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
         Dialog::Path(FileDialogKind::Open) => "Open a PGN file by path",
         Dialog::Path(FileDialogKind::Save) => "Save the line to a path",
         Dialog::Path(FileDialogKind::ModelFolder) => "Load a model package by path",
+        Dialog::Path(FileDialogKind::ExportReview) => "Export the reviewed games to a path",
         Dialog::About => "About mavboard",
         Dialog::GameList => "Games",
         Dialog::Comment(_) => "Comment",
@@ -82,11 +83,13 @@ fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out:
         FileDialogKind::ModelFolder => {
             "Type the path of a model package folder (it holds model.onnx and mav.json)."
         }
+        FileDialogKind::ExportReview => "Type the path of the .pgn file to write every game of the file to.",
     });
     let (label, action) = match kind {
         FileDialogKind::Open => ("Path", "Open"),
         FileDialogKind::Save => ("Path", "Save"),
         FileDialogKind::ModelFolder => ("Folder", "Load"),
+        FileDialogKind::ExportReview => ("Path", "Export"),
     };
     let response = ui
         .horizontal(|ui| {
@@ -112,6 +115,7 @@ fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out:
                     FileDialogKind::Open => Command::OpenPath(path),
                     FileDialogKind::Save => Command::SavePath(path),
                     FileDialogKind::ModelFolder => Command::LoadModel(path),
+                    FileDialogKind::ExportReview => Command::ExportReviewPath(path),
                 });
             }
         }
@@ -132,16 +136,23 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
         list.entries.len(),
         if list.broken() > 0 { format!(", {} could not be read", list.broken()) } else { String::new() }
     ));
+    let review = state.analysis.file_review.as_ref().filter(|f| f.list == list.id);
+    file_review_ui(ui, state, review, out);
     ui.horizontal(|ui| {
         let l = ui.label("Filter");
         ui.add(egui::TextEdit::singleline(&mut ui_state.game_filter).hint_text("player, event, year…"))
             .labelled_by(l.id);
     });
     let filter = ui_state.game_filter.trim().to_owned();
+    let columns = if review.is_some() { 9 } else { 7 };
     egui::ScrollArea::vertical().max_height(420.0).auto_shrink([false, true]).show(ui, |ui| {
-        egui::Grid::new("game_list").striped(true).num_columns(7).spacing([10.0, 3.0]).show(ui, |ui| {
+        egui::Grid::new("game_list").striped(true).num_columns(columns).spacing([10.0, 3.0]).show(ui, |ui| {
             for h in ["#", "White", "Black", "Result", "Date", "Event", "Moves"] {
                 ui.strong(h);
+            }
+            if review.is_some() {
+                ui.strong("Accuracy").on_hover_text("White / Black (Lichess's accuracy formula)");
+                ui.strong("?! ? ??").on_hover_text("Inaccuracies, mistakes and blunders of both players");
             }
             ui.end_row();
             for e in list.entries.iter().filter(|e| filter.is_empty() || e.matches(&filter)) {
@@ -155,12 +166,15 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
                             ui.label(e.header(h));
                         }
                         ui.label(e.plies().div_ceil(2).to_string());
+                        if let Some(review) = review {
+                            review_cells_ui(ui, review, e.number);
+                        }
                     }
                     Err(err) => {
                         ui.label(e.number.to_string());
                         ui.colored_label(ui.visuals().error_fg_color, "cannot be read").on_hover_text(err);
                         ui.label(egui::RichText::new(err).small().color(ui.visuals().error_fg_color));
-                        for _ in 0..4 {
+                        for _ in 0..columns - 3 {
                             ui.label("");
                         }
                     }
@@ -169,6 +183,85 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
             }
         });
     });
+}
+
+/// The file review's buttons and progress above the game list.
+fn file_review_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    review: Option<&crate::app::file_review::FileReview>,
+    out: &mut Vec<Command>,
+) {
+    ui.horizontal(|ui| {
+        match review {
+            Some(r) if r.running() => {
+                let (done, total) = r.progress();
+                let within = r.current.map_or(0.0, |(_, (a, n))| a as f32 / n.max(1) as f32);
+                ui.add(
+                    egui::ProgressBar::new((done as f32 + within) / total.max(1) as f32)
+                        .desired_width(180.0)
+                        .text(format!("Reviewing: {done} of {total} games")),
+                );
+                if ui.button("Stop review").clicked() {
+                    out.push(Command::StopFileReview);
+                }
+            }
+            _ => {
+                let ready = state.analysis.model.info().is_some();
+                let label = if review.is_some() { "Review all games again" } else { "Review all games" };
+                if ui
+                    .add_enabled(ready, egui::Button::new(label))
+                    .on_hover_text("Every game that could be read, one after another, with the loaded model")
+                    .on_disabled_hover_text("Load a model first (Engine menu)")
+                    .clicked()
+                {
+                    out.push(Command::ReviewFile);
+                }
+            }
+        }
+        if let Some(r) = review {
+            let (done, total) = r.progress();
+            if !r.running() {
+                ui.label(format!("{done} of {total} games reviewed"));
+            }
+            if let Some(acc) = r.average_accuracy() {
+                ui.label(format!("average accuracy {acc:.0}%"));
+            }
+            if ui
+                .add_enabled(done > 0, egui::Button::new("Export annotated PGN…"))
+                .on_hover_text(
+                    "Every game of the file, the reviewed ones with [%eval], ?!/?/?? and best moves",
+                )
+                .clicked()
+            {
+                out.push(Command::ExportReviewDialog);
+            }
+        }
+    });
+}
+
+/// A game's accuracy and mistake counts in the game list (or where its review stands).
+fn review_cells_ui(ui: &mut egui::Ui, review: &crate::app::file_review::FileReview, number: usize) {
+    match review.summary(number) {
+        Some(Ok(s)) => {
+            let acc = |a: Option<f64>| a.map_or("–".to_owned(), |a| format!("{a:.0}"));
+            ui.label(format!("{} / {}", acc(s.accuracy.0), acc(s.accuracy.1)));
+            ui.label(format!("{} {} {}", s.counts[0], s.counts[1], s.counts[2]));
+        }
+        Some(Err(why)) => {
+            ui.colored_label(ui.visuals().error_fg_color, "failed").on_hover_text(why);
+            ui.label("");
+        }
+        None if review.current.is_some_and(|(n, _)| n == number) => {
+            let (a, n) = review.current.map_or((0, 0), |(_, p)| p);
+            ui.label(format!("{a}/{n}"));
+            ui.label("");
+        }
+        None => {
+            ui.weak(if review.running() { "waiting" } else { "" });
+            ui.label("");
+        }
+    }
 }
 
 fn comment_ui(ui: &mut egui::Ui, id: crate::pgn::NodeId, ui_state: &mut UiState, out: &mut Vec<Command>) {

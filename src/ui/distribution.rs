@@ -1,11 +1,13 @@
-//! Value distributions drawn with egui's painter: one move's bucket probabilities as a bar chart with its
-//! mode (max scoring) and mean (mean scoring) marked, and all moves × buckets as a heatmap.
+//! Value distributions: one move's bucket probabilities as a bar chart with its mode (max scoring) and
+//! mean (mean scoring) marked, and all moves × buckets as a heatmap (cells by a WGSL shader when the wgpu
+//! renderer is set up for it, see [`super::heatmap_gpu`], else by egui's painter).
 //!
 //! Buckets follow DESIGN.md: bucket i of K covers win probability [i/K, (i+1)/K) and stands for its centre.
 
 use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 
 use super::arrows::value_color;
+use super::heatmap_gpu::{gpu_available, heat_intensity, pack_heatmap, paint_cells};
 
 /// The mode bucket's centre and the expectation of a distribution over `K = probs.len()` buckets.
 pub fn mode_and_mean(probs: &[f64]) -> Option<(f64, f64)> {
@@ -112,12 +114,19 @@ pub fn distribution_chart_ui(ui: &mut egui::Ui, probs: &[f64], height: f32) -> e
 
 /// The heatmap's colour for probability `p` relative to the row's peak: transparent to strong.
 fn heat(p: f64, peak: f64, base: Color32) -> Color32 {
-    let t = (p / peak.max(1e-9)).clamp(0.0, 1.0).sqrt() as f32;
-    Color32::from_rgba_unmultiplied(base.r(), base.g(), base.b(), (t * 255.0) as u8)
+    let t = heat_intensity(p, peak);
+    Color32::from_rgba_unmultiplied(base.r(), base.g(), base.b(), (t * 255.0).round() as u8)
+}
+
+/// The heatmap's colour at full intensity, for the theme.
+fn heat_base(visuals: &egui::Visuals) -> Color32 {
+    if visuals.dark_mode { Color32::from_rgb(120, 200, 255) } else { Color32::from_rgb(20, 80, 200) }
 }
 
 /// All moves × buckets: one row per move (in `labels` order), each bucket coloured by its probability
-/// relative to the row's peak. Returns the row under the pointer, if any.
+/// relative to the row's peak, the mode (thick) and mean (thin) marked. The cells are drawn by the GPU
+/// shader when [`super::heatmap_gpu::register`] set it up, else with the painter. Hovering a cell shows the
+/// move, the bucket's win-probability range and its probability. Returns the row under the pointer, if any.
 pub fn heatmap_ui(ui: &mut egui::Ui, labels: &[String], rows: &[&[f64]], row_height: f32) -> Option<usize> {
     let label_w = 56.0;
     let width = ui.available_width().max(160.0);
@@ -126,9 +135,26 @@ pub fn heatmap_ui(ui: &mut egui::Ui, labels: &[String], rows: &[&[f64]], row_hei
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals();
     let grid = Rect::from_min_max(Pos2::new(rect.left() + label_w, rect.top()), rect.max);
-    painter.rect_filled(grid, 0.0, visuals.extreme_bg_color);
-    let base =
-        if visuals.dark_mode { Color32::from_rgb(120, 200, 255) } else { Color32::from_rgb(20, 80, 200) };
+    let grid = Rect::from_min_size(grid.min, Vec2::new(grid.width(), height));
+    let base = heat_base(visuals);
+    let gpu = if gpu_available(ui.ctx()) { pack_heatmap(rows) } else { None };
+    match gpu {
+        Some(texels) => paint_cells(&painter, grid, texels, visuals.extreme_bg_color, base, row_height),
+        None => {
+            painter.rect_filled(grid, 0.0, visuals.extreme_bg_color);
+            for (r, probs) in rows.iter().enumerate() {
+                let y = grid.top() + r as f32 * row_height;
+                let k = probs.len().max(1);
+                let cell = grid.width() / k as f32;
+                let peak = probs.iter().copied().filter(|p| p.is_finite()).fold(0.0f64, f64::max);
+                for (i, &p) in probs.iter().enumerate() {
+                    let x = grid.left() + i as f32 * cell;
+                    let c = Rect::from_min_size(Pos2::new(x, y), Vec2::new(cell, row_height - 1.0));
+                    painter.rect_filled(c, 0.0, heat(p, peak, base));
+                }
+            }
+        }
+    }
     let font = egui::FontId::monospace(row_height.min(12.0));
     for (r, probs) in rows.iter().enumerate() {
         let y = rect.top() + r as f32 * row_height;
@@ -140,14 +166,6 @@ pub fn heatmap_ui(ui: &mut egui::Ui, labels: &[String], rows: &[&[f64]], row_hei
                 font.clone(),
                 visuals.text_color(),
             );
-        }
-        let k = probs.len().max(1);
-        let cell = grid.width() / k as f32;
-        let peak = probs.iter().copied().fold(0.0f64, f64::max);
-        for (i, &p) in probs.iter().enumerate() {
-            let x = grid.left() + i as f32 * cell;
-            let c = Rect::from_min_size(Pos2::new(x, y), Vec2::new(cell + 0.5, row_height - 1.0));
-            painter.rect_filled(c, 0.0, heat(p, peak, base));
         }
         if let Some((mode, mean)) = mode_and_mean(probs) {
             for (v, w) in [(mode, 2.0), (mean, 1.0)] {
@@ -166,7 +184,28 @@ pub fn heatmap_ui(ui: &mut egui::Ui, labels: &[String], rows: &[&[f64]], row_hei
     );
     let pos = response.hover_pos()?;
     let r = ((pos.y - rect.top()) / row_height) as usize;
-    (r < rows.len()).then_some(r)
+    let probs = rows.get(r)?;
+    if grid.x_range().contains(pos.x) && !probs.is_empty() {
+        let k = probs.len();
+        let i = (((pos.x - grid.left()) / grid.width() * k as f32) as usize).min(k - 1);
+        let cell = Rect::from_min_size(
+            Pos2::new(grid.left() + i as f32 * grid.width() / k as f32, grid.top() + r as f32 * row_height),
+            Vec2::new(grid.width() / k as f32, row_height - 1.0),
+        );
+        painter.rect_stroke(cell, 0.0, Stroke::new(1.0, visuals.strong_text_color()), StrokeKind::Outside);
+        let name = labels.get(r).map_or("", String::as_str);
+        response.on_hover_text(cell_tooltip(name, i, probs));
+    }
+    Some(r)
+}
+
+/// The hover text of a heatmap cell: the move, the bucket's win-probability range and its probability.
+pub fn cell_tooltip(name: &str, bucket: usize, probs: &[f64]) -> String {
+    let k = probs.len().max(1) as f64;
+    let lo = bucket as f64 / k * 100.0;
+    let hi = (bucket + 1) as f64 / k * 100.0;
+    let p = probs.get(bucket).copied().unwrap_or(0.0);
+    format!("{name}: win {lo:.1}–{hi:.1}% (bucket {}/{}): p = {p:.3}", bucket + 1, probs.len())
 }
 
 #[cfg(test)]
@@ -187,5 +226,11 @@ mod tests {
         let base = Color32::from_rgb(10, 20, 30);
         assert_eq!(heat(0.0, 1.0, base).a(), 0);
         assert!(heat(0.5, 1.0, base).a() < heat(1.0, 1.0, base).a());
+    }
+
+    #[test]
+    fn cell_tooltip_names_the_move_bucket_and_probability() {
+        let probs = [0.1, 0.2, 0.3, 0.4];
+        assert_eq!(cell_tooltip("Nf3", 2, &probs), "Nf3: win 50.0–75.0% (bucket 3/4): p = 0.300");
     }
 }

@@ -7,8 +7,10 @@ pub mod board;
 pub mod dialogs;
 pub mod distribution;
 pub mod eval_graph;
+pub mod heatmap_gpu;
 pub mod internal_search_panel;
 pub mod menu;
+pub mod model_panel;
 pub mod move_input;
 pub mod move_tree;
 pub mod moves_panel;
@@ -17,6 +19,9 @@ pub mod search_panel;
 pub mod setup_panel;
 pub mod status_bar;
 pub mod toasts;
+pub mod tree_explorer;
+pub mod uci_panel;
+pub mod unsaved_dialog;
 pub mod values_panel;
 
 use eframe::egui;
@@ -51,6 +56,8 @@ pub struct UiState {
     pub comment_input: String,
     /// Arrows supplied by analysis panels (candidate moves); drawn with the played move.
     pub candidate_arrows: Vec<Arrow>,
+    /// The FEN the board drew last frame (the game's position, or a previewed PV's end).
+    pub shown_position: Option<String>,
 }
 
 /// Keyboard shortcuts, pasted text and dropped files (only when no text field has the keyboard).
@@ -120,6 +127,22 @@ pub fn board_arrows(state: &AppState, candidates: &[Arrow]) -> Vec<Arrow> {
     arrows
 }
 
+/// The marker over the board's top edge while a PV is previewed.
+fn pv_preview_marker(ctx: &egui::Context, board: egui::Rect, line: &str) {
+    egui::Area::new(egui::Id::unique("mavboard_pv_preview"))
+        .fixed_pos(board.left_top() + egui::vec2(8.0, 8.0))
+        .order(egui::Order::Foreground)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.set_max_width(board.width() - 32.0);
+                let color = ui.visuals().warn_fg_color;
+                ui.label(egui::RichText::new(format!("Preview: {line}")).strong().color(color));
+                ui.weak("The game is unchanged; move the pointer away to return.");
+            });
+        });
+}
+
 /// The whole window: menu, status bar, side panels, the board, messages and dialogs.
 pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> Vec<Command> {
     let mut out = shortcuts_ui(ui.ctx());
@@ -157,19 +180,32 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
         if state.settings.show_analysis_panel {
             candidates.extend(analysis_panel::analysis_arrows(state));
         }
-        let arrows = board_arrows(state, &candidates);
+        let preview = state
+            .settings
+            .show_analysis_panel
+            .then(|| crate::app::pv_preview::current_preview(state))
+            .flatten();
+        let arrows = if preview.is_some() { Vec::new() } else { board_arrows(state, &candidates) };
         let view = BoardView {
-            state: state.current(),
+            state: preview.as_ref().map_or(state.current(), |p| &p.after),
             flipped: state.settings.flipped,
-            last_move: state.line.last_move().map(|m| m.mv),
+            last_move: preview
+                .as_ref()
+                .map_or(state.line.last_move().map(|m| m.mv), |p| p.moves.last().copied()),
             arrows: &arrows,
             show_coordinates: state.settings.show_coordinates,
             show_legal_moves: state.settings.show_legal_moves,
         };
+        ui_state.shown_position = Some(view.state.fen());
         match board_ui(ui, &view, &mut ui_state.board, &mut ui_state.pieces) {
+            // A previewed line is only looked at: moves go to the game's own position.
+            _ if preview.is_some() => {}
             Some(BoardOutput::Move(mv)) => out.push(Command::PlayMove(mv)),
             Some(BoardOutput::Rejected(attempt)) => out.push(Command::RejectMove { attempt }),
             None => {}
+        }
+        if let (Some(p), Some(rect)) = (&preview, ui_state.board.last_rect()) {
+            pv_preview_marker(ui.ctx(), rect, &p.text);
         }
     });
     if ui.ctx().input(|i| !i.raw.hovered_files.is_empty()) {
@@ -182,5 +218,6 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
     }
     out.extend(toasts::toasts_ui(ui.ctx(), state));
     out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
+    out.extend(unsaved_dialog::unsaved_dialog_ui(ui.ctx(), state));
     out
 }

@@ -61,8 +61,23 @@ fn settings_ui(ui: &mut egui::Ui, current: &SearchSettings) -> Option<SearchSett
 }
 
 /// The search panel.
-/// `hovered` is set to the root move under the pointer.
+/// `hovered` is set to the root move under the pointer; while the pointer is over a root move or its PV,
+/// the panel asks for the PV's preview on the board.
 pub fn search_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option<String>) -> Vec<Command> {
+    let mut pv_hovered = None;
+    let mut out = search_table_ui(ui, state, hovered, &mut pv_hovered);
+    if pv_hovered != state.pv_hover.as_ref().map(|h| h.action.clone()) {
+        out.push(Command::PreviewPv(pv_hovered));
+    }
+    out
+}
+
+fn search_table_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    hovered: &mut Option<String>,
+    pv_hovered: &mut Option<String>,
+) -> Vec<Command> {
     let mut out = Vec::new();
     let a = &state.analysis;
     let ready = matches!(a.model, ModelStatus::Ready(_) | ModelStatus::Loading(_));
@@ -138,6 +153,7 @@ pub fn search_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                     );
                     if r.hovered() {
                         *hovered = Some(m.action.clone());
+                        *pv_hovered = Some(m.action.clone());
                     }
                     ui.label(m.visits.to_string());
                     ui.label(format!("{:.1}", m.visit_share * 100.0));
@@ -147,10 +163,15 @@ pub fn search_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                         (Some(x), Some(y)) => format!("{:.0}/{:.0}", x * 100.0, y * 100.0),
                         _ => "–".into(),
                     });
-                    ui.label(
-                        RichText::new(pv.iter().skip(1).take(8).cloned().collect::<Vec<_>>().join(" "))
-                            .weak(),
-                    );
+                    let pv_cell = ui
+                        .label(
+                            RichText::new(pv.iter().skip(1).take(8).cloned().collect::<Vec<_>>().join(" "))
+                                .weak(),
+                        )
+                        .on_hover_text("The board previews this line");
+                    if pv_cell.hovered() {
+                        *pv_hovered = Some(m.action.clone());
+                    }
                     ui.end_row();
                 }
             });

@@ -17,6 +17,7 @@ fn reason_text(reason: OutcomeReason) -> &'static str {
         OutcomeReason::Repetition => "repetition",
         OutcomeReason::FourInARow => "four in a row",
         OutcomeReason::BoardFull => "a full board",
+        OutcomeReason::Connection => "a connection",
     }
 }
 
@@ -40,6 +41,7 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             GameKind::Chess => "Chess",
             GameKind::Chess960 => "Chess960",
             GameKind::ConnectFour => "Connect Four",
+            GameKind::Hex => "Hex",
         });
         ui.separator();
         ui.label(match state.settings.scoring {
@@ -50,6 +52,18 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         match &state.analysis.model {
             ModelStatus::Ready(i) => {
                 ui.label(format!("Model: {}", i.name));
+                if let Some(d) = &state.analysis.device {
+                    let text = format!("on {}", d.provider);
+                    match &d.notice {
+                        Some(n) => {
+                            ui.colored_label(ui.visuals().warn_fg_color, format!("{text} (fallback)"))
+                                .on_hover_text(n.as_str());
+                        }
+                        None => {
+                            ui.label(text);
+                        }
+                    }
+                }
             }
             ModelStatus::Loading(i) => {
                 ui.spinner();
@@ -78,6 +92,20 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         if let Some(path) = &state.current_file {
             ui.separator();
             ui.label(path.display().to_string());
+        }
+        if let Some(load) = &state.loading {
+            ui.separator();
+            let name = load
+                .path()
+                .file_name()
+                .map_or_else(|| load.path().display().to_string(), |n| n.to_string_lossy().into_owned());
+            ui.add(
+                egui::ProgressBar::new(load.fraction())
+                    .desired_width(140.0)
+                    .text(format!("{} games", load.games())),
+            )
+            .on_hover_text(format!("Reading {}", load.path().display()));
+            ui.label(format!("Opening {name}..."));
         }
         if state.file_dialog.is_some() {
             ui.separator();

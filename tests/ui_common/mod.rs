@@ -89,3 +89,12 @@ pub fn app_with_model(settings: Settings) -> Harness<'static, MavboardApp> {
     h.step();
     h
 }
+
+/// Steps the harness until the PGN file being opened in the background has been read (and acted on).
+pub fn wait_for_open(h: &mut Harness<'_, MavboardApp>) {
+    assert!(
+        step_until(h, std::time::Duration::from_secs(30), |app| app.state.loading.is_none()),
+        "the file was still being read after 30 s"
+    );
+    let _ = h.try_run();
+}

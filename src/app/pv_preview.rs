@@ -1,0 +1,128 @@
+//! Previewing a principal variation: while the pointer is over a root move of the search panel (or its
+//! PV), the board shows the position at the end of that move's PV (Nibbler-style), marked as a preview,
+//! and the game is not changed.
+//!
+//! The state keeps only which root move is hovered ([`PvHover`]); the preview itself is derived each frame
+//! from the latest search snapshot, so it follows a running search.
+
+use shakmaty::Move;
+use shakmaty::san::SanPlus;
+
+use super::state::AppState;
+use crate::game::GameState;
+use crate::game::chess::ChessState;
+
+/// Most plies of a PV the preview plays.
+pub const PREVIEW_PLIES: usize = 16;
+
+/// The root move whose PV is previewed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PvHover {
+    /// The position the search ran from (its text encoding), so a preview never shows on another position.
+    pub root: String,
+    /// The root move (UCI).
+    pub action: String,
+}
+
+/// What the board shows while a PV is previewed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PvPreview {
+    /// The position after the previewed moves.
+    pub after: ChessState,
+    /// The previewed moves, in order.
+    pub moves: Vec<Move>,
+    /// The moves in SAN with move numbers, e.g. `1. e4 e5 2. Nf3`.
+    pub text: String,
+}
+
+impl PvPreview {
+    /// Plays `pv` (UCI moves, the root move first) from `root`, at most [`PREVIEW_PLIES`]; stops at the
+    /// first move that is not legal. `None` when not even the first move is.
+    pub fn from_pv(root: &ChessState, pv: &[String]) -> Option<PvPreview> {
+        use shakmaty::Position;
+        let mut here = root.clone();
+        let mut moves = Vec::new();
+        let mut text = String::new();
+        let mut number = here.position().fullmoves().get();
+        for uci in pv.iter().take(PREVIEW_PLIES) {
+            let Ok(mv) = here.parse_action(uci) else { break };
+            let Ok(next) = here.play(mv) else { break };
+            let white = here.position().turn().is_white();
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            if white {
+                text.push_str(&format!("{number}. "));
+            } else if moves.is_empty() {
+                text.push_str(&format!("{number}... "));
+            }
+            text.push_str(&SanPlus::from_move(here.position().clone(), mv).to_string());
+            if !white {
+                number += 1;
+            }
+            moves.push(mv);
+            here = next;
+        }
+        (!moves.is_empty()).then_some(PvPreview { after: here, moves, text })
+    }
+}
+
+/// The preview to show on the board now: the hovered root move's PV in the latest search snapshot of the
+/// board position, if a move is hovered.
+pub fn current_preview(state: &AppState) -> Option<PvPreview> {
+    let hover = state.pv_hover.as_ref()?;
+    let here = state.current();
+    let report = state.analysis.report.as_ref()?;
+    if hover.root != here.to_text() || report.snapshot.root != hover.root {
+        return None;
+    }
+    let stats = report.snapshot.moves.iter().find(|m| m.action == hover.action)?;
+    let pv =
+        if stats.pv.first() == Some(&hover.action) { stats.pv.clone() } else { vec![hover.action.clone()] };
+    PvPreview::from_pv(here, &pv)
+}
+
+impl AppState {
+    /// Starts (or ends, with `None`) the preview of a root move's PV on the board position.
+    pub fn set_pv_hover(&mut self, action: Option<String>) {
+        self.pv_hover = action.map(|action| PvHover { root: self.current().to_text(), action });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pv(moves: &[&str]) -> Vec<String> {
+        moves.iter().map(|m| (*m).to_owned()).collect()
+    }
+
+    #[test]
+    fn plays_the_pv_with_move_numbers() {
+        let p = PvPreview::from_pv(&ChessState::startpos(), &pv(&["e2e4", "e7e5", "g1f3"])).expect("legal");
+        assert_eq!(p.text, "1. e4 e5 2. Nf3");
+        assert_eq!(p.moves.len(), 3);
+        assert_eq!(p.after.fen(), "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
+    }
+
+    #[test]
+    fn black_to_move_and_an_illegal_tail() {
+        let root =
+            ChessState::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").expect("fen");
+        let p = PvPreview::from_pv(&root, &pv(&["c7c5", "g1f3", "e2e4"])).expect("legal start");
+        assert_eq!(p.text, "1... c5 2. Nf3");
+        assert!(PvPreview::from_pv(&root, &pv(&["e2e4"])).is_none());
+    }
+
+    #[test]
+    fn stops_at_the_ply_limit() {
+        let shuffle: Vec<String> = ["g1f3", "g8f6", "f3g1", "f6g8"]
+            .iter()
+            .cycle()
+            .take(PREVIEW_PLIES + 4)
+            .map(|s| (*s).to_owned())
+            .collect();
+        let p = PvPreview::from_pv(&ChessState::startpos(), &shuffle).expect("legal");
+        assert_eq!(p.moves.len(), PREVIEW_PLIES);
+    }
+}
