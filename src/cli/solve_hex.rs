@@ -81,22 +81,29 @@ pub fn run(args: &HexArgs, moves: &str, json: bool, table_bits: u32) -> anyhow::
         Method::Auto => exact_fits(&state),
     };
     let start = Instant::now();
-    if exact {
-        let mut solver = Solver::with_table_bits(table_bits);
-        let a = solver.analyse(&state)?;
-        let secs = start.elapsed().as_secs_f64();
+    // The answer as JSON, or the board and the outcome before the table; true when nothing more to print.
+    let header = |method: &str, analysis: serde_json::Value, secs: f64| -> anyhow::Result<bool> {
         if json {
             let out = serde_json::json!({
                 "game": "hex", "size": state.size(), "swap_rule": state.swap_rule(), "moves": listed,
-                "to_move": side, "outcome": state.outcome().map(|o| o.result_str()), "method": "exact",
-                "analysis": a, "seconds": secs,
+                "to_move": side, "outcome": state.outcome().map(|o| o.result_str()), "method": method,
+                "analysis": analysis, "seconds": secs,
             });
             println!("{}", serde_json::to_string_pretty(&out)?);
-            return Ok(());
+            return Ok(true);
         }
         println!("{}", state.diagram());
         if let Some(o) = state.outcome() {
             println!("the game is over: {}", o.result_str());
+            return Ok(true);
+        }
+        Ok(false)
+    };
+    if exact {
+        let mut solver = Solver::with_table_bits(table_bits);
+        let a = solver.analyse(&state)?;
+        let secs = start.elapsed().as_secs_f64();
+        if header("exact", serde_json::to_value(&a)?, secs)? {
             return Ok(());
         }
         println!("{side} to move: {} (exact)", a.value.describe());
@@ -116,18 +123,7 @@ pub fn run(args: &HexArgs, moves: &str, json: bool, table_bits: u32) -> anyhow::
         let cfg = mcts::Config { playouts: args.playouts, seed: args.seed, ..mcts::Config::default() };
         let r = mcts::search(&state, cfg);
         let secs = start.elapsed().as_secs_f64();
-        if json {
-            let out = serde_json::json!({
-                "game": "hex", "size": state.size(), "swap_rule": state.swap_rule(), "moves": listed,
-                "to_move": side, "outcome": state.outcome().map(|o| o.result_str()), "method": "mcts",
-                "analysis": r, "seconds": secs,
-            });
-            println!("{}", serde_json::to_string_pretty(&out)?);
-            return Ok(());
-        }
-        println!("{}", state.diagram());
-        if let Some(o) = state.outcome() {
-            println!("the game is over: {}", o.result_str());
+        if header("mcts", serde_json::to_value(&r)?, secs)? {
             return Ok(());
         }
         println!("{side} to move: win probability {:.3} (MCTS, {} random playouts)", r.win_prob, r.playouts);

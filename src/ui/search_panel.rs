@@ -10,6 +10,19 @@ use crate::app::state::AppState;
 use crate::game::GameState;
 
 /// The settings editor; returns the new settings when one changed.
+/// One searched move's statistics as grid cells: visits, visit %, Q, prior, the model's max/mean value.
+/// Shared by the search table and the tree explorer so both read the same.
+pub fn stats_cells_ui(ui: &mut egui::Ui, m: &crate::search::mcts::MoveStats) {
+    ui.label(m.visits.to_string());
+    ui.label(format!("{:.1}", m.visit_share * 100.0));
+    ui.label(m.q.map_or("–".into(), |q| format!("{:.1}%", q * 100.0)));
+    ui.label(format!("{:.3}", m.prior));
+    ui.label(match (m.model_max, m.model_mean) {
+        (Some(x), Some(y)) => format!("{:.0}/{:.0}", x * 100.0, y * 100.0),
+        _ => "–".into(),
+    });
+}
+
 fn settings_ui(ui: &mut egui::Ui, current: &SearchSettings) -> Option<SearchSettings> {
     let mut s = current.clone();
     egui::Grid::new("search_settings").num_columns(4).spacing([8.0, 4.0]).show(ui, |ui| {
@@ -155,14 +168,7 @@ fn search_table_ui(
                         *hovered = Some(m.action.clone());
                         *pv_hovered = Some(m.action.clone());
                     }
-                    ui.label(m.visits.to_string());
-                    ui.label(format!("{:.1}", m.visit_share * 100.0));
-                    ui.label(m.q.map_or("–".into(), |q| format!("{:.1}%", q * 100.0)));
-                    ui.label(format!("{:.3}", m.prior));
-                    ui.label(match (m.model_max, m.model_mean) {
-                        (Some(x), Some(y)) => format!("{:.0}/{:.0}", x * 100.0, y * 100.0),
-                        _ => "–".into(),
-                    });
+                    stats_cells_ui(ui, m);
                     let pv_cell = ui
                         .label(
                             RichText::new(pv.iter().skip(1).take(8).cloned().collect::<Vec<_>>().join(" "))

@@ -79,14 +79,7 @@ pub fn tree_explorer_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                     ui.label(RichText::new(format!("  {}", row.san)).monospace().weak());
                 }
             });
-            ui.label(m.visits.to_string());
-            ui.label(format!("{:.1}", m.visit_share * 100.0));
-            ui.label(m.q.map_or("–".into(), |q| format!("{:.1}%", q * 100.0)));
-            ui.label(format!("{:.3}", m.prior));
-            ui.label(match (m.model_max, m.model_mean) {
-                (Some(x), Some(y)) => format!("{:.0}/{:.0}", x * 100.0, y * 100.0),
-                _ => "–".into(),
-            });
+            super::search_panel::stats_cells_ui(ui, m);
             ui.end_row();
             if expanded && let Some(Err(why)) = state.analysis.explorer.children.get(&row.path) {
                 ui.colored_label(ui.visuals().warn_fg_color, why);
