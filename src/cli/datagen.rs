@@ -180,6 +180,17 @@ fn render(a: RenderArgs) -> anyhow::Result<()> {
             s.search_too_long,
             opts.search_max_tokens
         );
+        for (shape, st) in &s.search_shapes {
+            let n = st.written + st.too_long;
+            println!(
+                "    {shape}: {} written, {} too long; tokens {} to {}, {:.0} on average",
+                st.written,
+                st.too_long,
+                st.tokens_min,
+                st.tokens_max,
+                if n > 0 { st.tokens_all as f64 / n as f64 } else { 0.0 }
+            );
+        }
     }
     println!("  mav-encoder:  {} train, {} val", s.enc[0], s.enc[1]);
     println!("  action-value: {} train, {} val", s.av[0], s.av[1]);

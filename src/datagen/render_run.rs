@@ -8,6 +8,7 @@
 //! paper's 60 % MAV / 40 % search mixture when the labels hold enough trees; the summary tells the share
 //! reached). A root gives at most one trace per (breadth, depth) shape, shapes in random order.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -20,7 +21,7 @@ use super::record::{LabelRecord, Split};
 use super::render::{RenderOptions, label_game, label_state, move_index, render_label, source_kind};
 use super::sample::mix64;
 use super::search_index::SearchIndex;
-use super::search_render::{SEARCH_SHAPES, search_examples};
+use super::search_render::{SEARCH_SHAPES, SearchRender, search_examples};
 use super::shard::read_shard;
 use crate::game::GameState;
 use crate::mav::searchless;
@@ -53,6 +54,46 @@ pub struct RenderSummary {
     pub search_tokens: u64,
     /// Tokens of the longest trace written.
     pub search_tokens_max: u64,
+    /// Per shape (`b2d1`, …): traces written and left out, and their tokens.
+    pub search_shapes: BTreeMap<String, ShapeStats>,
+}
+
+/// The traces of one (breadth, depth) shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ShapeStats {
+    /// Traces written.
+    pub written: u64,
+    /// Traces left out as longer than the budget.
+    pub too_long: u64,
+    /// Tokens of the written traces.
+    pub tokens_written: u64,
+    /// Tokens of all of them, written or not.
+    pub tokens_all: u64,
+    /// The fewest tokens of one of them.
+    pub tokens_min: u64,
+    /// The most tokens of one of them.
+    pub tokens_max: u64,
+}
+
+impl ShapeStats {
+    fn add(&mut self, tokens: usize, written: bool) {
+        let t = tokens as u64;
+        if self.written + self.too_long == 0 || t < self.tokens_min {
+            self.tokens_min = t;
+        }
+        self.tokens_max = self.tokens_max.max(t);
+        self.tokens_all += t;
+        if written {
+            self.written += 1;
+            self.tokens_written += t;
+        } else {
+            self.too_long += 1;
+        }
+    }
+}
+
+fn shape_name((breadth, depth): (u32, u32)) -> String {
+    format!("b{breadth}d{depth}")
 }
 
 impl RenderSummary {
@@ -73,6 +114,31 @@ fn search_allowance(share: f64, lm: u64, search: u64) -> u64 {
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let target = (share / (1.0 - share) * mav).floor() as u64;
     target.saturating_sub(search)
+}
+
+/// Writes one root's traces and counts them, and those left out, in `summary`.
+fn write_traces(
+    summary: &mut RenderSummary,
+    sink: &mut Sink,
+    split: usize,
+    found: &SearchRender,
+) -> Result<(), DatagenError> {
+    summary.search_too_long += found.too_long.len() as u64;
+    for (shape, tokens) in &found.too_long {
+        summary.search_shapes.entry(shape_name(*shape)).or_default().add(*tokens, false);
+    }
+    if !found.examples.is_empty() {
+        summary.search_roots += 1;
+    }
+    for t in &found.examples {
+        sink.line(&t.example)?;
+        summary.lm[split] += 1;
+        summary.search[split] += 1;
+        summary.search_tokens += t.tokens as u64;
+        summary.search_tokens_max = summary.search_tokens_max.max(t.tokens as u64);
+        summary.search_shapes.entry(shape_name(t.shape)).or_default().add(t.tokens, true);
+    }
+    Ok(())
 }
 
 /// Indexes every label of `label_dirs` by position (labels that cannot be read are left out here and
@@ -211,20 +277,7 @@ pub fn render_dirs(
                                 &mut rng,
                             );
                             match found {
-                                Ok(found) => {
-                                    summary.search_too_long += found.too_long;
-                                    if !found.examples.is_empty() {
-                                        summary.search_roots += 1;
-                                    }
-                                    for (ex, tokens) in &found.examples {
-                                        sinks[split].line(ex)?;
-                                        summary.lm[split] += 1;
-                                        summary.search[split] += 1;
-                                        summary.search_tokens += *tokens as u64;
-                                        summary.search_tokens_max =
-                                            summary.search_tokens_max.max(*tokens as u64);
-                                    }
-                                }
+                                Ok(found) => write_traces(&mut summary, &mut sinks[split], split, &found)?,
                                 Err(e) => eprintln!("{}: {e}", shard.display()),
                             }
                         }

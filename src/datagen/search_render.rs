@@ -37,13 +37,24 @@ pub fn example_tokens(tokenizer: &Tokenizer, ex: &LmExample) -> usize {
     tokenizer.encode(&ex.prompt).len() + tokenizer.encode(&ex.target).len() + 1
 }
 
+/// One trace of [`search_examples`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// The example.
+    pub example: LmExample,
+    /// Its tokens (prompt + target + `<eos>`).
+    pub tokens: usize,
+    /// Its (breadth, depth).
+    pub shape: (u32, u32),
+}
+
 /// What [`search_examples`] wrote for one root, and what it left out.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchRender {
-    /// The examples, each with its token count.
-    pub examples: Vec<(LmExample, usize)>,
-    /// Shapes whose labels were all there but whose trace exceeded the token budget.
-    pub too_long: u64,
+    /// The traces written.
+    pub examples: Vec<Trace>,
+    /// Shapes whose labels were all there but whose trace exceeded the token budget, with its tokens.
+    pub too_long: Vec<((u32, u32), usize)>,
 }
 
 /// Up to `limit` traces rooted at `root` (a position of `split`), one per shape the labels allow, shapes
@@ -77,10 +88,10 @@ pub fn search_examples(
         let ex = LmExample { prompt: example.prompt(), target: example.response(), kind: "search", source };
         let tokens = example_tokens(tokenizer, &ex);
         if tokens > max_tokens {
-            out.too_long += 1;
+            out.too_long.push(((breadth, depth), tokens));
             continue;
         }
-        out.examples.push((ex, tokens));
+        out.examples.push(Trace { example: ex, tokens, shape: (breadth, depth) });
     }
     Ok(out)
 }
@@ -142,7 +153,8 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let r = search_examples(&index, &root, Split::Train, "book", &tok, 100_000, 4, &mut rng).expect("ok");
         assert_eq!(r.examples.len(), 1, "only breadth 2, depth 1 is labelled");
-        let (ex, tokens) = &r.examples[0];
+        let Trace { example: ex, tokens, shape } = &r.examples[0];
+        assert_eq!(*shape, (2, 1));
         assert_eq!(ex.kind, "search");
         assert!(ex.prompt.starts_with("Minimax breadth=2 depth=1\nEvaluation for node: <root>\n"));
         assert!(ex.prompt.contains("%FEN") && ex.prompt.contains("%top_all"), "{}", ex.prompt);
@@ -154,7 +166,7 @@ mod tests {
         let r =
             search_examples(&index, &root, Split::Train, "book", &tok, tokens - 1, 4, &mut rng).expect("ok");
         assert!(r.examples.is_empty());
-        assert_eq!(r.too_long, 1);
+        assert_eq!(r.too_long, [((2, 1), *tokens)]);
         // The full depth-2 tree gives all four shapes, in an order drawn from the seed, up to the limit.
         let mut index = SearchIndex::new();
         index_tree(&mut index, &root, 3, 2);
@@ -164,7 +176,7 @@ mod tests {
                 .expect("ok")
                 .examples
                 .into_iter()
-                .map(|(e, _)| e.prompt.lines().next().unwrap_or_default().to_owned())
+                .map(|t| t.example.prompt.lines().next().unwrap_or_default().to_owned())
                 .collect::<Vec<_>>()
         };
         let all = shapes(1, 4);
