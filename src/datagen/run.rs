@@ -447,3 +447,28 @@ pub fn describe_sources(mix: &SourceMix) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_written_before_search_trees_read_as_no_trees_with_the_cli_defaults() {
+        let old = r#"{"positions":10,"limit":{"depth":6},"continuations":6,"temperature":0.25,"seed":1,
+            "val_fraction":0.05,"chains_per_shard":64,"hash_mb":16}"#;
+        let s: LabelSettings = serde_json::from_str(old).expect("old settings read");
+        assert_eq!(s.search_share, 0.0);
+        assert_eq!((s.search_breadth, s.search_depth), (DEFAULT_SEARCH_BREADTH, DEFAULT_SEARCH_DEPTH));
+        assert!(s.check().is_ok());
+        let bad = |f: &dyn Fn(&mut LabelSettings)| {
+            let mut b = s.clone();
+            f(&mut b);
+            matches!(b.check(), Err(DatagenError::Settings(_)))
+        };
+        assert!(bad(&|b| b.search_share = 1.5));
+        assert!(bad(&|b| b.search_breadth = 1));
+        assert!(bad(&|b| b.search_breadth = MAX_SEARCH_BREADTH + 1));
+        assert!(bad(&|b| b.search_depth = 0));
+        assert!(bad(&|b| b.search_depth = MAX_SEARCH_DEPTH + 1));
+    }
+}

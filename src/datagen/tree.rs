@@ -211,8 +211,8 @@ mod tests {
         let paths: Vec<Vec<String>> = nodes.iter().map(|(_, r)| r.search_path.clone()).collect();
         let (a, b) = (&label.moves[0].uci, &label.moves[1].uci);
         assert_eq!(paths.len(), 6);
-        assert_eq!(paths[0], [a.clone()]);
-        assert_eq!(paths[3], [b.clone()]);
+        assert_eq!(paths[0], std::slice::from_ref(a));
+        assert_eq!(paths[3], std::slice::from_ref(b));
         assert_eq!(paths[1][0], *a);
         assert_eq!(paths[5][0], *b);
         for (hash, r) in &nodes {
