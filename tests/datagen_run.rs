@@ -95,6 +95,9 @@ fn settings(positions: usize) -> LabelSettings {
         val_fraction: 0.2,
         chains_per_shard: 3,
         hash_mb: 1,
+        search_share: 0.0,
+        search_breadth: 3,
+        search_depth: 2,
     }
 }
 

@@ -44,6 +44,9 @@ fn three_positions_end_to_end() {
         val_fraction: 0.05,
         chains_per_shard: 2,
         hash_mb: 4,
+        search_share: 0.0,
+        search_breadth: 3,
+        search_depth: 2,
     };
     let dir = temp_dir("e2e");
     let limits = settings.limit.search_limits();

@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mavboard::datagen::render::RenderOptions;
+use mavboard::datagen::render::{DEFAULT_SEARCH_MAX_TOKENS, RenderOptions};
 use mavboard::datagen::render_run::render_dirs;
+use mavboard::datagen::run::{DEFAULT_SEARCH_BREADTH, DEFAULT_SEARCH_DEPTH};
 use mavboard::datagen::{
     EpdSource, LabelSettings, Limit, PgnSource, Progress, SourceMix, StockfishLabeler, run_labels,
 };
@@ -49,6 +50,14 @@ struct RenderArgs {
     /// Share of text examples asking for every move (`%top_all`).
     #[arg(long, default_value_t = 0.3)]
     top_all: f64,
+    /// Share of internal-search traces (`kind: "search"`) among each split's text examples, written for
+    /// labels whose search trees are labelled (`datagen labels --search-share`); the paper used 0.4.
+    /// 0 = none.
+    #[arg(long, default_value_t = 0.0)]
+    search_share: f64,
+    /// The longest trace to write, in tokens (prompt + target + <eos>): the model's context length.
+    #[arg(long, default_value_t = DEFAULT_SEARCH_MAX_TOKENS)]
+    search_max_tokens: usize,
 }
 
 /// The opening suites of `--mix`, inside `<shared>/openings/stockfish-books/`.
@@ -116,6 +125,17 @@ struct LabelsArgs {
     /// Stop after writing this many shards (run again to resume).
     #[arg(long)]
     max_shards: Option<usize>,
+    /// Share of positions (chosen by position hash and seed) that also get a search tree labelled for
+    /// internal-search traces: the positions after their --search-breadth best moves, --search-depth plies
+    /// deep. 0 = none.
+    #[arg(long, default_value_t = 0.0)]
+    search_share: f64,
+    /// Moves expanded per search-tree node (2-5).
+    #[arg(long, default_value_t = DEFAULT_SEARCH_BREADTH)]
+    search_breadth: u32,
+    /// Plies a search tree reaches below its root (1-2).
+    #[arg(long, default_value_t = DEFAULT_SEARCH_DEPTH)]
+    search_depth: u32,
 }
 
 /// Runs `mavboard datagen`.
@@ -132,6 +152,8 @@ fn render(a: RenderArgs) -> anyhow::Result<()> {
         lm_per_position: a.lm_per_position.max(1),
         state_tracking: a.state_tracking,
         top_all: a.top_all,
+        search_share: a.search_share,
+        search_max_tokens: a.search_max_tokens,
     };
     let start = Instant::now();
     let s = render_dirs(&a.labels, &a.out, &opts)?;
@@ -144,6 +166,32 @@ fn render(a: RenderArgs) -> anyhow::Result<()> {
         start.elapsed().as_secs_f64()
     );
     println!("  mav-lm:       {} train, {} val ({} terminal)", s.lm[0], s.lm[1], s.terminal);
+    if opts.search_share > 0.0 {
+        let traces = s.search[0] + s.search[1];
+        println!(
+            "  of which internal-search traces: {} train, {} val ({:.1} % of the text examples; {} roots; \
+             {:.0} tokens on average, {} at most; {} left out as longer than {} tokens)",
+            s.search[0],
+            s.search[1],
+            100.0 * s.search_share(),
+            s.search_roots,
+            if traces > 0 { s.search_tokens as f64 / traces as f64 } else { 0.0 },
+            s.search_tokens_max,
+            s.search_too_long,
+            opts.search_max_tokens
+        );
+        for (shape, st) in &s.search_shapes {
+            let n = st.written + st.too_long;
+            println!(
+                "    {shape}: {} written, {} too long; tokens {} to {}, {:.0} on average",
+                st.written,
+                st.too_long,
+                st.tokens_min,
+                st.tokens_max,
+                if n > 0 { st.tokens_all as f64 / n as f64 } else { 0.0 }
+            );
+        }
+    }
     println!("  mav-encoder:  {} train, {} val", s.enc[0], s.enc[1]);
     println!("  action-value: {} train, {} val", s.av[0], s.av[1]);
     Ok(())
@@ -226,6 +274,9 @@ fn labels(a: LabelsArgs) -> anyhow::Result<()> {
         val_fraction: a.val_fraction,
         chains_per_shard: a.shard_chains,
         hash_mb: a.hash,
+        search_share: a.search_share,
+        search_breadth: a.search_breadth,
+        search_depth: a.search_depth,
     };
     let stockfish = locate_stockfish(a.stockfish.as_deref())?;
     let mix = build_mix(&a)?;

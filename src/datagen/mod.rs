@@ -6,7 +6,8 @@
 //! writes deduplicated records ([`record`]) split into train and validation by position hash, as
 //! zstd-compressed JSON-lines shards ([`shard`]) described by a [`manifest`]. The driver ([`run`]) is
 //! deterministic for a given seed and settings, whatever the number of threads, and resumes an interrupted
-//! run from its last complete shard.
+//! run from its last complete shard. A seeded share of positions also gets a small search tree labelled
+//! ([`tree`]), from which `datagen render` writes internal-search traces ([`search_render`]).
 
 pub mod error;
 pub mod label;
@@ -17,8 +18,11 @@ pub mod render;
 pub mod render_run;
 pub mod run;
 pub mod sample;
+pub mod search_index;
+pub mod search_render;
 pub mod shard;
 pub mod source;
+pub mod tree;
 
 pub use error::DatagenError;
 pub use label::{Label, Labeler, StockfishLabeler};

@@ -47,6 +47,12 @@ pub struct LabelRecord {
     pub ply: u32,
     /// Train or validation.
     pub split: Split,
+    /// For a position labelled as a node of a search tree (`datagen labels --search-share`), the moves
+    /// from the tree's root to it (UCI); empty for the positions of a continuation chain, and left out of
+    /// the JSON then, so files without search trees read and write as before. The tree's root is a chain
+    /// position; every node of a tree is in the root's split.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub search_path: Vec<String>,
 }
 
 #[cfg(test)]
@@ -68,6 +74,7 @@ mod tests {
             source: "2moves_v1".into(),
             ply: 1,
             split: Split::Val,
+            search_path: Vec::new(),
         };
         let json = serde_json::to_string(&r).expect("serializes");
         assert!(json.contains(r#""moves":[{"uci":"e7e5","cp":-25},{"uci":"f7f6","mate":-7}]"#), "{json}");
@@ -76,5 +83,10 @@ mod tests {
         assert_eq!(back, r);
         let bad = json.replace(r#""cp":-25"#, r#""pawns":-25"#);
         assert!(serde_json::from_str::<LabelRecord>(&bad).is_err());
+        assert!(!json.contains("search_path"), "an empty path is left out: {json}");
+        let node = LabelRecord { search_path: vec!["e7e5".into(), "g1f3".into()], ..r };
+        let json = serde_json::to_string(&node).expect("serializes");
+        assert!(json.ends_with(r#""search_path":["e7e5","g1f3"]}"#), "{json}");
+        assert_eq!(serde_json::from_str::<LabelRecord>(&json).expect("parses"), node);
     }
 }

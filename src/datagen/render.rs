@@ -103,11 +103,26 @@ pub struct RenderOptions {
     pub state_tracking: f64,
     /// Share of text examples asking for `%top_all`.
     pub top_all: f64,
+    /// The share of internal-search traces among the text examples of each split (0 = none; see
+    /// [`super::search_render`] and [`super::render_run::render_dirs`]).
+    pub search_share: f64,
+    /// The longest trace written, in tokens (prompt + target + `<eos>`).
+    pub search_max_tokens: usize,
 }
+
+/// The default of [`RenderOptions::search_max_tokens`]: the context length of the `mav-lm-tiny` config.
+pub const DEFAULT_SEARCH_MAX_TOKENS: usize = 1024;
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions { seed: 0, lm_per_position: 1, state_tracking: 0.3, top_all: 0.3 }
+        RenderOptions {
+            seed: 0,
+            lm_per_position: 1,
+            state_tracking: 0.3,
+            top_all: 0.3,
+            search_share: 0.0,
+            search_max_tokens: DEFAULT_SEARCH_MAX_TOKENS,
+        }
     }
 }
 
@@ -196,7 +211,8 @@ fn text_example(
     Ok(LmExample { prompt: ex.prompt(), target: ex.response(), kind: "mav", source })
 }
 
-fn source_kind(rec: &LabelRecord) -> &'static str {
+/// The `source` of a label's text examples: `game` for positions from game records, else `book`.
+pub fn source_kind(rec: &LabelRecord) -> &'static str {
     if rec.source.starts_with("game:") { "game" } else { "book" }
 }
 
@@ -305,6 +321,7 @@ mod tests {
             source: "2moves_v1".into(),
             ply: 0,
             split: Split::Train,
+            search_path: Vec::new(),
         }
     }
 

@@ -1,16 +1,29 @@
 //! `mavboard datagen render`: label shards in, the training data directory out (see training/README.md for
 //! the contract): `lm_*.jsonl.zst`, `enc_*.jsonl.zst`, `av_*.jsonl.zst` for the train and validation splits,
 //! `tokenizer.json` and `meta.json`. Every file is written to a temporary name and renamed when complete.
+//!
+//! With a search share F > 0, every label is first indexed by position ([`SearchIndex`]); then each label
+//! whose search tree is labelled adds internal-search traces ([`search_examples`], `kind: "search"`) to
+//! its split's text examples while they stay within F of that split's text examples (so F = 0.4 is the
+//! paper's 60 % MAV / 40 % search mixture when the labels hold enough trees; the summary tells the share
+//! reached). A root gives at most one trace per (breadth, depth) shape, shapes in random order.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::DatagenError;
 use super::record::{LabelRecord, Split};
-use super::render::{RenderOptions, label_game, move_index, render_label};
+use super::render::{RenderOptions, label_game, label_state, move_index, render_label, source_kind};
+use super::sample::mix64;
+use super::search_index::SearchIndex;
+use super::search_render::{SEARCH_SHAPES, SearchRender, search_examples};
 use super::shard::read_shard;
+use crate::game::GameState;
 use crate::mav::searchless;
 use crate::mav::tokenizer::Tokenizer;
 
@@ -31,7 +44,120 @@ pub struct RenderSummary {
     pub av: [u64; 2],
     /// Labels that could not be rendered (kept out, each reported on stderr).
     pub skipped: u64,
+    /// Of the text examples, internal-search traces (train, validation).
+    pub search: [u64; 2],
+    /// Labels that rooted at least one trace.
+    pub search_roots: u64,
+    /// Traces left out for exceeding the token budget.
+    pub search_too_long: u64,
+    /// Tokens of all traces written (prompt + target + `<eos>`).
+    pub search_tokens: u64,
+    /// Tokens of the longest trace written.
+    pub search_tokens_max: u64,
+    /// Per shape (`b2d1`, …): traces written and left out, and their tokens.
+    pub search_shapes: BTreeMap<String, ShapeStats>,
 }
+
+/// The traces of one (breadth, depth) shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ShapeStats {
+    /// Traces written.
+    pub written: u64,
+    /// Traces left out as longer than the budget.
+    pub too_long: u64,
+    /// Tokens of the written traces.
+    pub tokens_written: u64,
+    /// Tokens of all of them, written or not.
+    pub tokens_all: u64,
+    /// The fewest tokens of one of them.
+    pub tokens_min: u64,
+    /// The most tokens of one of them.
+    pub tokens_max: u64,
+}
+
+impl ShapeStats {
+    fn add(&mut self, tokens: usize, written: bool) {
+        let t = tokens as u64;
+        if self.written + self.too_long == 0 || t < self.tokens_min {
+            self.tokens_min = t;
+        }
+        self.tokens_max = self.tokens_max.max(t);
+        self.tokens_all += t;
+        if written {
+            self.written += 1;
+            self.tokens_written += t;
+        } else {
+            self.too_long += 1;
+        }
+    }
+}
+
+fn shape_name((breadth, depth): (u32, u32)) -> String {
+    format!("b{breadth}d{depth}")
+}
+
+impl RenderSummary {
+    /// The share of search traces among the text examples (both splits).
+    pub fn search_share(&self) -> f64 {
+        let lm = self.lm[0] + self.lm[1];
+        if lm == 0 { 0.0 } else { (self.search[0] + self.search[1]) as f64 / lm as f64 }
+    }
+}
+
+/// How many more traces a split may take: its traces stay within `share` of its text examples.
+fn search_allowance(share: f64, lm: u64, search: u64) -> u64 {
+    if share >= 1.0 {
+        return u64::MAX;
+    }
+    let mav = lm.saturating_sub(search) as f64;
+    // The traces t allowed beside m MAV examples: t / (t + m) ≤ share.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let target = (share / (1.0 - share) * mav).floor() as u64;
+    target.saturating_sub(search)
+}
+
+/// Writes one root's traces and counts them, and those left out, in `summary`.
+fn write_traces(
+    summary: &mut RenderSummary,
+    sink: &mut Sink,
+    split: usize,
+    found: &SearchRender,
+) -> Result<(), DatagenError> {
+    summary.search_too_long += found.too_long.len() as u64;
+    for (shape, tokens) in &found.too_long {
+        summary.search_shapes.entry(shape_name(*shape)).or_default().add(*tokens, false);
+    }
+    if !found.examples.is_empty() {
+        summary.search_roots += 1;
+    }
+    for t in &found.examples {
+        sink.line(&t.example)?;
+        summary.lm[split] += 1;
+        summary.search[split] += 1;
+        summary.search_tokens += t.tokens as u64;
+        summary.search_tokens_max = summary.search_tokens_max.max(t.tokens as u64);
+        summary.search_shapes.entry(shape_name(t.shape)).or_default().add(t.tokens, true);
+    }
+    Ok(())
+}
+
+/// Indexes every label of `label_dirs` by position (labels that cannot be read are left out here and
+/// reported by the render pass).
+fn index_labels(label_dirs: &[PathBuf]) -> Result<SearchIndex, DatagenError> {
+    let mut index = SearchIndex::new();
+    for dir in label_dirs {
+        for shard in shard_files(dir)? {
+            for rec in read_shard(&shard)? {
+                let _ = index.add(&rec);
+            }
+        }
+    }
+    Ok(index)
+}
+
+/// Salts the run seed for the search traces' random streams, apart from the MAV examples' streams (so
+/// turning traces on leaves every other example as it was).
+const SEARCH_SALT: u64 = 0x5EA2_C47A_CE00_0003;
 
 /// The shard files of a label folder, in order.
 pub fn shard_files(dir: &Path) -> Result<Vec<PathBuf>, DatagenError> {
@@ -86,7 +212,14 @@ pub fn render_dirs(
     out: &Path,
     opts: &RenderOptions,
 ) -> Result<RenderSummary, DatagenError> {
+    if !(0.0..=1.0).contains(&opts.search_share) {
+        return Err(DatagenError::Settings(format!(
+            "--search-share must be between 0 and 1, not {}",
+            opts.search_share
+        )));
+    }
     std::fs::create_dir_all(out).map_err(|e| DatagenError::io(out, e))?;
+    let search_index = if opts.search_share > 0.0 { Some(index_labels(label_dirs)?) } else { None };
     let tokenizer = Tokenizer::new();
     let index = move_index();
     let names = ["lm_train", "lm_val", "enc_train", "enc_val", "av_train", "av_val"];
@@ -123,6 +256,31 @@ pub fn render_dirs(
                             sinks[4 + split].line(a)?;
                             summary.av[split] += 1;
                         }
+                        let allowed =
+                            search_allowance(opts.search_share, summary.lm[split], summary.search[split]);
+                        // The label rendered, so its position parses.
+                        if let (Some(index), Ok(root)) =
+                            (search_index.as_ref().filter(|_| allowed > 0), label_state(&rec))
+                        {
+                            let mut rng =
+                                ChaCha8Rng::seed_from_u64(mix64(opts.seed ^ SEARCH_SALT) ^ root.hash64());
+                            let limit =
+                                usize::try_from(allowed).unwrap_or(usize::MAX).min(SEARCH_SHAPES.len());
+                            let found = search_examples(
+                                index,
+                                &root,
+                                rec.split,
+                                source_kind(&rec),
+                                &tokenizer,
+                                opts.search_max_tokens,
+                                limit,
+                                &mut rng,
+                            );
+                            match found {
+                                Ok(found) => write_traces(&mut summary, &mut sinks[split], split, &found)?,
+                                Err(e) => eprintln!("{}: {e}", shard.display()),
+                            }
+                        }
                     }
                     Err(e) => {
                         summary.skipped += 1;
@@ -151,6 +309,8 @@ pub fn render_dirs(
             "lm_per_position": opts.lm_per_position,
             "state_tracking": opts.state_tracking,
             "top_all": opts.top_all,
+            "search_share": opts.search_share,
+            "search_max_tokens": opts.search_max_tokens,
             "summary": &summary,
         }
     });

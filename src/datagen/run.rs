@@ -7,7 +7,7 @@
 //! hash), and is written atomically before the manifest records it. So the output depends only on the
 //! settings and the labeller, and a killed run resumes after its last recorded shard.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -19,6 +19,7 @@ use super::record::{LabelRecord, Split};
 use super::sample::{chain_rng, sample_move, split_of};
 use super::shard::{read_shard, shard_file_name, write_shard};
 use super::source::{SourceMix, parse_epd_line};
+use super::tree::{MAX_SEARCH_BREADTH, MAX_SEARCH_DEPTH, cached_label, is_search_root, label_tree};
 use super::{DatagenError, PositionSource};
 use crate::engine::pool::{JobError, Pool, PoolError};
 use crate::game::{GameKind, GameState};
@@ -64,6 +65,29 @@ pub struct LabelSettings {
     pub chains_per_shard: u64,
     /// The engine's hash size in MiB.
     pub hash_mb: u32,
+    /// The share of chain positions (by hash and seed) that root a search tree (0 = none; see
+    /// [`super::tree`]). Absent from manifests written before search trees existed, which read as 0.
+    #[serde(default)]
+    pub search_share: f64,
+    /// Moves expanded per tree node.
+    #[serde(default = "default_search_breadth")]
+    pub search_breadth: u32,
+    /// Plies a tree reaches below its root.
+    #[serde(default = "default_search_depth")]
+    pub search_depth: u32,
+}
+
+/// The default of [`LabelSettings::search_breadth`] (also the CLI's).
+pub const DEFAULT_SEARCH_BREADTH: u32 = 3;
+/// The default of [`LabelSettings::search_depth`] (also the CLI's).
+pub const DEFAULT_SEARCH_DEPTH: u32 = 2;
+
+fn default_search_breadth() -> u32 {
+    DEFAULT_SEARCH_BREADTH
+}
+
+fn default_search_depth() -> u32 {
+    DEFAULT_SEARCH_DEPTH
 }
 
 impl LabelSettings {
@@ -79,6 +103,21 @@ impl LabelSettings {
             return bad(format!(
                 "the validation fraction must be between 0 and 1, not {}",
                 self.val_fraction
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.search_share) {
+            return bad(format!("--search-share must be between 0 and 1, not {}", self.search_share));
+        }
+        if !(2..=MAX_SEARCH_BREADTH).contains(&self.search_breadth) {
+            return bad(format!(
+                "--search-breadth must be between 2 and {MAX_SEARCH_BREADTH}, not {}",
+                self.search_breadth
+            ));
+        }
+        if !(1..=MAX_SEARCH_DEPTH).contains(&self.search_depth) {
+            return bad(format!(
+                "--search-depth must be between 1 and {MAX_SEARCH_DEPTH}, not {}",
+                self.search_depth
             ));
         }
         if !self.temperature.is_finite() {
@@ -119,7 +158,8 @@ pub struct RunSummary {
 /// A labelled position with its hash, as a chain produces it.
 type Labelled = (u64, LabelRecord);
 
-/// Labels chain `chain`: its seed and up to `continuations` plies after it.
+/// Labels chain `chain`: its seed and up to `continuations` plies after it, then the search trees of
+/// those of its positions that root one, each tree depth first after the chain.
 fn label_chain<L: Labeler>(
     labeler: &mut L,
     mix: &SourceMix,
@@ -131,11 +171,13 @@ fn label_chain<L: Labeler>(
     let tag = source.tag().to_owned();
     let mut state = source.position(index)?;
     let mut out = Vec::new();
+    let mut cache = HashMap::new();
+    let mut roots = Vec::new();
     for ply in 0..=settings.continuations {
         if state.outcome().is_some() || state.legal_actions().is_empty() {
             break;
         }
-        let label = labeler.label(&state)?;
+        let label = cached_label(labeler, &state, &mut cache)?;
         let hash = state.hash64();
         let record = LabelRecord {
             fen: state.fen(),
@@ -147,7 +189,11 @@ fn label_chain<L: Labeler>(
             source: tag.clone(),
             ply,
             split: split_of(hash, settings.val_fraction),
+            search_path: Vec::new(),
         };
+        if is_search_root(hash, settings.seed, settings.search_share) {
+            roots.push((state.clone(), out.len()));
+        }
         let next = if ply < settings.continuations {
             sample_move(&record.moves, settings.temperature, &mut rng).map(|m| m.uci.clone())
         } else {
@@ -163,6 +209,12 @@ fn label_chain<L: Labeler>(
             fen: state.fen(),
             reason: format!("its labelled move cannot be played: {e}"),
         })?;
+    }
+    for (root, i) in roots {
+        let record = out[i].1.clone();
+        let tree =
+            label_tree(labeler, &root, &record, settings.search_breadth, settings.search_depth, &mut cache)?;
+        out.extend(tree);
     }
     Ok(out)
 }
@@ -394,4 +446,29 @@ pub fn describe_sources(mix: &SourceMix) -> String {
         .map(|(s, w)| format!("{} ({} positions, weight {w})", s.tag(), PositionSource::len(s.as_ref())))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_written_before_search_trees_read_as_no_trees_with_the_cli_defaults() {
+        let old = r#"{"positions":10,"limit":{"depth":6},"continuations":6,"temperature":0.25,"seed":1,
+            "val_fraction":0.05,"chains_per_shard":64,"hash_mb":16}"#;
+        let s: LabelSettings = serde_json::from_str(old).expect("old settings read");
+        assert_eq!(s.search_share, 0.0);
+        assert_eq!((s.search_breadth, s.search_depth), (DEFAULT_SEARCH_BREADTH, DEFAULT_SEARCH_DEPTH));
+        assert!(s.check().is_ok());
+        let bad = |f: &dyn Fn(&mut LabelSettings)| {
+            let mut b = s.clone();
+            f(&mut b);
+            matches!(b.check(), Err(DatagenError::Settings(_)))
+        };
+        assert!(bad(&|b| b.search_share = 1.5));
+        assert!(bad(&|b| b.search_breadth = 1));
+        assert!(bad(&|b| b.search_breadth = MAX_SEARCH_BREADTH + 1));
+        assert!(bad(&|b| b.search_depth = 0));
+        assert!(bad(&|b| b.search_depth = MAX_SEARCH_DEPTH + 1));
+    }
 }

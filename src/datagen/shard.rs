@@ -79,6 +79,7 @@ mod tests {
                 source: "t".into(),
                 ply: 0,
                 split: Split::Train,
+                search_path: Vec::new(),
             })
             .collect();
         let size = write_shard(&dir, 3, &records).expect("written");

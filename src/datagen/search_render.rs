@@ -1,0 +1,192 @@
+//! Internal-search examples (paper §4): linearized minimax traces over labelled search trees, written by
+//! the protocol's trace writer ([`write_trace`]), never formatted here.
+//!
+//! A labelled position whose best moves' positions are labelled too (in its split, see
+//! [`SearchIndex`]) roots traces of breadth 2–3 and depth 1–2, as far as the labels reach. The trace's
+//! node calls use `%FEN` and `%top_all` with the 64 MAV buckets: the prompt `mavboard analyse --internal`
+//! gives a model, so a model trained on these examples can be asked for its trace there. Values are the
+//! labels' win probabilities (Lichess formula for centipawns, 1 or 0 for mates) as buckets; each node's
+//! best action is its best-valued move, so a leaf's value is its best move's and an inner node's the best
+//! of its children's values seen from its side: the minimax over the labels, in buckets.
+//!
+//! The paper subsampled its trees "to match the parameters while fitting into context size": a shape
+//! whose trace is longer than the token budget is left out.
+
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use super::record::Split;
+use super::render::{LmExample, RenderError};
+use super::search_index::SearchIndex;
+use crate::game::chess::ChessState;
+use crate::mav::buckets::Buckets;
+use crate::mav::command::{StateFormat, TopK};
+use crate::mav::tokenizer::Tokenizer;
+use crate::mav::trace::{TraceConfig, write_trace};
+
+/// The (breadth, depth) shapes a root can give, smallest first.
+pub const SEARCH_SHAPES: [(u32, u32); 4] = [(2, 1), (3, 1), (2, 2), (3, 2)];
+
+/// The trace parameters of one shape (`%FEN`, `%top_all`, 64 buckets).
+pub fn trace_config(breadth: u32, depth: u32) -> TraceConfig {
+    TraceConfig { breadth, depth, state_format: StateFormat::Fen, top: TopK::All, buckets: Buckets::mav() }
+}
+
+/// The tokens a trainer sees for an example: prompt, target and `<eos>`.
+pub fn example_tokens(tokenizer: &Tokenizer, ex: &LmExample) -> usize {
+    tokenizer.encode(&ex.prompt).len() + tokenizer.encode(&ex.target).len() + 1
+}
+
+/// One trace of [`search_examples`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// The example.
+    pub example: LmExample,
+    /// Its tokens (prompt + target + `<eos>`).
+    pub tokens: usize,
+    /// Its (breadth, depth).
+    pub shape: (u32, u32),
+}
+
+/// What [`search_examples`] wrote for one root, and what it left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchRender {
+    /// The traces written.
+    pub examples: Vec<Trace>,
+    /// Shapes whose labels were all there but whose trace exceeded the token budget, with its tokens.
+    pub too_long: Vec<((u32, u32), usize)>,
+}
+
+/// Up to `limit` traces rooted at `root` (a position of `split`), one per shape the labels allow, shapes
+/// drawn in random order from `rng`, each at most `max_tokens` long. A shape needs at least `breadth`
+/// legal moves at the root.
+#[allow(clippy::too_many_arguments)]
+pub fn search_examples(
+    index: &SearchIndex,
+    root: &ChessState,
+    split: Split,
+    source: &'static str,
+    tokenizer: &Tokenizer,
+    max_tokens: usize,
+    limit: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<SearchRender, RenderError> {
+    let mut out = SearchRender::default();
+    let moves = index.moves_of(root).unwrap_or(0);
+    let mut shapes = SEARCH_SHAPES.to_vec();
+    shapes.shuffle(rng);
+    for (breadth, depth) in shapes {
+        if out.examples.len() >= limit {
+            break;
+        }
+        if moves < breadth as usize {
+            continue;
+        }
+        let Some(tree) = index.tree(root, split, breadth, depth) else { continue };
+        let example = write_trace(&tree, &trace_config(breadth, depth))
+            .map_err(|e| RenderError::Label { fen: root.fen(), reason: format!("its trace: {e}") })?;
+        let ex = LmExample { prompt: example.prompt(), target: example.response(), kind: "search", source };
+        let tokens = example_tokens(tokenizer, &ex);
+        if tokens > max_tokens {
+            out.too_long.push(((breadth, depth), tokens));
+            continue;
+        }
+        out.examples.push(Trace { example: ex, tokens, shape: (breadth, depth) });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+    use crate::datagen::record::{LabelRecord, MoveLabel};
+    use crate::game::GameState;
+    use crate::game::fen::ModeChoice;
+    use crate::mav::trace::parse_trace;
+    use crate::uci::ScoreValue;
+
+    /// Labels `state` with every move at −20·(its index) cp, in `split`.
+    fn record(state: &ChessState, split: Split) -> LabelRecord {
+        let moves: Vec<MoveLabel> = state
+            .legal_actions()
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| MoveLabel { uci: state.action_to_text(a), score: ScoreValue::Cp(-20 * i as i32) })
+            .collect();
+        LabelRecord {
+            fen: state.fen(),
+            chess960: false,
+            best: moves[0].uci.clone(),
+            moves,
+            depth: 1,
+            nodes: 1,
+            source: "t".into(),
+            ply: 0,
+            split,
+            search_path: Vec::new(),
+        }
+    }
+
+    /// Indexes `root` and its tree of `breadth` × `depth` (the first moves are the best).
+    fn index_tree(index: &mut SearchIndex, s: &ChessState, breadth: usize, depth: u32) {
+        index.add(&record(s, Split::Train)).expect("label");
+        if depth == 0 {
+            return;
+        }
+        for a in s.legal_actions().into_iter().take(breadth) {
+            index_tree(index, &s.play(a).expect("legal"), breadth, depth - 1);
+        }
+    }
+
+    #[test]
+    fn shapes_follow_the_labels_and_the_token_budget() {
+        let root = ChessState::from_fen_mode(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            ModeChoice::Standard,
+        )
+        .expect("fen");
+        let tok = Tokenizer::new();
+        let mut index = SearchIndex::new();
+        index_tree(&mut index, &root, 2, 1);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let r = search_examples(&index, &root, Split::Train, "book", &tok, 100_000, 4, &mut rng).expect("ok");
+        assert_eq!(r.examples.len(), 1, "only breadth 2, depth 1 is labelled");
+        let Trace { example: ex, tokens, shape } = &r.examples[0];
+        assert_eq!(*shape, (2, 1));
+        assert_eq!(ex.kind, "search");
+        assert!(ex.prompt.starts_with("Minimax breadth=2 depth=1\nEvaluation for node: <root>\n"));
+        assert!(ex.prompt.contains("%FEN") && ex.prompt.contains("%top_all"), "{}", ex.prompt);
+        assert_eq!(*tokens, example_tokens(&tok, ex));
+        let text = format!("{}{}", ex.prompt, ex.target);
+        let parsed = parse_trace::<ChessState>(&text, Buckets::mav()).expect("parses");
+        assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
+        // A budget below its length leaves it out, counted.
+        let r =
+            search_examples(&index, &root, Split::Train, "book", &tok, tokens - 1, 4, &mut rng).expect("ok");
+        assert!(r.examples.is_empty());
+        assert_eq!(r.too_long, [((2, 1), *tokens)]);
+        // The full depth-2 tree gives all four shapes, in an order drawn from the seed, up to the limit.
+        let mut index = SearchIndex::new();
+        index_tree(&mut index, &root, 3, 2);
+        let shapes = |seed, limit| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            search_examples(&index, &root, Split::Train, "book", &tok, 100_000, limit, &mut rng)
+                .expect("ok")
+                .examples
+                .into_iter()
+                .map(|t| t.example.prompt.lines().next().unwrap_or_default().to_owned())
+                .collect::<Vec<_>>()
+        };
+        let all = shapes(1, 4);
+        assert_eq!(all.len(), 4);
+        assert_eq!(all, shapes(1, 4));
+        assert_eq!(shapes(1, 2), all[..2]);
+        assert!(all.contains(&"Minimax breadth=3 depth=2".to_owned()));
+        // Nothing in the other split.
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let r = search_examples(&index, &root, Split::Val, "book", &tok, 100_000, 4, &mut rng).expect("ok");
+        assert!(r.examples.is_empty());
+    }
+}
