@@ -147,4 +147,14 @@ pub enum Command {
     ToggleTreeNode(Vec<String>),
     /// Something for the UCI engine panel (start, stop, its settings).
     Uci(super::uci_panel::UciCommand),
+    /// Put this game on the board: chess (the analysis board) or a new Connect Four or Hex game.
+    SetGame(super::board_game::GameChoice),
+    /// Play this move (in the game's notation: `4`, `c5`, `swap`) in the Connect Four or Hex game.
+    PlayBoardMove(String),
+    /// Start the Connect Four or Hex game again.
+    NewBoardGame,
+    /// Copy the Connect Four move string or the Hex SGF to the clipboard.
+    CopyBoardRecord,
+    /// Turn the solver beside the Connect Four / Hex board on or off.
+    ToggleOracle,
 }

@@ -2,6 +2,7 @@
 //! [`command`]s that are applied at the end of each frame ([`shell`]).
 
 pub mod analysis;
+pub mod board_game;
 pub mod chess960;
 pub mod command;
 pub mod engine_link;

@@ -70,6 +70,10 @@ pub struct Settings {
     pub model_threads: usize,
     /// The UCI engine beside the model.
     pub uci_engine: UciEngineSettings,
+    /// The game on the board: chess (the analysis board), Connect Four or Hex.
+    pub game: super::board_game::GameChoice,
+    /// Run the solver beside the Connect Four / Hex board.
+    pub show_oracle: bool,
 }
 
 /// The UCI engine panel's settings.
@@ -200,6 +204,8 @@ impl Default for Settings {
             model_device: crate::inference::device::Device::Auto,
             model_threads: 0,
             uci_engine: UciEngineSettings::default(),
+            game: super::board_game::GameChoice::Chess,
+            show_oracle: true,
         }
     }
 }

@@ -18,6 +18,7 @@ pub struct MavboardApp {
     pub engine: Option<EngineLink>,
     applied_theme: Option<ThemeChoice>,
     seen_generation: u64,
+    repaint: Option<crate::engine::Repaint>,
 }
 
 impl MavboardApp {
@@ -60,6 +61,7 @@ impl MavboardApp {
             engine: None,
             applied_theme: None,
             seen_generation: 0,
+            repaint: None,
         }
     }
 
@@ -92,6 +94,13 @@ impl MavboardApp {
             use super::line::MoveHistory;
             self.state.uci.frame(self.state.line.current(), &self.state.settings.uci_engine);
         }
+        // The solver beside a Connect Four / Hex board follows its position.
+        let repaint = self.repaint.get_or_insert_with(|| {
+            let ctx = ctx.clone();
+            std::sync::Arc::new(move || ctx.request_repaint())
+        });
+        let board = self.state.board_game.as_ref().map(|g| g.current());
+        self.state.oracle.follow(board, self.state.settings.show_oracle, repaint);
         if self.state.position_generation != self.seen_generation {
             self.seen_generation = self.state.position_generation;
             self.ui.board.reset();

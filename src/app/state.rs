@@ -73,12 +73,17 @@ pub struct AppState {
     pub pv_hover: Option<super::pv_preview::PvHover>,
     /// The UCI engine beside the model.
     pub uci: super::uci_panel::UciPanel,
+    /// The Connect Four or Hex game on the board (`None`: chess, the analysis board).
+    pub board_game: Option<super::board_game::BoardGame>,
+    /// The solver beside the Connect Four / Hex board.
+    pub oracle: super::board_game::OracleLink,
 }
 
 impl AppState {
     /// A fresh state with `settings`, at the standard start position.
     pub fn new(settings: Settings) -> AppState {
-        AppState {
+        let board_game = super::board_game::BoardGame::new(settings.game).ok();
+        let mut state = AppState {
             settings,
             line: GameDoc::default(),
             games: None,
@@ -97,7 +102,15 @@ impl AppState {
             loading: None,
             pv_hover: None,
             uci: Default::default(),
+            board_game: None,
+            oracle: Default::default(),
+        };
+        // The last game chosen comes back (chess when it cannot be set up).
+        if board_game.is_none() {
+            state.settings.game = super::board_game::GameChoice::Chess;
         }
+        state.board_game = board_game;
+        state
     }
 
     /// The position on the board.
@@ -130,6 +143,18 @@ impl AppState {
             },
             Command::RejectMove { attempt } => {
                 self.status_note = Some(format!("{attempt} is not a legal move here"));
+            }
+            Command::Navigate(to) if self.board_game.is_some() => {
+                if let Some(g) = self.board_game.as_mut() {
+                    let n = match to {
+                        Navigate::Start => 0,
+                        Navigate::Back => g.cursor().saturating_sub(1),
+                        Navigate::Forward => g.cursor() + 1,
+                        Navigate::End => g.moves().len(),
+                        Navigate::To(i) => i,
+                    };
+                    g.go_to(n);
+                }
             }
             Command::Navigate(to) => {
                 let before = self.line.cursor();
@@ -259,9 +284,50 @@ impl AppState {
                 let ctx = ctx.clone();
                 self.uci.apply(c, &mut self.settings.uci_engine, move || ctx.request_repaint());
             }
+            Command::SetGame(choice) => self.set_game(choice),
+            Command::PlayBoardMove(text) => {
+                if let Some(g) = self.board_game.as_mut() {
+                    match g.play(&text) {
+                        Ok(()) => self.status_note = None,
+                        Err(e) => self.status_note = Some(e.to_string()),
+                    }
+                }
+            }
+            Command::NewBoardGame => self.set_game(self.settings.game),
+            Command::CopyBoardRecord => match self.board_game.as_ref().map(|g| g.record()) {
+                Some(Ok(record)) => {
+                    ctx.copy_text(record);
+                    self.status_note = Some("Game record copied to the clipboard".to_owned());
+                }
+                Some(Err(e)) => {
+                    self.messages.error(format!("The game record could not be written: {e}"));
+                }
+                None => {}
+            },
+            Command::ToggleOracle => self.settings.show_oracle ^= true,
             Command::CopyFen => {
                 ctx.copy_text(self.current().fen());
                 self.status_note = Some("FEN copied to the clipboard".to_owned());
+            }
+        }
+    }
+
+    /// Puts `choice` on the board: chess goes back to the analysis board (its game kept), Connect Four
+    /// and Hex start a new game.
+    fn set_game(&mut self, choice: super::board_game::GameChoice) {
+        if choice == super::board_game::GameChoice::Chess {
+            self.board_game = None;
+            self.settings.game = choice;
+            return;
+        }
+        match super::board_game::BoardGame::new(choice) {
+            Ok(g) => {
+                self.board_game = Some(g);
+                self.settings.game = choice;
+                self.status_note = None;
+            }
+            Err(e) => {
+                self.messages.error(e);
             }
         }
     }

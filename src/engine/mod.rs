@@ -15,6 +15,7 @@ mod controller;
 pub mod handle;
 pub mod internal;
 pub mod line_reader;
+pub mod oracle;
 pub mod pool;
 pub mod position;
 pub mod uci_analysis;

@@ -3,6 +3,8 @@
 //!
 //! - [`connect_four`]: Connect Four (negamax with alpha-beta, a transposition table, move ordering).
 //! - [`hex`]: Hex (exact boolean negamax on boards up to 7×7, and MCTS with random playouts for any size).
+//! - [`stop`]: a flag another thread sets to stop a long solve.
 
 pub mod connect_four;
 pub mod hex;
+pub mod stop;

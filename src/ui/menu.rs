@@ -1,11 +1,57 @@
-//! The menu bar: File, Position, View, Help.
+//! The menu bar: File, Game, Position, View, Engine, Help.
 
 use eframe::egui;
 
+use crate::app::board_game::GameChoice;
 use crate::app::command::Command;
 use crate::app::file_dialog::FileDialogKind;
 use crate::app::settings::{ScoringChoice, ThemeChoice};
 use crate::app::state::{AppState, Dialog};
+use crate::game::hex::DEFAULT_SIZE;
+
+/// The Game menu: chess, Connect Four, Hex at each size (with or without the swap rule).
+fn game_menu_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+    let mut out = Vec::new();
+    let now = state.settings.game;
+    for choice in [GameChoice::Chess, GameChoice::ConnectFour] {
+        if ui.radio(now == choice, choice.label()).clicked() {
+            out.push(Command::SetGame(choice));
+        }
+    }
+    let swap = matches!(now, GameChoice::Hex { swap: true, .. });
+    ui.menu_button("Hex", |ui| {
+        for size in [5, 7, 9, 11, 13] {
+            let choice = GameChoice::Hex { size, swap };
+            let text = if size == DEFAULT_SIZE {
+                format!("{size}×{size} (the model size)")
+            } else {
+                format!("{size}×{size}")
+            };
+            if ui.radio(now == choice, text).clicked() {
+                out.push(Command::SetGame(choice));
+            }
+        }
+        ui.separator();
+        let mut on = swap;
+        if ui.checkbox(&mut on, "Swap rule").clicked() {
+            let size = match now {
+                GameChoice::Hex { size, .. } => size,
+                _ => DEFAULT_SIZE,
+            };
+            out.push(Command::SetGame(GameChoice::Hex { size, swap: on }));
+        }
+    });
+    if state.board_game.is_some() {
+        ui.separator();
+        if ui.button("New game").clicked() {
+            out.push(Command::NewBoardGame);
+        }
+        if ui.button("Copy record").clicked() {
+            out.push(Command::CopyBoardRecord);
+        }
+    }
+    out
+}
 
 /// The menu bar.
 pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
@@ -44,6 +90,7 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                 }
             });
         });
+        ui.menu_button("Game", |ui| out.extend(game_menu_ui(ui, state)));
         ui.menu_button("Position", |ui| {
             if ui.button("Standard start").clicked() {
                 out.push(Command::NewGame);

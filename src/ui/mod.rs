@@ -4,10 +4,13 @@
 pub mod analysis_panel;
 pub mod arrows;
 pub mod board;
+pub mod board_game_panel;
+pub mod connect_four_board;
 pub mod dialogs;
 pub mod distribution;
 pub mod eval_graph;
 pub mod heatmap_gpu;
+pub mod hex_board;
 pub mod internal_search_panel;
 pub mod menu;
 pub mod model_panel;
@@ -148,6 +151,22 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
     let mut out = shortcuts_ui(ui.ctx());
     egui::Panel::top("menu_bar").show(ui, |ui| out.extend(menu::menu_bar_ui(ui, state)));
     egui::Panel::bottom("status_bar").show(ui, |ui| out.extend(status_bar::status_bar_ui(ui, state)));
+    if let Some(game) = &state.board_game {
+        // Connect Four or Hex: the chess-only keys (search, flip) do nothing here.
+        out.retain(|c| !matches!(c, Command::ToggleSearch | Command::Flip));
+        egui::Panel::right("board_game_panel")
+            .resizable(true)
+            .default_size(330.0)
+            .min_size(240.0)
+            .show(ui, |ui| out.extend(board_game_panel::board_game_panel_ui(ui, state, game)));
+        egui::CentralPanel::default().show(ui, |ui| {
+            out.extend(board_game_panel::board_game_board_ui(ui, game, state.oracle.report.as_ref()));
+        });
+        out.extend(toasts::toasts_ui(ui.ctx(), state));
+        out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
+        out.extend(unsaved_dialog::unsaved_dialog_ui(ui.ctx(), state));
+        return out;
+    }
     if state.settings.show_setup_panel {
         egui::Panel::left("setup_panel")
             .resizable(true)

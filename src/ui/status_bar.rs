@@ -34,6 +34,21 @@ pub fn position_summary(state: &crate::game::chess::ChessState) -> String {
 /// The status bar.
 pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     ui.horizontal(|ui| {
+        if let Some(game) = &state.board_game {
+            // Connect Four or Hex: the game and the solver (the side panel says whose move it is).
+            ui.strong(game.choice.label());
+            ui.separator();
+            match &state.oracle.report {
+                _ if !state.settings.show_oracle => ui.label("Solver off"),
+                Some(r) if !r.done => {
+                    ui.spinner();
+                    ui.label(format!("Solver: {}/{} moves", r.moves.len(), r.legal))
+                }
+                Some(_) => ui.label("Solver: done"),
+                None => ui.label("Solver: starting"),
+            };
+            return;
+        }
         let current = state.current();
         ui.strong(position_summary(current));
         ui.separator();

@@ -25,6 +25,7 @@ use crate::game::connect_four::bitboard::{BOTTOM, CELLS, WIDTH, column_mask, pla
 use crate::game::connect_four::{Column, ConnectFourState};
 use crate::game::{GameState, Outcome};
 use crate::mav::buckets::Buckets;
+use crate::solve::stop::{CHECK_MASK, StopFlag};
 use table::Table;
 
 /// Columns in the order they are tried when they make equally many threats: centre first.
@@ -208,6 +209,8 @@ impl Pos {
 pub struct Solver {
     table: Table,
     nodes: u64,
+    stop: Option<StopFlag>,
+    stopped: bool,
 }
 
 impl Default for Solver {
@@ -224,7 +227,7 @@ impl Solver {
 
     /// A solver whose table has `2^bits` entries of 8 bytes (clamped to [`Table::BITS`]).
     pub fn with_table_bits(bits: u32) -> Solver {
-        Solver { table: Table::new(bits), nodes: 0 }
+        Solver { table: Table::new(bits), nodes: 0, stop: None, stopped: false }
     }
 
     /// Positions searched since the solver was made (or [`Solver::reset_nodes`]).
@@ -249,6 +252,27 @@ impl Solver {
             Some(Outcome::Draw { .. }) => GameValue::Draw { plies: 0 },
             None => GameValue::from_score(self.score(Pos::of(state)), state.plies()),
         }
+    }
+
+    /// Lets `flag` stop the searches of [`Solver::value_until_stopped`].
+    pub fn set_stop(&mut self, flag: StopFlag) {
+        self.stop = Some(flag);
+    }
+
+    /// The exact value of `state` for the player to move, or `None` when the stop flag
+    /// ([`Solver::set_stop`]) was set before the search ended. The table is then cleared: entries written
+    /// while unwinding are not sound.
+    pub fn value_until_stopped(&mut self, state: &ConnectFourState) -> Option<GameValue> {
+        if self.stop.as_ref().is_some_and(StopFlag::is_set) {
+            return None;
+        }
+        let value = self.value(state);
+        if self.stopped {
+            self.stopped = false;
+            self.table.clear();
+            return None;
+        }
+        Some(value)
     }
 
     /// The exact value of every legal move of `state`, the best move and the position's value.
@@ -309,7 +333,14 @@ impl Solver {
     /// alpha < r < beta is exact, `r <= alpha` an upper bound, `r >= beta` a lower bound. The player to
     /// move must not be able to win at once (checked by the caller).
     fn negamax(&mut self, p: Pos, mut alpha: i32, mut beta: i32) -> i32 {
+        if self.stopped {
+            return 0;
+        }
         self.nodes += 1;
+        if self.nodes & CHECK_MASK == 0 && self.stop.as_ref().is_some_and(StopFlag::is_set) {
+            self.stopped = true;
+            return 0;
+        }
         let cells = CELLS as i32;
         let played = p.moves as i32;
         let next = p.non_losing_moves();

@@ -188,3 +188,28 @@ fn middle_game_positions_are_consistent_with_their_children_and_mirror() {
         assert_eq!(mirrored, direct);
     }
 }
+
+#[test]
+fn a_stop_flag_ends_a_long_solve_and_the_solver_stays_sound() {
+    let flag = crate::solve::stop::StopFlag::new();
+    let mut solver = Solver::with_table_bits(16);
+    solver.set_stop(flag.clone());
+    // The empty board takes minutes; the flag is set from another thread shortly after the start.
+    let setter = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            flag.set();
+        })
+    };
+    assert_eq!(solver.value_until_stopped(&ConnectFourState::default()), None);
+    setter.join().expect("the setter thread ends");
+    // A flag that is set stops the next solve at once.
+    assert_eq!(solver.value_until_stopped(&ConnectFourState::default()), None);
+    // Without a flag the same solver gives exact values again (its table was cleared).
+    let mut fresh = Solver::with_table_bits(16);
+    let state = ConnectFourState::from_moves("4444443").expect("legal moves");
+    let mut reused = solver.clone();
+    reused.stop = None;
+    assert_eq!(reused.value_until_stopped(&state), Some(fresh.value(&state)));
+}

@@ -22,6 +22,7 @@ pub mod mcts;
 use crate::game::hex::{HexAction, HexState};
 use crate::game::{GameState, Player};
 use crate::mav::buckets::Buckets;
+use crate::solve::stop::{CHECK_MASK, StopFlag};
 
 /// The largest board the exact solver takes (the cells must fit a `u64` with one guard bit per row).
 pub const MAX_EXACT_SIZE: u32 = 7;
@@ -191,6 +192,8 @@ pub struct Solver {
     nodes: u64,
     geo: Option<Geo>,
     order: Vec<u32>,
+    stop: Option<StopFlag>,
+    stopped: bool,
 }
 
 impl Default for Solver {
@@ -214,6 +217,8 @@ impl Solver {
             nodes: 0,
             geo: None,
             order: Vec::new(),
+            stop: None,
+            stopped: false,
         }
     }
 
@@ -282,6 +287,27 @@ impl Solver {
         Ok(if self.wins(&g, x, o | tag, first) { HexValue::Win } else { HexValue::Loss })
     }
 
+    /// Lets `flag` stop the searches of [`Solver::value_until_stopped`].
+    pub fn set_stop(&mut self, flag: StopFlag) {
+        self.stop = Some(flag);
+    }
+
+    /// The exact value of `state` for the player to move, `Ok(None)` when the stop flag
+    /// ([`Solver::set_stop`]) was set before the search ended. The table is then cleared: entries written
+    /// while unwinding are not sound.
+    pub fn value_until_stopped(&mut self, state: &HexState) -> Result<Option<HexValue>, SolveError> {
+        if self.stop.as_ref().is_some_and(StopFlag::is_set) {
+            return Ok(None);
+        }
+        let value = self.value(state)?;
+        if self.stopped {
+            self.stopped = false;
+            self.clear();
+            return Ok(None);
+        }
+        Ok(Some(value))
+    }
+
     /// The exact value of every legal move, the best move and the position's value.
     pub fn analyse(&mut self, state: &HexState) -> Result<Analysis, SolveError> {
         let start = self.nodes;
@@ -321,7 +347,14 @@ impl Solver {
     /// Whether the player to move wins; `x`/`o` are the first and second player's stones (bit 63 of `o`
     /// tags a game after a swap, so that its positions never share entries with unswapped ones).
     fn wins(&mut self, g: &Geo, x: u64, o: u64, first: bool) -> bool {
+        if self.stopped {
+            return false;
+        }
         self.nodes += 1;
+        if self.nodes & CHECK_MASK == 0 && self.stop.as_ref().is_some_and(StopFlag::is_set) {
+            self.stopped = true;
+            return false;
+        }
         let stones_o = o & g.board;
         let empty = g.board & !(x | stones_o);
         let (mine, theirs) = if first { (x, stones_o) } else { (stones_o, x) };

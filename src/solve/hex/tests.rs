@@ -110,3 +110,25 @@ fn mcts_agrees_with_the_solver_on_a_decided_4x4_position() {
     let v = exact.moves.iter().find(|m| m.action == best).map(|m| m.value);
     assert_eq!(v, Some(HexValue::Win), "MCTS picked {best}");
 }
+
+#[test]
+fn a_stop_flag_ends_a_long_solve() {
+    let flag = crate::solve::stop::StopFlag::new();
+    let mut solver = Solver::with_table_bits(12);
+    solver.set_stop(flag.clone());
+    let empty = HexState::new(5).expect("5×5");
+    let setter = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            flag.set();
+        })
+    };
+    // A 5×5 board with two stones took half an hour; the empty one is stopped long before its end.
+    assert_eq!(solver.value_until_stopped(&empty).expect("5×5 fits"), None);
+    setter.join().expect("the setter thread ends");
+    // Without the flag a small board is solved exactly after the stop (the table was cleared).
+    solver.stop = None;
+    let small = HexState::new(3).expect("3×3");
+    assert_eq!(solver.value_until_stopped(&small).expect("3×3 fits"), Some(brute_force(&small)));
+}
