@@ -107,7 +107,7 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
                 ui.weak("No moves yet: click the board.");
             }
             for (i, m) in game.moves().iter().enumerate() {
-                let text = format!("{}.{m}", i + 1);
+                let text = format!("{}. {m}", i + 1);
                 if ui.selectable_label(game.cursor() == i + 1, text).clicked() {
                     out.push(Command::Navigate(Navigate::To(i + 1)));
                 }
@@ -142,6 +142,15 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
             ui.weak("Starting…");
         }
         Some(r) => oracle_table_ui(ui, r, &mut out),
+    }
+    if let BoardState::ConnectFour(s) = current
+        && s.plies() < 8
+        && state.oracle.report.as_ref().is_some_and(|r| !r.done)
+    {
+        ui.weak(
+            "Early positions take the exact solver minutes per move on a small machine (the empty board: \
+             several minutes per column); it keeps working while you look, and stops when you move on.",
+        );
     }
     ui.add_space(6.0);
     ui.weak(

@@ -14,6 +14,11 @@ pub const FIRST_COLOR: Color32 = Color32::from_rgb(0xd0, 0x34, 0x2c);
 /// Blue, the second player's stones and edges (left and right).
 pub const SECOND_COLOR: Color32 = Color32::from_rgb(0x2a, 0x6f, 0xdb);
 
+/// The margin around the cells, in radii, left and right (edge lines and row numbers).
+const MARGIN_X: f32 = 2.2;
+/// The margin around the cells, in radii, above and below (edge lines and column letters).
+const MARGIN_Y: f32 = 1.3;
+
 /// One cell's value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CellValue {
@@ -53,13 +58,15 @@ impl HexLayout {
     pub fn new(available: Rect, size: u32) -> HexLayout {
         let n = size.max(1) as f32;
         let w3 = 3f32.sqrt();
-        // Width: n cells plus (n−1)/2 of shift, plus a cell of margin; height: 1.5 R per row plus margins.
-        let by_width = available.width() / (w3 * (n + (n - 1.0) / 2.0 + 1.0));
-        let by_height = available.height() / (1.5 * (n - 1.0) + 2.0 + 1.5);
+        // Width: n cells plus (n−1)/2 of shift; height: 1.5 R per row plus the first row's corners; around
+        // them a margin of MARGIN_X / MARGIN_Y radii on each side for the edges and the coordinates.
+        let by_width = available.width() / (w3 * (n + (n - 1.0) / 2.0) + 2.0 * MARGIN_X);
+        let by_height = available.height() / (1.5 * (n - 1.0) + 2.0 + 2.0 * MARGIN_Y);
         let radius = by_width.min(by_height).max(4.0);
         let w = w3 * radius;
         let board = Vec2::new(w * (n + (n - 1.0) / 2.0), radius * (1.5 * (n - 1.0) + 2.0));
-        let rect = Rect::from_center_size(available.center(), board + Vec2::new(w, 1.5 * radius));
+        let rect =
+            Rect::from_center_size(available.center(), board + 2.0 * radius * Vec2::new(MARGIN_X, MARGIN_Y));
         let origin = Pos2::new(
             available.center().x - board.x / 2.0 + w / 2.0,
             available.center().y - board.y / 2.0 + radius,
@@ -132,14 +139,16 @@ pub fn hex_board_ui(ui: &mut egui::Ui, view: &HexView) -> Option<String> {
 
     // The edges: a thick line just outside each side of the rhombus, in the owner's colour.
     let edge = Stroke::new((r * 0.22).max(2.0), FIRST_COLOR);
-    let off = r * 1.05;
+    // Far enough out that the line clears the hexagons (their corners reach R from the centre).
+    let off = r * 1.2;
     let last = n.saturating_sub(1);
     let (a1, n1, an, nn) =
         (layout.centre(0, 0), layout.centre(last, 0), layout.centre(0, last), layout.centre(last, last));
     let up = Vec2::new(0.0, -off);
     painter.line_segment([a1 + up, n1 + up], edge);
     painter.line_segment([an - up, nn - up], edge);
-    let side = Vec2::new(-off * 0.87, 0.0);
+    // The sides slant at 60°: a horizontal shift d moves the line d·sin 60° away from the cells.
+    let side = Vec2::new(-r * 1.4, 0.0);
     let edge = Stroke::new(edge.width, SECOND_COLOR);
     painter.line_segment([a1 + side, an + side], edge);
     painter.line_segment([n1 - side, nn - side], edge);
@@ -158,7 +167,7 @@ pub fn hex_board_ui(ui: &mut egui::Ui, view: &HexView) -> Option<String> {
             let value = values.get(text.as_str()).filter(|_| owner.is_none());
             let fill = match (owner, value) {
                 (Some(p), _) => stone_color(p),
-                (None, Some(v)) => value_color(v.win_prob).gamma_multiply(0.55),
+                (None, Some(v)) => empty.lerp_to_gamma(value_color(v.win_prob), 0.5),
                 (None, None) => empty,
             };
             painter.add(Shape::convex_polygon(HexLayout::hexagon(c, r * 0.97), fill, outline));
@@ -190,9 +199,9 @@ pub fn hex_board_ui(ui: &mut egui::Ui, view: &HexView) -> Option<String> {
     let label_font = FontId::proportional((r * 0.5).clamp(8.0, 14.0));
     let weak = ui.visuals().weak_text_color();
     for i in 0..n {
-        let top = layout.centre(i, 0) + Vec2::new(0.0, -r * 1.45);
+        let top = layout.centre(i, 0) + Vec2::new(0.0, -r * 1.85);
         painter.text(top, Align2::CENTER_CENTER, char::from(b'a' + i as u8), label_font.clone(), weak);
-        let left = layout.centre(0, i) + Vec2::new(-r * 1.45, 0.0);
+        let left = layout.centre(0, i) + Vec2::new(-r * 2.1, 0.0);
         painter.text(left, Align2::CENTER_CENTER, (i + 1).to_string(), label_font.clone(), weak);
     }
     let clicked = response.clicked().then(|| response.interact_pointer_pos()).flatten();
