@@ -77,6 +77,11 @@ pub trait GameState: Clone + Debug + Send + Sync + 'static {
     /// The player to move.
     fn to_move(&self) -> Player;
 
+    /// How many plies of its game were played before this state (0 = the first move is next). Chess reads
+    /// it from the move counter and side to move; the other games count what is on the board. Search uses
+    /// it for ply-dependent settings (the prior's temperature schedule).
+    fn ply(&self) -> u32;
+
     /// Every legal action, in a deterministic order. Empty exactly when the game is over.
     fn legal_actions(&self) -> Vec<Self::Action>;
 
