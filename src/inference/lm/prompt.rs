@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn games_without_fen_are_written_in_state_format() {
         let c4 = ConnectFourState::default();
-        let mut req = EvalRequest::values(c4.clone());
+        let mut req = EvalRequest::values(c4);
         req.want_next_state = true;
         let layout = layout_for(&req, &PromptOptions::default()).expect("header");
         assert_eq!(
