@@ -137,6 +137,10 @@ fn build<S: MavState>(
             Ok((Box::new(e), status))
         }
         ModelFormat::ActionValue => {
+            let refuse = || LoadError::FormatNotForGame { format: package.manifest.format.name(), game: game.name() };
+            if std::any::TypeId::of::<S>() != std::any::TypeId::of::<ChessState>() {
+                return Err(refuse());
+            }
             let e = super::action_value::ActionValueEvaluator::open(package, options)?;
             let status = e.status().clone();
             let chess: Box<dyn Evaluator<ChessState> + Send> = Box::new(e);
