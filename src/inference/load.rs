@@ -137,7 +137,8 @@ fn build<S: MavState>(
             Ok((Box::new(e), status))
         }
         ModelFormat::ActionValue => {
-            let refuse = || LoadError::FormatNotForGame { format: package.manifest.format.name(), game: game.name() };
+            let refuse =
+                || LoadError::FormatNotForGame { format: package.manifest.format.name(), game: game.name() };
             if std::any::TypeId::of::<S>() != std::any::TypeId::of::<ChessState>() {
                 return Err(refuse());
             }
