@@ -73,6 +73,9 @@ mod tests {
         assert!(b.moves_to(&a).is_none());
         let c = GamePosition::new(ChessState::startpos(), &moves(&["d2d4"])).expect("legal");
         assert!(a.moves_to(&c).is_none());
+        let later = ChessState::from_fen("4k3/8/8/8/8/8/8/4K2R b K - 3 13").expect("valid FEN");
+        assert_eq!(GamePosition::at(later.clone()).ply(), 25);
+        assert_eq!(GamePosition::new(later, &moves(&["e8d8"])).expect("legal").ply(), 26);
         let e = GamePosition::new(ChessState::startpos(), &moves(&["e2e4", "e2e4"])).expect_err("illegal");
         assert!(matches!(e, EngineError::IllegalMove { index: 1, .. }), "{e}");
     }
