@@ -3,19 +3,21 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::game::GameState;
 use crate::game::chess::ChessState;
 use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
 use crate::search::SearchError;
 use crate::search::mcts::{MctsParams, MctsSnapshot, MoveStats};
 
-/// An evaluator the engine can move to one of its inference workers.
-pub type EvaluatorBox = Box<dyn Evaluator<ChessState> + Send>;
+/// An evaluator of `S` positions (chess by default) the engine can move to one of its inference workers.
+pub type EvaluatorBox<S = ChessState> = Box<dyn Evaluator<S> + Send>;
 
 /// Why a factory could not build an evaluator (any error type, kept with its message).
 pub type FactoryError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Builds one evaluator per inference worker; called on that worker's thread with the worker's number.
-pub type EvaluatorFactory = Arc<dyn Fn(usize) -> Result<EvaluatorBox, FactoryError> + Send + Sync>;
+pub type EvaluatorFactory<S = ChessState> =
+    Arc<dyn Fn(usize) -> Result<EvaluatorBox<S>, FactoryError> + Send + Sync>;
 
 /// Called after every event is sent, so a GUI can wake up and drain the channel.
 pub type Repaint = Arc<dyn Fn() + Send + Sync>;
@@ -52,15 +54,16 @@ impl Default for EngineConfig {
     }
 }
 
-/// A command to the engine thread.
-pub enum Command {
-    /// The position to search: a start position and the moves played from it (UCI notation). When the new
-    /// position extends the previous one by some moves, the search tree is kept for the new root (tree
-    /// reuse). A running search is stopped first (its [`Event::Done`] is sent).
+/// A command to the engine thread of an engine for `S` positions (chess by default).
+pub enum Command<S: GameState = ChessState> {
+    /// The position to search: a start position and the moves played from it (the game's move notation,
+    /// [`GameState::parse_action`]: UCI for chess). When the new position extends the previous one by some
+    /// moves, the search tree is kept for the new root (tree reuse). A running search is stopped first (its
+    /// [`Event::Done`] is sent).
     SetPosition {
         /// The game's start position.
-        start: ChessState,
-        /// The moves played since, in UCI notation.
+        start: S,
+        /// The moves played since, in the game's notation.
         moves: Vec<String>,
     },
     /// Starts searching the current position. Exactly one [`Event::Done`] answers every `Go` (with no move
@@ -82,7 +85,7 @@ pub enum Command {
     /// sent meanwhile waits for the load.
     LoadEvaluator {
         /// Builds one evaluator per worker.
-        factory: EvaluatorFactory,
+        factory: EvaluatorFactory<S>,
         /// How many inference workers (at least 1).
         workers: usize,
     },
@@ -93,10 +96,10 @@ pub enum Command {
         /// The caller's label for the answer.
         tag: u64,
         /// The positions and what to ask of each.
-        requests: Vec<EvalRequest<ChessState>>,
+        requests: Vec<EvalRequest<S>>,
     },
-    /// The tree explorer: the statistics of the children of the node reached by `path` (moves in UCI
-    /// from the search tree's root), answered at once by [`Event::Explored`] with the same `tag`, whether
+    /// The tree explorer: the statistics of the children of the node reached by `path` (moves in the
+    /// game's notation from the search tree's root), answered at once by [`Event::Explored`] with the same `tag`, whether
     /// or not a search is running.
     Explore {
         /// The caller's label for the answer.
@@ -119,16 +122,16 @@ pub struct SearchReport {
     pub simulations: u64,
 }
 
-/// What the engine reports.
+/// What an engine for `S` positions (chess by default) reports.
 #[derive(Debug, Clone)]
-pub enum Event {
+pub enum Event<S: GameState = ChessState> {
     /// The running search, about every [`EngineConfig::info_interval`].
     Info(SearchReport),
     /// A search ended (limit reached, stopped, or could not go on).
     Done {
         /// The final state; `None` when no search ran (no evaluator, root not evaluable).
         report: Option<SearchReport>,
-        /// The move to play in UCI notation, when there is one.
+        /// The move to play in the game's notation (UCI for chess), when there is one.
         best_move: Option<String>,
     },
     /// New evaluators are loaded and in use.
@@ -142,7 +145,7 @@ pub enum Event {
         /// The command's tag.
         tag: u64,
         /// The results.
-        results: Vec<Result<EvalResult<ChessState>, EvalError>>,
+        results: Vec<Result<EvalResult<S>, EvalError>>,
     },
     /// The answer to [`Command::Explore`].
     Explored {

@@ -16,15 +16,15 @@ use super::api::{
 use super::api::{EvaluatorBox, SearchReport};
 use super::pool::{Done, JobError, Pool};
 use super::position::GamePosition;
-use crate::game::chess::ChessState;
 use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult};
+use crate::mav::state::MavState;
 use crate::search::SearchError;
 use crate::search::mcts::{Completion, Mcts, MctsParams, Ticket};
 
-type EvalJob = Vec<EvalRequest<ChessState>>;
-type EvalOut = Vec<Result<EvalResult<ChessState>, EvalError>>;
-type EvalPool = Pool<EvalJob, EvalOut, FactoryError>;
-type LoadResult = (u64, Result<EvalPool, String>);
+type EvalJob<S> = Vec<EvalRequest<S>>;
+type EvalOut<S> = Vec<Result<EvalResult<S>, EvalError>>;
+type EvalPool<S> = Pool<EvalJob<S>, EvalOut<S>, FactoryError>;
+type LoadResult<S> = (u64, Result<EvalPool<S>, String>);
 
 /// Batches selected in one go without any evaluation (only terminal visits) before the thread checks its
 /// channels again.
@@ -49,28 +49,28 @@ struct Active {
 }
 
 /// What woke the thread.
-enum Wake {
-    Command(Option<Command>),
-    Result(Option<Done<EvalOut, FactoryError>>),
-    Loaded(Option<LoadResult>),
+enum Wake<S: MavState> {
+    Command(Option<Command<S>>),
+    Result(Option<Done<EvalOut<S>, FactoryError>>),
+    Loaded(Option<LoadResult<S>>),
     Timeout,
 }
 
-pub(crate) struct Controller {
-    commands: Receiver<Command>,
-    events: Sender<Event>,
+pub(crate) struct Controller<S: MavState> {
+    commands: Receiver<Command<S>>,
+    events: Sender<Event<S>>,
     repaint: Repaint,
     config: EngineConfig,
     params: MctsParams,
-    position: GamePosition,
-    tree: Option<Mcts<ChessState>>,
-    pool: Option<EvalPool>,
+    position: GamePosition<S>,
+    tree: Option<Mcts<S>>,
+    pool: Option<EvalPool<S>>,
     workers: usize,
-    loading: Option<Receiver<LoadResult>>,
+    loading: Option<Receiver<LoadResult<S>>>,
     load_generation: u64,
     pending_go: Option<(GoLimits, MctsParams)>,
     /// [`Command::Evaluate`]s that arrived while a model was loading.
-    pending_evals: Vec<(u64, Vec<EvalRequest<ChessState>>)>,
+    pending_evals: Vec<(u64, Vec<EvalRequest<S>>)>,
     active: Option<Active>,
     jobs: HashMap<usize, Job>,
     next_search: u64,
@@ -78,21 +78,21 @@ pub(crate) struct Controller {
     busy: bool,
 }
 
-impl Controller {
+impl<S: MavState> Controller<S> {
     pub(crate) fn new(
-        commands: Receiver<Command>,
-        events: Sender<Event>,
+        start: S,
+        commands: Receiver<Command<S>>,
+        events: Sender<Event<S>>,
         repaint: Repaint,
         config: EngineConfig,
-    ) -> Controller {
-        let start = ChessState::startpos();
+    ) -> Controller<S> {
         Controller {
             commands,
             events,
             repaint,
             config,
             params: MctsParams::default(),
-            position: GamePosition { start: start.clone(), moves: Vec::new(), current: start },
+            position: GamePosition::at(start),
             tree: None,
             pool: None,
             workers: 0,
@@ -107,7 +107,7 @@ impl Controller {
         }
     }
 
-    fn emit(&self, event: Event) {
+    fn emit(&self, event: Event<S>) {
         // The receiver may be gone (the handle was dropped); the thread then ends at the next command.
         let _ = self.events.send(event);
         (self.repaint)();
@@ -171,7 +171,7 @@ impl Controller {
         Some(at)
     }
 
-    fn wait(&self) -> Wake {
+    fn wait(&self) -> Wake<S> {
         let timeout = if self.busy {
             Duration::ZERO
         } else {
@@ -189,7 +189,7 @@ impl Controller {
         }
     }
 
-    fn command(&mut self, command: Command) {
+    fn command(&mut self, command: Command<S>) {
         match command {
             Command::SetPosition { start, moves } => {
                 self.finish();
@@ -239,7 +239,7 @@ impl Controller {
         }
     }
 
-    fn set_position(&mut self, next: GamePosition) {
+    fn set_position(&mut self, next: GamePosition<S>) {
         let extra = self.position.moves_to(&next).map(<[_]>::to_vec);
         self.tree = match (self.tree.take(), extra) {
             (Some(mut tree), Some(extra)) => {
@@ -277,7 +277,6 @@ impl Controller {
 
     /// Answers a [`Command::Explore`] from the search tree as it is now.
     fn explore(&self, tag: u64, path: Vec<String>) {
-        use crate::game::GameState;
         let Some(tree) = self.tree.as_ref() else {
             let children = Err("no search has run from this position yet".to_owned());
             return self.emit(Event::Explored { tag, root: None, path, children });
@@ -337,7 +336,7 @@ impl Controller {
         let report = self.report();
         let best_move = self.tree.as_ref().and_then(|t| {
             let a = t.best_action()?;
-            Some(crate::game::GameState::action_to_text(t.root_state(), a))
+            Some(t.root_state().action_to_text(a))
         });
         self.active = None;
         self.emit(Event::Done { report, best_move });
@@ -425,7 +424,7 @@ impl Controller {
     }
 
     /// Sends a [`Command::Evaluate`] to the workers (or holds it while a model loads).
-    fn evaluate(&mut self, tag: u64, requests: Vec<EvalRequest<ChessState>>) {
+    fn evaluate(&mut self, tag: u64, requests: Vec<EvalRequest<S>>) {
         if self.loading.is_some() {
             self.pending_evals.push((tag, requests));
             return;
@@ -447,7 +446,7 @@ impl Controller {
         self.emit(Event::Evaluated { tag, results });
     }
 
-    fn result(&mut self, done: Done<EvalOut, FactoryError>) {
+    fn result(&mut self, done: Done<EvalOut<S>, FactoryError>) {
         let Some(job) = self.jobs.remove(&done.index) else { return };
         if let Some((tag, count)) = job.direct {
             let mut results = match done.result {
@@ -473,7 +472,7 @@ impl Controller {
         else {
             return;
         };
-        let results: Vec<Result<EvalResult<ChessState>, EvalError>> = match done.result {
+        let results: EvalOut<S> = match done.result {
             Ok(results) => results,
             Err(e) => {
                 let why = match e {
@@ -506,7 +505,7 @@ impl Controller {
         }
     }
 
-    fn load(&mut self, factory: EvaluatorFactory, workers: usize) {
+    fn load(&mut self, factory: EvaluatorFactory<S>, workers: usize) {
         if workers == 0 {
             return self.error(EngineError::Config("at least one inference worker is needed".into()));
         }
@@ -518,7 +517,7 @@ impl Controller {
                 "mavboard-eval",
                 workers,
                 move |w| factory(w),
-                |evaluator: &mut EvaluatorBox, requests: EvalJob| Ok(evaluator.evaluate(&requests)),
+                |evaluator: &mut EvaluatorBox<S>, requests: EvalJob<S>| Ok(evaluator.evaluate(&requests)),
             )
             .map_err(|e| e.to_string());
             // The engine may have quit meanwhile; the pool is then dropped here.
@@ -530,7 +529,7 @@ impl Controller {
         }
     }
 
-    fn loaded(&mut self, generation: u64, result: Result<EvalPool, String>) {
+    fn loaded(&mut self, generation: u64, result: Result<EvalPool<S>, String>) {
         if generation != self.load_generation {
             if let Ok(pool) = result {
                 retire(pool);
@@ -578,7 +577,7 @@ impl Controller {
 }
 
 /// Drops a pool on its own thread: dropping waits for each worker's current job, which may be slow.
-fn retire(pool: EvalPool) {
+fn retire<S: MavState>(pool: EvalPool<S>) {
     let spawned = std::thread::Builder::new().name("mavboard-retire".into()).spawn(move || drop(pool));
     // If no thread can be started the pool was dropped (and waited for) in place.
     drop(spawned);

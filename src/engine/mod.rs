@@ -8,7 +8,9 @@
 //!
 //! [`Engine`] is the analysis engine: a thread that drives MAV-MCTS ([`crate::search::mcts::Mcts`]) with
 //! its evaluations on a pool of inference workers, taking [`Command`]s and sending [`Event`]s (see
-//! [`api`]). The GUI and the UCI server both use it.
+//! [`api`]). It is generic over the game (`Engine<S>` for any [`crate::mav::state::MavState`]: chess,
+//! Connect Four, Hex) and holds no game-specific code; chess is the default type parameter, so
+//! `Engine`, `Command` and `Event` alone mean the chess engine the GUI and the UCI server use.
 
 pub mod api;
 mod controller;
@@ -24,5 +26,5 @@ pub use api::{
     Command, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, FactoryError, GoLimits,
     Repaint, SearchReport,
 };
-pub use handle::Engine;
+pub use handle::{ChessEngine, Engine};
 pub use position::GamePosition;

@@ -1,25 +1,32 @@
-//! The engine's current position: a start position plus moves, and whether a new one extends it.
+//! The engine's current position: a start state plus actions, and whether a new one extends it.
+//!
+//! Generic over the game: the actions are the game's own, compared as a sequence, so tree reuse works the
+//! same for chess, Connect Four and Hex.
 
 use crate::game::GameState;
 use crate::game::chess::ChessState;
-use shakmaty::{Color, Move, Position};
 
 use super::api::EngineError;
 
-/// A start position, the moves played from it, and the position they lead to.
+/// A start state, the actions played from it, and the state they lead to.
 #[derive(Debug, Clone)]
-pub struct GamePosition {
-    /// The game's start position.
-    pub start: ChessState,
-    /// The moves played since.
-    pub moves: Vec<Move>,
-    /// The position after them.
-    pub current: ChessState,
+pub struct GamePosition<S: GameState = ChessState> {
+    /// The game's start state.
+    pub start: S,
+    /// The actions played since.
+    pub moves: Vec<S::Action>,
+    /// The state after them.
+    pub current: S,
 }
 
-impl GamePosition {
-    /// Plays `moves` (UCI notation) from `start`; names the first illegal one.
-    pub fn new(start: ChessState, moves: &[String]) -> Result<GamePosition, EngineError> {
+impl<S: GameState> GamePosition<S> {
+    /// The start state itself, with no action played.
+    pub fn at(start: S) -> GamePosition<S> {
+        GamePosition { current: start.clone(), start, moves: Vec::new() }
+    }
+
+    /// Plays `moves` (the game's text notation: UCI for chess) from `start`; names the first illegal one.
+    pub fn new(start: S, moves: &[String]) -> Result<GamePosition<S>, EngineError> {
         let mut current = start.clone();
         let mut played = Vec::with_capacity(moves.len());
         for (index, text) in moves.iter().enumerate() {
@@ -31,17 +38,15 @@ impl GamePosition {
         Ok(GamePosition { start, moves: played, current })
     }
 
-    /// The ply of the current position in its game (0 = White's first move), from the start position's
-    /// move counter.
+    /// The ply of the current state in its game (0 = the first move), from the start state's ply.
     pub fn ply(&self) -> u32 {
-        let p = self.start.position();
-        let start_ply = 2 * (p.fullmoves().get() - 1) + u32::from(p.turn() == Color::Black);
-        start_ply + u32::try_from(self.moves.len()).unwrap_or(u32::MAX)
+        let played = u32::try_from(self.moves.len()).unwrap_or(u32::MAX);
+        self.start.ply().saturating_add(played)
     }
 
-    /// The moves that lead from `self` to `next`, when `next` is `self` plus moves (same start, `self`'s
-    /// moves a prefix of `next`'s).
-    pub fn moves_to<'a>(&self, next: &'a GamePosition) -> Option<&'a [Move]> {
+    /// The actions that lead from `self` to `next`, when `next` is `self` plus actions (the same start,
+    /// `self`'s actions a prefix of `next`'s).
+    pub fn moves_to<'a>(&self, next: &'a GamePosition<S>) -> Option<&'a [S::Action]> {
         (self.start == next.start && next.moves.starts_with(&self.moves))
             .then(|| &next.moves[self.moves.len()..])
     }
@@ -50,6 +55,9 @@ impl GamePosition {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::connect_four::ConnectFourState;
+    use crate::game::hex::HexState;
+    use shakmaty::Move;
 
     fn moves(m: &[&str]) -> Vec<String> {
         m.iter().map(|s| (*s).to_owned()).collect()
@@ -65,7 +73,43 @@ mod tests {
         assert!(b.moves_to(&a).is_none());
         let c = GamePosition::new(ChessState::startpos(), &moves(&["d2d4"])).expect("legal");
         assert!(a.moves_to(&c).is_none());
+        let later = ChessState::from_fen("4k3/8/8/8/8/8/8/4K2R b K - 3 13").expect("valid FEN");
+        assert_eq!(GamePosition::at(later.clone()).ply(), 25);
+        assert_eq!(GamePosition::new(later, &moves(&["e8d8"])).expect("legal").ply(), 26);
         let e = GamePosition::new(ChessState::startpos(), &moves(&["e2e4", "e2e4"])).expect_err("illegal");
         assert!(matches!(e, EngineError::IllegalMove { index: 1, .. }), "{e}");
+    }
+
+    #[test]
+    fn connect_four_extension_and_ply() {
+        let start = ConnectFourState::default();
+        let a = GamePosition::new(start, &moves(&["4"])).expect("legal");
+        let b = GamePosition::new(start, &moves(&["4", "4", "3"])).expect("legal");
+        assert_eq!((a.ply(), b.ply()), (1, 3));
+        let extra = a.moves_to(&b).expect("extends");
+        assert_eq!(extra.iter().map(|m| m.to_string()).collect::<Vec<_>>(), ["4", "3"]);
+        assert!(b.moves_to(&a).is_none());
+        let other = GamePosition::new(start, &moves(&["3"])).expect("legal");
+        assert!(a.moves_to(&other).is_none());
+        // A different start is never an extension, even with the same actions.
+        let later = start.play(start.legal_actions()[0]).expect("legal");
+        assert!(GamePosition::at(later).moves_to(&a).is_none());
+        assert_eq!(GamePosition::at(later).ply(), 1);
+        let e = GamePosition::new(start, &moves(&["4", "9"])).expect_err("no column 9");
+        assert!(matches!(e, EngineError::IllegalMove { index: 1, .. }), "{e}");
+    }
+
+    #[test]
+    fn hex_extension_ply_and_swap() {
+        let start = HexState::new(5).expect("5x5").with_swap(true);
+        let a = GamePosition::new(start, &moves(&["c3"])).expect("legal");
+        let swap = start.play(start.parse_action("c3").expect("c3")).expect("legal");
+        let swap_text = swap.action_to_text(*swap.legal_actions().last().expect("swap is listed"));
+        let b = GamePosition::new(start, &moves(&["c3", &swap_text, "b2"])).expect("legal");
+        assert_eq!((a.ply(), b.ply()), (1, 3));
+        assert_eq!(a.moves_to(&b).map(<[_]>::len), Some(2));
+        let no_swap = HexState::new(5).expect("5x5");
+        let c = GamePosition::new(no_swap, &moves(&["c3", "b2"])).expect("legal");
+        assert!(a.moves_to(&c).is_none(), "another swap rule is another start");
     }
 }

@@ -144,6 +144,11 @@ impl GameState for ChessState {
         player(self.pos.turn())
     }
 
+    fn ply(&self) -> u32 {
+        let full = self.pos.fullmoves().get();
+        2u32.saturating_mul(full - 1).saturating_add(u32::from(self.pos.turn() == Color::Black))
+    }
+
     fn legal_actions(&self) -> Vec<Move> {
         if self.pos.halfmoves() >= 100 {
             return Vec::new();

@@ -66,8 +66,9 @@ pub enum ActionError {
 /// One state of a two-player, perfect-information, turn-based game.
 ///
 /// A value of this type is always a valid state of its game (the type encodes that invariant: raw,
-/// possibly invalid descriptions are parsed and validated by each game's constructors).
-pub trait GameState: Clone + Debug + Send + Sync + 'static {
+/// possibly invalid descriptions are parsed and validated by each game's constructors). Equal values are
+/// the same state (same position, side to move, and whatever else the rules depend on).
+pub trait GameState: Clone + Debug + PartialEq + Send + Sync + 'static {
     /// A move. Cheap to copy and hashable, so search trees and caches can key on it.
     type Action: Copy + Eq + Hash + Debug + Send + Sync + 'static;
 
@@ -76,6 +77,11 @@ pub trait GameState: Clone + Debug + Send + Sync + 'static {
 
     /// The player to move.
     fn to_move(&self) -> Player;
+
+    /// How many plies of its game were played before this state (0 = the first move is next). Chess reads
+    /// it from the move counter and side to move; the other games count what is on the board. Search uses
+    /// it for ply-dependent settings (the prior's temperature schedule).
+    fn ply(&self) -> u32;
 
     /// Every legal action, in a deterministic order. Empty exactly when the game is over.
     fn legal_actions(&self) -> Vec<Self::Action>;

@@ -14,10 +14,10 @@ use super::evaluator::{
     DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK,
 };
 use super::onnx::session::{OnnxSession, SessionError, SessionOptions};
-use crate::game::GameState;
-use crate::game::chess::ChessState;
+use crate::game::GameKind;
 use crate::mav::buckets::{Buckets, ValueDistribution};
 use crate::mav::encoder_input::encoder_input;
+use crate::mav::state::MavState;
 use crate::mav::tokenizer::Tokenizer;
 use crate::model::ModelPackage;
 
@@ -29,6 +29,8 @@ pub struct EncoderEvaluator {
     buckets: Buckets,
     pad_id: u32,
     context: usize,
+    /// The games the model was trained on (mav.json `games`).
+    games: Vec<GameKind>,
     /// Summed time inside `Session::run`.
     pub model_time: std::time::Duration,
 }
@@ -53,6 +55,7 @@ impl EncoderEvaluator {
             buckets,
             pad_id: m.pad_token_id.unwrap_or(0),
             context: m.context_length,
+            games: m.games.clone(),
             model_time: std::time::Duration::ZERO,
         })
     }
@@ -60,6 +63,11 @@ impl EncoderEvaluator {
     /// The device status of the session.
     pub fn status(&self) -> &super::device::DeviceStatus {
         &self.session.status
+    }
+
+    /// The games the model was trained on (mav.json `games`).
+    pub fn games(&self) -> &[GameKind] {
+        &self.games
     }
 }
 
@@ -70,16 +78,19 @@ fn softmax(xs: &[f32]) -> Vec<f64> {
     e.into_iter().map(|v| v / s).collect()
 }
 
-impl Evaluator<ChessState> for EncoderEvaluator {
-    fn evaluate(
-        &mut self,
-        requests: &[EvalRequest<ChessState>],
-    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+impl<S: MavState> Evaluator<S> for EncoderEvaluator {
+    /// Evaluates positions of any game the package was trained on; a position of another game is answered
+    /// with [`EvalError::Unsupported`] naming its game and the package's games.
+    fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
         let queued = Instant::now();
-        let mut out: Vec<Option<Result<EvalResult<ChessState>, EvalError>>> = vec![None; requests.len()];
+        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = vec![None; requests.len()];
         // (request index, moves, input) of the requests that need the model.
         let mut jobs = Vec::new();
         for (i, r) in requests.iter().enumerate() {
+            if let Err(e) = super::load::check_game(&self.games, r.state.kind()) {
+                out[i] = Some(Err(e));
+                continue;
+            }
             if r.mode == DecodeMode::Free || r.want_next_state {
                 out[i] = Some(Err(EvalError::Unsupported {
                     what: "decode freely or predict states".into(),

@@ -4,9 +4,11 @@ use std::path::Path;
 
 use super::device::DeviceStatus;
 use super::encoder::EncoderEvaluator;
-use super::evaluator::Evaluator;
+use super::evaluator::{EvalError, Evaluator};
 use super::onnx::session::{SessionError, SessionOptions};
+use crate::game::GameKind;
 use crate::game::chess::ChessState;
+use crate::mav::state::MavState;
 use crate::mav::tokenizer::Tokenizer;
 use crate::model::{ModelError, ModelFormat, ModelPackage};
 
@@ -59,35 +61,133 @@ pub enum LoadError {
     /// The package itself.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// The package was not trained on the game it was asked to play.
+    #[error(
+        "the model in {dir} was not trained on {game}: its mav.json lists {games} only; open a package \
+         whose games include {game}"
+    )]
+    WrongGame {
+        /// The package's folder.
+        dir: std::path::PathBuf,
+        /// The game asked for.
+        game: &'static str,
+        /// The games the package lists (comma-separated).
+        games: String,
+    },
+    /// The package's format cannot evaluate this game (an action-value package is chess-only).
+    #[error("a {format} package evaluates chess positions only, not {game}")]
+    FormatNotForGame {
+        /// The package's format.
+        format: &'static str,
+        /// The game asked for.
+        game: &'static str,
+    },
+}
+
+/// The games of a package, comma-separated, for messages.
+fn game_names(games: &[GameKind]) -> String {
+    if games.is_empty() {
+        return "no game".to_owned();
+    }
+    games.iter().map(|g| g.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// The evaluate-time check of a loaded model: a position of `game` is only put to a model whose mav.json
+/// `games` lists it; otherwise the error names the game and the model's games.
+pub fn check_game(games: &[GameKind], game: GameKind) -> Result<(), EvalError> {
+    if games.contains(&game) {
+        return Ok(());
+    }
+    Err(EvalError::Unsupported {
+        what: format!("evaluate a {} position", game.name()),
+        why: format!("the model was trained on {} only (mav.json games)", game_names(games)),
+    })
+}
+
+/// Opens the package in `dir` and checks at load time that its mav.json `games` lists at least one of
+/// `accepted` (the first is named in the error).
+fn open_for(dir: &Path, accepted: &[GameKind]) -> Result<ModelPackage, LoadError> {
+    let package = ModelPackage::open(dir)?;
+    if accepted.iter().any(|g| package.manifest.games.contains(g)) {
+        return Ok(package);
+    }
+    Err(LoadError::WrongGame {
+        dir: dir.to_path_buf(),
+        game: accepted.first().map_or("this game", |g| g.name()),
+        games: game_names(&package.manifest.games),
+    })
+}
+
+/// Opens an evaluator of `S` positions on an opened package. An `action-value` package is chess-only: it
+/// opens for [`ChessState`] and is refused for any other state type.
+fn build<S: MavState>(
+    package: &ModelPackage,
+    options: &SessionOptions,
+    game: GameKind,
+) -> Result<(Box<dyn Evaluator<S> + Send>, DeviceStatus), LoadError> {
+    match package.manifest.format {
+        ModelFormat::MavEncoder => {
+            let e = EncoderEvaluator::open(package, options)?;
+            let status = e.status().clone();
+            Ok((Box::new(e), status))
+        }
+        ModelFormat::MavLm => {
+            let e = super::lm::MavLmEvaluator::open(package, options)?;
+            let status = e.status().clone();
+            Ok((Box::new(e), status))
+        }
+        ModelFormat::ActionValue => {
+            let refuse =
+                || LoadError::FormatNotForGame { format: package.manifest.format.name(), game: game.name() };
+            if std::any::TypeId::of::<S>() != std::any::TypeId::of::<ChessState>() {
+                return Err(refuse());
+            }
+            let e = super::action_value::ActionValueEvaluator::open(package, options)?;
+            let status = e.status().clone();
+            let chess: Box<dyn Evaluator<ChessState> + Send> = Box::new(e);
+            // `S` is `ChessState` exactly when this downcast succeeds (the same type): no game-specific
+            // loader needed for the one chess-only format.
+            let any: Box<dyn std::any::Any> = Box::new(chess);
+            match any.downcast::<Box<dyn Evaluator<S> + Send>>() {
+                Ok(e) => Ok((*e, status)),
+                Err(_) => Err(LoadError::FormatNotForGame {
+                    format: package.manifest.format.name(),
+                    game: game.name(),
+                }),
+            }
+        }
+    }
+}
+
+/// An opened evaluator of `S` positions, its package and its session's device status.
+pub type LoadedFor<S> = (Box<dyn Evaluator<S> + Send>, ModelPackage, DeviceStatus);
+
+/// Opens the package in `dir` as an evaluator of `game` positions held in `S` (e.g.
+/// `load_evaluator_for::<ConnectFourState>(dir, options, GameKind::ConnectFour)`). A package whose mav.json
+/// `games` does not list `game` is refused here, before any session is built, with an error naming the
+/// game and the package's games; the evaluators check every request's game again.
+pub fn load_evaluator_for<S: MavState>(
+    dir: &Path,
+    options: &SessionOptions,
+    game: GameKind,
+) -> Result<LoadedFor<S>, LoadError> {
+    let package = open_for(dir, &[game])?;
+    let (e, status) = build::<S>(&package, options, game)?;
+    Ok((e, package, status))
 }
 
 /// An opened evaluator, its package and its session's device status.
 pub type LoadedWithStatus = (Box<dyn Evaluator<ChessState> + Send>, ModelPackage, DeviceStatus);
 
 /// Opens the package in `dir` as an evaluator of chess positions, with the device status of its session
-/// (the provider actually in use and any fallback notice).
+/// (the provider actually in use and any fallback notice). The package must list chess or Chess960.
 pub fn load_evaluator_with_status(
     dir: &Path,
     options: &SessionOptions,
 ) -> Result<LoadedWithStatus, LoadError> {
-    let package = ModelPackage::open(dir)?;
-    match package.manifest.format {
-        ModelFormat::MavEncoder => {
-            let e = EncoderEvaluator::open(&package, options)?;
-            let status = e.status().clone();
-            Ok((Box::new(e), package, status))
-        }
-        ModelFormat::ActionValue => {
-            let e = super::action_value::ActionValueEvaluator::open(&package, options)?;
-            let status = e.status().clone();
-            Ok((Box::new(e), package, status))
-        }
-        ModelFormat::MavLm => {
-            let e = super::lm::MavLmEvaluator::open(&package, options)?;
-            let status = e.status().clone();
-            Ok((Box::new(e), package, status))
-        }
-    }
+    let package = open_for(dir, &[GameKind::Chess, GameKind::Chess960])?;
+    let (e, status) = build::<ChessState>(&package, options, GameKind::Chess)?;
+    Ok((e, package, status))
 }
 
 /// Opens the package in `dir` as an evaluator of chess positions.
@@ -95,19 +195,6 @@ pub fn load_evaluator(
     dir: &Path,
     options: &SessionOptions,
 ) -> Result<(Box<dyn Evaluator<ChessState> + Send>, ModelPackage), LoadError> {
-    let package = ModelPackage::open(dir)?;
-    match package.manifest.format {
-        ModelFormat::MavEncoder => {
-            let e = EncoderEvaluator::open(&package, options)?;
-            Ok((Box::new(e), package))
-        }
-        ModelFormat::ActionValue => {
-            let e = super::action_value::ActionValueEvaluator::open(&package, options)?;
-            Ok((Box::new(e), package))
-        }
-        ModelFormat::MavLm => {
-            let e = super::lm::MavLmEvaluator::open(&package, options)?;
-            Ok((Box::new(e), package))
-        }
-    }
+    let (e, package, _) = load_evaluator_with_status(dir, options)?;
+    Ok((e, package))
 }

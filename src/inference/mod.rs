@@ -12,6 +12,6 @@ pub mod evaluator;
 pub mod lm;
 pub mod load;
 
-pub use load::{LoadError, load_evaluator};
+pub use load::{LoadError, load_evaluator, load_evaluator_for};
 pub mod onnx;
 pub mod ort_lib;

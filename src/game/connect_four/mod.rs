@@ -276,6 +276,10 @@ impl GameState for ConnectFourState {
         if self.plies.is_multiple_of(2) { Player::First } else { Player::Second }
     }
 
+    fn ply(&self) -> u32 {
+        self.plies()
+    }
+
     fn legal_actions(&self) -> Vec<Column> {
         if self.outcome().is_some() {
             return Vec::new();

@@ -361,6 +361,11 @@ impl GameState for HexState {
         if first { Player::First } else { Player::Second }
     }
 
+    fn ply(&self) -> u32 {
+        // The swap replaces a stone by one of the other colour: one ply, no new stone.
+        self.stone_count() + u32::from(self.swapped)
+    }
+
     fn legal_actions(&self) -> Vec<HexAction> {
         if self.outcome().is_some() {
             return Vec::new();

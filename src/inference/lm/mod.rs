@@ -15,17 +15,16 @@ use std::time::{Duration, Instant};
 
 use constrained::ConstrainedRow;
 use free::FreeRow;
-use prompt::{PromptOptions, layout_for, prompt_text, tracked_lines};
+use prompt::{PromptOptions, after_format, layout_for, prompt_text, tracked_lines};
 use result::{ResultContext, constrained_result, empty_result, free_result};
 use tokens::FormatTokens;
 
 use super::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator};
 use super::onnx::decoder::{DecoderError, KvDecoder};
 use super::onnx::session::{OnnxSession, SessionError, SessionOptions};
-use crate::game::GameState;
-use crate::game::chess::ChessState;
 use crate::mav::buckets::Buckets;
 use crate::mav::command::Layout;
+use crate::mav::state::MavState;
 use crate::model::{ModelError, ModelPackage};
 
 /// A decoding row of either mode.
@@ -60,11 +59,11 @@ impl AnyRow {
 
 /// A request ready for the model.
 #[derive(Debug)]
-struct Job {
+struct Job<A> {
     index: usize,
     layout: Layout,
     /// The request's legal moves (the candidates of a constrained row, in order).
-    legal: Vec<<ChessState as GameState>::Action>,
+    legal: Vec<A>,
     prompt: Vec<u32>,
     row: AnyRow,
     /// Hit the context before finishing.
@@ -137,19 +136,19 @@ impl MavLmEvaluator {
         (self.decoder.model_time, self.decoder.calls)
     }
 
-    fn job(&self, index: usize, req: &EvalRequest<ChessState>) -> Result<Option<Job>, EvalError> {
+    /// The games the model was trained on (mav.json `games`).
+    pub fn games(&self) -> &[crate::game::GameKind] {
+        &self.games
+    }
+
+    fn job<S: MavState>(
+        &self,
+        index: usize,
+        req: &EvalRequest<S>,
+    ) -> Result<Option<Job<S::Action>>, EvalError> {
         let backend =
             |e: &dyn std::fmt::Display| EvalError::Backend(format!("the request cannot be written: {e}"));
-        let game = req.state.kind();
-        if !self.games.contains(&game) {
-            return Err(EvalError::Unsupported {
-                what: format!("evaluate a {} position", game.name()),
-                why: format!(
-                    "the model was trained on {} only (mav.json games)",
-                    self.games.iter().map(|g| g.name()).collect::<Vec<_>>().join(", ")
-                ),
-            });
-        }
+        super::load::check_game(&self.games, req.state.kind())?;
         let legal = req.state.legal_actions();
         if req.mode == DecodeMode::Constrained && legal.is_empty() {
             return Ok(None);
@@ -176,7 +175,7 @@ impl MavLmEvaluator {
                         why: "the model's vocabulary has no token for it".into(),
                     })?);
                 }
-                let after = req.want_next_state.then_some(self.options.after_format);
+                let after = req.want_next_state.then(|| after_format(&req.state, &self.options));
                 let row = ConstrainedRow::new(
                     &self.tokens,
                     prefix,
@@ -197,7 +196,7 @@ impl MavLmEvaluator {
     /// A row that finishes stays in the batch, fed padding whose output is ignored, until a quarter of the
     /// batch has finished (or it would run past the context): dropping rows copies the whole cache, so it is
     /// done a few times per batch rather than once per finished row.
-    fn decode(&mut self, jobs: &mut [Job]) -> Result<(), DecoderError> {
+    fn decode<A>(&mut self, jobs: &mut [Job<A>]) -> Result<(), DecoderError> {
         let prompts: Vec<Vec<u32>> = jobs.iter().map(|j| j.prompt.clone()).collect();
         let (mut cache, mut logits) = self.decoder.prefill(&prompts)?;
         // Per cache row: the job it decodes (None once finished) and the tokens it holds.
@@ -252,32 +251,31 @@ impl MavLmEvaluator {
         }
     }
 
-    fn finish(
+    fn finish<S: MavState>(
         &self,
-        req: &EvalRequest<ChessState>,
-        job: Job,
+        req: &EvalRequest<S>,
+        job: Job<S::Action>,
         timing: EvalTiming,
-    ) -> Result<EvalResult<ChessState>, EvalError> {
+    ) -> Result<EvalResult<S>, EvalError> {
         let cx = ResultContext { tokens: &self.tokens, buckets: self.buckets, context: self.context };
         match job.row {
             AnyRow::Constrained(_) if job.truncated => {
                 Err(EvalError::ContextTooLong { needed: self.context + 1, context: self.context })
             }
             AnyRow::Constrained(row) => {
-                constrained_result(cx, req, &job.legal, row, self.options.after_format, timing)
+                constrained_result(cx, req, &job.legal, row, after_format(&req.state, &self.options), timing)
             }
             AnyRow::Free(row) => free_result(cx, req, &job.layout, row, job.truncated, timing),
         }
     }
 }
 
-impl Evaluator<ChessState> for MavLmEvaluator {
-    fn evaluate(
-        &mut self,
-        requests: &[EvalRequest<ChessState>],
-    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+impl<S: MavState> Evaluator<S> for MavLmEvaluator {
+    /// Evaluates positions of any game the package was trained on; a position of another game is answered
+    /// with [`EvalError::Unsupported`] naming its game and the package's games.
+    fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
         let queued = Instant::now();
-        let mut out: Vec<Option<Result<EvalResult<ChessState>, EvalError>>> = vec![None; requests.len()];
+        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = vec![None; requests.len()];
         let mut jobs = Vec::new();
         for (i, r) in requests.iter().enumerate() {
             match self.job(i, r) {

@@ -8,7 +8,6 @@ use super::constrained::{ConstrainedRow, softmax_over};
 use super::free::FreeRow;
 use super::tokens::FormatTokens;
 use crate::game::GameState;
-use crate::game::chess::ChessState;
 use crate::inference::evaluator::{
     EvalError, EvalRequest, EvalResult, EvalTiming, Hallucination, MoveValue, PredictedState,
 };
@@ -45,7 +44,7 @@ pub fn kind_name(kind: &HallucinationKind) -> &'static str {
 }
 
 /// An empty result for `req` (no moves), with the rules' terminal outcome.
-pub fn empty_result(req: &EvalRequest<ChessState>, timing: EvalTiming) -> EvalResult<ChessState> {
+pub fn empty_result<S: GameState>(req: &EvalRequest<S>, timing: EvalTiming) -> EvalResult<S> {
     EvalResult {
         moves: Vec::new(),
         best_action: None,
@@ -68,14 +67,14 @@ fn decode(tokens: &FormatTokens, ids: &[u32]) -> String {
 
 /// The result of a constrained row. `legal` are the request's legal moves in the order the row's candidates
 /// were given; `after` the format of the state line after the best action (when asked).
-pub fn constrained_result(
+pub fn constrained_result<S: MavState>(
     cx: ResultContext<'_>,
-    req: &EvalRequest<ChessState>,
-    legal: &[<ChessState as GameState>::Action],
+    req: &EvalRequest<S>,
+    legal: &[S::Action],
     row: ConstrainedRow,
     after: StateFormat,
     timing: EvalTiming,
-) -> Result<EvalResult<ChessState>, EvalError> {
+) -> Result<EvalResult<S>, EvalError> {
     let mut result = empty_result(req, timing);
     result.raw_text = decode(cx.tokens, &row.generated);
     for (i, probs) in row.written {
@@ -92,7 +91,7 @@ pub fn constrained_result(
     result.best_action = row.best.map(|(p, _)| p);
     if req.want_next_state {
         let text = decode(cx.tokens, &row.state_tokens);
-        let state = ChessState::from_mav_text(req.state.kind(), after, &text).ok();
+        let state = S::from_mav_text(req.state.kind(), after, &text).ok();
         // The rules' state after the model's best move, to report a wrong prediction.
         if let Some(mv) = chosen
             && let Ok(truth) = req.state.play(mv.action)
@@ -112,14 +111,14 @@ pub fn constrained_result(
 /// The result of a free row: the parser reads the text written after the prompt of `layout`; every legal
 /// move it finds keeps the value distribution recorded where the model wrote its value (a one-hot of the
 /// written bucket if none was recorded). `truncated`: the row hit the model's context before `<eos>`.
-pub fn free_result(
+pub fn free_result<S: MavState>(
     cx: ResultContext<'_>,
-    req: &EvalRequest<ChessState>,
+    req: &EvalRequest<S>,
     layout: &Layout,
     row: FreeRow,
     truncated: bool,
     timing: EvalTiming,
-) -> Result<EvalResult<ChessState>, EvalError> {
+) -> Result<EvalResult<S>, EvalError> {
     let mut result = empty_result(req, timing);
     let text = decode(cx.tokens, &row.generated);
     let first_line = 2 + layout.input_count();
@@ -147,7 +146,7 @@ pub fn free_result(
     for (role, written) in &parsed.states {
         let predicted = |f| PredictedState {
             text: written.clone(),
-            state: ChessState::from_mav_text(req.state.kind(), f, written).ok(),
+            state: S::from_mav_text(req.state.kind(), f, written).ok(),
         };
         match role {
             Role::After(f) if result.next_state.is_none() => result.next_state = Some(predicted(*f)),
@@ -175,6 +174,7 @@ pub fn free_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::chess::ChessState;
     use crate::inference::lm::prompt::{PromptOptions, layout_for};
     use crate::mav::command::TopK;
     use crate::mav::tokenizer::Tokenizer;
