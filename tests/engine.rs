@@ -297,3 +297,44 @@ fn evaluate_without_a_model_answers_with_errors() {
         assert!(e.to_string().contains("no model is loaded"), "{e}");
     }
 }
+
+/// Counts the requests that reach the model.
+struct Counting(MaterialEvaluator, Arc<AtomicUsize>);
+
+impl Evaluator<ChessState> for Counting {
+    fn evaluate(&mut self, r: &[EvalRequest<ChessState>]) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        self.1.fetch_add(r.len(), Ordering::SeqCst);
+        self.0.evaluate(r)
+    }
+}
+
+#[test]
+fn positions_met_again_are_answered_from_the_engine_cache() {
+    let evaluated = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&evaluated);
+    let factory: EvaluatorFactory = Arc::new(move |w| {
+        Ok(Box::new(Counting(MaterialEvaluator::new(w as u64), Arc::clone(&seen))) as EvaluatorBox)
+    });
+    let (engine, _) = start(factory, 1);
+    let search = |start: &ChessState, sims: u64| {
+        engine.send(Command::SetPosition { start: start.clone(), moves: Vec::new() }).expect("engine runs");
+        let before = evaluated.load(Ordering::SeqCst);
+        go(&engine, GoLimits { simulations: Some(sims), ..GoLimits::default() });
+        let (_, errors, report, _) = until_done(&engine);
+        assert!(errors.is_empty(), "{errors:?}");
+        let report = report.expect("a report");
+        (report, evaluated.load(Ordering::SeqCst) - before)
+    };
+    let a = ChessState::startpos();
+    let b = ChessState::from_fen("3q3k/8/8/8/8/8/6PP/3R3K w - - 0 1").expect("valid FEN");
+    let (first, first_calls) = search(&a, 200);
+    // Every request of a fresh tree is either a model call or a cache hit.
+    assert_eq!(first.snapshot.totals.stats.model_calls, first_calls as u64 + first.cache_hits);
+    // Another position (its tree replaces the first), then the first again: a fresh tree whose requests
+    // the cache answers in large part.
+    let _ = search(&b, 50);
+    let (again, again_calls) = search(&a, 200);
+    assert_eq!(again.snapshot.totals.stats.model_calls, again_calls as u64 + again.cache_hits);
+    assert!(again.cache_hits >= 50, "only {} cache hits", again.cache_hits);
+    assert!(again_calls < first_calls, "{again_calls} model calls the second time, {first_calls} the first");
+}

@@ -42,6 +42,9 @@ pub struct EngineConfig {
     pub eval_timeout: Duration,
     /// How often a [`Event::Info`] is sent while searching.
     pub info_interval: Duration,
+    /// Model answers the engine keeps for search requests met again (0: no cache). A chess answer holds
+    /// a 64-bucket distribution per legal move, a few kilobytes.
+    pub cache_entries: usize,
 }
 
 impl Default for EngineConfig {
@@ -50,6 +53,7 @@ impl Default for EngineConfig {
             batch_size: 16,
             eval_timeout: Duration::from_secs(10),
             info_interval: Duration::from_millis(100),
+            cache_entries: 8192,
         }
     }
 }
@@ -120,6 +124,8 @@ pub struct SearchReport {
     pub elapsed: Duration,
     /// Simulations done since the `go` (without those kept by tree reuse).
     pub simulations: u64,
+    /// Evaluations answered from the engine's cache since the `go` (no model call).
+    pub cache_hits: u64,
 }
 
 /// What an engine for `S` positions (chess by default) reports.

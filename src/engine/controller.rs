@@ -16,6 +16,7 @@ use super::api::{
 use super::api::{EvaluatorBox, SearchReport};
 use super::pool::{Done, JobError, Pool};
 use super::position::GamePosition;
+use crate::inference::cache::{CacheKey, ResultCache};
 use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult};
 use crate::mav::state::MavState;
 use crate::search::SearchError;
@@ -26,14 +27,16 @@ type EvalOut<S> = Vec<Result<EvalResult<S>, EvalError>>;
 type EvalPool<S> = Pool<EvalJob<S>, EvalOut<S>, FactoryError>;
 type LoadResult<S> = (u64, Result<EvalPool<S>, String>);
 
-/// Batches selected in one go without any evaluation (only terminal visits) before the thread checks its
-/// channels again.
+/// Batches selected in one go without sending any evaluation (only terminal visits or cached answers)
+/// before the thread checks its channels again.
 const MAX_IDLE_BATCHES: usize = 64;
 
 /// A batch out on a worker: a search's, or a [`Command::Evaluate`]'s.
 struct Job {
     search: u64,
     tickets: Vec<Ticket>,
+    /// The cache keys of a search's requests, in ticket order.
+    keys: Vec<CacheKey>,
     sent: Instant,
     /// `Some(tag)` for a [`Command::Evaluate`] (then `search` and `tickets` are unused).
     direct: Option<(u64, usize)>,
@@ -46,6 +49,8 @@ struct Active {
     started: Instant,
     start_simulations: u64,
     next_info: Instant,
+    /// Evaluations answered from the engine's cache since the `go`.
+    cache_hits: u64,
 }
 
 /// What woke the thread.
@@ -76,6 +81,9 @@ pub(crate) struct Controller<S: MavState> {
     next_search: u64,
     /// Set when the last feed stopped early with work left: wait with a zero timeout.
     busy: bool,
+    /// The model's answers to earlier search requests (emptied when another model loads), so a position
+    /// met again (a transposition, or a position searched before the tree was replaced) costs no call.
+    cache: ResultCache<S>,
 }
 
 impl<S: MavState> Controller<S> {
@@ -104,6 +112,7 @@ impl<S: MavState> Controller<S> {
             jobs: HashMap::new(),
             next_search: 0,
             busy: false,
+            cache: ResultCache::new(config.cache_entries),
         }
     }
 
@@ -271,6 +280,7 @@ impl<S: MavState> Controller<S> {
             started: now,
             start_simulations,
             next_info: now + self.config.info_interval,
+            cache_hits: 0,
         });
         self.next_search += 1;
     }
@@ -321,6 +331,7 @@ impl<S: MavState> Controller<S> {
             snapshot: tree.snapshot(),
             elapsed: active.started.elapsed(),
             simulations: tree.stats().simulations.saturating_sub(active.start_simulations),
+            cache_hits: active.cache_hits,
         })
     }
 
@@ -372,6 +383,8 @@ impl<S: MavState> Controller<S> {
         let mut idle_batches = 0;
         let mut free = self.workers.saturating_sub(out);
         let mut stuck = false;
+        let mut hits = 0;
+        let mut root_error = None;
         // While the root's own evaluation is out every pass would only collide with it.
         while free > 0 && !tree.is_root_pending() {
             let done = tree.stats().simulations.saturating_sub(start_simulations);
@@ -396,14 +409,53 @@ impl<S: MavState> Controller<S> {
                 }
                 continue;
             }
-            let tickets = batch.evals.iter().map(|e| e.ticket).collect();
-            let requests = batch.evals.into_iter().map(|e| e.request).collect();
+            let (mut tickets, mut keys, mut requests) = (Vec::new(), Vec::new(), Vec::new());
+            for e in batch.evals {
+                let key = CacheKey::of(&e.request);
+                match self.cache.get(&key) {
+                    Some(hit) => {
+                        hits += 1;
+                        let is_root = tree.is_root_pending();
+                        if let (Completion::NodeFailed(why), true) =
+                            (tree.complete(e.ticket, Ok(hit.clone())), is_root)
+                        {
+                            root_error = Some(SearchError::RootUnusable(why));
+                        }
+                    }
+                    None => {
+                        tickets.push(e.ticket);
+                        keys.push(key);
+                        requests.push(e.request);
+                    }
+                }
+            }
+            if root_error.is_some() {
+                break;
+            }
+            if requests.is_empty() {
+                // All answered from the cache: the tree has new values; select again, but look at the
+                // channels now and then (a Stop must not wait for a long run of cached answers).
+                idle_batches += 1;
+                if idle_batches >= MAX_IDLE_BATCHES {
+                    self.busy = true;
+                    break;
+                }
+                continue;
+            }
             if let Some(pool) = self.pool.as_mut() {
                 let index = pool.submit(requests);
-                self.jobs.insert(index, Job { search: id, tickets, sent: now, direct: None });
+                self.jobs.insert(index, Job { search: id, tickets, keys, sent: now, direct: None });
             }
             free -= 1;
         }
+        if let Some(active) = self.active.as_mut() {
+            active.cache_hits += hits;
+        }
+        if let Some(e) = root_error {
+            self.error(EngineError::Search(e));
+            return self.finish();
+        }
+        let Some(tree) = self.tree.as_mut() else { return };
         let done = tree.stats().simulations.saturating_sub(start_simulations);
         let reached = !limits.infinite && limits.simulations.is_some_and(|l| done >= l);
         if reached || (stuck && !limits.infinite) {
@@ -436,7 +488,13 @@ impl<S: MavState> Controller<S> {
         let index = pool.submit(requests);
         self.jobs.insert(
             index,
-            Job { search: u64::MAX, tickets: Vec::new(), sent: Instant::now(), direct: Some((tag, count)) },
+            Job {
+                search: u64::MAX,
+                tickets: Vec::new(),
+                keys: Vec::new(),
+                sent: Instant::now(),
+                direct: Some((tag, count)),
+            },
         );
     }
 
@@ -486,10 +544,13 @@ impl<S: MavState> Controller<S> {
         };
         let mut results = results.into_iter();
         let mut root_error = None;
-        for ticket in job.tickets {
+        for (i, ticket) in job.tickets.into_iter().enumerate() {
             let result = results.next().unwrap_or_else(|| {
                 Err(EvalError::Backend("the evaluator gave no result for this position".into()))
             });
+            if let (Ok(v), Some(key)) = (&result, job.keys.get(i)) {
+                self.cache.insert(*key, v.clone());
+            }
             let is_root = tree.is_root_pending();
             let error = result.as_ref().err().cloned();
             if let (Completion::NodeFailed(why), true) = (tree.complete(ticket, result), is_root) {
@@ -552,6 +613,8 @@ impl<S: MavState> Controller<S> {
                 if let Some(tree) = self.tree.as_mut() {
                     tree.abandon_all();
                 }
+                // Another model answers differently.
+                self.cache.clear();
                 self.workers = pool.live_workers().max(1);
                 if let Some(old) = self.pool.replace(pool) {
                     retire(old);

@@ -6,9 +6,10 @@ use crate::game::GameState;
 
 use super::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, Evaluator, TopK};
 
-/// What makes two requests the same question.
+/// What makes two requests the same question: the position, the previous position and action for a
+/// model that tracks state, and the request's options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Key {
+pub struct CacheKey {
     state: u64,
     previous: Option<u64>,
     top_k: TopK,
@@ -17,15 +18,18 @@ struct Key {
     next: bool,
 }
 
-fn key<S: GameState>(r: &EvalRequest<S>) -> Key {
-    Key {
-        state: r.state.hash64(),
-        // A model that tracks state sees the previous position and action: they are part of the question.
-        previous: r.previous.as_ref().map(|(p, a)| p.hash64().rotate_left(1) ^ hash_action(p, *a)),
-        top_k: r.top_k,
-        mode: r.mode,
-        best: r.want_best_action,
-        next: r.want_next_state,
+impl CacheKey {
+    /// The key of `r`.
+    pub fn of<S: GameState>(r: &EvalRequest<S>) -> CacheKey {
+        CacheKey {
+            state: r.state.hash64(),
+            // A model that tracks state sees the previous position and action: they are part of the question.
+            previous: r.previous.as_ref().map(|(p, a)| p.hash64().rotate_left(1) ^ hash_action(p, *a)),
+            top_k: r.top_k,
+            mode: r.mode,
+            best: r.want_best_action,
+            next: r.want_next_state,
+        }
     }
 }
 
@@ -47,50 +51,34 @@ pub struct CacheStats {
     pub entries: usize,
 }
 
-/// Wraps any evaluator; keeps up to `capacity` results (oldest evicted first). Errors are not cached.
-#[derive(Debug)]
-pub struct CachedEvaluator<S: GameState, E> {
-    inner: E,
+/// Up to `capacity` evaluation results by [`CacheKey`], the oldest evicted first. Used by
+/// [`CachedEvaluator`] and by the engine, which answers repeated search requests before they reach its
+/// workers.
+#[derive(Debug, Clone)]
+pub struct ResultCache<S: GameState> {
     capacity: usize,
-    map: HashMap<Key, EvalResult<S>>,
-    order: VecDeque<Key>,
-    stats: CacheStats,
+    map: HashMap<CacheKey, EvalResult<S>>,
+    order: VecDeque<CacheKey>,
 }
 
-impl<S: GameState, E: Evaluator<S>> CachedEvaluator<S, E> {
-    /// A cache of at most `capacity` results around `inner`.
-    pub fn new(inner: E, capacity: usize) -> Self {
-        CachedEvaluator {
-            inner,
-            capacity,
-            map: HashMap::new(),
-            order: VecDeque::new(),
-            stats: CacheStats::default(),
-        }
+impl<S: GameState> ResultCache<S> {
+    /// An empty cache of at most `capacity` results (0: keeps nothing).
+    pub fn new(capacity: usize) -> Self {
+        ResultCache { capacity, map: HashMap::new(), order: VecDeque::new() }
     }
 
-    /// Hit/miss counters.
-    pub fn stats(&self) -> CacheStats {
-        CacheStats { entries: self.map.len(), ..self.stats }
+    /// The result stored for `key`.
+    pub fn get(&self, key: &CacheKey) -> Option<&EvalResult<S>> {
+        self.map.get(key)
     }
 
-    /// The wrapped evaluator.
-    pub fn inner_mut(&mut self) -> &mut E {
-        &mut self.inner
-    }
-
-    /// Forgets everything (e.g. after loading another model).
-    pub fn clear(&mut self) {
-        self.map.clear();
-        self.order.clear();
-    }
-
-    fn insert(&mut self, k: Key, v: EvalResult<S>) {
+    /// Stores `value` for `key`, evicting the oldest entries beyond the capacity.
+    pub fn insert(&mut self, key: CacheKey, value: EvalResult<S>) {
         if self.capacity == 0 {
             return;
         }
-        if self.map.insert(k, v).is_none() {
-            self.order.push_back(k);
+        if self.map.insert(key, value).is_none() {
+            self.order.push_back(key);
         }
         while self.map.len() > self.capacity {
             match self.order.pop_front() {
@@ -101,16 +89,62 @@ impl<S: GameState, E: Evaluator<S>> CachedEvaluator<S, E> {
             }
         }
     }
+
+    /// Results held.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Forgets everything (e.g. after loading another model).
+    pub fn clear(&mut self) {
+        self.map.clear();
+        self.order.clear();
+    }
+}
+
+/// Wraps any evaluator; keeps up to `capacity` results (oldest evicted first). Errors are not cached.
+#[derive(Debug)]
+pub struct CachedEvaluator<S: GameState, E> {
+    inner: E,
+    cache: ResultCache<S>,
+    stats: CacheStats,
+}
+
+impl<S: GameState, E: Evaluator<S>> CachedEvaluator<S, E> {
+    /// A cache of at most `capacity` results around `inner`.
+    pub fn new(inner: E, capacity: usize) -> Self {
+        CachedEvaluator { inner, cache: ResultCache::new(capacity), stats: CacheStats::default() }
+    }
+
+    /// Hit/miss counters.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats { entries: self.cache.len(), ..self.stats }
+    }
+
+    /// The wrapped evaluator.
+    pub fn inner_mut(&mut self) -> &mut E {
+        &mut self.inner
+    }
+
+    /// Forgets everything (e.g. after loading another model).
+    pub fn clear(&mut self) {
+        self.cache.clear();
+    }
 }
 
 impl<S: GameState, E: Evaluator<S>> Evaluator<S> for CachedEvaluator<S, E> {
     fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
-        let keys: Vec<Key> = requests.iter().map(key).collect();
+        let keys: Vec<CacheKey> = requests.iter().map(CacheKey::of).collect();
         let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = Vec::with_capacity(requests.len());
         let mut missing = Vec::new();
-        let mut first_of: HashMap<Key, usize> = HashMap::new();
+        let mut first_of: HashMap<CacheKey, usize> = HashMap::new();
         for (i, k) in keys.iter().enumerate() {
-            if let Some(hit) = self.map.get(k) {
+            if let Some(hit) = self.cache.get(k) {
                 self.stats.hits += 1;
                 out.push(Some(Ok(hit.clone())));
             } else if first_of.contains_key(k) {
@@ -129,7 +163,7 @@ impl<S: GameState, E: Evaluator<S>> Evaluator<S> for CachedEvaluator<S, E> {
             let results = self.inner.evaluate(&batch);
             for (&i, r) in missing.iter().zip(results) {
                 if let Ok(v) = &r {
-                    self.insert(keys[i], v.clone());
+                    self.cache.insert(keys[i], v.clone());
                 }
                 out[i] = Some(r);
             }

@@ -424,7 +424,8 @@ mod tests {
         tree.run(&mut MaterialEvaluator::new(3), RunLimits { simulations: 64, batch_size: 8 }).expect("runs");
         let mut snapshot = tree.snapshot();
         snapshot.value = Some(crate::mav::buckets::win_prob_from_cp(123.0));
-        let report = SearchReport { snapshot, elapsed: Duration::from_millis(500), simulations: 64 };
+        let report =
+            SearchReport { snapshot, elapsed: Duration::from_millis(500), simulations: 64, cache_hits: 0 };
         let line = info_line(&report);
         let pv = report.snapshot.pv.join(" ");
         let depth = report.snapshot.pv.len();

@@ -110,7 +110,7 @@ fn search_table_ui(
         if let Some(r) = a.report.as_ref().filter(|r| r.snapshot.totals.root_visits > 1 || a.searching) {
             let t = &r.snapshot.totals;
             ui.label(format!(
-                "{} sims · {:.0}/s · {} calls · {} in tree",
+                "{} sims · {:.0}/s · {} evaluations · {} in tree",
                 t.root_visits, a.sims_per_second, t.stats.model_calls, t.tree_size
             ));
         }
@@ -130,9 +130,12 @@ fn search_table_ui(
     }
     let t = &snap.totals.stats;
     ui.label(format!(
-        "elapsed {:.1}s · sims {} · hallucinations {} · failed {} · abandoned {} · reused {}",
+        "elapsed {:.1}s · sims {} · evaluations {} (from the cache this search: {}) · hallucinations {} · \
+         failed {} · abandoned {} · reused {}",
         report.elapsed.as_secs_f64(),
         t.simulations,
+        t.model_calls,
+        report.cache_hits,
         t.hallucinations,
         t.failed,
         t.abandoned,
