@@ -58,6 +58,29 @@ mod tests {
     use crate::game::GameState;
     use crate::game::chess::ChessState;
 
+    /// FNV-1a over the ids: pins a whole input in one number.
+    fn fnv(ids: &[u32]) -> u64 {
+        ids.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &id| (h ^ u64::from(id)).wrapping_mul(0x0100_0000_01b3))
+    }
+
+    /// The shipped chess models were trained on these exact inputs: they must never change.
+    #[test]
+    fn chess_ids_are_pinned() {
+        let t = Tokenizer::new();
+        let s = ChessState::from_fen_mode(
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+            crate::game::fen::ModeChoice::Standard,
+        )
+        .expect("fen");
+        let moves = s.legal_actions();
+        let e = encoder_input(&t, &s, &moves).expect("encodes");
+        assert_eq!((e.ids.len(), e.move_positions.len()), (80 + moves.len(), moves.len()));
+        assert_eq!(e.move_positions, (80..80 + moves.len()).collect::<Vec<_>>());
+        assert_eq!(fnv(&e.ids), PINNED, "ids: {:?}", e.ids);
+    }
+
+    const PINNED: u64 = 49_111_948_830_847_268;
+
     #[test]
     fn start_position_layout() {
         let t = Tokenizer::new();
