@@ -10,6 +10,9 @@
 //! ([`tree`]), from which `datagen render` writes internal-search traces ([`search_render`]).
 
 pub mod error;
+pub mod game_label;
+pub mod game_render;
+pub mod game_run;
 pub mod label;
 pub mod manifest;
 pub mod pgn_source;
@@ -18,6 +21,7 @@ pub mod render;
 pub mod render_run;
 pub mod run;
 pub mod sample;
+pub mod score;
 pub mod search_index;
 pub mod search_render;
 pub mod shard;
@@ -25,8 +29,11 @@ pub mod source;
 pub mod tree;
 
 pub use error::DatagenError;
+pub use game_label::{GameLabelSettings, GameLabeler, HexLabelOptions};
+pub use game_run::run_game_labels;
 pub use label::{Label, Labeler, StockfishLabeler};
 pub use pgn_source::PgnSource;
-pub use record::{LabelRecord, MoveLabel, Split};
+pub use record::{LabelGame, LabelRecord, MoveLabel, Split};
 pub use run::{LabelSettings, Limit, Progress, RunSummary, run_labels};
+pub use score::{ExactResult, LabelScore};
 pub use source::{EpdSource, PositionSource, SourceMix};
