@@ -262,6 +262,9 @@ pub fn render_label(
     Ok(out)
 }
 
+/// A label's moves with their win probabilities, in the label's order.
+pub type MoveValues<S> = Vec<(<S as GameState>::Action, f64)>;
+
 /// The text and encoder examples of a label whose position is `state` (`parent`: the position of its
 /// parent label, if known), for any game; also returns the label's (move, win probability) pairs.
 pub fn render_state<S: MavState>(
@@ -270,7 +273,7 @@ pub fn render_state<S: MavState>(
     parent: Option<S>,
     tokenizer: &Tokenizer,
     opts: &RenderOptions,
-) -> Result<(Rendered, Vec<(S::Action, f64)>), RenderError> {
+) -> Result<(Rendered, MoveValues<S>), RenderError> {
     let values = label_values(rec, state)?;
     let err = |reason: String| RenderError::Label { fen: rec.fen.clone(), reason };
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed ^ state.hash64());
