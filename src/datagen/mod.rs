@@ -8,6 +8,11 @@
 //! deterministic for a given seed and settings, whatever the number of threads, and resumes an interrupted
 //! run from its last complete shard. A seeded share of positions also gets a small search tree labelled
 //! ([`tree`]), from which `datagen render` writes internal-search traces ([`search_render`]).
+//!
+//! Connect Four and Hex positions are labelled by mavboard's own solvers on the same driver
+//! ([`game_label`], [`game_run`]: random openings, continuations from the labels) and rendered through
+//! the same protocol code ([`game_render`]); their scores are proven results or MCTS estimates
+//! ([`score`]).
 
 pub mod error;
 pub mod game_label;
