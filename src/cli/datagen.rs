@@ -340,6 +340,19 @@ fn report(out: &std::path::Path, summary: &mavboard::datagen::RunSummary, secs: 
 
 /// `datagen labels --game connect_four|hex`: the solvers label, on the same run machinery as chess.
 fn game_labels(a: &LabelsArgs, threads: usize) -> anyhow::Result<()> {
+    let chess_only = [
+        ("--depth", a.depth.is_some()),
+        ("--nodes", a.nodes.is_some()),
+        ("--stockfish", a.stockfish.is_some()),
+        ("--book", !a.book.is_empty()),
+        ("--book960", !a.book960.is_empty()),
+        ("--pgn", !a.pgn.is_empty()),
+    ];
+    if let Some((flag, _)) = chess_only.iter().find(|(_, given)| *given) {
+        bail!(
+            "{flag} is for chess labels; Connect Four and Hex are labelled by their solvers from random openings"
+        );
+    }
     let (game, hex, (min, max)) = match a.game {
         Game::ConnectFour => (LabelGame::ConnectFour, None, (10, 20)),
         Game::Hex => (

@@ -120,13 +120,13 @@ impl GameLabelSettings {
 /// Reads a Connect Four or Hex label's position (its `%state` string).
 pub fn four_state(text: &str) -> Result<ConnectFourState, DatagenError> {
     ConnectFourState::from_mav_text(GameKind::ConnectFour, StateFormat::State, text)
-        .map_err(|e| DatagenError::Settings(e.to_string()))
+        .map_err(|e| DatagenError::BadState { text: text.to_owned(), reason: e.to_string() })
 }
 
 /// Reads a Hex label's position (its `%state` string).
 pub fn hex_state(text: &str) -> Result<HexState, DatagenError> {
     HexState::from_mav_text(GameKind::Hex, StateFormat::State, text)
-        .map_err(|e| DatagenError::Settings(e.to_string()))
+        .map_err(|e| DatagenError::BadState { text: text.to_owned(), reason: e.to_string() })
 }
 
 /// The position hash of a Connect Four or Hex label's `%state` string (what runs deduplicate on).
