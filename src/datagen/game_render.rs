@@ -125,5 +125,16 @@ mod tests {
         let r = render_game_label(&rec, None, &Tokenizer::new(), &opts).expect("renders");
         check_clean::<HexState>(&r, "hex");
         assert!(r.lm.iter().any(|e| e.source == "terminal" && e.target.contains("invalid")), "{:?}", r.lm);
+        // With the swap rule, the second player's first choice includes `swap` (one token).
+        let mut l = GameLabeler::new(&g, 0).expect("labeller");
+        let first = HexState::new(3).expect("3x3").with_swap(true);
+        let s = first.play(first.parse_action("a1").expect("legal")).expect("plays");
+        let rec = record(LabelGame::Hex, &s, l.label_hex(&s).expect("labels"), 1);
+        assert!(rec.moves.iter().any(|m| m.uci == "swap"));
+        let p = record(LabelGame::Hex, &first, l.label_hex(&first).expect("labels"), 0);
+        let opts = RenderOptions { lm_per_position: 6, state_tracking: 1.0, top_all: 1.0, ..opts };
+        let r = render_game_label(&rec, Some(&p), &Tokenizer::new(), &opts).expect("renders");
+        check_clean::<HexState>(&r, "hex");
+        assert!(r.lm.iter().all(|e| e.target.contains("swap:") && e.prompt.contains("[%prev_action a1]")));
     }
 }
