@@ -1,4 +1,5 @@
-//! The `mavboard datagen labels` command line: errors a user can meet before any labelling starts.
+//! The `mavboard datagen labels` command line: errors a user can meet before any labelling starts, and a
+//! small Connect Four run rendered through the CLI.
 
 use std::process::Command;
 
@@ -42,4 +43,31 @@ fn bad_mix_and_missing_books_are_explained() {
     let (ok, err) = mavboard(&["datagen", "labels", "--out", out, "--book", "/nonexistent/book.epd"]);
     assert!(!ok);
     assert!(err.contains("/nonexistent/book.epd"), "{err}");
+}
+
+#[test]
+fn connect_four_labels_and_render_through_the_cli() {
+    let base = std::env::temp_dir().join(format!("mavboard-cli-dg-c4-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (labels, render) = (base.join("labels"), base.join("render"));
+    let (l, r) = (labels.to_str().expect("utf-8"), render.to_str().expect("utf-8"));
+    let (ok, err) = mavboard(&["datagen", "labels", "--game", "connect_four", "--out", l, "--depth", "4"]);
+    assert!(!ok && err.contains("--depth is for chess labels"), "{err}");
+    let args =
+        ["datagen", "labels", "--game", "connect_four", "--out", l, "--positions", "6", "--threads", "1"];
+    let (ok, err) = mavboard(
+        &[&args[..], &["--opening-min", "18", "--opening-max", "20", "--continuations", "2"]].concat(),
+    );
+    assert!(ok, "{err}");
+    assert!(err.contains("6 records") && err.contains("Connect Four solver"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["datagen", "render", "--labels", l, "--out", r])
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("rendered 6 labels") && stdout.contains("no action-value format"), "{stdout}");
+    let meta = std::fs::read_to_string(render.join("meta.json")).expect("meta.json");
+    assert!(meta.contains("\"connect_four\""), "{meta}");
+    let _ = std::fs::remove_dir_all(&base);
 }

@@ -57,7 +57,7 @@ impl Labeler for MaterialLabeler {
                     let tie = (after.hash64() % 7) as i32;
                     ScoreValue::Cp(material(after.position(), mover) + tie)
                 };
-                MoveLabel { uci: state.action_to_text(m), score }
+                MoveLabel { uci: state.action_to_text(m), score: score.into() }
             })
             .collect();
         moves.sort_by(|a, b| b.score.win_probability().total_cmp(&a.score.win_probability()));
@@ -98,6 +98,7 @@ fn settings(positions: usize) -> LabelSettings {
         search_share: 0.0,
         search_breadth: 3,
         search_depth: 2,
+        game: None,
     }
 }
 

@@ -50,7 +50,7 @@ impl Labeler for HashLabeler {
                     let h = mavboard::datagen::sample::mix64(after.hash64());
                     ScoreValue::Cp(100 * ((h % 9) as i32 - 4))
                 };
-                MoveLabel { uci: state.action_to_text(m), score }
+                MoveLabel { uci: state.action_to_text(m), score: score.into() }
             })
             .collect();
         moves.sort_by(|a, b| b.score.win_probability().total_cmp(&a.score.win_probability()));
@@ -89,6 +89,7 @@ fn settings(positions: usize, share: f64, breadth: u32, depth: u32) -> LabelSett
         search_share: share,
         search_breadth: breadth,
         search_depth: depth,
+        game: None,
     }
 }
 
@@ -286,7 +287,7 @@ fn stockfish_search_trees_render_consistent_traces() {
     let mut s = settings(24, 1.0, 2, 1);
     s.limit = Limit::Depth(4);
     s.continuations = 1;
-    let limits = s.limit.search_limits();
+    let limits = s.limit.search_limits().expect("an engine limit");
     run_labels(&dir, &s, &mix(), 2, move |_| StockfishLabeler::start(&sf, 4, limits), None, &mut |_| {})
         .expect("labels run");
     let labels = records(&dir);

@@ -47,9 +47,10 @@ fn three_positions_end_to_end() {
         search_share: 0.0,
         search_breadth: 3,
         search_depth: 2,
+        game: None,
     };
     let dir = temp_dir("e2e");
-    let limits = settings.limit.search_limits();
+    let limits = settings.limit.search_limits().expect("an engine limit");
     let summary = run_labels(
         &dir,
         &settings,

@@ -10,7 +10,8 @@ use mavboard::datagen::render::{DEFAULT_SEARCH_MAX_TOKENS, RenderOptions};
 use mavboard::datagen::render_run::render_dirs;
 use mavboard::datagen::run::{DEFAULT_SEARCH_BREADTH, DEFAULT_SEARCH_DEPTH};
 use mavboard::datagen::{
-    EpdSource, LabelSettings, Limit, PgnSource, Progress, SourceMix, StockfishLabeler, run_labels,
+    EpdSource, GameLabelSettings, HexLabelOptions, LabelGame, LabelSettings, Limit, PgnSource, Progress,
+    SourceMix, StockfishLabeler, run_game_labels, run_labels,
 };
 use mavboard::uci::locate::locate_stockfish;
 
@@ -23,7 +24,8 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum DatagenCommand {
-    /// Label positions with Stockfish: every legal move's score, as zstd-compressed JSON-lines shards.
+    /// Label positions: every legal move's score, as zstd-compressed JSON-lines shards (chess: Stockfish;
+    /// Connect Four and Hex: mavboard's solvers, see --game).
     Labels(Box<LabelsArgs>),
     /// Render training examples (mav-lm texts, mav-encoder and action-value records) from label folders.
     Render(RenderArgs),
@@ -67,11 +69,46 @@ const BOOKS: &[(&str, &str, bool)] = &[
     ("frc", "FRC_openings.epd", true),
 ];
 
+/// The games `datagen labels` labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Game {
+    /// Chess and Chess960 with Stockfish.
+    Chess,
+    /// Connect Four with the exact solver.
+    #[value(name = "connect_four")]
+    ConnectFour,
+    /// Hex with the exact solver (few empty cells) or MCTS with random playouts.
+    Hex,
+}
+
 #[derive(Debug, clap::Args)]
 struct LabelsArgs {
     /// Output folder (created; an existing run there with the same settings is resumed).
     #[arg(long)]
     out: PathBuf,
+    /// The game: chess (Stockfish), connect_four (exact solver) or hex (exact solver up to --exact-empty
+    /// empty cells, else MCTS with --playouts random playouts).
+    #[arg(long, value_enum, default_value_t = Game::Chess)]
+    game: Game,
+    /// Connect Four, Hex: the fewest random plies from the empty board before a chain's first labelled
+    /// position [default: 10 for Connect Four (the exact solver is slow nearer the empty board), 2 for Hex].
+    #[arg(long)]
+    opening_min: Option<u32>,
+    /// Connect Four, Hex: the most random opening plies [default: 20 for Connect Four, 12 for Hex].
+    #[arg(long)]
+    opening_max: Option<u32>,
+    /// Hex: the board size N.
+    #[arg(long, default_value_t = mavboard::game::hex::DEFAULT_SIZE)]
+    size: u32,
+    /// Hex: play with the swap rule.
+    #[arg(long)]
+    swap: bool,
+    /// Hex: solve exactly when at most this many cells are empty (boards up to 7×7).
+    #[arg(long, default_value_t = mavboard::datagen::game_label::DEFAULT_HEX_EXACT_EMPTY)]
+    exact_empty: u32,
+    /// Hex: MCTS playouts per position beyond the exact solver's reach.
+    #[arg(long, default_value_t = 20_000)]
+    playouts: u32,
     /// Records to write (distinct positions).
     #[arg(long, default_value_t = 10_000)]
     positions: usize,
@@ -194,6 +231,12 @@ fn render(a: RenderArgs) -> anyhow::Result<()> {
     }
     println!("  mav-encoder:  {} train, {} val", s.enc[0], s.enc[1]);
     println!("  action-value: {} train, {} val", s.av[0], s.av[1]);
+    if s.av_skipped > 0 {
+        println!(
+            "  ({} Connect Four/Hex labels have no action-value format: none written for them)",
+            s.av_skipped
+        );
+    }
     Ok(())
 }
 
@@ -259,7 +302,116 @@ fn build_mix(a: &LabelsArgs) -> anyhow::Result<SourceMix> {
     Ok(mix)
 }
 
+/// The `datagen labels` progress bar.
+fn progress_bar(positions: usize) -> anyhow::Result<ProgressBar> {
+    let bar = ProgressBar::with_draw_target(Some(positions as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} positions  {per_sec}  ETA {eta}  {msg}",
+        )
+        .context("progress bar template")?
+        .progress_chars("=> "),
+    );
+    Ok(bar)
+}
+
+/// Prints what a labels run wrote and how fast.
+fn report(out: &std::path::Path, summary: &mavboard::datagen::RunSummary, secs: f64) {
+    let m = &summary.manifest;
+    let bytes: u64 = m.shards.iter().map(|s| s.bytes).sum();
+    let val: usize = m.shards.iter().map(|s| s.val).sum();
+    eprintln!(
+        "{}: {} records ({} train, {val} val) in {} shards, {bytes} bytes ({:.1} bytes/record); engine {}",
+        out.display(),
+        m.records,
+        m.records - val,
+        m.shards.len(),
+        if m.records > 0 { bytes as f64 / m.records as f64 } else { 0.0 },
+        m.engine
+    );
+    eprintln!(
+        "this run: {} records written, {} positions labelled in {secs:.1} s ({:.2} labelled positions/s){}",
+        summary.written_now,
+        summary.labelled_now,
+        summary.labelled_now as f64 / secs.max(1e-9),
+        if m.complete { "" } else { "; not complete yet, run the same command again to resume" }
+    );
+}
+
+/// `datagen labels --game connect_four|hex`: the solvers label, on the same run machinery as chess.
+fn game_labels(a: &LabelsArgs, threads: usize) -> anyhow::Result<()> {
+    let chess_only = [
+        ("--depth", a.depth.is_some()),
+        ("--nodes", a.nodes.is_some()),
+        ("--stockfish", a.stockfish.is_some()),
+        ("--book", !a.book.is_empty()),
+        ("--book960", !a.book960.is_empty()),
+        ("--pgn", !a.pgn.is_empty()),
+    ];
+    if let Some((flag, _)) = chess_only.iter().find(|(_, given)| *given) {
+        bail!(
+            "{flag} is for chess labels; Connect Four and Hex are labelled by their solvers from random openings"
+        );
+    }
+    let (game, hex, (min, max)) = match a.game {
+        Game::ConnectFour => (LabelGame::ConnectFour, None, (10, 20)),
+        Game::Hex => (
+            LabelGame::Hex,
+            Some(HexLabelOptions {
+                size: a.size,
+                swap: a.swap,
+                exact_empty: a.exact_empty,
+                playouts: a.playouts,
+            }),
+            (2, 12),
+        ),
+        Game::Chess => bail!("chess is labelled by Stockfish"),
+    };
+    let g = GameLabelSettings {
+        game,
+        opening_min: a.opening_min.unwrap_or(min),
+        opening_max: a.opening_max.unwrap_or(max),
+        hex,
+    };
+    let settings = LabelSettings {
+        positions: a.positions,
+        limit: Limit::Solver,
+        continuations: a.continuations,
+        temperature: a.temperature,
+        seed: a.seed,
+        val_fraction: a.val_fraction,
+        chains_per_shard: a.shard_chains,
+        hash_mb: 0,
+        search_share: a.search_share,
+        search_breadth: a.search_breadth,
+        search_depth: a.search_depth,
+        game: Some(g.clone()),
+    };
+    eprintln!(
+        "labelling {} {} positions with the {} ({threads} threads), openings of {} to {} random plies",
+        settings.positions,
+        game.name(),
+        g.labeler_name(),
+        g.opening_min,
+        g.opening_max
+    );
+    let bar = progress_bar(settings.positions)?;
+    let started = Instant::now();
+    let mut on_progress = |p: Progress| {
+        bar.set_position(((p.written + p.pending) as u64).min(p.target as u64));
+        bar.set_message(format!("{} shards", p.shards));
+    };
+    let summary = run_game_labels(&a.out, &settings, threads, a.max_shards, &mut on_progress)?;
+    bar.finish_and_clear();
+    report(&a.out, &summary, started.elapsed().as_secs_f64());
+    Ok(())
+}
+
 fn labels(a: LabelsArgs) -> anyhow::Result<()> {
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if a.game != Game::Chess {
+        return game_labels(&a, threads);
+    }
     let limit = match (a.depth, a.nodes) {
         (_, Some(n)) => Limit::Nodes(n),
         (Some(d), None) => Limit::Depth(d),
@@ -277,10 +429,10 @@ fn labels(a: LabelsArgs) -> anyhow::Result<()> {
         search_share: a.search_share,
         search_breadth: a.search_breadth,
         search_depth: a.search_depth,
+        game: None,
     };
     let stockfish = locate_stockfish(a.stockfish.as_deref())?;
     let mix = build_mix(&a)?;
-    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     eprintln!(
         "labelling {} positions with {} ({:?}, {threads} threads) from {}",
         settings.positions,
@@ -289,14 +441,7 @@ fn labels(a: LabelsArgs) -> anyhow::Result<()> {
         mavboard::datagen::run::describe_sources(&mix)
     );
 
-    let bar = ProgressBar::with_draw_target(Some(settings.positions as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} positions  {per_sec}  ETA {eta}  {msg}",
-        )
-        .context("progress bar template")?
-        .progress_chars("=> "),
-    );
+    let bar = progress_bar(settings.positions)?;
     let started = Instant::now();
     let mut first: Option<usize> = None;
     let mut on_progress = |p: Progress| {
@@ -310,7 +455,7 @@ fn labels(a: LabelsArgs) -> anyhow::Result<()> {
         bar.set_message(format!("{} shards", p.shards));
     };
     let hash = settings.hash_mb;
-    let search = settings.limit.search_limits();
+    let search = settings.limit.search_limits().context("chess needs an engine limit")?;
     let summary = run_labels(
         &a.out,
         &settings,
@@ -321,25 +466,6 @@ fn labels(a: LabelsArgs) -> anyhow::Result<()> {
         &mut on_progress,
     )?;
     bar.finish_and_clear();
-    let secs = started.elapsed().as_secs_f64();
-    let m = &summary.manifest;
-    let bytes: u64 = m.shards.iter().map(|s| s.bytes).sum();
-    let val: usize = m.shards.iter().map(|s| s.val).sum();
-    eprintln!(
-        "{}: {} records ({} train, {val} val) in {} shards, {bytes} bytes ({:.1} bytes/record); engine {}",
-        a.out.display(),
-        m.records,
-        m.records - val,
-        m.shards.len(),
-        if m.records > 0 { bytes as f64 / m.records as f64 } else { 0.0 },
-        m.engine
-    );
-    eprintln!(
-        "this run: {} records written, {} positions labelled in {secs:.1} s ({:.2} labelled positions/s){}",
-        summary.written_now,
-        summary.labelled_now,
-        summary.labelled_now as f64 / secs.max(1e-9),
-        if m.complete { "" } else { "; not complete yet, run the same command again to resume" }
-    );
+    report(&a.out, &summary, started.elapsed().as_secs_f64());
     Ok(())
 }

@@ -73,6 +73,14 @@ pub enum DatagenError {
     /// The settings cannot work.
     #[error("invalid settings: {0}")]
     Settings(String),
+    /// A Connect Four or Hex label whose `%state` string does not read.
+    #[error("the label state '{text}' does not read: {reason}")]
+    BadState {
+        /// The `%state` string.
+        text: String,
+        /// Why.
+        reason: String,
+    },
     /// A worker thread failed outside the labeler (a panic).
     #[error("a labelling worker failed: {0}")]
     Worker(String),

@@ -9,7 +9,7 @@ use crate::game::{GameKind, GameState};
 use crate::uci::{SearchLimits, UciEngine};
 
 /// The labels of one position.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Label {
     /// Every legal move with its score (side to move's view), best first.
     pub moves: Vec<MoveLabel>,
@@ -87,7 +87,7 @@ impl Labeler for StockfishLabeler {
             if !seen.insert(action) {
                 return Err(bad(format!("the engine gave two lines for {first}")));
             }
-            moves.push(MoveLabel { uci: state.action_to_text(action), score: score.value });
+            moves.push(MoveLabel { uci: state.action_to_text(action), score: score.value.into() });
         }
         if moves.len() != legal.len() {
             return Err(bad(format!("the engine scored {} of the {} legal moves", moves.len(), legal.len())));

@@ -8,8 +8,16 @@
 //! deterministic for a given seed and settings, whatever the number of threads, and resumes an interrupted
 //! run from its last complete shard. A seeded share of positions also gets a small search tree labelled
 //! ([`tree`]), from which `datagen render` writes internal-search traces ([`search_render`]).
+//!
+//! Connect Four and Hex positions are labelled by mavboard's own solvers on the same driver
+//! ([`game_label`], [`game_run`]: random openings, continuations from the labels) and rendered through
+//! the same protocol code ([`game_render`]); their scores are proven results or MCTS estimates
+//! ([`score`]).
 
 pub mod error;
+pub mod game_label;
+pub mod game_render;
+pub mod game_run;
 pub mod label;
 pub mod manifest;
 pub mod pgn_source;
@@ -18,6 +26,7 @@ pub mod render;
 pub mod render_run;
 pub mod run;
 pub mod sample;
+pub mod score;
 pub mod search_index;
 pub mod search_render;
 pub mod shard;
@@ -25,8 +34,11 @@ pub mod source;
 pub mod tree;
 
 pub use error::DatagenError;
+pub use game_label::{GameLabelSettings, GameLabeler, HexLabelOptions};
+pub use game_run::run_game_labels;
 pub use label::{Label, Labeler, StockfishLabeler};
 pub use pgn_source::PgnSource;
-pub use record::{LabelRecord, MoveLabel, Split};
+pub use record::{LabelGame, LabelRecord, MoveLabel, Split};
 pub use run::{LabelSettings, Limit, Progress, RunSummary, run_labels};
+pub use score::{ExactResult, LabelScore};
 pub use source::{EpdSource, PositionSource, SourceMix};

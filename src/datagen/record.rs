@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::uci::ScoreValue;
+use super::score::LabelScore;
+use crate::game::GameKind;
 
 /// Which part of the data set a position belongs to (decided by its hash, so never both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -14,32 +15,68 @@ pub enum Split {
     Val,
 }
 
-/// One legal move and the engine's score after it, from the point of view of the side to move in the
-/// labelled position. Stored as `{"uci":"e2e4","cp":31}` or `{"uci":"d1h5","mate":3}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The game of a label. Absent from the JSON for chess (and Chess960, told apart by
+/// [`LabelRecord::chess960`]), so chess labels read and write exactly as before games were added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelGame {
+    /// Chess or Chess960.
+    #[default]
+    Chess,
+    /// Connect Four (7 × 6).
+    ConnectFour,
+    /// Hex (any size the rules take; the size is in the `%state` string).
+    Hex,
+}
+
+impl LabelGame {
+    /// Whether this is chess (the default, left out of the JSON).
+    pub fn is_chess(&self) -> bool {
+        *self == LabelGame::Chess
+    }
+
+    /// The game's name as the MAV header writes it (`chess` for Chess960 too).
+    pub fn name(self) -> &'static str {
+        match self {
+            LabelGame::Chess => GameKind::Chess.name(),
+            LabelGame::ConnectFour => GameKind::ConnectFour.name(),
+            LabelGame::Hex => GameKind::Hex.name(),
+        }
+    }
+}
+
+/// One legal move and its score, from the point of view of the side to move in the labelled position.
+/// Stored as `{"uci":"e2e4","cp":31}`, `{"uci":"d1h5","mate":3}`, `{"uci":"4","exact":{…}}` or
+/// `{"uci":"c5","mcts":{…}}` (see [`LabelScore`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MoveLabel {
-    /// The move in UCI notation (Chess960 castling as king-takes-rook, `e1h1`).
+    /// The move in the game's notation: UCI for chess (Chess960 castling as king-takes-rook, `e1h1`),
+    /// the column `1`–`7` for Connect Four, the cell (`c5`) or `swap` for Hex.
     pub uci: String,
     /// Its score.
     #[serde(flatten)]
-    pub score: ScoreValue,
+    pub score: LabelScore,
 }
 
 /// A labelled position.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LabelRecord {
-    /// The position (en-passant square only when a capture is legal; Chess960 castling in X-FEN or
-    /// Shredder-FEN as shakmaty writes it).
+    /// The game (chess when absent).
+    #[serde(default, skip_serializing_if = "LabelGame::is_chess")]
+    pub game: LabelGame,
+    /// The position: for chess its FEN (en-passant square only when a capture is legal; Chess960
+    /// castling in X-FEN or Shredder-FEN as shakmaty writes it), for Connect Four and Hex its MAV
+    /// `%state` string (which holds the side to move, and for Hex the board size and the swap rule).
     pub fen: String,
     /// Whether this is a Chess960 position (castling moves are then written king-takes-rook).
     pub chess960: bool,
     /// Every legal move with its score, best first (the engine's MultiPV order).
     pub moves: Vec<MoveLabel>,
-    /// The engine's `bestmove`.
+    /// The engine's `bestmove` (the solver's best move for Connect Four and Hex).
     pub best: String,
-    /// The depth the engine reached.
+    /// The depth the engine reached (0 for the solvers).
     pub depth: u32,
-    /// The nodes it searched.
+    /// The nodes it searched (the solver's positions searched; for a Hex MCTS label, its playouts).
     pub nodes: u64,
     /// Which position source the seed came from (e.g. `2moves_v1`).
     pub source: String,
@@ -58,15 +95,17 @@ pub struct LabelRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::datagen::score::ExactResult;
 
     #[test]
     fn json_round_trip_and_layout() {
         let r = LabelRecord {
+            game: LabelGame::Chess,
             fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
             chess960: false,
             moves: vec![
-                MoveLabel { uci: "e7e5".into(), score: ScoreValue::Cp(-25) },
-                MoveLabel { uci: "f7f6".into(), score: ScoreValue::Mate(-7) },
+                MoveLabel { uci: "e7e5".into(), score: LabelScore::Cp(-25) },
+                MoveLabel { uci: "f7f6".into(), score: LabelScore::Mate(-7) },
             ],
             best: "e7e5".into(),
             depth: 6,
@@ -88,5 +127,26 @@ mod tests {
         let json = serde_json::to_string(&node).expect("serializes");
         assert!(json.ends_with(r#""search_path":["e7e5","g1f3"]}"#), "{json}");
         assert_eq!(serde_json::from_str::<LabelRecord>(&json).expect("parses"), node);
+        assert!(!json.contains("\"game\""), "chess records are written as before: {json}");
+    }
+
+    #[test]
+    fn game_records_say_their_game_and_old_ones_read_as_chess() {
+        let old = r#"{"fen":"8/8/8/8/8/8/k7/K7 w - - 0 1","chess960":false,"moves":[{"uci":"a1b1","cp":0}],
+            "best":"a1b1","depth":6,"nodes":10,"source":"t","ply":0,"split":"train"}"#;
+        let r: LabelRecord = serde_json::from_str(old).expect("an old chess record reads");
+        assert_eq!(r.game, LabelGame::Chess);
+        let c4 = LabelRecord {
+            game: LabelGame::ConnectFour,
+            moves: vec![MoveLabel {
+                uci: "4".into(),
+                score: LabelScore::Exact { result: ExactResult::Win, plies: Some(3) },
+            }],
+            ..r
+        };
+        let json = serde_json::to_string(&c4).expect("serializes");
+        assert!(json.starts_with(r#"{"game":"connect_four","#), "{json}");
+        assert!(json.contains(r#"{"uci":"4","exact":{"result":"win","plies":3}}"#), "{json}");
+        assert_eq!(serde_json::from_str::<LabelRecord>(&json).expect("parses"), c4);
     }
 }

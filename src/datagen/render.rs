@@ -18,7 +18,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use super::record::LabelRecord;
+use super::record::{LabelGame, LabelRecord};
 use crate::game::chess::ChessState;
 use crate::game::fen::ModeChoice;
 use crate::game::{GameKind, GameState};
@@ -27,6 +27,7 @@ use crate::mav::command::{Command, Layout, StateFormat, TopK};
 use crate::mav::encoder_input::encoder_input;
 use crate::mav::example::{ExampleSpec, MoveOrder, MoveValue, render_example};
 use crate::mav::searchless;
+use crate::mav::state::MavState;
 use crate::mav::tokenizer::Tokenizer;
 
 /// A text-model example: the prompt and the text the model should write.
@@ -134,7 +135,7 @@ pub fn label_state(rec: &LabelRecord) -> Result<ChessState, RenderError> {
 }
 
 /// The label's moves as (move, win probability), best first, each checked to be legal.
-fn label_values(rec: &LabelRecord, state: &ChessState) -> Result<Vec<(shakmaty::Move, f64)>, RenderError> {
+fn label_values<S: GameState>(rec: &LabelRecord, state: &S) -> Result<Vec<(S::Action, f64)>, RenderError> {
     rec.moves
         .iter()
         .map(|m| {
@@ -147,12 +148,17 @@ fn label_values(rec: &LabelRecord, state: &ChessState) -> Result<Vec<(shakmaty::
 }
 
 /// Finds the move that leads from `parent` to `child`, if one does.
-pub fn connecting_move(parent: &ChessState, child: &ChessState) -> Option<shakmaty::Move> {
+pub fn connecting_move<S: GameState>(parent: &S, child: &S) -> Option<S::Action> {
     let target = child.hash64();
     parent.legal_actions().into_iter().find(|&a| parent.play(a).is_ok_and(|s| s.hash64() == target))
 }
 
-fn formats(rng: &mut ChaCha8Rng) -> Vec<StateFormat> {
+/// The state lines of one example: `%FEN`, `%state` or both for chess; `%state` (without a draw) for the
+/// games that have no FEN.
+fn formats(rng: &mut ChaCha8Rng, kind: GameKind) -> Vec<StateFormat> {
+    if !matches!(kind, GameKind::Chess | GameKind::Chess960) {
+        return vec![StateFormat::State];
+    }
     match rng.random_range(0..3) {
         0 => vec![StateFormat::Fen],
         1 => vec![StateFormat::State],
@@ -171,32 +177,33 @@ fn draw_k(rng: &mut ChaCha8Rng, legal: usize, top_all: f64) -> TopK {
     }
 }
 
-fn text_example(
+fn text_example<S: MavState>(
     rng: &mut ChaCha8Rng,
-    state: &ChessState,
-    values: &[(shakmaty::Move, f64)],
-    best: Option<shakmaty::Move>,
-    previous: Option<(&ChessState, shakmaty::Move)>,
+    state: &S,
+    values: &[(S::Action, f64)],
+    best: Option<S::Action>,
+    previous: Option<(&S, S::Action)>,
     opts: &RenderOptions,
     source: &'static str,
 ) -> Result<LmExample, RenderError> {
-    let err = |reason: String| RenderError::Label { fen: state.fen(), reason };
+    let err = |reason: String| RenderError::Label { fen: state.to_text(), reason };
+    let kind = state.kind();
     let mut commands = Vec::new();
     if let Some(_p) = previous {
-        commands.extend(formats(rng).into_iter().map(Command::Prev));
+        commands.extend(formats(rng, kind).into_iter().map(Command::Prev));
         commands.push(Command::PrevAction);
     }
-    commands.extend(formats(rng).into_iter().map(Command::State));
+    commands.extend(formats(rng, kind).into_iter().map(Command::State));
     commands.push(Command::Top(draw_k(rng, values.len().max(1), opts.top_all)));
     let terminal = state.outcome().is_some();
     if !terminal && rng.random_bool(0.8) {
         commands.push(Command::BestAction);
         if rng.random_bool(0.5) {
-            commands.extend(formats(rng).into_iter().map(Command::State));
+            commands.extend(formats(rng, kind).into_iter().map(Command::State));
         }
     }
     let layout = Layout::new(state.kind(), &commands).map_err(|e| err(e.to_string()))?;
-    let values: Vec<(shakmaty::Move, MoveValue)> =
+    let values: Vec<(S::Action, MoveValue)> =
         values.iter().map(|&(a, wp)| (a, MoveValue::WinProb(wp))).collect();
     let spec = ExampleSpec {
         layout: &layout,
@@ -211,12 +218,21 @@ fn text_example(
     Ok(LmExample { prompt: ex.prompt(), target: ex.response(), kind: "mav", source })
 }
 
-/// The `source` of a label's text examples: `game` for positions from game records, else `book`.
+/// The `source` of a label's text examples: `game` for positions from game records, `random` for the
+/// random openings of Connect Four and Hex runs, else `book`.
 pub fn source_kind(rec: &LabelRecord) -> &'static str {
-    if rec.source.starts_with("game:") { "game" } else { "book" }
+    if rec.source.starts_with("game:") {
+        "game"
+    } else if rec.source.starts_with("random:") {
+        "random"
+    } else {
+        "book"
+    }
 }
 
 /// Renders one label. `parent` is the label of the position before it in its continuation chain, if known.
+/// Chess labels give all three formats; Connect Four and Hex labels (see [`super::game_render`]) no
+/// action-value example, a format that exists for chess only.
 pub fn render_label(
     rec: &LabelRecord,
     parent: Option<&LabelRecord>,
@@ -224,54 +240,13 @@ pub fn render_label(
     move_index: &std::collections::HashMap<String, u32>,
     opts: &RenderOptions,
 ) -> Result<Rendered, RenderError> {
+    if !rec.game.is_chess() {
+        return super::game_render::render_game_label(rec, parent, tokenizer, opts);
+    }
     let state = label_state(rec)?;
-    let values = label_values(rec, &state)?;
+    let parent_state = parent.map(label_state).transpose()?;
+    let (mut out, values) = render_state(rec, &state, parent_state, tokenizer, opts)?;
     let err = |reason: String| RenderError::Label { fen: rec.fen.clone(), reason };
-    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed ^ state.hash64());
-    let best = state.parse_action(&rec.best).ok().or_else(|| values.first().map(|v| v.0));
-    let parent_link = match parent {
-        Some(p) => {
-            let ps = label_state(p)?;
-            connecting_move(&ps, &state).map(|m| (ps, m))
-        }
-        None => None,
-    };
-    let mut out = Rendered::default();
-    let source = source_kind(rec);
-    for _ in 0..opts.lm_per_position {
-        let previous = parent_link
-            .as_ref()
-            .filter(|_| rng.random_bool(opts.state_tracking.clamp(0.0, 1.0)))
-            .map(|(p, m)| (p, *m));
-        out.lm.push(text_example(&mut rng, &state, &values, best, previous, opts, source)?);
-    }
-    // Terminal examples: a move that ends the game leads to a state whose answer is its result.
-    for &(a, _) in &values {
-        if let Ok(next) = state.play(a)
-            && next.outcome().is_some()
-        {
-            let track = rng.random_bool(0.5);
-            let previous = Some((&state, a)).filter(|_| track);
-            out.lm.push(text_example(&mut rng, &next, &[], None, previous, opts, "terminal")?);
-        }
-    }
-    // Encoder: all moves, shuffled.
-    let mav = Buckets::mav();
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.random_range(0..=i));
-    }
-    let moves: Vec<shakmaty::Move> = order.iter().map(|&i| values[i].0).collect();
-    let input = encoder_input(tokenizer, &state, &moves).map_err(|e| err(e.to_string()))?;
-    let wp: Vec<f64> = order.iter().map(|&i| values[i].1).collect();
-    let buckets = wp
-        .iter()
-        .map(|&p| mav.bucket_of(p))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| err(e.to_string()))?;
-    let best_idx = best.and_then(|b| moves.iter().position(|&m| m == b)).unwrap_or(0);
-    out.enc =
-        Some(EncExample { ids: input.ids, move_pos: input.move_positions, buckets, wp, best: best_idx });
     // Action-value.
     let av = Buckets::new(128).map_err(|e| err(e.to_string()))?;
     let state_ids = searchless::tokenize_fen(&state.to_text()).map_err(|e| err(e.to_string()))?;
@@ -287,6 +262,62 @@ pub fn render_label(
     Ok(out)
 }
 
+/// A label's moves with their win probabilities, in the label's order.
+pub type MoveValues<S> = Vec<(<S as GameState>::Action, f64)>;
+
+/// The text and encoder examples of a label whose position is `state` (`parent`: the position of its
+/// parent label, if known), for any game; also returns the label's (move, win probability) pairs.
+pub fn render_state<S: MavState>(
+    rec: &LabelRecord,
+    state: &S,
+    parent: Option<S>,
+    tokenizer: &Tokenizer,
+    opts: &RenderOptions,
+) -> Result<(Rendered, MoveValues<S>), RenderError> {
+    let values = label_values(rec, state)?;
+    let err = |reason: String| RenderError::Label { fen: rec.fen.clone(), reason };
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed ^ state.hash64());
+    let best = state.parse_action(&rec.best).ok().or_else(|| values.first().map(|v| v.0));
+    let parent_link = parent.and_then(|ps| connecting_move(&ps, state).map(|m| (ps, m)));
+    let mut out = Rendered::default();
+    let source = source_kind(rec);
+    for _ in 0..opts.lm_per_position {
+        let previous = parent_link
+            .as_ref()
+            .filter(|_| rng.random_bool(opts.state_tracking.clamp(0.0, 1.0)))
+            .map(|(p, m)| (p, *m));
+        out.lm.push(text_example(&mut rng, state, &values, best, previous, opts, source)?);
+    }
+    // Terminal examples: a move that ends the game leads to a state whose answer is its result.
+    for &(a, _) in &values {
+        if let Ok(next) = state.play(a)
+            && next.outcome().is_some()
+        {
+            let track = rng.random_bool(0.5);
+            let previous = Some((state, a)).filter(|_| track);
+            out.lm.push(text_example(&mut rng, &next, &[], None, previous, opts, "terminal")?);
+        }
+    }
+    // Encoder: all moves, shuffled.
+    let mav = Buckets::mav();
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.random_range(0..=i));
+    }
+    let moves: Vec<S::Action> = order.iter().map(|&i| values[i].0).collect();
+    let input = encoder_input(tokenizer, state, &moves).map_err(|e| err(e.to_string()))?;
+    let wp: Vec<f64> = order.iter().map(|&i| values[i].1).collect();
+    let buckets = wp
+        .iter()
+        .map(|&p| mav.bucket_of(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| err(e.to_string()))?;
+    let best_idx = best.and_then(|b| moves.iter().position(|&m| m == b)).unwrap_or(0);
+    out.enc =
+        Some(EncExample { ids: input.ids, move_pos: input.move_positions, buckets, wp, best: best_idx });
+    Ok((out, values))
+}
+
 /// The action index of every chess move: its position in the byte-sorted list of 1968 moves.
 pub fn move_index() -> std::collections::HashMap<String, u32> {
     searchless::action_index()
@@ -294,14 +325,19 @@ pub fn move_index() -> std::collections::HashMap<String, u32> {
 
 /// The game a label belongs to.
 pub fn label_game(rec: &LabelRecord) -> GameKind {
-    if rec.chess960 { GameKind::Chess960 } else { GameKind::Chess }
+    match rec.game {
+        LabelGame::ConnectFour => GameKind::ConnectFour,
+        LabelGame::Hex => GameKind::Hex,
+        LabelGame::Chess if rec.chess960 => GameKind::Chess960,
+        LabelGame::Chess => GameKind::Chess,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::datagen::record::{MoveLabel, Split};
-    use crate::uci::info::ScoreValue;
+    use crate::datagen::score::LabelScore;
 
     fn label(fen: &str) -> LabelRecord {
         let s = ChessState::from_fen_mode(fen, ModeChoice::Auto).expect("fen");
@@ -309,9 +345,10 @@ mod tests {
             .legal_actions()
             .into_iter()
             .enumerate()
-            .map(|(i, a)| MoveLabel { uci: s.action_to_text(a), score: ScoreValue::Cp(50 - 10 * i as i32) })
+            .map(|(i, a)| MoveLabel { uci: s.action_to_text(a), score: LabelScore::Cp(50 - 10 * i as i32) })
             .collect::<Vec<_>>();
         LabelRecord {
+            game: crate::datagen::record::LabelGame::Chess,
             fen: s.fen(),
             chess960: s.kind() == GameKind::Chess960,
             best: moves[0].uci.clone(),

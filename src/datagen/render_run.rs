@@ -42,6 +42,8 @@ pub struct RenderSummary {
     pub enc: [u64; 2],
     /// Action-value examples (train, validation).
     pub av: [u64; 2],
+    /// Labels of games without an action-value format (Connect Four, Hex): rendered without one.
+    pub av_skipped: u64,
     /// Labels that could not be rendered (kept out, each reported on stderr).
     pub skipped: u64,
     /// Of the text examples, internal-search traces (train, validation).
@@ -255,13 +257,17 @@ pub fn render_dirs(
                         if let Some(a) = &r.av {
                             sinks[4 + split].line(a)?;
                             summary.av[split] += 1;
+                        } else {
+                            summary.av_skipped += 1;
                         }
                         let allowed =
                             search_allowance(opts.search_share, summary.lm[split], summary.search[split]);
                         // The label rendered, so its position parses.
-                        if let (Some(index), Ok(root)) =
-                            (search_index.as_ref().filter(|_| allowed > 0), label_state(&rec))
-                        {
+                        if let (Some(index), true, Ok(root)) = (
+                            search_index.as_ref().filter(|_| allowed > 0),
+                            rec.game.is_chess(),
+                            label_state(&rec),
+                        ) {
                             let mut rng =
                                 ChaCha8Rng::seed_from_u64(mix64(opts.seed ^ SEARCH_SALT) ^ root.hash64());
                             let limit =

@@ -13,9 +13,10 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+use super::game_label::{GameLabelSettings, game_state_hash};
 use super::label::Labeler;
 use super::manifest::{FORMAT_VERSION, Manifest, ShardInfo, SourceInfo};
-use super::record::{LabelRecord, Split};
+use super::record::{LabelGame, LabelRecord, Split};
 use super::sample::{chain_rng, sample_move, split_of};
 use super::shard::{read_shard, shard_file_name, write_shard};
 use super::source::{SourceMix, parse_epd_line};
@@ -33,14 +34,17 @@ pub enum Limit {
     Depth(u32),
     /// A fixed node count.
     Nodes(u64),
+    /// No engine: the game's own solver labels (Connect Four, Hex; see [`LabelSettings::game`]).
+    Solver,
 }
 
 impl Limit {
-    /// The UCI search limits.
-    pub fn search_limits(self) -> SearchLimits {
+    /// The UCI search limits (`None` for [`Limit::Solver`], which no engine searches).
+    pub fn search_limits(self) -> Option<SearchLimits> {
         match self {
-            Limit::Depth(d) => SearchLimits::depth(d),
-            Limit::Nodes(n) => SearchLimits::nodes(n),
+            Limit::Depth(d) => Some(SearchLimits::depth(d)),
+            Limit::Nodes(n) => Some(SearchLimits::nodes(n)),
+            Limit::Solver => None,
         }
     }
 }
@@ -75,6 +79,10 @@ pub struct LabelSettings {
     /// Plies a tree reaches below its root.
     #[serde(default = "default_search_depth")]
     pub search_depth: u32,
+    /// For Connect Four and Hex labels, the game and how its positions are drawn and solved (then
+    /// `limit` is [`Limit::Solver`]); absent for chess, so chess manifests read and write as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameLabelSettings>,
 }
 
 /// The default of [`LabelSettings::search_breadth`] (also the CLI's).
@@ -120,6 +128,19 @@ impl LabelSettings {
                 self.search_depth
             ));
         }
+        match (&self.game, self.limit) {
+            (Some(g), Limit::Solver) => {
+                if self.search_share > 0.0 {
+                    return bad("search trees (--search-share) are labelled for chess only".into());
+                }
+                g.check()?;
+            }
+            (Some(_), _) => {
+                return bad("Connect Four and Hex are labelled by their solvers, not an engine".into());
+            }
+            (None, Limit::Solver) => return bad("chess needs an engine limit (--depth or --nodes)".into()),
+            (None, _) => {}
+        }
         if !self.temperature.is_finite() {
             return bad(format!("the temperature must be a finite number, not {}", self.temperature));
         }
@@ -156,7 +177,7 @@ pub struct RunSummary {
 }
 
 /// A labelled position with its hash, as a chain produces it.
-type Labelled = (u64, LabelRecord);
+pub(crate) type Labelled = (u64, LabelRecord);
 
 /// Labels chain `chain`: its seed and up to `continuations` plies after it, then the search trees of
 /// those of its positions that root one, each tree depth first after the chain.
@@ -180,6 +201,7 @@ fn label_chain<L: Labeler>(
         let label = cached_label(labeler, &state, &mut cache)?;
         let hash = state.hash64();
         let record = LabelRecord {
+            game: LabelGame::Chess,
             fen: state.fen(),
             chess960: state.kind() == GameKind::Chess960,
             moves: label.moves,
@@ -220,9 +242,11 @@ fn label_chain<L: Labeler>(
 }
 
 fn record_hash(r: &LabelRecord, path: &Path) -> Result<u64, DatagenError> {
-    let state = parse_epd_line(&r.fen, r.chess960)
-        .map_err(|reason| DatagenError::Corrupt { path: path.to_path_buf(), reason })?;
-    Ok(state.hash64())
+    let corrupt = |reason: String| DatagenError::Corrupt { path: path.to_path_buf(), reason };
+    match r.game {
+        LabelGame::Chess => Ok(parse_epd_line(&r.fen, r.chess960).map_err(corrupt)?.hash64()),
+        game => game_state_hash(game, &r.fen).map_err(|e| corrupt(e.to_string())),
+    }
 }
 
 fn source_infos(mix: &SourceMix) -> Vec<SourceInfo> {
@@ -278,25 +302,63 @@ where
     L: Labeler + 'static,
     F: Fn(usize) -> Result<L, DatagenError> + Send + Sync + 'static,
 {
-    settings.check()?;
+    if settings.game.is_some() {
+        return Err(DatagenError::Settings("Connect Four and Hex labels are run by run_game_labels".into()));
+    }
     if mix.entries().is_empty() {
         return Err(DatagenError::Settings("no position sources were given".into()));
     }
+    let job_mix = mix.clone();
+    let job_settings = settings.clone();
+    drive(
+        out,
+        settings,
+        source_infos(mix),
+        threads,
+        move |worker| {
+            let labeler = factory(worker)?;
+            let name = labeler.name();
+            Ok((labeler, name))
+        },
+        move |labeler: &mut L, chain: u64| label_chain(labeler, &job_mix, &job_settings, chain),
+        stop_after_shards,
+        progress,
+    )
+}
+
+/// The run driver shared by every game: the worker pool (`factory(worker)` builds a worker's labeller
+/// and names it for the manifest, `job(labeller, chain)` labels one chain), the manifest, resume,
+/// deduplication and shards (see the module documentation).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn drive<S, F, J>(
+    out: &Path,
+    settings: &LabelSettings,
+    sources: Vec<SourceInfo>,
+    threads: usize,
+    factory: F,
+    job: J,
+    stop_after_shards: Option<usize>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<RunSummary, DatagenError>
+where
+    S: 'static,
+    F: Fn(usize) -> Result<(S, String), DatagenError> + Send + Sync + 'static,
+    J: Fn(&mut S, u64) -> Result<Vec<Labelled>, DatagenError> + Send + Sync + 'static,
+{
+    settings.check()?;
     std::fs::create_dir_all(out).map_err(|e| DatagenError::io(out, e))?;
 
     let engine_name = Arc::new(OnceLock::new());
     let name_slot = Arc::clone(&engine_name);
-    let job_mix = mix.clone();
-    let job_settings = settings.clone();
     let mut pool = Pool::new(
         "datagen",
         threads.max(1),
         move |worker| {
-            let labeler = factory(worker)?;
-            let _ = name_slot.set(labeler.name());
+            let (labeler, name) = factory(worker)?;
+            let _ = name_slot.set(name);
             Ok(labeler)
         },
-        move |labeler: &mut L, chain: u64| label_chain(labeler, &job_mix, &job_settings, chain),
+        job,
     )
     .map_err(|e| match e {
         PoolError::Factory { source, .. } => source,
@@ -308,7 +370,7 @@ where
         format: FORMAT_VERSION,
         settings: settings.clone(),
         engine,
-        sources: source_infos(mix),
+        sources,
         shards: Vec::new(),
         records: 0,
         complete: false,

@@ -55,15 +55,15 @@ pub fn sample_move<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::uci::ScoreValue;
+    use crate::datagen::score::LabelScore;
 
     fn moves() -> Vec<MoveLabel> {
         let m = |uci: &str, score| MoveLabel { uci: uci.into(), score };
         vec![
-            m("e2e4", ScoreValue::Cp(30)),
-            m("d2d4", ScoreValue::Cp(25)),
-            m("g1f3", ScoreValue::Cp(-100)),
-            m("f2f3", ScoreValue::Mate(-2)),
+            m("e2e4", LabelScore::Cp(30)),
+            m("d2d4", LabelScore::Cp(25)),
+            m("g1f3", LabelScore::Cp(-100)),
+            m("f2f3", LabelScore::Mate(-2)),
         ]
     }
 
@@ -72,7 +72,7 @@ mod tests {
         let mut rng = chain_rng(1, 2);
         assert_eq!(sample_move(&moves(), 0.0, &mut rng).map(|m| m.uci.as_str()), Some("e2e4"));
         let mut with_mate = moves();
-        with_mate.push(MoveLabel { uci: "d1h5".into(), score: ScoreValue::Mate(3) });
+        with_mate.push(MoveLabel { uci: "d1h5".into(), score: LabelScore::Mate(3) });
         assert_eq!(sample_move(&with_mate, 0.0, &mut rng).map(|m| m.uci.as_str()), Some("d1h5"));
         assert!(sample_move(&[], 0.5, &mut rng).is_none());
     }

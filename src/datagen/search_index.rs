@@ -114,8 +114,8 @@ impl SearchIndex {
 mod tests {
     use super::*;
     use crate::datagen::record::MoveLabel;
+    use crate::datagen::score::LabelScore;
     use crate::game::fen::ModeChoice;
-    use crate::uci::ScoreValue;
 
     /// A label of `fen` where the moves in `scores` get those centipawns and the others -300.
     fn label(fen: &str, scores: &[(&str, i32)], split: Split) -> LabelRecord {
@@ -126,10 +126,11 @@ mod tests {
             .map(|a| {
                 let uci = s.action_to_text(a);
                 let cp = scores.iter().find(|(m, _)| *m == uci).map_or(-300, |x| x.1);
-                MoveLabel { uci, score: ScoreValue::Cp(cp) }
+                MoveLabel { uci, score: LabelScore::Cp(cp) }
             })
             .collect();
         LabelRecord {
+            game: crate::datagen::record::LabelGame::Chess,
             fen: s.fen(),
             chess960: false,
             best: moves[0].uci.clone(),

@@ -102,10 +102,10 @@ mod tests {
 
     use super::*;
     use crate::datagen::record::{LabelRecord, MoveLabel};
+    use crate::datagen::score::LabelScore;
     use crate::game::GameState;
     use crate::game::fen::ModeChoice;
     use crate::mav::trace::parse_trace;
-    use crate::uci::ScoreValue;
 
     /// Labels `state` with every move at −20·(its index) cp, in `split`.
     fn record(state: &ChessState, split: Split) -> LabelRecord {
@@ -113,9 +113,10 @@ mod tests {
             .legal_actions()
             .into_iter()
             .enumerate()
-            .map(|(i, a)| MoveLabel { uci: state.action_to_text(a), score: ScoreValue::Cp(-20 * i as i32) })
+            .map(|(i, a)| MoveLabel { uci: state.action_to_text(a), score: LabelScore::Cp(-20 * i as i32) })
             .collect();
         LabelRecord {
+            game: crate::datagen::record::LabelGame::Chess,
             fen: state.fen(),
             chess960: false,
             best: moves[0].uci.clone(),

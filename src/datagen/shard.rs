@@ -62,7 +62,7 @@ pub fn read_shard(path: &Path) -> Result<Vec<LabelRecord>, DatagenError> {
 mod tests {
     use super::*;
     use crate::datagen::record::{MoveLabel, Split};
-    use crate::uci::ScoreValue;
+    use crate::datagen::score::LabelScore;
 
     #[test]
     fn shards_round_trip_and_leave_no_temp_file() {
@@ -70,9 +70,10 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let records: Vec<LabelRecord> = (0..3)
             .map(|i| LabelRecord {
+                game: crate::datagen::record::LabelGame::Chess,
                 fen: format!("8/8/8/8/8/8/k7/K{i}6 w - - 0 1"),
                 chess960: i == 1,
-                moves: vec![MoveLabel { uci: "a1b1".into(), score: ScoreValue::Cp(i) }],
+                moves: vec![MoveLabel { uci: "a1b1".into(), score: LabelScore::Cp(i) }],
                 best: "a1b1".into(),
                 depth: 6,
                 nodes: 10,

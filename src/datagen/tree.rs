@@ -110,6 +110,7 @@ fn expand<L: Labeler>(
         let label = cached_label(labeler, &child, cache)?;
         path.push(uci.clone());
         let record = LabelRecord {
+            game: crate::datagen::record::LabelGame::Chess,
             fen: child.fen(),
             chess960: root.chess960,
             moves: label.moves,
@@ -133,8 +134,8 @@ fn expand<L: Labeler>(
 mod tests {
     use super::*;
     use crate::datagen::record::Split;
+    use crate::datagen::score::LabelScore;
     use crate::game::fen::ModeChoice;
-    use crate::uci::ScoreValue;
 
     /// Scores every legal move by its index (the first move best) and counts its calls.
     struct Indexed {
@@ -151,24 +152,24 @@ mod tests {
                 .legal_actions()
                 .into_iter()
                 .enumerate()
-                .map(|(i, a)| MoveLabel { uci: state.action_to_text(a), score: ScoreValue::Cp(-(i as i32)) })
+                .map(|(i, a)| MoveLabel { uci: state.action_to_text(a), score: LabelScore::Cp(-(i as i32)) })
                 .collect();
             Ok(Label { best: moves[0].uci.clone(), moves, depth: 1, nodes: 1 })
         }
     }
 
-    fn m(uci: &str, score: ScoreValue) -> MoveLabel {
+    fn m(uci: &str, score: LabelScore) -> MoveLabel {
         MoveLabel { uci: uci.into(), score }
     }
 
     #[test]
     fn order_is_by_win_probability_and_stable() {
         let moves = [
-            m("a2a3", ScoreValue::Cp(10)),
-            m("b2b3", ScoreValue::Mate(2)),
-            m("c2c3", ScoreValue::Cp(10)),
-            m("d2d3", ScoreValue::Mate(-1)),
-            m("e2e4", ScoreValue::Mate(5)),
+            m("a2a3", LabelScore::Cp(10)),
+            m("b2b3", LabelScore::Mate(2)),
+            m("c2c3", LabelScore::Cp(10)),
+            m("d2d3", LabelScore::Mate(-1)),
+            m("e2e4", LabelScore::Mate(5)),
         ];
         assert_eq!(search_order(&moves), [1, 4, 0, 2, 3]);
     }
@@ -196,6 +197,7 @@ mod tests {
         let mut cache = HashMap::new();
         let label = cached_label(&mut labeler, &root, &mut cache).expect("label");
         let record = LabelRecord {
+            game: crate::datagen::record::LabelGame::Chess,
             fen: root.fen(),
             chess960: false,
             moves: label.moves.clone(),
@@ -236,8 +238,9 @@ mod tests {
         let mut cache = HashMap::new();
         let mut label = labeler.label(&root).expect("label");
         let mate = label.moves.iter().position(|m| m.uci == "a1a8").expect("a1a8 is legal");
-        label.moves[mate].score = ScoreValue::Mate(1);
+        label.moves[mate].score = LabelScore::Mate(1);
         let record = LabelRecord {
+            game: crate::datagen::record::LabelGame::Chess,
             fen: root.fen(),
             chess960: false,
             moves: label.moves,

@@ -1,8 +1,9 @@
 //! The `mav-encoder` evaluator: one bidirectional pass values every legal move of every request.
 //!
 //! Input per request (the contract of `mav::encoder_input`): the `%state` tokens without spaces, `<sep>`,
-//! one token per legal move. All requests of a batch go into one padded run; the value distribution of a
-//! move is the softmax of the value logits at its token, the best-action distribution the softmax of the
+//! the legal moves (one token each in chess and Connect Four; a Hex cell's tokens, moves then separated by
+//! the space token). All requests of a batch go into one padded run; the value distribution of a move is
+//! the softmax of the value logits at its (last) token, the best-action distribution the softmax of the
 //! best logits over the moves.
 
 use std::time::Instant;
