@@ -97,7 +97,10 @@ fn shader_path_draws_the_heatmap() {
     let Some(rs) = render_state() else { return };
     let mut h = panel_harness(Some(&rs), true);
     assert!(has_callback(&h), "the cells should be a paint callback on the wgpu renderer");
-    h.snapshot("heatmap_shader");
+    // Up to 100 of the image's 84,000 pixels may differ: GPU drivers round the marker lines at bucket
+    // edges one pixel apart (Mesa's lavapipe builds disagree on the mode ticks); a broken shader changes
+    // thousands.
+    h.snapshot_options("heatmap_shader", &egui_kittest::SnapshotOptions::new().max_failed_pixels(100));
     let prepared = prepared_frames(&rs).expect("registered");
     assert!(prepared > 0, "the shader path prepared no frame");
 }

@@ -184,3 +184,41 @@ fn board_promotion_picker() {
     assert!(h.state().0.promotion_open());
     h.snapshot("board_promotion_picker");
 }
+
+/// A Connect Four or Hex board with the solver's values: the values are exact (Connect Four late in a
+/// game, Hex 4×4 with few empty cells), so the picture does not depend on timing once they are all in.
+fn board_game_snapshot(choice: mavboard::app::board_game::GameChoice, moves: &[&str], name: &str) {
+    use mavboard::app::command::Command;
+    let Some(r) = renderer() else { return };
+    let settings = Settings { game: choice, ..Settings::default() };
+    // Not `harness`: its `run` would wait for the solver's spinner to stop on the empty board.
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1100.0, 720.0))
+        .renderer(r)
+        .build_ui_state(|ui, app: &mut MavboardApp| app.frame_ui(ui), MavboardApp::with_settings(settings));
+    h.step();
+    let ctx = h.ctx.clone();
+    for m in moves {
+        h.state_mut().state.apply(Command::PlayBoardMove((*m).to_owned()), &ctx);
+    }
+    let done = step_until(&mut h, std::time::Duration::from_secs(60), |app| {
+        app.state.oracle.report.as_ref().is_some_and(|r| r.done)
+    });
+    assert!(done, "{name}: the solver finished");
+    h.remove_cursor();
+    h.run_steps(3);
+    // The panel shows the solve time ("0.0 s"); a slower machine may write another digit there.
+    h.snapshot_options(name, &egui_kittest::SnapshotOptions::new().max_failed_pixels(150));
+}
+
+#[test]
+fn connect_four_board_with_solver_values() {
+    let moves = ["4", "4", "3", "5", "3", "3", "5", "4", "2", "6", "6"];
+    board_game_snapshot(mavboard::app::board_game::GameChoice::ConnectFour, &moves, "connect_four_solver");
+}
+
+#[test]
+fn hex_board_with_solver_values() {
+    let choice = mavboard::app::board_game::GameChoice::Hex { size: 4, swap: false };
+    board_game_snapshot(choice, &["b2", "c2", "b3", "c3", "a4"], "hex_solver");
+}
