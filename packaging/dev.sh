@@ -14,8 +14,9 @@ sudo_if_needed() {
     log "need root for: $*"; return 1; fi
 }
 
-# Debian packages the build and the tests use.
-APT_PACKAGES=(build-essential pkg-config python3 python3-pip stockfish)
+# Debian packages the build and the tests use (Mesa's software Vulkan driver lets the wgpu snapshot tests
+# render headless; without it they skip).
+APT_PACKAGES=(build-essential pkg-config python3 python3-pip stockfish libvulkan1 mesa-vulkan-drivers)
 # What the window needs at run time (X11/Wayland client libraries and a Vulkan driver; Mesa's lavapipe
 # renders in software where there is no GPU).
 RUN_PACKAGES=(libx11-6 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 libwayland-client0 libvulkan1 mesa-vulkan-drivers)
