@@ -123,6 +123,14 @@ fn connect_four_is_played_by_clicks_and_valued_by_the_solver() {
     let _ = h.try_run();
     assert_eq!(moves(&h).last(), Some(&best));
     assert_eq!(moves(&h).len(), line.len() + 1);
+
+    // Asking for a chess position (here a pasted FEN) brings the chess board back with it.
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    h.state_mut().state.apply(Command::LoadPasted(fen.into()), &ctx);
+    let _ = h.try_run();
+    assert!(h.state().state.board_game.is_none());
+    assert_eq!(h.state().state.settings.game, GameChoice::Chess);
+    assert_eq!(ui_common::board_fen(&h), fen);
 }
 
 fn current_text(state: &AppState) -> String {

@@ -244,8 +244,8 @@ impl OracleLink {
                 }
             }
         }
-        if let Some((_, o)) = self.running.as_mut() {
-            self.report = o.poll().cloned();
+        if let Some(r) = self.running.as_mut().and_then(|(_, o)| o.take_new()) {
+            self.report = Some(r);
         }
     }
 }

@@ -133,6 +133,20 @@ impl AppState {
 
     /// Applies one command without asking about unsaved changes.
     pub(super) fn apply_now(&mut self, command: Command, ctx: &eframe::egui::Context) {
+        // A chess position or game asked for while Connect Four or Hex is on the board brings chess back.
+        if self.board_game.is_some()
+            && matches!(
+                command,
+                Command::LoadFen(_)
+                    | Command::LoadPasted(_)
+                    | Command::OpenPath(_)
+                    | Command::OpenGame(_)
+                    | Command::NewGame
+                    | Command::NewChess960(_)
+            )
+        {
+            self.set_game(super::board_game::GameChoice::Chess);
+        }
         match command {
             Command::PlayMove(mv) => match self.line.play(mv) {
                 Ok(()) => {

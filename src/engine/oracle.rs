@@ -128,6 +128,18 @@ impl Oracle {
         self.latest.as_ref()
     }
 
+    /// The newest report when one arrived since the last call (`None` when nothing new came).
+    pub fn take_new(&mut self) -> Option<OracleReport> {
+        let mut newest = None;
+        while let Ok(r) = self.reports.try_recv() {
+            newest = Some(r);
+        }
+        if let Some(r) = &newest {
+            self.latest = Some(r.clone());
+        }
+        newest
+    }
+
     /// Asks the thread to stop.
     pub fn stop(&self) {
         self.stop.set();
