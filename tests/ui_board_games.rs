@@ -124,7 +124,11 @@ fn connect_four_is_played_by_clicks_and_valued_by_the_solver() {
     assert_eq!(moves(&h).last(), Some(&best));
     assert_eq!(moves(&h).len(), line.len() + 1);
 
-    // Asking for a chess position (here a pasted FEN) brings the chess board back with it.
+    // A FEN that is not valid leaves the game on the board; a chess position that loads (here a pasted
+    // FEN) brings the chess board back with it.
+    h.state_mut().state.apply(Command::LoadFen("not a fen".into()), &ctx);
+    assert_eq!(moves(&h).len(), line.len() + 1, "the Connect Four game is kept");
+    assert_eq!(h.state().state.settings.game, GameChoice::ConnectFour);
     let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
     h.state_mut().state.apply(Command::LoadPasted(fen.into()), &ctx);
     let _ = h.try_run();

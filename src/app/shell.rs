@@ -77,6 +77,7 @@ impl MavboardApp {
         }
         self.state.poll_file_dialog(&ctx);
         self.state.poll_loading();
+        self.state.follow_chess_loads();
         self.state.unsaved_frame(&ctx);
         if let Some(link) = self.engine.as_mut() {
             link.drain(&mut self.state);

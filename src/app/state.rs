@@ -77,6 +77,8 @@ pub struct AppState {
     pub board_game: Option<super::board_game::BoardGame>,
     /// The solver beside the Connect Four / Hex board.
     pub oracle: super::board_game::OracleLink,
+    /// [`AppState::position_generation`] when the Connect Four or Hex game was put on the board.
+    board_game_since: u64,
 }
 
 impl AppState {
@@ -104,6 +106,7 @@ impl AppState {
             uci: Default::default(),
             board_game: None,
             oracle: Default::default(),
+            board_game_since: 0,
         };
         // The last game chosen comes back (chess when it cannot be set up).
         if board_game.is_none() {
@@ -129,24 +132,20 @@ impl AppState {
         if let Some(command) = self.guard_unsaved(command) {
             self.apply_now(command, ctx);
         }
+        self.follow_chess_loads();
+    }
+
+    /// A chess position or game that was loaded (a FEN, a pasted or opened PGN, a new game) while Connect
+    /// Four or Hex is on the board brings the chess board back. Called after commands and after background
+    /// loads finish; a load that fails leaves the other game on the board.
+    pub fn follow_chess_loads(&mut self) {
+        if self.board_game.is_some() && self.position_generation != self.board_game_since {
+            self.set_game(super::board_game::GameChoice::Chess);
+        }
     }
 
     /// Applies one command without asking about unsaved changes.
     pub(super) fn apply_now(&mut self, command: Command, ctx: &eframe::egui::Context) {
-        // A chess position or game asked for while Connect Four or Hex is on the board brings chess back.
-        if self.board_game.is_some()
-            && matches!(
-                command,
-                Command::LoadFen(_)
-                    | Command::LoadPasted(_)
-                    | Command::OpenPath(_)
-                    | Command::OpenGame(_)
-                    | Command::NewGame
-                    | Command::NewChess960(_)
-            )
-        {
-            self.set_game(super::board_game::GameChoice::Chess);
-        }
         match command {
             Command::PlayMove(mv) => match self.line.play(mv) {
                 Ok(()) => {
@@ -337,6 +336,7 @@ impl AppState {
         match super::board_game::BoardGame::new(choice) {
             Ok(g) => {
                 self.board_game = Some(g);
+                self.board_game_since = self.position_generation;
                 self.settings.game = choice;
                 self.status_note = None;
             }

@@ -238,6 +238,9 @@ impl<S: MavState> Controller<S> {
                 if config.batch_size == 0 {
                     self.error(EngineError::Config("the batch size must be at least 1".into()));
                 } else {
+                    if config.cache_entries != self.config.cache_entries {
+                        self.cache = ResultCache::new(config.cache_entries);
+                    }
                     self.config = config;
                 }
             }

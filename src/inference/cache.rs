@@ -6,8 +6,9 @@ use crate::game::GameState;
 
 use super::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, Evaluator, TopK};
 
-/// What makes two requests the same question: the position, the previous position and action for a
-/// model that tracks state, and the request's options.
+/// What makes two requests the same question: the position as the model reads it (its full text: for
+/// chess the FEN with its clocks and the Chess960 castling notation, which the Zobrist hash leaves out), the
+/// previous position and action for a model that tracks state, and the request's options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CacheKey {
     state: u64,
@@ -22,15 +23,26 @@ impl CacheKey {
     /// The key of `r`.
     pub fn of<S: GameState>(r: &EvalRequest<S>) -> CacheKey {
         CacheKey {
-            state: r.state.hash64(),
+            state: hash_text(r.state.kind().name(), &r.state.to_text()),
             // A model that tracks state sees the previous position and action: they are part of the question.
-            previous: r.previous.as_ref().map(|(p, a)| p.hash64().rotate_left(1) ^ hash_action(p, *a)),
+            previous: r
+                .previous
+                .as_ref()
+                .map(|(p, a)| hash_text(p.kind().name(), &p.to_text()).rotate_left(1) ^ hash_action(p, *a)),
             top_k: r.top_k,
             mode: r.mode,
             best: r.want_best_action,
             next: r.want_next_state,
         }
     }
+}
+
+fn hash_text(game: &str, text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    game.hash(&mut h);
+    text.hash(&mut h);
+    h.finish()
 }
 
 fn hash_action<S: GameState>(p: &S, a: S::Action) -> u64 {
@@ -289,6 +301,20 @@ mod tests {
         let mut free = a;
         free.top_k = TopK::Count(5);
         c.evaluate(&[free]);
+        assert_eq!(c.inner_mut().seen, 2);
+    }
+
+    #[test]
+    fn the_same_board_with_other_clocks_is_another_question() {
+        // The knights go out and back: the board of the start, but the halfmove clock and move number
+        // (which the model reads) differ, though the Zobrist hash is the same.
+        let back = after(&["g1f3", "g8f6", "f3g1", "f6g8"]);
+        let start = ChessState::startpos();
+        assert_eq!(back.hash64(), start.hash64());
+        let (a, b) = (EvalRequest::values(start), EvalRequest::values(back));
+        assert_ne!(CacheKey::of(&a), CacheKey::of(&b));
+        let mut c = CachedEvaluator::new(Counting { seen: 0 }, 100);
+        c.evaluate(&[a, b]);
         assert_eq!(c.inner_mut().seen, 2);
     }
 

@@ -84,8 +84,8 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
     ui.horizontal(|ui| {
         for (text, nav, tip) in [
             ("|<", Navigate::Start, "Start (Home)"),
-            ("<", Navigate::Back, "Back (←)"),
-            (">", Navigate::Forward, "Forward (→)"),
+            ("<", Navigate::Back, "Back (left arrow)"),
+            (">", Navigate::Forward, "Forward (right arrow)"),
             (">|", Navigate::End, "End (End)"),
         ] {
             if ui.button(text).on_hover_text(tip).clicked() {

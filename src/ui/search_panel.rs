@@ -130,8 +130,8 @@ fn search_table_ui(
     }
     let t = &snap.totals.stats;
     ui.label(format!(
-        "elapsed {:.1}s · sims {} · evaluations {} (from the cache this search: {}) · hallucinations {} · \
-         failed {} · abandoned {} · reused {}",
+        "elapsed {:.1}s · sims {} · evaluations in the tree {} · cache hits this search {} · \
+         hallucinations {} · failed {} · abandoned {} · reused {}",
         report.elapsed.as_secs_f64(),
         t.simulations,
         t.model_calls,
