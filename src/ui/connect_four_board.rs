@@ -4,6 +4,7 @@
 
 use eframe::egui::{self, Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2};
 
+use super::arrows::value_color;
 use crate::game::connect_four::bitboard::{HEIGHT, WIDTH};
 use crate::game::connect_four::{Column, ConnectFourState};
 use crate::game::{GameState, Player};
@@ -84,26 +85,11 @@ fn stone_color(p: Player) -> Color32 {
     }
 }
 
-/// A colour from red (0) through grey (½) to green (1) for a win probability.
-pub fn value_color(p: f64) -> Color32 {
-    let p = p.clamp(0.0, 1.0) as f32;
-    let lerp = |a: u8, b: u8, t: f32| (f32::from(a) + (f32::from(b) - f32::from(a)) * t) as u8;
-    if p < 0.5 {
-        let t = p * 2.0;
-        Color32::from_rgb(lerp(0xc6, 0x9a, t), lerp(0x3c, 0x9a, t), lerp(0x3c, 0x9a, t))
-    } else {
-        let t = (p - 0.5) * 2.0;
-        Color32::from_rgb(lerp(0x9a, 0x3c, t), lerp(0x9a, 0xb0, t), lerp(0x9a, 0x4a, t))
-    }
-}
-
-fn layout_id() -> egui::Id {
-    egui::Id::unique("mavboard_connect_four_layout")
-}
+const LAYOUT: &str = "mavboard_connect_four_layout";
 
 /// The layout of the board as drawn last (for overlays and for tests that click on it).
 pub fn last_layout(ctx: &egui::Context) -> Option<ConnectFourLayout> {
-    ctx.data(|d| d.get_temp(layout_id()))
+    super::hex_board::recalled(ctx, LAYOUT)
 }
 
 /// Draws the board and returns the column clicked, as its move text, when that move is legal.
@@ -111,7 +97,7 @@ pub fn connect_four_board_ui(ui: &mut egui::Ui, view: &ConnectFourView) -> Optio
     let available = ui.available_rect_before_wrap();
     let layout = ConnectFourLayout::new(available);
     let response = ui.allocate_rect(layout.rect, Sense::click());
-    ui.ctx().data_mut(|d| d.insert_temp(layout_id(), layout));
+    super::hex_board::remember(ui.ctx(), LAYOUT, layout);
     let painter = ui.painter_at(layout.rect);
     let state = view.state;
     let over = state.outcome().is_some();
@@ -156,7 +142,7 @@ pub fn connect_four_board_ui(ui: &mut egui::Ui, view: &ConnectFourView) -> Optio
         let Some(c) = v.action.parse::<u32>().ok().and_then(Column::from_number) else { continue };
         let centre = Pos2::new(layout.hole(c.index(), 0).x, layout.rect.top() + layout.cell * 0.5);
         let bg = Rect::from_center_size(centre, Vec2::new(layout.cell * 0.92, layout.cell * 0.7));
-        painter.rect_filled(bg, 4.0, value_color(v.win_prob));
+        painter.rect_filled(bg, 4.0, value_color(v.win_prob as f32));
         if v.best {
             painter.rect_stroke(
                 bg,
@@ -189,12 +175,5 @@ mod tests {
         assert_eq!(l.column_at(Pos2::new(h.x, l.rect.top() + 5.0)), Column::from_index(3));
         assert_eq!(l.column_at(Pos2::new(h.x, l.rect.top() - 5.0)), None);
         assert!(l.hole(0, 5).y < l.hole(0, 0).y, "row 0 is at the bottom");
-    }
-
-    #[test]
-    fn value_colours_run_from_red_to_green() {
-        let (loss, draw, win) = (value_color(0.0), value_color(0.5), value_color(1.0));
-        assert!(loss.r() > loss.g() && win.g() > win.r());
-        assert_eq!(draw.r(), draw.g());
     }
 }

@@ -5,7 +5,7 @@
 
 use eframe::egui::{self, Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, Vec2};
 
-use super::connect_four_board::value_color;
+use super::arrows::value_color;
 use crate::game::hex::{Cell, HexAction, HexState};
 use crate::game::{GameState, Player};
 
@@ -115,13 +115,21 @@ fn stone_color(p: Player) -> Color32 {
     }
 }
 
-fn layout_id() -> egui::Id {
-    egui::Id::unique("mavboard_hex_layout")
+const LAYOUT: &str = "mavboard_hex_layout";
+
+/// Keeps a board's layout of this frame under `name` in egui's memory (for overlays and tests).
+pub(super) fn remember<T: Clone + Send + Sync + 'static>(ctx: &egui::Context, name: &str, layout: T) {
+    ctx.data_mut(|d| d.insert_temp(egui::Id::unique(name), layout));
+}
+
+/// The layout kept by [`remember`] under `name`.
+pub(super) fn recalled<T: Clone + Send + Sync + 'static>(ctx: &egui::Context, name: &str) -> Option<T> {
+    ctx.data(|d| d.get_temp(egui::Id::unique(name)))
 }
 
 /// The layout of the board as drawn last (for overlays and for tests that click on it).
 pub fn last_layout(ctx: &egui::Context) -> Option<HexLayout> {
-    ctx.data(|d| d.get_temp(layout_id()))
+    recalled(ctx, LAYOUT)
 }
 
 /// Draws the board and returns the cell clicked, as its move text, when placing a stone there is legal.
@@ -130,7 +138,7 @@ pub fn hex_board_ui(ui: &mut egui::Ui, view: &HexView) -> Option<String> {
     let n = state.size();
     let layout = HexLayout::new(ui.available_rect_before_wrap(), n);
     let response = ui.allocate_rect(layout.rect, Sense::click());
-    ui.ctx().data_mut(|d| d.insert_temp(layout_id(), layout));
+    remember(ui.ctx(), LAYOUT, layout);
     let painter = ui.painter_at(layout.rect.expand(2.0));
     let r = layout.radius;
     let over = state.outcome().is_some();
@@ -167,7 +175,7 @@ pub fn hex_board_ui(ui: &mut egui::Ui, view: &HexView) -> Option<String> {
             let value = values.get(text.as_str()).filter(|_| owner.is_none());
             let fill = match (owner, value) {
                 (Some(p), _) => stone_color(p),
-                (None, Some(v)) => empty.lerp_to_gamma(value_color(v.win_prob), 0.5),
+                (None, Some(v)) => empty.lerp_to_gamma(value_color(v.win_prob as f32), 0.5),
                 (None, None) => empty,
             };
             painter.add(Shape::convex_polygon(HexLayout::hexagon(c, r * 0.97), fill, outline));

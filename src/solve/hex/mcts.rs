@@ -197,18 +197,23 @@ mod tests {
     use super::*;
     use crate::game::hex::Cell;
 
-    #[test]
-    fn playouts_pick_the_winner_of_the_filled_board() {
-        let mut rng = StdRng::seed_from_u64(1);
-        // Black has a3 and b2 and needs b1 or c1: most random fillings give it one of them.
-        let s = HexState::from_cells(
+    /// 3×3, the first player to move with a3 and b2 (the second has a1 and c3): b1 or c1 wins at once.
+    fn first_needs_b1_or_c1() -> HexState {
+        HexState::from_cells(
             3,
             false,
             &[Cell::parse("a3").expect("a3"), Cell::parse("b2").expect("b2")],
             &[Cell::parse("a1").expect("a1"), Cell::parse("c3").expect("c3")],
             Player::First,
         )
-        .expect("reachable");
+        .expect("reachable")
+    }
+
+    #[test]
+    fn playouts_pick_the_winner_of_the_filled_board() {
+        let mut rng = StdRng::seed_from_u64(1);
+        // Black has a3 and b2 and needs b1 or c1: most random fillings give it one of them.
+        let s = first_needs_b1_or_c1();
         let wins = (0..2000).filter(|_| playout(&s, &mut rng) == Player::First).count();
         assert!(wins > 1000, "{wins}");
     }
@@ -216,14 +221,7 @@ mod tests {
     #[test]
     fn search_finds_the_forced_win_and_is_deterministic() {
         // Black to move on 3×3 with a3 and b2: b1 and c1 win at once.
-        let s = HexState::from_cells(
-            3,
-            false,
-            &[Cell::parse("a3").expect("a3"), Cell::parse("b2").expect("b2")],
-            &[Cell::parse("a1").expect("a1"), Cell::parse("c3").expect("c3")],
-            Player::First,
-        )
-        .expect("reachable");
+        let s = first_needs_b1_or_c1();
         let cfg = Config { playouts: 3000, ..Config::default() };
         let r = search(&s, cfg);
         let best = r.best.expect("moves");
