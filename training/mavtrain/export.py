@@ -328,6 +328,15 @@ def model_card(m: dict, info: dict, config: dict, log: list[dict], diffs: dict, 
     ]
     for split, s in info["data"].items():
         lines.append(f"- {split}: " + ", ".join(f"{k} {json.dumps(v) if isinstance(v, dict) else v}" for k, v in s.items()))
+    warm = info.get("init_from")
+    if warm:
+        wt = warm.get("training") or {}
+        lines.append(
+            f"- Fine-tuned: started from the package `{warm.get('name')}` (games {', '.join(warm.get('games') or [])}; "
+            f"vocabulary {warm.get('vocab_size')}, extended to {m['vocab_size']}), itself trained {wt.get('steps')} steps on "
+            f"{wt.get('tokens')} tokens of `{wt.get('data')}` in {wt.get('wall_time_s')} s on {wt.get('device')}, {wt.get('machine')}. "
+            "The compute below is the fine-tuning's alone."
+        )
     lines += [
         "",
         "## Compute",

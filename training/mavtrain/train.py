@@ -22,6 +22,7 @@ import torch
 from . import data as D
 from .models import FORMATS, ModelConfig, build_model, count_parameters
 from .tasks import TASKS
+from .warmstart import WarmStartError, load_package_weights
 
 TRAIN_DEFAULTS = {
     "batch_size": 32,
@@ -209,8 +210,11 @@ def evaluate(task, model, t, device) -> dict:
 # training
 
 
-def train(config: dict, data_dir: str, run_dir: str, device: str = "auto", _kill_after_step: int | None = None) -> dict:
+def train(config: dict, data_dir: str, run_dir: str, device: str = "auto", _kill_after_step: int | None = None, init_from: str | None = None) -> dict:
     """Train (or resume) a run; returns the summary written to run_dir/summary.json.
+
+    `init_from` (a model package folder) starts a new run from that package's weights (fine-tuning, see
+    mavtrain.warmstart); a resumed run ignores it, its checkpoint holds the weights.
 
     `_kill_after_step` is for tests only: it returns right after that step *without* writing a
     checkpoint, as if the process had been killed there.
@@ -237,7 +241,17 @@ def train(config: dict, data_dir: str, run_dir: str, device: str = "auto", _kill
     meta = D.read_meta(data_dir)
     mcfg = ModelConfig.from_dict(config["model"])
     task = TASKS[fmt](data_dir, meta, t, mcfg, limit=t["limit_train_examples"])
-    model = build_model(fmt, mcfg).to(dev)
+    model = build_model(fmt, mcfg)
+    warm = None
+    if init_from and not resuming:
+        model.load_state_dict(load_package_weights(init_from, fmt, mcfg))
+        with open(os.path.join(init_from, "mav.json"), encoding="utf-8") as f:
+            pkg = json.load(f)
+        warm = {"package": os.path.abspath(init_from), "name": pkg.get("name"), "games": pkg.get("games"), "vocab_size": pkg.get("vocab_size"), "training": pkg.get("training")}
+        print(f"initialised from {init_from} ({pkg.get('name')}, vocabulary {pkg.get('vocab_size')} -> {mcfg.vocab_size})", flush=True)
+    elif init_from:
+        print(f"resuming: --init-from {init_from} is not used, the checkpoint holds the weights", flush=True)
+    model = model.to(dev)
     opt = make_optimizer(model, t)
     ema = EMA(model, t["ema_decay"])
     n_params = count_parameters(model)
@@ -255,7 +269,11 @@ def train(config: dict, data_dir: str, run_dir: str, device: str = "auto", _kill
         print(f"resuming {run_dir} at step {step}", flush=True)
     log = RunLog(os.path.join(run_dir, "log.jsonl"), step if resuming else None)
 
-    with open(os.path.join(run_dir, "run_info.json"), "w", encoding="utf-8") as f:
+    info_path = os.path.join(run_dir, "run_info.json")
+    if resuming and os.path.exists(info_path):
+        with open(info_path, encoding="utf-8") as f:
+            warm = json.load(f).get("init_from")
+    with open(info_path, "w", encoding="utf-8") as f:
         json.dump(
             {
                 "format": fmt,
@@ -269,6 +287,7 @@ def train(config: dict, data_dir: str, run_dir: str, device: str = "auto", _kill
                 "data": task.data_summary(),
                 "internal_search": task.internal_search,
                 "torch": torch.__version__,
+                "init_from": warm,
             },
             f,
             indent=2,
@@ -372,6 +391,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-steps", type=int, help="override train.max_steps")
     ap.add_argument("--batch-size", type=int, help="override train.batch_size")
     ap.add_argument("--limit", type=int, help="use only the first N training records")
+    ap.add_argument("--init-from", help="model package folder to start from (fine-tuning; its vocabulary may be extended by the data's)")
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -380,8 +400,8 @@ def main(argv=None) -> int:
         for key, val in (("precision", args.precision), ("max_steps", args.max_steps), ("batch_size", args.batch_size), ("limit_train_examples", args.limit)):
             if val is not None:
                 cfg["train"][key] = val
-        summary = train(cfg, args.data, args.run, args.device)
-    except (D.DataError, ValueError, RuntimeError, OSError) as e:
+        summary = train(cfg, args.data, args.run, args.device, init_from=args.init_from)
+    except (D.DataError, WarmStartError, ValueError, RuntimeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(json.dumps(summary, indent=2))
