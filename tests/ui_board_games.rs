@@ -20,7 +20,7 @@ use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::Cell;
 use mavboard::solve::connect_four::Solver;
 use mavboard::ui::{connect_four_board, hex_board};
-use ui_common::{app_harness, step_until};
+use ui_common::{app_harness, choose, step_until};
 
 fn click(h: &mut Harness<'_, MavboardApp>, p: egui::Pos2) {
     h.hover_at(p);
@@ -44,16 +44,6 @@ fn click_cell(h: &mut Harness<'_, MavboardApp>, name: &str) {
 
 fn moves(h: &Harness<'_, MavboardApp>) -> Vec<String> {
     h.state().state.board_game.as_ref().map(|g| g.moves().to_vec()).unwrap_or_default()
-}
-
-fn choose(h: &mut Harness<'_, MavboardApp>, path: &[&str]) {
-    for label in path {
-        h.get_by_label(label).click();
-        let _ = h.try_run();
-    }
-    // Close any menu left open.
-    h.key_press(egui::Key::Escape);
-    let _ = h.try_run();
 }
 
 /// A Connect Four line of `plies` moves (pseudo-random, fixed seed) in which nobody has won.

@@ -153,6 +153,11 @@ impl BoardGame {
         Ok(BoardGame { choice, positions: vec![BoardState::start(choice)?], moves: Vec::new(), cursor: 0 })
     }
 
+    /// The start position of the game.
+    pub fn start(&self) -> &BoardState {
+        &self.positions[0]
+    }
+
     /// The position on the board.
     pub fn current(&self) -> &BoardState {
         &self.positions[self.cursor]

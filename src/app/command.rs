@@ -157,4 +157,6 @@ pub enum Command {
     CopyBoardRecord,
     /// Turn the solver beside the Connect Four / Hex board on or off.
     ToggleOracle,
+    /// Start or stop the model's MCTS on the Connect Four / Hex board.
+    BoardSearch(super::board_model::BoardSearchRequest),
 }

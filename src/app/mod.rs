@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod board_game;
+pub mod board_model;
 pub mod chess960;
 pub mod command;
 pub mod engine_link;

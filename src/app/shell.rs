@@ -102,6 +102,26 @@ impl MavboardApp {
         });
         let board = self.state.board_game.as_ref().map(|g| g.current());
         self.state.oracle.follow(board, self.state.settings.show_oracle, repaint);
+        // The model beside it, in the app with an engine (tests that only drive the board have none).
+        if self.engine.is_some() {
+            let settings = &self.state.settings;
+            let search = &settings.search;
+            let limits = if search.simulations == 0 {
+                crate::engine::GoLimits { infinite: true, ..Default::default() }
+            } else {
+                crate::engine::GoLimits { simulations: Some(search.simulations), ..Default::default() }
+            };
+            let run = (search.engine_config(), search.params(settings.scoring), limits);
+            let options = super::model_runtime::session_options(settings);
+            let preferred = settings.model_dir.clone();
+            self.state.board_model.follow(
+                self.state.board_game.as_ref(),
+                preferred.as_deref(),
+                &options,
+                run,
+                repaint,
+            );
+        }
         if self.state.position_generation != self.seen_generation {
             self.seen_generation = self.state.position_generation;
             self.ui.board.reset();

@@ -77,6 +77,8 @@ pub struct AppState {
     pub board_game: Option<super::board_game::BoardGame>,
     /// The solver beside the Connect Four / Hex board.
     pub oracle: super::board_game::OracleLink,
+    /// The model beside the Connect Four / Hex board (driven by the app shell when it has an engine).
+    pub board_model: super::board_model::BoardModel,
     /// [`AppState::position_generation`] when the Connect Four or Hex game was put on the board.
     board_game_since: u64,
 }
@@ -106,6 +108,7 @@ impl AppState {
             uci: Default::default(),
             board_game: None,
             oracle: Default::default(),
+            board_model: Default::default(),
             board_game_since: 0,
         };
         // The last game chosen comes back (chess when it cannot be set up).
@@ -318,6 +321,7 @@ impl AppState {
                 None => {}
             },
             Command::ToggleOracle => self.settings.show_oracle ^= true,
+            Command::BoardSearch(request) => self.board_model.request = Some(request),
             Command::CopyFen => {
                 ctx.copy_text(self.current().fen());
                 self.status_note = Some("FEN copied to the clipboard".to_owned());

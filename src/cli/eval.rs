@@ -5,13 +5,17 @@ use std::path::PathBuf;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use mavboard::datagen::record::Split;
+use mavboard::datagen::record::{LabelGame, LabelRecord};
 use mavboard::datagen::render_run::shard_files;
 use mavboard::datagen::shard::read_shard;
 use mavboard::eval::puzzles::read_puzzles;
-use mavboard::eval::run::{EvalReport, LabelMetrics};
+use mavboard::eval::run::{EvalReport, LabelMetrics, eval_connect_four_labels, eval_hex_labels};
 use mavboard::eval::{eval_labels, eval_puzzles};
-use mavboard::inference::load_evaluator;
+use mavboard::game::GameKind;
+use mavboard::game::connect_four::ConnectFourState;
+use mavboard::game::hex::HexState;
 use mavboard::inference::onnx::SessionOptions;
+use mavboard::inference::{load_evaluator, load_evaluator_for};
 use mavboard::model::package::default_package_dir;
 
 /// Arguments of `mavboard eval`.
@@ -20,13 +24,14 @@ pub struct Args {
     /// The model package folder [default: the shipped mav-enc-tiny].
     #[arg(long)]
     model: Option<PathBuf>,
-    /// A label folder from `mavboard datagen labels`; its validation split is used.
+    /// A label folder from `mavboard datagen labels`; its validation split is used (chess, Connect Four
+    /// and Hex labels are each measured with the model opened for that game).
     #[arg(long)]
     labels: Option<PathBuf>,
     /// A Lichess puzzle CSV (PuzzleId,FEN,Moves,Rating,…).
     #[arg(long)]
     puzzles: Option<PathBuf>,
-    /// Use at most this many positions / puzzles from each.
+    /// Use at most this many positions of each game / puzzles.
     #[arg(long)]
     limit: Option<usize>,
     /// Requests per model call.
@@ -56,11 +61,19 @@ fn print_group(name: &str, g: &LabelMetrics) {
     println!("{name}: {} positions", g.positions);
     for (label, m) in [("max ", &g.max), ("mean", &g.mean)] {
         println!(
-            "  {label}  action accuracy {:5.1}%   Kendall tau {:6.3}   win-prob MAE {:.3}",
+            "  {label}  action accuracy {:5.1}% (a best-valued move {:5.1}%)   Kendall tau {:6.3}   win-prob MAE {:.3}",
             100.0 * m.action_accuracy.mean,
+            100.0 * m.best_value_accuracy.mean,
             m.kendall_tau.mean,
             m.win_prob_mae.mean
         );
+        if m.result_accuracy.count > 0 {
+            println!(
+                "        keeps the proven result {:5.1}% ({} positions solved exactly)",
+                100.0 * m.result_accuracy.mean,
+                m.result_accuracy.count
+            );
+        }
     }
     if let Some(f1) = g.free_legal_f1() {
         println!(
@@ -86,28 +99,76 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => default_package_dir()?,
     };
     let options = SessionOptions { ort_lib: args.ort_lib, ..SessionOptions::default() };
-    let (mut evaluator, package) = load_evaluator(&dir, &options)?;
-    println!("model {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
     let mut report = EvalReport::default();
     if let Some(labels) = &args.labels {
         let mut recs = Vec::new();
         for shard in shard_files(labels)? {
             recs.extend(read_shard(&shard)?.into_iter().filter(|r| r.split == Split::Val));
         }
-        if let Some(n) = args.limit {
-            recs.truncate(n);
-        }
         anyhow::ensure!(!recs.is_empty(), "{} has no validation records", labels.display());
-        let pb = bar(recs.len() as u64, "labels ");
-        eval_labels(evaluator.as_mut(), &recs, args.batch, &mut report, |n| pb.set_position(n))?;
-        pb.finish_and_clear();
-        print_group("game positions", &report.game_positions);
-        print_group("book positions", &report.book_positions);
+        let of_game = |game: LabelGame| -> Vec<LabelRecord> {
+            let mut v: Vec<LabelRecord> = recs.iter().filter(|r| r.game == game).cloned().collect();
+            if let Some(n) = args.limit {
+                v.truncate(n);
+            }
+            v
+        };
+        let (chess, four, hex) =
+            (of_game(LabelGame::Chess), of_game(LabelGame::ConnectFour), of_game(LabelGame::Hex));
+        if !chess.is_empty() {
+            let (mut evaluator, package) = load_evaluator(&dir, &options)?;
+            println!(
+                "model {} ({}, {})",
+                package.manifest.name,
+                package.manifest.format.name(),
+                dir.display()
+            );
+            let pb = bar(chess.len() as u64, "chess  ");
+            eval_labels(evaluator.as_mut(), &chess, args.batch, &mut report, |n| pb.set_position(n))?;
+            pb.finish_and_clear();
+            print_group("game positions", &report.game_positions);
+            print_group("book positions", &report.book_positions);
+        }
+        if !four.is_empty() {
+            let (mut evaluator, package, _) =
+                load_evaluator_for::<ConnectFourState>(&dir, &options, GameKind::ConnectFour)?;
+            println!(
+                "model {} ({}, {})",
+                package.manifest.name,
+                package.manifest.format.name(),
+                dir.display()
+            );
+            let pb = bar(four.len() as u64, "connect four");
+            eval_connect_four_labels(evaluator.as_mut(), &four, args.batch, &mut report, |n| {
+                pb.set_position(n)
+            })?;
+            pb.finish_and_clear();
+            if let Some(g) = &report.connect_four {
+                print_group("connect four positions", g);
+            }
+        }
+        if !hex.is_empty() {
+            let (mut evaluator, package, _) = load_evaluator_for::<HexState>(&dir, &options, GameKind::Hex)?;
+            println!(
+                "model {} ({}, {})",
+                package.manifest.name,
+                package.manifest.format.name(),
+                dir.display()
+            );
+            let pb = bar(hex.len() as u64, "hex    ");
+            eval_hex_labels(evaluator.as_mut(), &hex, args.batch, &mut report, |n| pb.set_position(n))?;
+            pb.finish_and_clear();
+            if let Some(g) = &report.hex {
+                print_group("hex positions", g);
+            }
+        }
         if let Some(note) = &report.free_note {
             println!("free decoding not measured: {note}");
         }
     }
     if let Some(path) = &args.puzzles {
+        let (mut evaluator, package) = load_evaluator(&dir, &options)?;
+        println!("model {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
         let mut ps = read_puzzles(path)?;
         if let Some(n) = args.limit {
             ps.truncate(n);

@@ -5,17 +5,28 @@ use serde::Serialize;
 
 use super::metrics::{Mean, kendall_tau};
 use super::puzzles::{Puzzle, solve};
+use crate::datagen::game_label::{four_state, hex_state};
 use crate::datagen::record::LabelRecord;
 use crate::datagen::render::label_state;
+use crate::datagen::score::{ExactResult, LabelScore};
 use crate::game::GameState;
 use crate::game::chess::ChessState;
+use crate::game::connect_four::ConnectFourState;
+use crate::game::hex::HexState;
 use crate::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, Evaluator, Scoring};
+use crate::mav::state::MavState;
 
 /// Measures under one scoring.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ScoredMetrics {
-    /// The model's best move (by this scoring) is Stockfish's best move.
+    /// The model's best move (by this scoring) is the labels' best move.
     pub action_accuracy: Mean,
+    /// The model's best move is valued best by the labels, ties included (several Connect Four moves
+    /// often share the best proven result and distance).
+    pub best_value_accuracy: Mean,
+    /// Positions whose every move has a proven result (a solver's labels): the model's best move keeps
+    /// the position's result (a win stays a win, a draw a draw).
+    pub result_accuracy: Mean,
     /// Kendall's τ between the model's move values and Stockfish's, per position, averaged.
     pub kendall_tau: Mean,
     /// Mean absolute error of each move's win probability.
@@ -65,24 +76,28 @@ pub struct PuzzleMetrics {
 /// The whole report.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct EvalReport {
-    /// Positions from real games (source `game:…`).
+    /// Chess positions from real games (source `game:…`).
     pub game_positions: LabelMetrics,
-    /// Positions from opening books and their continuations.
+    /// Chess positions from opening books and their continuations.
     pub book_positions: LabelMetrics,
+    /// Connect Four positions (solver labels), when the labels hold some.
+    pub connect_four: Option<LabelMetrics>,
+    /// Hex positions (solver and MCTS labels), when the labels hold some.
+    pub hex: Option<LabelMetrics>,
     /// Puzzles.
     pub puzzles: Option<PuzzleMetrics>,
     /// Why free-decoding measures are absent, if they are.
     pub free_note: Option<String>,
 }
 
-fn best_by(result: &EvalResult<ChessState>, scoring: Scoring) -> Option<(shakmaty::Move, f64)> {
+fn best_by<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Option<(S::Action, f64)> {
     result.moves.iter().map(|m| (m.action, scoring.value(&m.dist))).max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-fn score_label(
+fn score_label<S: GameState>(
     rec: &LabelRecord,
-    state: &ChessState,
-    result: &EvalResult<ChessState>,
+    state: &S,
+    result: &EvalResult<S>,
     scoring: Scoring,
     out: &mut ScoredMetrics,
 ) {
@@ -102,11 +117,31 @@ fn score_label(
         out.kendall_tau.add(t);
     }
     if let Some((best, _)) = best_by(result, scoring) {
-        out.action_accuracy.hit(state.action_to_text(best) == rec.best);
+        let text = state.action_to_text(best);
+        out.action_accuracy.hit(text == rec.best);
+        let top = rec.moves.iter().map(|l| l.score.win_probability()).fold(f64::NEG_INFINITY, f64::max);
+        let chosen = rec.moves.iter().find(|l| l.uci == text);
+        if let Some(l) = chosen {
+            out.best_value_accuracy.hit(l.score.win_probability() >= top - 1e-9);
+        }
+        let result_of = |l: &crate::datagen::record::MoveLabel| match l.score {
+            LabelScore::Exact { result, .. } => Some(result),
+            _ => None,
+        };
+        let proven: Option<Vec<ExactResult>> = rec.moves.iter().map(result_of).collect();
+        if let (Some(results), Some(l)) = (proven, chosen) {
+            let rank = |r: ExactResult| match r {
+                ExactResult::Win => 2,
+                ExactResult::Draw => 1,
+                ExactResult::Loss => 0,
+            };
+            let best_result = results.iter().map(|&r| rank(r)).max();
+            out.result_accuracy.hit(result_of(l).map(rank) == best_result);
+        }
     }
 }
 
-fn score_free(state: &ChessState, r: &EvalResult<ChessState>, out: &mut LabelMetrics) {
+fn score_free<S: GameState>(state: &S, r: &EvalResult<S>, out: &mut LabelMetrics) {
     let legal = state.legal_actions().len();
     let written = r.moves.len() + r.hallucinations.iter().filter(|h| h.kind.contains("illegal")).count();
     if written == 0 && r.best_action.is_none() && r.next_state.is_none() {
@@ -131,22 +166,100 @@ fn score_free(state: &ChessState, r: &EvalResult<ChessState>, out: &mut LabelMet
     }
 }
 
-/// Evaluates `evaluator` on labelled positions (validation records only), in batches of `batch`.
-/// `progress` is called with the number of positions done.
+/// Evaluates `evaluator` on labelled chess positions (validation records only), in batches of `batch`,
+/// into the report's game and book groups. `progress` is called with the number of positions done.
 pub fn eval_labels(
     evaluator: &mut dyn Evaluator<ChessState>,
     labels: &[LabelRecord],
     batch: usize,
     report: &mut EvalReport,
+    progress: impl FnMut(u64),
+) -> Result<(), EvalError> {
+    let mut groups = [std::mem::take(&mut report.game_positions), std::mem::take(&mut report.book_positions)];
+    let out = eval_label_groups(
+        evaluator,
+        labels,
+        |rec| label_state(rec).ok(),
+        |rec| usize::from(!rec.source.starts_with("game:")),
+        batch,
+        &mut groups,
+        &mut report.free_note,
+        progress,
+    );
+    let [game, book] = groups;
+    report.game_positions = game;
+    report.book_positions = book;
+    out
+}
+
+/// Evaluates `evaluator` on labelled Connect Four positions into `report.connect_four`.
+pub fn eval_connect_four_labels(
+    evaluator: &mut dyn Evaluator<ConnectFourState>,
+    labels: &[LabelRecord],
+    batch: usize,
+    report: &mut EvalReport,
+    progress: impl FnMut(u64),
+) -> Result<(), EvalError> {
+    let mut groups = [report.connect_four.take().unwrap_or_default()];
+    let out = eval_label_groups(
+        evaluator,
+        labels,
+        |rec| four_state(&rec.fen).ok(),
+        |_| 0,
+        batch,
+        &mut groups,
+        &mut report.free_note,
+        progress,
+    );
+    let [g] = groups;
+    report.connect_four = Some(g);
+    out
+}
+
+/// Evaluates `evaluator` on labelled Hex positions into `report.hex`.
+pub fn eval_hex_labels(
+    evaluator: &mut dyn Evaluator<HexState>,
+    labels: &[LabelRecord],
+    batch: usize,
+    report: &mut EvalReport,
+    progress: impl FnMut(u64),
+) -> Result<(), EvalError> {
+    let mut groups = [report.hex.take().unwrap_or_default()];
+    let out = eval_label_groups(
+        evaluator,
+        labels,
+        |rec| hex_state(&rec.fen).ok(),
+        |_| 0,
+        batch,
+        &mut groups,
+        &mut report.free_note,
+        progress,
+    );
+    let [g] = groups;
+    report.hex = Some(g);
+    out
+}
+
+/// The measures of any game: each label whose state `state_of` reads is valued (constrained decoding,
+/// and free decoding where the model supports it) and scored into `groups[group_of(label)]`.
+#[allow(clippy::too_many_arguments)]
+fn eval_label_groups<S: MavState>(
+    evaluator: &mut dyn Evaluator<S>,
+    labels: &[LabelRecord],
+    state_of: impl Fn(&LabelRecord) -> Option<S>,
+    group_of: impl Fn(&LabelRecord) -> usize,
+    batch: usize,
+    groups: &mut [LabelMetrics],
+    free_note: &mut Option<String>,
     mut progress: impl FnMut(u64),
 ) -> Result<(), EvalError> {
-    let mut free_supported = true;
+    let mut free_supported = free_note.is_none();
     let mut done = 0u64;
     for chunk in labels.chunks(batch.max(1)) {
         let mut states = Vec::with_capacity(chunk.len());
         let mut recs = Vec::with_capacity(chunk.len());
         for rec in chunk {
-            if let Ok(s) = label_state(rec) {
+            if let Some(s) = state_of(rec) {
                 states.push(s);
                 recs.push(rec);
             }
@@ -168,7 +281,7 @@ pub fn eval_labels(
             let out = evaluator.evaluate(&free);
             if let Some(Err(EvalError::Unsupported { why, .. })) = out.first() {
                 free_supported = false;
-                report.free_note = Some(why.clone());
+                *free_note = Some(why.clone());
                 None
             } else {
                 Some(out)
@@ -177,11 +290,7 @@ pub fn eval_labels(
             None
         };
         for (i, (rec, state)) in recs.iter().zip(&states).enumerate() {
-            let group = if rec.source.starts_with("game:") {
-                &mut report.game_positions
-            } else {
-                &mut report.book_positions
-            };
+            let Some(group) = groups.get_mut(group_of(rec)) else { continue };
             let result = match &results[i] {
                 Ok(r) => r,
                 Err(EvalError::Backend(e)) => return Err(EvalError::Backend(e.clone())),
@@ -231,7 +340,127 @@ pub fn eval_puzzles(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::datagen::record::{LabelGame, MoveLabel, Split};
+    use crate::inference::evaluator::{EvalTiming, MoveValue};
+    use crate::mav::buckets::{Buckets, ValueDistribution};
+    use crate::mav::state::MavState;
     use crate::search::mock::MaterialEvaluator;
+
+    /// Values Connect Four's centre column highest and the edges lowest.
+    struct CentreModel;
+
+    impl Evaluator<ConnectFourState> for CentreModel {
+        fn evaluate(
+            &mut self,
+            requests: &[EvalRequest<ConnectFourState>],
+        ) -> Vec<Result<EvalResult<ConnectFourState>, EvalError>> {
+            requests
+                .iter()
+                .map(|r| {
+                    if r.mode == DecodeMode::Free {
+                        return Err(EvalError::Unsupported {
+                            what: "free decoding".into(),
+                            why: "a mock".into(),
+                        });
+                    }
+                    let moves = r
+                        .state
+                        .legal_actions()
+                        .into_iter()
+                        .map(|a| {
+                            let text = r.state.action_to_text(a);
+                            let col: u32 = text.parse().unwrap_or(1);
+                            let dist = ValueDistribution::one_hot(Buckets::mav(), 60 - 6 * col.abs_diff(4))
+                                .expect("bucket");
+                            MoveValue { action: a, text, dist }
+                        })
+                        .collect();
+                    Ok(EvalResult {
+                        moves,
+                        best_action: None,
+                        next_state: None,
+                        tracked_state: None,
+                        terminal: None,
+                        raw_text: String::new(),
+                        hallucinations: Vec::new(),
+                        timing: EvalTiming::default(),
+                    })
+                })
+                .collect()
+        }
+    }
+
+    #[test]
+    fn connect_four_labels_count_ties_and_kept_results() {
+        use crate::datagen::score::{ExactResult, LabelScore};
+        let exact = |result, plies| LabelScore::Exact { result, plies: Some(plies) };
+        let label = |moves: Vec<(&str, LabelScore)>, best: &str| LabelRecord {
+            game: LabelGame::ConnectFour,
+            fen: ConnectFourState::default().mav_state(),
+            chess960: false,
+            moves: moves.into_iter().map(|(m, score)| MoveLabel { uci: m.to_owned(), score }).collect(),
+            best: best.to_owned(),
+            depth: 0,
+            nodes: 1,
+            source: "test".into(),
+            ply: 0,
+            split: Split::Val,
+            search_path: Vec::new(),
+        };
+        let loss = exact(ExactResult::Loss, 10);
+        // 1: column 3 wins sooner than the centre, which the model picks: not the best value, but still a win.
+        let sooner = label(
+            vec![
+                ("3", exact(ExactResult::Win, 5)),
+                ("4", exact(ExactResult::Win, 7)),
+                ("1", loss),
+                ("2", loss),
+                ("5", loss),
+                ("6", loss),
+                ("7", loss),
+            ],
+            "3",
+        );
+        // 2: columns 3 and 4 tie; the labels name 3 best, the model's 4 is as good.
+        let tie = label(
+            vec![
+                ("3", exact(ExactResult::Draw, 30)),
+                ("4", exact(ExactResult::Draw, 30)),
+                ("1", loss),
+                ("2", loss),
+                ("5", loss),
+                ("6", loss),
+                ("7", loss),
+            ],
+            "3",
+        );
+        // 3: only column 1 wins; the model's centre loses.
+        let lost = label(
+            vec![
+                ("1", exact(ExactResult::Win, 9)),
+                ("2", loss),
+                ("3", loss),
+                ("4", loss),
+                ("5", loss),
+                ("6", loss),
+                ("7", loss),
+            ],
+            "1",
+        );
+        let mut report = EvalReport::default();
+        eval_connect_four_labels(&mut CentreModel, &[sooner, tie, lost], 2, &mut report, |_| {})
+            .expect("runs");
+        let g = report.connect_four.expect("measured");
+        assert_eq!(g.positions, 3);
+        for m in [&g.max, &g.mean] {
+            assert_eq!(m.action_accuracy.mean, 0.0, "the model never names the labels' best move");
+            assert!((m.best_value_accuracy.mean - 1.0 / 3.0).abs() < 1e-9, "{:?}", m.best_value_accuracy);
+            assert_eq!(m.result_accuracy.count, 3);
+            assert!((m.result_accuracy.mean - 2.0 / 3.0).abs() < 1e-9, "{:?}", m.result_accuracy);
+        }
+        assert!(report.free_note.is_some(), "free decoding was asked and refused");
+        assert!(report.game_positions.positions == 0 && report.book_positions.positions == 0);
+    }
 
     #[test]
     fn material_mock_solves_some_puzzles_and_scores_labels() {

@@ -6,52 +6,79 @@ use eframe::egui::{self, RichText};
 use super::connect_four_board::{ColumnValue, ConnectFourView, connect_four_board_ui};
 use super::hex_board::{CellValue, HexView, hex_board_ui};
 use crate::app::board_game::{BoardGame, BoardState, player_name};
+use crate::app::board_model::{BoardModelStatus, BoardModelView, BoardSearchRequest};
 use crate::app::command::{Command, Navigate};
 use crate::app::state::AppState;
+use crate::engine::SearchReport;
 use crate::engine::oracle::{OracleMethod, OracleReport};
 use crate::game::Outcome;
 use crate::game::connect_four::Column;
 use crate::game::hex::Cell;
 
-/// The board of the game, with the solver's values on it; returns the move clicked.
-pub fn board_game_board_ui(
-    ui: &mut egui::Ui,
-    game: &BoardGame,
-    report: Option<&OracleReport>,
-) -> Vec<Command> {
-    let best = report.and_then(OracleReport::best).map(|m| m.action.clone());
+/// A move's value as the board shows it.
+struct BoardValue {
+    action: String,
+    win_prob: f64,
+    label: String,
+    best: bool,
+}
+
+/// The solver's values; without them (solver off or still starting) the model's, by the scoring chosen.
+fn board_values(state: &AppState) -> Vec<BoardValue> {
+    if let Some(r) = state.oracle.report.as_ref().filter(|_| state.settings.show_oracle) {
+        let best = r.best().map(|m| m.action.clone());
+        return r
+            .moves
+            .iter()
+            .map(|m| BoardValue {
+                action: m.action.clone(),
+                win_prob: m.win_prob,
+                label: m.label.clone(),
+                best: best.as_ref() == Some(&m.action),
+            })
+            .collect();
+    }
+    let Some(r) = &state.board_model.view.report else { return Vec::new() };
+    let mean = matches!(state.settings.scoring, crate::app::settings::ScoringChoice::Mean);
+    r.snapshot
+        .moves
+        .iter()
+        .filter_map(|m| {
+            let v = if mean { m.model_mean } else { m.model_max }?;
+            Some(BoardValue {
+                action: m.action.clone(),
+                win_prob: v,
+                label: format!("model {:.0}%", v * 100.0),
+                best: r.snapshot.best.as_deref() == Some(m.action.as_str()),
+            })
+        })
+        .collect()
+}
+
+/// The board of the game, with the solver's values on it (the model's when the solver has none);
+/// returns the move clicked.
+pub fn board_game_board_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame) -> Vec<Command> {
+    let values = board_values(state);
     let last = game.cursor().checked_sub(1).and_then(|i| game.moves().get(i));
     let clicked = match game.current() {
         BoardState::ConnectFour(state) => {
-            let values: Vec<ColumnValue> = report
-                .map(|r| {
-                    r.moves
-                        .iter()
-                        .map(|m| ColumnValue {
-                            action: m.action.clone(),
-                            win_prob: m.win_prob,
-                            label: m.label.clone(),
-                            best: best.as_ref() == Some(&m.action),
-                        })
-                        .collect()
+            let values: Vec<ColumnValue> = values
+                .iter()
+                .map(|m| ColumnValue {
+                    action: m.action.clone(),
+                    win_prob: m.win_prob,
+                    label: m.label.clone(),
+                    best: m.best,
                 })
-                .unwrap_or_default();
+                .collect();
             let last_move = last.and_then(|m| m.parse::<u32>().ok()).and_then(Column::from_number);
             connect_four_board_ui(ui, &ConnectFourView { state, last_move, values: &values })
         }
         BoardState::Hex(state) => {
-            let values: Vec<CellValue> = report
-                .map(|r| {
-                    r.moves
-                        .iter()
-                        .map(|m| CellValue {
-                            action: m.action.clone(),
-                            win_prob: m.win_prob,
-                            best: best.as_ref() == Some(&m.action),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let values: Vec<CellValue> = values
+                .iter()
+                .map(|m| CellValue { action: m.action.clone(), win_prob: m.win_prob, best: m.best })
+                .collect();
             // After a swap the last stone is the mirrored first one.
             let last_move = last.and_then(|m| Cell::parse(m)).or_else(|| {
                 (last.map(String::as_str) == Some("swap"))
@@ -115,6 +142,8 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
         });
     });
     ui.separator();
+    model_section_ui(ui, state, current.outcome().is_some(), &mut out);
+    ui.separator();
     ui.horizontal(|ui| {
         ui.label(RichText::new("Solver").strong());
         let mut on = state.settings.show_oracle;
@@ -153,11 +182,123 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
         );
     }
     ui.add_space(6.0);
-    ui.weak(
-        "Values are for the player making the move. The model-based analysis (values, MCTS) of these games \
-         needs a model trained on them: the shipped ones know chess only.",
-    );
+    ui.weak("Values are for the player making the move.");
     out
+}
+
+/// The model's part of the panel: its status, MCTS start/stop, every legal move with its max and mean
+/// value (and visits once searched), and all moves' value distributions as a heatmap.
+fn model_section_ui(ui: &mut egui::Ui, state: &AppState, over: bool, out: &mut Vec<Command>) {
+    let view = &state.board_model.view;
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("Model").strong());
+        match &view.status {
+            BoardModelStatus::None => ui.weak("not started"),
+            BoardModelStatus::Loading(name) => ui.weak(format!("{name}: loading…")),
+            BoardModelStatus::Ready(name) => ui.label(name.as_str()),
+            BoardModelStatus::Failed(_) => ui.weak("unavailable"),
+        };
+    });
+    if let BoardModelStatus::Failed(why) = &view.status {
+        ui.colored_label(ui.visuals().error_fg_color, why);
+        return;
+    }
+    if matches!(view.status, BoardModelStatus::None) {
+        ui.weak("The model starts with the analysis engine (not in this window).");
+        return;
+    }
+    if over {
+        ui.weak("The game is over.");
+        return;
+    }
+    ui.horizontal(|ui| {
+        if view.searching {
+            if ui.button("Stop").on_hover_text("Stop the search").clicked() {
+                out.push(Command::BoardSearch(BoardSearchRequest::Stop));
+            }
+        } else {
+            let sims = state.settings.search.simulations;
+            let text =
+                if sims == 0 { "Run MCTS".to_owned() } else { format!("Run MCTS ({sims} simulations)") };
+            if ui
+                .button(text)
+                .on_hover_text("PUCT search over model calls (the search settings of the chess board apply)")
+                .clicked()
+            {
+                out.push(Command::BoardSearch(BoardSearchRequest::Start));
+            }
+        }
+        if let Some(r) = &view.report
+            && r.simulations > 1
+        {
+            ui.weak(format!("{} simulations, {:.1} s", r.simulations, r.elapsed.as_secs_f64()));
+        }
+    });
+    if let Some(e) = &view.error {
+        ui.colored_label(ui.visuals().error_fg_color, e);
+    }
+    match &view.report {
+        None => {
+            ui.weak(if view.evaluating { "Valuing the moves…" } else { "No values yet." });
+        }
+        Some(r) => model_table_ui(ui, r, view, out),
+    }
+}
+
+/// The model's moves, most visited first (then by value); the best move marked.
+fn model_table_ui(ui: &mut egui::Ui, r: &SearchReport, view: &BoardModelView, out: &mut Vec<Command>) {
+    let snap = &r.snapshot;
+    let mut moves: Vec<_> = snap.moves.iter().collect();
+    let value =
+        |m: &crate::search::mcts::MoveStats| m.model_max.unwrap_or(0.0).max(m.model_mean.unwrap_or(0.0));
+    moves.sort_by(|a, b| b.visits.cmp(&a.visits).then(value(b).total_cmp(&value(a))));
+    let by = |f: fn(&crate::search::mcts::MoveStats) -> Option<f64>| {
+        snap.moves
+            .iter()
+            .filter_map(|m| f(m).map(|v| (v, m.action.clone())))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    };
+    let (best_max, best_mean) = (by(|m| m.model_max), by(|m| m.model_mean));
+    if let (Some((_, a)), Some((_, b))) = (&best_max, &best_mean)
+        && a != b
+    {
+        ui.label(format!("Max scoring prefers {a}, mean scoring {b}."));
+    }
+    let searched = r.simulations > 1 || view.searching;
+    egui::ScrollArea::vertical().id_salt("board_game_model").max_height(220.0).show(ui, |ui| {
+        egui::Grid::new("board_game_model_grid").striped(true).num_columns(5).show(ui, |ui| {
+            ui.strong("Move");
+            ui.strong("Max %");
+            ui.strong("Mean %");
+            ui.strong(if searched { "Visits" } else { "" });
+            ui.strong(if searched { "Q %" } else { "" });
+            ui.end_row();
+            for m in &moves {
+                let best = snap.best.as_deref() == Some(m.action.as_str());
+                let text = if best { format!("{} (best)", m.action) } else { m.action.clone() };
+                if ui.button(RichText::new(text).monospace()).on_hover_text("Play this move").clicked() {
+                    out.push(Command::PlayBoardMove(m.action.clone()));
+                }
+                let pct = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{:.1}", v * 100.0));
+                ui.label(pct(m.model_max));
+                ui.label(pct(m.model_mean));
+                ui.label(if searched { m.visits.to_string() } else { String::new() });
+                ui.label(if searched { pct(m.q) } else { String::new() });
+                ui.end_row();
+            }
+        });
+    });
+    let rows: Vec<(&String, &[f64])> =
+        moves.iter().filter_map(|m| m.distribution.as_deref().map(|d| (&m.action, d))).collect();
+    if !rows.is_empty() {
+        ui.add_space(4.0);
+        ui.weak("Value distributions (thick: mode, thin: mean; 0 to 100 % win)");
+        let labels: Vec<String> = rows.iter().map(|(a, _)| (*a).clone()).collect();
+        let dists: Vec<&[f64]> = rows.iter().map(|(_, d)| *d).collect();
+        egui::ScrollArea::vertical().id_salt("board_game_model_heatmap").max_height(200.0).show(ui, |ui| {
+            super::distribution::heatmap_ui(ui, &labels, &dists, 12.0);
+        });
+    }
 }
 
 fn oracle_table_ui(ui: &mut egui::Ui, r: &OracleReport, out: &mut Vec<Command>) {

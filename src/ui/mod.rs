@@ -160,7 +160,7 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
             .min_size(240.0)
             .show(ui, |ui| out.extend(board_game_panel::board_game_panel_ui(ui, state, game)));
         egui::CentralPanel::default().show(ui, |ui| {
-            out.extend(board_game_panel::board_game_board_ui(ui, game, state.oracle.report.as_ref()));
+            out.extend(board_game_panel::board_game_board_ui(ui, state, game));
         });
         out.extend(toasts::toasts_ui(ui.ctx(), state));
         out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));

@@ -98,3 +98,14 @@ pub fn wait_for_open(h: &mut Harness<'_, MavboardApp>) {
     );
     let _ = h.try_run();
 }
+
+/// Clicks through a menu path (e.g. `["Game", "Connect Four"]`), then closes any menu left open.
+pub fn choose(h: &mut Harness<'_, MavboardApp>, path: &[&str]) {
+    use egui_kittest::kittest::Queryable;
+    for label in path {
+        h.get_by_label(label).click();
+        let _ = h.try_run();
+    }
+    h.key_press(egui::Key::Escape);
+    let _ = h.try_run();
+}

@@ -5,6 +5,15 @@
 //! best-action distribution is the softmax of the logits of the listed moves where it writes
 //! `%best_action`.
 //!
+//! A move may take several tokens (a Hex cell: `c` `1` `0`). The row then chooses it one token at a time
+//! among the moves that still match what it wrote (a walk down the trie of the candidates); where one move
+//! is a prefix of another (`c1`, `c10`), the token that ends a move (`:` after a listed move, `]` after
+//! the best action) is one of the choices. The best-action distribution is then the probability of each
+//! move's path as far as the decoder walked it: a first token's probability is shared equally between
+//! the moves that begin with it, except along the path taken, where each further token's conditional
+//! probability splits it (exact for the chosen move, a sum of 1 always). With one token per move (chess,
+//! Connect Four) it is the softmax over the moves' tokens.
+//!
 //! [`ConstrainedRow`] is pure logic over logits (no ONNX), driven one token at a time by the decoder
 //! loop: it returns the token to feed next; fixed tokens are queued and fed without a decision.
 
@@ -13,8 +22,9 @@ use std::collections::VecDeque;
 use super::tokens::{FormatTokens, TokensError};
 use crate::mav::command::{Command, StateFormat, TopK};
 
-/// The most tokens a predicted state line may take before decoding gives up on it.
-pub const MAX_STATE_TOKENS: usize = 160;
+/// The most tokens a predicted state line may take before decoding gives up on it: room for the
+/// longest state line of any game (a 13×13 Hex board writes 169 cells and their spaces) with a margin.
+pub const MAX_STATE_TOKENS: usize = 512;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -30,9 +40,13 @@ enum Phase {
 pub struct ConstrainedRow {
     queue: VecDeque<u32>,
     phase: Phase,
-    /// Token id of each legal move (same order as the request's legal moves).
-    candidates: Vec<u32>,
+    /// The tokens of each legal move (same order as the request's legal moves).
+    candidates: Vec<Vec<u32>>,
     used: Vec<bool>,
+    /// The move being chosen: the candidates (indices) that still match, and how many tokens are written.
+    walk: Walk,
+    /// The best-action probability of each written move (same order as `written`), while it is chosen.
+    best_mass: Vec<f64>,
     listed: usize,
     pending: usize,
     want_best: bool,
@@ -68,6 +82,48 @@ fn argmax(ids: impl Iterator<Item = (usize, u32)>, logits: &[f32]) -> Option<usi
     best.map(|(i, _)| i)
 }
 
+/// A choice among token sequences in progress: the sequences that still match the tokens written, and
+/// how many are written.
+#[derive(Debug, Clone, Default)]
+struct Walk {
+    open: Vec<usize>,
+    depth: usize,
+}
+
+impl Walk {
+    /// The option each open sequence takes next: its next token, or `end` when it is complete.
+    fn option(seqs: &[Vec<u32>], i: usize, depth: usize, end: u32) -> u32 {
+        seqs[i].get(depth).copied().unwrap_or(end)
+    }
+
+    /// The distinct options, in first-seen order.
+    fn options(&self, seqs: &[Vec<u32>], end: u32) -> Vec<u32> {
+        let mut out: Vec<u32> = Vec::new();
+        for &i in &self.open {
+            let o = Walk::option(seqs, i, self.depth, end);
+            if !out.contains(&o) {
+                out.push(o);
+            }
+        }
+        out
+    }
+
+    /// Keeps the sequences that take `token`; returns the one that ended, when `token` is `end` or the
+    /// only sequence left is complete.
+    fn take(&mut self, seqs: &[Vec<u32>], token: u32, end: u32) -> Option<usize> {
+        let depth = self.depth;
+        self.open.retain(|&i| Walk::option(seqs, i, depth, end) == token);
+        if token == end {
+            return self.open.first().copied();
+        }
+        self.depth += 1;
+        match self.open.as_slice() {
+            [only] if seqs[*only].len() == self.depth => Some(*only),
+            _ => None,
+        }
+    }
+}
+
 /// Softmax of the logits of `ids` (a missing id counts as −∞).
 pub fn softmax_over(ids: &[u32], logits: &[f32]) -> Vec<f64> {
     let xs: Vec<f64> =
@@ -83,13 +139,13 @@ pub fn softmax_over(ids: &[u32], logits: &[f32]) -> Vec<f64> {
 
 impl ConstrainedRow {
     /// A row that writes `prefix` (output lines the rules fill in, e.g. the tracked state), then the
-    /// `%top_k` line over `candidates` (the legal moves' token ids), then `%best_action` and the state
-    /// after it when asked.
+    /// `%top_k` line over `candidates` (the legal moves' tokens, at least one each), then `%best_action`
+    /// and the state after it when asked.
     pub fn new(
         tokens: &FormatTokens,
         prefix: Vec<u32>,
         k: TopK,
-        candidates: Vec<u32>,
+        candidates: Vec<Vec<u32>>,
         want_best: bool,
         after: Option<StateFormat>,
     ) -> Result<ConstrainedRow, TokensError> {
@@ -101,10 +157,13 @@ impl ConstrainedRow {
             Some(f) => tokens.state_opening(f)?,
             None => Vec::new(),
         };
+        let listed = if candidates.iter().any(Vec::is_empty) { 0 } else { listed };
         Ok(ConstrainedRow {
             queue,
             phase: if listed == 0 { Phase::Done } else { Phase::Move },
             used: vec![false; candidates.len()],
+            walk: Walk { open: (0..candidates.len()).collect(), depth: 0 },
+            best_mass: Vec::new(),
             candidates,
             listed,
             pending: 0,
@@ -130,8 +189,10 @@ impl ConstrainedRow {
         self.phase == Phase::Done && self.queue.is_empty()
     }
 
-    fn after_line(&mut self) {
-        self.queue.extend(self.close.iter().copied());
+    /// Queues the end of the best-action line (its closing tokens but the first `close_written`) and the
+    /// state line's opening when asked.
+    fn after_line(&mut self, close_written: usize) {
+        self.queue.extend(self.close.iter().skip(close_written).copied());
         if self.after.is_some() {
             self.queue.extend(self.newline.iter().copied());
             self.queue.extend(self.state_opening.iter().copied());
@@ -151,13 +212,17 @@ impl ConstrainedRow {
         let token = match self.phase {
             Phase::Done => return None,
             Phase::Move => {
-                let open = self.candidates.iter().copied().enumerate().filter(|&(i, _)| !self.used[i]);
-                let i = argmax(open, logits)?;
-                self.used[i] = true;
-                self.pending = i;
-                self.queue.push_back(self.colon);
-                self.phase = Phase::Value;
-                self.candidates[i]
+                let options = self.walk.options(&self.candidates, self.colon);
+                let t = options[argmax(options.iter().copied().enumerate(), logits)?];
+                if let Some(i) = self.walk.take(&self.candidates, t, self.colon) {
+                    self.used[i] = true;
+                    self.pending = i;
+                    if t != self.colon {
+                        self.queue.push_back(self.colon);
+                    }
+                    self.phase = Phase::Value;
+                }
+                t
             }
             Phase::Value => {
                 let probs = softmax_over(&self.values, logits);
@@ -166,6 +231,8 @@ impl ConstrainedRow {
                 if self.written.len() < self.listed {
                     self.queue.push_back(self.space);
                     self.phase = Phase::Move;
+                    let used = &self.used;
+                    self.walk = Walk { open: (0..used.len()).filter(|&i| !used[i]).collect(), depth: 0 };
                 } else {
                     self.queue.extend(self.close.iter().copied());
                     if self.want_best {
@@ -173,6 +240,8 @@ impl ConstrainedRow {
                         self.queue.extend(self.best_opening.iter().copied());
                         self.queue.push_back(self.space);
                         self.phase = Phase::Best;
+                        self.walk = Walk { open: (0..self.written.len()).collect(), depth: 0 };
+                        self.best_mass = vec![1.0 / self.written.len() as f64; self.written.len()];
                     } else {
                         self.phase = Phase::Done;
                     }
@@ -180,12 +249,30 @@ impl ConstrainedRow {
                 self.values[b]
             }
             Phase::Best => {
-                let ids: Vec<u32> = self.written.iter().map(|&(i, _)| self.candidates[i]).collect();
-                let probs = softmax_over(&ids, logits);
-                let j = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(j, _)| j);
-                self.best = Some((probs, j));
-                self.after_line();
-                ids[j]
+                let seqs: Vec<Vec<u32>> =
+                    self.written.iter().map(|&(i, _)| self.candidates[i].clone()).collect();
+                let end = self.close.first().copied().unwrap_or(self.eos);
+                let options = self.walk.options(&seqs, end);
+                let probs = softmax_over(&options, logits);
+                // The open moves' mass, split by the options' probabilities and equally among the moves
+                // that take the same option.
+                let mass: f64 = self.walk.open.iter().map(|&j| self.best_mass[j]).sum();
+                let depth = self.walk.depth;
+                let option_of = |j: usize| Walk::option(&seqs, j, depth, end);
+                for &j in &self.walk.open {
+                    let o = option_of(j);
+                    let sharing = self.walk.open.iter().filter(|&&k| option_of(k) == o).count();
+                    let p = options.iter().position(|&x| x == o).map_or(0.0, |x| probs[x]);
+                    self.best_mass[j] = mass * p / sharing as f64;
+                }
+                let pick = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(x, _)| x);
+                let t = options[pick];
+                if let Some(j) = self.walk.take(&seqs, t, end) {
+                    self.best = Some((std::mem::take(&mut self.best_mass), j));
+                    // When the move ended on the closing token, that token is written already.
+                    self.after_line(usize::from(t == end));
+                }
+                t
             }
             Phase::State => {
                 let t = argmax(logits.iter().enumerate().map(|(i, _)| (i, i as u32)), logits)
@@ -259,8 +346,8 @@ mod tests {
         })
         .expect("example");
         let expected = f.tokenizer.encode(&ex.response());
-        let candidates: Vec<u32> =
-            legal.iter().map(|a| f.move_id(&state.action_to_text(*a)).expect("move token")).collect();
+        let candidates: Vec<Vec<u32>> =
+            legal.iter().map(|a| vec![f.move_id(&state.action_to_text(*a)).expect("move token")]).collect();
         let mut row =
             ConstrainedRow::new(&f, Vec::new(), TopK::Count(5), candidates, true, Some(StateFormat::Fen))
                 .expect("row");
@@ -284,14 +371,109 @@ mod tests {
         }
     }
 
+    /// Hex cells take several tokens (`c1`, `c10`, `c11`: one is a prefix of the others): the row must still
+    /// write exactly the rendered response, and the best-action distribution must sum to 1 with the
+    /// most probable move the one it wrote.
+    #[test]
+    fn multi_token_moves_are_written_token_by_token() {
+        use crate::game::hex::HexState;
+        let f = tokens();
+        let vocab = f.tokenizer.vocab_size();
+        let mut state = HexState::new(11).expect("11x11");
+        for m in ["f6", "c1", "k11"] {
+            state = state.play(state.parse_action(m).expect("cell")).expect("legal");
+        }
+        let legal = state.legal_actions();
+        let values: Vec<_> =
+            legal.iter().enumerate().map(|(i, a)| (*a, MoveValue::Bucket((i * 13 % 64) as u32))).collect();
+        let best = values
+            .iter()
+            .max_by_key(|(_, v)| match v {
+                MoveValue::Bucket(b) => *b,
+                MoveValue::WinProb(_) => 0,
+            })
+            .map(|(a, _)| *a)
+            .expect("legal moves");
+        let layout =
+            Layout::parse("<mav game=hex> %state %top_all %best_action %state </mav>").expect("header");
+        let ex = render_example(&ExampleSpec {
+            layout: &layout,
+            previous: None,
+            state: &state,
+            values: &values,
+            best: Some(best),
+            order: MoveOrder::Shuffled(3),
+            buckets: Buckets::mav(),
+        })
+        .expect("example");
+        let expected = f.tokenizer.encode(&ex.response());
+        let candidates: Vec<Vec<u32>> =
+            legal.iter().map(|a| f.move_tokens(&state.action_to_text(*a)).expect("cell tokens")).collect();
+        assert!(candidates.iter().any(|c| c.len() == 3), "two-digit rows take three tokens");
+        let mut row =
+            ConstrainedRow::new(&f, Vec::new(), TopK::All, candidates, true, Some(StateFormat::State))
+                .expect("row");
+        let mut fed = Vec::new();
+        while let Some(t) = row.next(&logits_for(vocab, expected.get(fed.len()).copied().unwrap_or(0), None))
+        {
+            fed.push(t);
+            assert!(fed.len() < 5000, "decoding must end");
+            if row.finished() {
+                break;
+            }
+        }
+        assert_eq!(f.tokenizer.decode(&fed).expect("ids"), ex.response());
+        assert_eq!(row.written.len(), legal.len());
+        let (probs, j) = row.best.clone().expect("best asked");
+        assert_eq!(probs.len(), legal.len());
+        assert!((probs.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{}", probs.iter().sum::<f64>());
+        assert_eq!(legal[row.written[j].0], best);
+        let top = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i);
+        assert_eq!(top, Some(j));
+    }
+
+    /// Where a move is a prefix of another, the model's choice between ending it and going on decides.
+    #[test]
+    fn a_move_that_is_a_prefix_of_another_can_end_or_go_on() {
+        let f = tokens();
+        let vocab = f.tokenizer.vocab_size();
+        let seq = |m: &str| f.move_tokens(m).expect("tokens");
+        let (c1, c10) = (seq("c1"), seq("c10"));
+        assert_eq!(&c10[..c1.len()], &c1[..]);
+        for (prefer_end, want) in [(true, 0usize), (false, 1usize)] {
+            let mut row = ConstrainedRow::new(
+                &f,
+                Vec::new(),
+                TopK::Count(1),
+                vec![c1.clone(), c10.clone()],
+                false,
+                None,
+            )
+            .expect("row");
+            let zero = seq("0")[0];
+            let mut steps = 0;
+            while row.next(&logits_for(vocab, if prefer_end { f.colon } else { zero }, Some(c1[0]))).is_some()
+            {
+                steps += 1;
+                assert!(steps < 100);
+                if row.finished() {
+                    break;
+                }
+            }
+            assert_eq!(row.written.iter().map(|w| w.0).collect::<Vec<_>>(), vec![want]);
+            let text = f.tokenizer.decode(&row.generated).expect("ids");
+            assert!(text.contains(if want == 0 { " c1:" } else { " c10:" }), "{text}");
+        }
+    }
+
     #[test]
     fn never_writes_an_illegal_or_repeated_move() {
         let f = tokens();
         let vocab = f.tokenizer.vocab_size();
         let state = ChessState::default();
         let legal = state.legal_actions();
-        let candidates: Vec<u32> =
-            legal.iter().map(|a| f.move_id(&state.action_to_text(*a)).expect("move")).collect();
+        let candidates: Vec<Vec<u32>> =
+            legal.iter().map(|a| vec![f.move_id(&state.action_to_text(*a)).expect("move")]).collect();
         let mut row =
             ConstrainedRow::new(&f, Vec::new(), TopK::All, candidates.clone(), false, None).expect("row");
         // The model always wants e7e5 (illegal for White) and then e2e4 (legal once).
@@ -300,7 +482,7 @@ mod tests {
         let mut moves = Vec::new();
         let mut steps = 0;
         while let Some(t) = row.next(&logits_for(vocab, illegal, Some(e2e4))) {
-            if candidates.contains(&t) {
+            if candidates.contains(&vec![t]) {
                 moves.push(t);
             }
             assert_ne!(t, illegal);

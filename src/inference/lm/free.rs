@@ -20,8 +20,9 @@ pub struct FreeRow {
     values: Vec<u32>,
     /// Tokens written after the prompt (without `<eos>`).
     pub generated: Vec<u32>,
-    /// (move token id, value distribution) in the order the model wrote them.
-    pub valued: Vec<(u32, Vec<f64>)>,
+    /// (the move's tokens, value distribution) in the order the model wrote them; a move's tokens are
+    /// those between the space before it and its colon (one for chess, several for a Hex cell).
+    pub valued: Vec<(Vec<u32>, Vec<f64>)>,
     /// The logits where the model wrote its `%best_action` move (whole vocabulary).
     pub best_logits: Option<Vec<f32>>,
 }
@@ -57,7 +58,9 @@ impl FreeRow {
         }
         let g = &self.generated;
         if g.len() >= 2 && g[g.len() - 1] == self.colon && g[g.len() - 2] != self.space {
-            self.valued.push((g[g.len() - 2], softmax_over(&self.values, logits)));
+            let body = &g[..g.len() - 1];
+            let start = body.iter().rposition(|&t| t == self.space).map_or(0, |p| p + 1);
+            self.valued.push((body[start..].to_vec(), softmax_over(&self.values, logits)));
         }
         if self.best_logits.is_none() && g.ends_with(&self.best_marker) {
             self.best_logits = Some(logits.to_vec());
@@ -109,13 +112,35 @@ mod tests {
         let moves: Vec<&str> = row
             .valued
             .iter()
-            .filter_map(|(id, _)| f.tokenizer.token_of(*id))
+            .filter_map(|(ids, _)| match ids.as_slice() {
+                [id] => f.tokenizer.token_of(*id),
+                _ => None,
+            })
             .filter(|t| all_moves.iter().any(|m| m == t))
             .collect();
         // Every move written before a colon is recorded (legality is the parser's business), in order.
         assert_eq!(moves, vec!["e2e4", "e7e5", "d2d4"]);
         assert!(row.valued.iter().all(|(_, d)| d.len() == 64));
         assert!(row.best_logits.is_some());
+    }
+
+    #[test]
+    fn records_values_of_moves_of_several_tokens() {
+        let f = tokens();
+        let text = "[%top_2 c1:<ctrl40> c10:<ctrl3>]";
+        let script = f.tokenizer.encode(text);
+        let vocab = f.tokenizer.vocab_size();
+        let mut row = FreeRow::new(&f, 500);
+        for &want in &script {
+            let mut l = vec![0.0f32; vocab];
+            l[want as usize] = 3.0;
+            row.next(&l);
+        }
+        let moves: Vec<Vec<u32>> = row.valued.iter().map(|(ids, _)| ids.clone()).collect();
+        let c1 = f.move_tokens("c1").expect("tokens");
+        let c10 = f.move_tokens("c10").expect("tokens");
+        assert_eq!(moves, vec![c1, c10]);
+        assert_eq!(moves[1].len(), 3);
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::model::{ModelError, ModelPackage};
 /// A decoding row of either mode.
 #[derive(Debug)]
 enum AnyRow {
-    Constrained(ConstrainedRow),
+    Constrained(Box<ConstrainedRow>),
     Free(FreeRow),
 }
 
@@ -170,9 +170,9 @@ impl MavLmEvaluator {
                 let mut candidates = Vec::with_capacity(legal.len());
                 for a in &legal {
                     let t = req.state.action_to_text(*a);
-                    candidates.push(self.tokens.move_id(&t).ok_or_else(|| EvalError::Unsupported {
+                    candidates.push(self.tokens.move_tokens(&t).ok_or_else(|| EvalError::Unsupported {
                         what: format!("write the move {t}"),
-                        why: "the model's vocabulary has no token for it".into(),
+                        why: "the model's vocabulary cannot write it".into(),
                     })?);
                 }
                 let after = req.want_next_state.then(|| after_format(&req.state, &self.options));
@@ -185,7 +185,7 @@ impl MavLmEvaluator {
                     after,
                 )
                 .map_err(|e| backend(&e))?;
-                AnyRow::Constrained(row)
+                AnyRow::Constrained(Box::new(row))
             }
         };
         Ok(Some(Job { index, layout, legal, prompt, row, truncated: false }))
@@ -263,7 +263,7 @@ impl MavLmEvaluator {
                 Err(EvalError::ContextTooLong { needed: self.context + 1, context: self.context })
             }
             AnyRow::Constrained(row) => {
-                constrained_result(cx, req, &job.legal, row, after_format(&req.state, &self.options), timing)
+                constrained_result(cx, req, &job.legal, *row, after_format(&req.state, &self.options), timing)
             }
             AnyRow::Free(row) => free_result(cx, req, &job.layout, row, job.truncated, timing),
         }

@@ -125,8 +125,8 @@ pub fn free_result<S: MavState>(
     let parsed = parse_response(layout, &req.state, cx.buckets, &text, first_line);
     for (a, bucket) in &parsed.top {
         let t = req.state.action_to_text(*a);
-        let id = cx.tokens.move_id(&t);
-        let recorded = row.valued.iter().find(|(v, _)| Some(*v) == id).map(|(_, p)| p.clone());
+        let ids = cx.tokens.move_tokens(&t);
+        let recorded = row.valued.iter().find(|(v, _)| Some(v) == ids.as_ref()).map(|(_, p)| p.clone());
         let d = match recorded {
             Some(p) => dist(cx.buckets, p)?,
             None => ValueDistribution::one_hot(cx.buckets, *bucket)

@@ -103,6 +103,13 @@ impl FormatTokens {
         self.tokenizer.id_of(text)
     }
 
+    /// The tokens a move is written with (one for a chess or Connect Four move, several for a Hex cell),
+    /// or `None` when the vocabulary cannot write it.
+    pub fn move_tokens(&self, text: &str) -> Option<Vec<u32>> {
+        let ids = self.tokenizer.encode(text);
+        (!ids.is_empty() && !ids.contains(&self.tokenizer.unk_id())).then_some(ids)
+    }
+
     /// The bucket of a value token id.
     pub fn bucket_of(&self, id: u32) -> Option<u32> {
         self.values.iter().position(|&v| v == id).and_then(|b| u32::try_from(b).ok())
