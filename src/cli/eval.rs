@@ -58,7 +58,11 @@ fn print_group(name: &str, g: &LabelMetrics) {
     if g.positions == 0 {
         return;
     }
-    println!("{name}: {} positions", g.positions);
+    println!(
+        "{name}: {} positions (a random move is a best-valued one {:.1}% of the time)",
+        g.positions,
+        100.0 * g.random_best_value.mean
+    );
     for (label, m) in [("max ", &g.max), ("mean", &g.mean)] {
         println!(
             "  {label}  action accuracy {:5.1}% (a best-valued move {:5.1}%)   Kendall tau {:6.3}   win-prob MAE {:.3}",
@@ -69,9 +73,10 @@ fn print_group(name: &str, g: &LabelMetrics) {
         );
         if m.result_accuracy.count > 0 {
             println!(
-                "        keeps the proven result {:5.1}% ({} positions solved exactly)",
+                "        keeps the proven result {:5.1}% ({} positions solved exactly; a random move {:.1}%)",
                 100.0 * m.result_accuracy.mean,
-                m.result_accuracy.count
+                m.result_accuracy.count,
+                100.0 * g.random_result.mean
             );
         }
     }

@@ -38,6 +38,12 @@ pub struct ScoredMetrics {
 pub struct LabelMetrics {
     /// Positions evaluated.
     pub positions: u64,
+    /// The reference a random mover sets: the share of each position's legal moves that the labels value
+    /// best (ties included), averaged; compare with [`ScoredMetrics::best_value_accuracy`].
+    pub random_best_value: Mean,
+    /// The same reference for [`ScoredMetrics::result_accuracy`]: the share of each exactly solved
+    /// position's moves that keep its proven result, averaged.
+    pub random_result: Mean,
     /// Max scoring.
     pub max: ScoredMetrics,
     /// Mean scoring.
@@ -124,20 +130,21 @@ fn score_label<S: GameState>(
         if let Some(l) = chosen {
             out.best_value_accuracy.hit(l.score.win_probability() >= top - 1e-9);
         }
-        let result_of = |l: &crate::datagen::record::MoveLabel| match l.score {
-            LabelScore::Exact { result, .. } => Some(result),
-            _ => None,
-        };
-        let proven: Option<Vec<ExactResult>> = rec.moves.iter().map(result_of).collect();
-        if let (Some(results), Some(l)) = (proven, chosen) {
-            let rank = |r: ExactResult| match r {
-                ExactResult::Win => 2,
-                ExactResult::Draw => 1,
-                ExactResult::Loss => 0,
-            };
-            let best_result = results.iter().map(|&r| rank(r)).max();
-            out.result_accuracy.hit(result_of(l).map(rank) == best_result);
+        let proven: Option<Vec<u8>> = rec.moves.iter().map(|l| exact_rank(l.score)).collect();
+        if let (Some(ranks), Some(l)) = (proven, chosen) {
+            let best_result = ranks.iter().copied().max();
+            out.result_accuracy.hit(exact_rank(l.score) == best_result);
         }
+    }
+}
+
+/// A proven result's rank (win 2, draw 1, loss 0); `None` for a score that is not a proof.
+fn exact_rank(score: LabelScore) -> Option<u8> {
+    match score {
+        LabelScore::Exact { result: ExactResult::Win, .. } => Some(2),
+        LabelScore::Exact { result: ExactResult::Draw, .. } => Some(1),
+        LabelScore::Exact { result: ExactResult::Loss, .. } => Some(0),
+        _ => None,
     }
 }
 
@@ -297,6 +304,18 @@ fn eval_label_groups<S: MavState>(
                 Err(_) => continue,
             };
             group.positions += 1;
+            if !rec.moves.is_empty() {
+                let wp: Vec<f64> = rec.moves.iter().map(|l| l.score.win_probability()).collect();
+                let top = wp.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let best = wp.iter().filter(|&&v| v >= top - 1e-9).count();
+                group.random_best_value.add(best as f64 / wp.len() as f64);
+            }
+            if let Some(ranks) = rec.moves.iter().map(|l| exact_rank(l.score)).collect::<Option<Vec<u8>>>()
+                && let Some(&top) = ranks.iter().max()
+            {
+                let keep = ranks.iter().filter(|&&r| r == top).count();
+                group.random_result.add(keep as f64 / ranks.len() as f64);
+            }
             score_label(rec, state, result, Scoring::Max, &mut group.max);
             score_label(rec, state, result, Scoring::Mean, &mut group.mean);
             if let Some(Ok(fr)) = free_results.as_ref().map(|f| &f[i]) {
@@ -452,6 +471,10 @@ mod tests {
             .expect("runs");
         let g = report.connect_four.expect("measured");
         assert_eq!(g.positions, 3);
+        // One best move of seven, two of seven, one of seven.
+        assert!((g.random_best_value.mean - 4.0 / 21.0).abs() < 1e-9, "{:?}", g.random_best_value);
+        // Two wins of seven, two draws of seven, one win of seven keep the result.
+        assert!((g.random_result.mean - 5.0 / 21.0).abs() < 1e-9, "{:?}", g.random_result);
         for m in [&g.max, &g.mean] {
             assert_eq!(m.action_accuracy.mean, 0.0, "the model never names the labels' best move");
             assert!((m.best_value_accuracy.mean - 1.0 / 3.0).abs() < 1e-9, "{:?}", m.best_value_accuracy);

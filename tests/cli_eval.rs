@@ -1,0 +1,47 @@
+//! `mavboard eval` end to end on the committed Connect Four and Hex solver labels with the shipped
+//! multi-game encoder: each game is measured with the package opened for it, next to the random reference.
+
+use std::process::Command;
+
+fn eval(labels: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("training/data").join(labels);
+    let out = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["eval", "--labels"])
+        .arg(&dir)
+        .args(["--limit", "24", "--batch", "8"])
+        .output()
+        .expect("the binary runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    stdout.into_owned()
+}
+
+/// The percentage printed after `key` on the first line that holds it.
+fn percent_after(text: &str, key: &str) -> f64 {
+    let at = text.find(key).unwrap_or_else(|| panic!("{key:?} in {text}")) + key.len();
+    let num: String = text[at..].trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    num.parse().unwrap_or_else(|_| panic!("a number after {key:?} in {text}"))
+}
+
+#[test]
+fn connect_four_labels_are_measured_against_the_solver() {
+    let out = eval("labels-c4");
+    assert!(out.contains("model mav-enc-tiny (mav-encoder"), "{out}");
+    assert!(out.contains("connect four positions: 24 positions"), "{out}");
+    let random = percent_after(&out, "a random move is a best-valued one");
+    assert!(random > 0.0 && random <= 100.0, "{out}");
+    // Every Connect Four label is a proof, so the kept-result line is there for both scorings.
+    assert_eq!(out.matches("keeps the proven result").count(), 2, "{out}");
+    assert!(out.contains("(24 positions solved exactly; a random move"), "{out}");
+    assert!(!out.contains("book positions"), "no chess group without chess labels: {out}");
+}
+
+#[test]
+fn hex_labels_are_measured_without_proofs() {
+    let out = eval("labels-hex7");
+    assert!(out.contains("hex positions: 24 positions"), "{out}");
+    // 7×7 labels are MCTS estimates: no position is solved exactly.
+    assert!(!out.contains("keeps the proven result"), "{out}");
+    let tau = out.lines().find(|l| l.contains("Kendall tau")).expect("a measures line");
+    assert!(tau.contains("win-prob MAE"), "{tau}");
+}
