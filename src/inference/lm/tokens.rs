@@ -104,10 +104,12 @@ impl FormatTokens {
     }
 
     /// The tokens a move is written with (one for a chess or Connect Four move, several for a Hex cell),
-    /// or `None` when the vocabulary cannot write it.
+    /// or `None` when the vocabulary cannot write it. A move always follows a space in MAV text, and only
+    /// there does the tokenizer read a chess move as one token, so the move is tokenized in that place.
     pub fn move_tokens(&self, text: &str) -> Option<Vec<u32>> {
-        let ids = self.tokenizer.encode(text);
-        (!ids.is_empty() && !ids.contains(&self.tokenizer.unk_id())).then_some(ids)
+        let ids = self.tokenizer.encode(&format!(" {text}"));
+        let ids = ids.strip_prefix(&[self.space])?;
+        (!ids.is_empty() && !ids.contains(&self.tokenizer.unk_id())).then(|| ids.to_vec())
     }
 
     /// The bucket of a value token id.
@@ -133,6 +135,12 @@ mod tests {
         assert_eq!(f.bucket_of(ids[17]), Some(17));
         assert_eq!(f.bucket_of(f.space), None);
         assert!(f.move_id("e2e4").is_some());
+        // A chess move is one token where it is written (after a space), as the model reads it.
+        for m in ["e2e4", "e7e8q", "e1h1"] {
+            assert_eq!(f.move_tokens(m), f.move_id(m).map(|id| vec![id]), "{m}");
+        }
+        assert_eq!(f.move_tokens("4").map(|v| v.len()), Some(1), "a Connect Four column");
+        assert_eq!(f.move_tokens("c10").map(|v| v.len()), Some(3), "a Hex cell: c 1 0");
         assert!(!f.top_opening(TopK::All).expect("writable").is_empty());
     }
 
