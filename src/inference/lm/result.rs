@@ -134,13 +134,20 @@ pub fn free_result<S: MavState>(
         };
         result.moves.push(MoveValue { action: *a, text: t, dist: d });
     }
-    if (req.want_best_action || req.want_next_state)
-        && let Some(l) = &row.best_logits
-        && !result.moves.is_empty()
-    {
+    if (req.want_best_action || req.want_next_state) && !result.moves.is_empty() {
         let ids: Vec<u32> = result.moves.iter().filter_map(|m| cx.tokens.move_id(&m.text)).collect();
-        if ids.len() == result.moves.len() {
+        if let Some(l) = &row.best_logits
+            && ids.len() == result.moves.len()
+        {
             result.best_action = Some(softmax_over(&ids, l));
+        } else if let Some(b) = &parsed.best
+            && let Some(i) = result.moves.iter().position(|m| m.action == *b)
+        {
+            // Moves of several tokens (Hex cells): one row of logits cannot weigh them, so the answer is
+            // the move the model wrote.
+            let mut p = vec![0.0; result.moves.len()];
+            p[i] = 1.0;
+            result.best_action = Some(p);
         }
     }
     for (role, written) in &parsed.states {
@@ -252,5 +259,31 @@ mod tests {
         let best = r.best_action.expect("asked for");
         assert_eq!(best.len(), 2);
         assert!((best.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_hex_answer_keeps_its_written_best_action_and_values() {
+        use crate::game::hex::HexState;
+        let f = tokens();
+        let cx = ResultContext { tokens: &f, buckets: Buckets::mav(), context: 768 };
+        let state = HexState::new(5).expect("5x5");
+        let mut req = EvalRequest::values(state);
+        req.top_k = TopK::Count(2);
+        req.mode = crate::inference::evaluator::DecodeMode::Free;
+        req.want_best_action = true;
+        let layout = layout_for(&req, &PromptOptions::default()).expect("header");
+        let text = "[%top_2 c3:<ctrl40> a1:<ctrl12>]\n[%best_action c3]";
+        let mut script = f.tokenizer.encode(text);
+        script.push(f.eos);
+        let row = scripted(&f, &script, 10_000);
+        let r = free_result(cx, &req, &layout, row, false, EvalTiming::default()).expect("clean");
+        assert!(r.hallucinations.is_empty(), "{:?}", r.hallucinations);
+        let texts: Vec<&str> = r.moves.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(texts, ["c3", "a1"]);
+        // The values come from the logits recorded at each value token (the scripted row puts most of the
+        // mass on the written bucket), not from a one-hot fallback.
+        let p40 = r.moves[0].dist.probs()[40];
+        assert!(p40 > 0.2 && p40 < 1.0, "{p40}");
+        assert_eq!(r.best_action, Some(vec![1.0, 0.0]), "the written best action");
     }
 }
