@@ -19,7 +19,8 @@ fn eval(labels: &str) -> String {
 /// The percentage printed after `key` on the first line that holds it.
 fn percent_after(text: &str, key: &str) -> f64 {
     let at = text.find(key).unwrap_or_else(|| panic!("{key:?} in {text}")) + key.len();
-    let num: String = text[at..].trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let num: String =
+        text[at..].trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
     num.parse().unwrap_or_else(|_| panic!("a number after {key:?} in {text}"))
 }
 
