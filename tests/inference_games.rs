@@ -1,6 +1,7 @@
 //! The mav-encoder and mav-lm evaluators are generic over the game, and a package is only used for the
-//! games its mav.json lists: the shipped chess-only packages refuse Connect Four and Hex at load time
-//! (naming the game and the package's games) and, if reached, at evaluate time; never garbage.
+//! games its mav.json lists: chess-only packages (copies of the shipped ones whose mav.json lists chess
+//! only) refuse Connect Four and Hex at load time (naming the game and the package's games) and, if
+//! reached, at evaluate time; never garbage. The shipped packages themselves value all four games.
 
 use std::path::{Path, PathBuf};
 
@@ -20,12 +21,49 @@ fn asset(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models").join(name)
 }
 
+/// A chess-only copy of a shipped package: the same model and tokenizer, its mav.json listing chess and
+/// Chess960 only (the shipped packages know Connect Four and Hex too).
+fn chess_only(name: &str) -> PathBuf {
+    let src = asset(name);
+    let thread =
+        format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
+    let dir =
+        std::env::temp_dir().join(format!("mavboard-chess-only-{name}-{}-{thread}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for f in ["model.onnx", "tokenizer.json"] {
+        std::fs::copy(src.join(f), dir.join(f)).expect("copy");
+    }
+    let text = std::fs::read_to_string(src.join("mav.json")).expect("mav.json");
+    let mut manifest: serde_json::Value = serde_json::from_str(&text).expect("json");
+    manifest["games"] = serde_json::json!(["chess", "chess960"]);
+    std::fs::write(dir.join("mav.json"), serde_json::to_string_pretty(&manifest).expect("json"))
+        .expect("write");
+    dir
+}
+
 fn encoder_package() -> PathBuf {
-    asset("mav-enc-tiny")
+    chess_only("mav-enc-tiny")
 }
 
 fn lm_package() -> PathBuf {
-    asset("mav-tiny")
+    chess_only("mav-tiny")
+}
+
+#[test]
+fn the_shipped_packages_value_connect_four_and_hex() {
+    for name in ["mav-enc-tiny", "mav-tiny"] {
+        let dir = asset(name);
+        let (mut e, _, _) =
+            load_evaluator_for::<ConnectFourState>(&dir, &SessionOptions::default(), GameKind::ConnectFour)
+                .expect("loads for Connect Four");
+        let r = e.evaluate(&[EvalRequest::values(ConnectFourState::default())]).remove(0).expect("evaluates");
+        assert_eq!(r.moves.len(), 7, "{name}");
+        let (mut e, _, _) = load_evaluator_for::<HexState>(&dir, &SessionOptions::default(), GameKind::Hex)
+            .expect("loads for Hex");
+        let states = hex_states();
+        let r = e.evaluate(&[EvalRequest::values(states[1])]).remove(0).expect("evaluates");
+        assert_eq!(r.moves.len(), 48, "{name}: every empty cell of 7x7 after one stone");
+    }
 }
 
 /// Loading `dir` for `game` fails with the wrong-game error, which names the game and the package's games.

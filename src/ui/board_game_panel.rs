@@ -23,9 +23,11 @@ struct BoardValue {
     best: bool,
 }
 
-/// The solver's values; without them (solver off or still starting) the model's, by the scoring chosen.
+/// The solver's values; without them (solver off, or no move solved yet) the model's, by the scoring chosen.
 fn board_values(state: &AppState) -> Vec<BoardValue> {
-    if let Some(r) = state.oracle.report.as_ref().filter(|_| state.settings.show_oracle) {
+    if let Some(r) =
+        state.oracle.report.as_ref().filter(|r| state.settings.show_oracle && !r.moves.is_empty())
+    {
         let best = r.best().map(|m| m.action.clone());
         return r
             .moves
@@ -252,17 +254,25 @@ fn model_table_ui(ui: &mut egui::Ui, r: &SearchReport, view: &BoardModelView, ou
     let value =
         |m: &crate::search::mcts::MoveStats| m.model_max.unwrap_or(0.0).max(m.model_mean.unwrap_or(0.0));
     moves.sort_by(|a, b| b.visits.cmp(&a.visits).then(value(b).total_cmp(&value(a))));
-    let by = |f: fn(&crate::search::mcts::MoveStats) -> Option<f64>| {
-        snap.moves
+    // Each scoring's top value and the moves that reach it (the mode often ties on these games).
+    let top = |f: fn(&crate::search::mcts::MoveStats) -> Option<f64>| -> Option<(f64, Vec<&str>)> {
+        let best = snap.moves.iter().filter_map(f).reduce(f64::max)?;
+        let at: Vec<&str> = snap
+            .moves
             .iter()
-            .filter_map(|m| f(m).map(|v| (v, m.action.clone())))
-            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .filter(|m| f(m).is_some_and(|v| v >= best - 1e-12))
+            .map(|m| m.action.as_str())
+            .collect();
+        Some((best, at))
     };
-    let (best_max, best_mean) = (by(|m| m.model_max), by(|m| m.model_mean));
-    if let (Some((_, a)), Some((_, b))) = (&best_max, &best_mean)
-        && a != b
+    let describe = |name: &str, (v, at): &(f64, Vec<&str>)| match at.as_slice() {
+        [one] => format!("{name} scoring prefers {one}"),
+        _ => format!("{name} scoring ties {} moves at {:.1} %", at.len(), v * 100.0),
+    };
+    if let (Some(max), Some(mean)) = (top(|m| m.model_max), top(|m| m.model_mean))
+        && max.1 != mean.1
     {
-        ui.label(format!("Max scoring prefers {a}, mean scoring {b}."));
+        ui.label(format!("{}; {}.", describe("Max", &max), describe("mean", &mean)));
     }
     let searched = r.simulations > 1 || view.searching;
     egui::ScrollArea::vertical().id_salt("board_game_model").max_height(220.0).show(ui, |ui| {
