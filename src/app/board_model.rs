@@ -355,48 +355,7 @@ impl BoardModel {
 mod tests {
     use super::*;
     use crate::app::board_game::GameChoice;
-    use crate::game::GameState;
-    use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue};
-    use crate::mav::buckets::{Buckets, ValueDistribution};
     use std::time::{Duration, Instant};
-
-    /// Values the centre column highest, the edges lowest: a model whose choice is known.
-    struct CentreModel;
-
-    impl Evaluator<ConnectFourState> for CentreModel {
-        fn evaluate(
-            &mut self,
-            requests: &[EvalRequest<ConnectFourState>],
-        ) -> Vec<Result<EvalResult<ConnectFourState>, EvalError>> {
-            requests
-                .iter()
-                .map(|r| {
-                    let moves = r
-                        .state
-                        .legal_actions()
-                        .into_iter()
-                        .map(|a| {
-                            let text = r.state.action_to_text(a);
-                            let col: u32 = text.parse().unwrap_or(1);
-                            let bucket = 40 - 4 * col.abs_diff(4);
-                            let dist = ValueDistribution::one_hot(Buckets::mav(), bucket).expect("bucket");
-                            MoveValue { action: a, text, dist }
-                        })
-                        .collect();
-                    Ok(EvalResult {
-                        moves,
-                        best_action: None,
-                        next_state: None,
-                        tracked_state: None,
-                        terminal: r.state.outcome(),
-                        raw_text: String::new(),
-                        hallucinations: Vec::new(),
-                        timing: EvalTiming::default(),
-                    })
-                })
-                .collect()
-        }
-    }
 
     fn wait_for(
         model: &mut BoardModel,
@@ -420,7 +379,9 @@ mod tests {
         }
         let repaint: Repaint = Arc::new(|| {});
         let factory: EvaluatorFactory<ConnectFourState> =
-            Arc::new(|_| Ok(Box::new(CentreModel) as EvaluatorBox<ConnectFourState>));
+            Arc::new(
+                |_| Ok(Box::new(crate::search::mock::CentreEvaluator) as EvaluatorBox<ConnectFourState>),
+            );
         let search = (
             EngineConfig::default(),
             MctsParams::default(),

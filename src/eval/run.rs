@@ -360,54 +360,8 @@ pub fn eval_puzzles(
 mod tests {
     use super::*;
     use crate::datagen::record::{LabelGame, MoveLabel, Split};
-    use crate::inference::evaluator::{EvalTiming, MoveValue};
-    use crate::mav::buckets::{Buckets, ValueDistribution};
     use crate::mav::state::MavState;
     use crate::search::mock::MaterialEvaluator;
-
-    /// Values Connect Four's centre column highest and the edges lowest.
-    struct CentreModel;
-
-    impl Evaluator<ConnectFourState> for CentreModel {
-        fn evaluate(
-            &mut self,
-            requests: &[EvalRequest<ConnectFourState>],
-        ) -> Vec<Result<EvalResult<ConnectFourState>, EvalError>> {
-            requests
-                .iter()
-                .map(|r| {
-                    if r.mode == DecodeMode::Free {
-                        return Err(EvalError::Unsupported {
-                            what: "free decoding".into(),
-                            why: "a mock".into(),
-                        });
-                    }
-                    let moves = r
-                        .state
-                        .legal_actions()
-                        .into_iter()
-                        .map(|a| {
-                            let text = r.state.action_to_text(a);
-                            let col: u32 = text.parse().unwrap_or(1);
-                            let dist = ValueDistribution::one_hot(Buckets::mav(), 60 - 6 * col.abs_diff(4))
-                                .expect("bucket");
-                            MoveValue { action: a, text, dist }
-                        })
-                        .collect();
-                    Ok(EvalResult {
-                        moves,
-                        best_action: None,
-                        next_state: None,
-                        tracked_state: None,
-                        terminal: None,
-                        raw_text: String::new(),
-                        hallucinations: Vec::new(),
-                        timing: EvalTiming::default(),
-                    })
-                })
-                .collect()
-        }
-    }
 
     #[test]
     fn connect_four_labels_count_ties_and_kept_results() {
@@ -467,8 +421,14 @@ mod tests {
             "1",
         );
         let mut report = EvalReport::default();
-        eval_connect_four_labels(&mut CentreModel, &[sooner, tie, lost], 2, &mut report, |_| {})
-            .expect("runs");
+        eval_connect_four_labels(
+            &mut crate::search::mock::CentreEvaluator,
+            &[sooner, tie, lost],
+            2,
+            &mut report,
+            |_| {},
+        )
+        .expect("runs");
         let g = report.connect_four.expect("measured");
         assert_eq!(g.positions, 3);
         // One best move of seven, two of seven, one of seven.

@@ -193,6 +193,49 @@ impl Evaluator<ChessState> for MaterialEvaluator {
     }
 }
 
+/// A Connect Four evaluator that prefers the centre: each column's value is a one-hot bucket that falls by
+/// 6 buckets per column away from column 4 (bucket 60 at the centre). A model whose choice is known, for
+/// tests of the glue around evaluators; it refuses free decoding.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CentreEvaluator;
+
+impl Evaluator<crate::game::connect_four::ConnectFourState> for CentreEvaluator {
+    fn evaluate(
+        &mut self,
+        requests: &[EvalRequest<crate::game::connect_four::ConnectFourState>],
+    ) -> Vec<Result<EvalResult<crate::game::connect_four::ConnectFourState>, EvalError>> {
+        requests
+            .iter()
+            .map(|r| {
+                if r.mode == crate::inference::evaluator::DecodeMode::Free {
+                    return Err(EvalError::Unsupported {
+                        what: "free decoding".into(),
+                        why: "the centre evaluator only values the legal moves".into(),
+                    });
+                }
+                let mut moves = Vec::new();
+                for a in r.state.legal_actions() {
+                    let text = r.state.action_to_text(a);
+                    let col: u32 = text.parse().unwrap_or(1);
+                    let dist = ValueDistribution::one_hot(Buckets::mav(), 60 - 6 * col.abs_diff(4))
+                        .map_err(|e| EvalError::Backend(e.to_string()))?;
+                    moves.push(MoveValue { action: a, text, dist });
+                }
+                Ok(EvalResult {
+                    moves,
+                    best_action: None,
+                    next_state: None,
+                    tracked_state: None,
+                    terminal: r.state.outcome(),
+                    raw_text: String::new(),
+                    hallucinations: Vec::new(),
+                    timing: EvalTiming::default(),
+                })
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
