@@ -207,20 +207,16 @@ pub fn eval_connect_four_labels(
     report: &mut EvalReport,
     progress: impl FnMut(u64),
 ) -> Result<(), EvalError> {
-    let mut groups = [report.connect_four.take().unwrap_or_default()];
-    let out = eval_label_groups(
+    let EvalReport { connect_four, free_note, .. } = report;
+    eval_one_group(
         evaluator,
         labels,
         |rec| four_state(&rec.fen).ok(),
-        |_| 0,
         batch,
-        &mut groups,
-        &mut report.free_note,
+        connect_four,
+        free_note,
         progress,
-    );
-    let [g] = groups;
-    report.connect_four = Some(g);
-    out
+    )
 }
 
 /// Evaluates `evaluator` on labelled Hex positions into `report.hex`.
@@ -231,19 +227,24 @@ pub fn eval_hex_labels(
     report: &mut EvalReport,
     progress: impl FnMut(u64),
 ) -> Result<(), EvalError> {
-    let mut groups = [report.hex.take().unwrap_or_default()];
-    let out = eval_label_groups(
-        evaluator,
-        labels,
-        |rec| hex_state(&rec.fen).ok(),
-        |_| 0,
-        batch,
-        &mut groups,
-        &mut report.free_note,
-        progress,
-    );
+    let EvalReport { hex, free_note, .. } = report;
+    eval_one_group(evaluator, labels, |rec| hex_state(&rec.fen).ok(), batch, hex, free_note, progress)
+}
+
+/// A game measured as one group, added to `slot`.
+fn eval_one_group<S: MavState>(
+    evaluator: &mut dyn Evaluator<S>,
+    labels: &[LabelRecord],
+    state_of: impl Fn(&LabelRecord) -> Option<S>,
+    batch: usize,
+    slot: &mut Option<LabelMetrics>,
+    free_note: &mut Option<String>,
+    progress: impl FnMut(u64),
+) -> Result<(), EvalError> {
+    let mut groups = [slot.take().unwrap_or_default()];
+    let out = eval_label_groups(evaluator, labels, state_of, |_| 0, batch, &mut groups, free_note, progress);
     let [g] = groups;
-    report.hex = Some(g);
+    *slot = Some(g);
     out
 }
 
