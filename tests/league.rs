@@ -13,7 +13,7 @@ use mavboard::inference::onnx::SessionOptions;
 use mavboard::league::rules::{EvalRules, Rules};
 use mavboard::league::settings::StockfishLimits;
 use mavboard::league::spec::parse_agents;
-use mavboard::league::{LeagueConfig, LeagueError, run_league};
+use mavboard::league::{LeagueConfig, LeagueError, LeagueGameSetup, run_league};
 use mavboard::pgn::reader::read_all;
 
 fn root() -> &'static Path {
@@ -39,7 +39,7 @@ fn config(dir: &Path, agents: &[&str], rules: Rules, openings: Option<usize>) ->
     LeagueConfig {
         agents: parse_agents(&agents.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>()).expect("agents"),
         model: root().join("assets/models/mav-enc-tiny"),
-        book,
+        game: LeagueGameSetup::Chess { book },
         openings,
         seed: 1,
         rules,

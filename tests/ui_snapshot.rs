@@ -35,6 +35,7 @@ fn renderer() -> Option<WgpuTestRenderer> {
 fn harness(settings: Settings, renderer: WgpuTestRenderer) -> Harness<'static, MavboardApp> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1100.0, 720.0))
+        .with_max_steps(32)
         .renderer(renderer)
         .build_ui_state(|ui, app: &mut MavboardApp| app.frame_ui(ui), MavboardApp::with_settings(settings));
     h.run();
@@ -57,10 +58,14 @@ fn play_opening(h: &mut Harness<'static, MavboardApp>) {
 fn main_layout_dark() {
     let Some(r) = renderer() else { return };
     // The real app: engine and the shipped model, so the analysis panel and the candidate arrows show.
-    let mut h = Harness::builder().with_size(egui::vec2(1440.0, 880.0)).renderer(r).build_ui_state(
-        |ui, app: &mut MavboardApp| app.frame_ui(ui),
-        MavboardApp::with_engine(Settings::default(), std::sync::Arc::new(|| {})),
-    );
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1440.0, 880.0))
+        .with_max_steps(32)
+        .renderer(r)
+        .build_ui_state(
+            |ui, app: &mut MavboardApp| app.frame_ui(ui),
+            MavboardApp::with_engine(Settings::default(), std::sync::Arc::new(|| {})),
+        );
     let wait = std::time::Duration::from_secs(60);
     let valued = |app: &MavboardApp| {
         !app.state.analysis.evaluating && !mavboard::ui::values_panel::current_rows(&app.state).is_empty()
@@ -194,6 +199,7 @@ fn board_game_snapshot(choice: mavboard::app::board_game::GameChoice, moves: &[&
     // Not `harness`: its `run` would wait for the solver's spinner to stop on the empty board.
     let mut h = Harness::builder()
         .with_size(egui::vec2(1100.0, 720.0))
+        .with_max_steps(32)
         .renderer(r)
         .build_ui_state(|ui, app: &mut MavboardApp| app.frame_ui(ui), MavboardApp::with_settings(settings));
     h.step();

@@ -1,5 +1,6 @@
-//! `mavboard league`: games between agents from an opening suite, each opening with both colours; PGN of
-//! every game, Elo by maximum likelihood with 95 % intervals, a crosstable; resumable.
+//! `mavboard league`: games between agents from an opening suite, each opening with both colours; the
+//! record of every game (PGN, Connect Four move strings, Hex SGF), Elo by maximum likelihood with 95 %
+//! intervals, a crosstable; resumable. Chess, Chess960, Connect Four and Hex.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,14 +14,21 @@ use mavboard::league::rules::{EvalRules, Rules};
 use mavboard::league::run::{model_provenance, needs_stockfish};
 use mavboard::league::settings::StockfishLimits;
 use mavboard::league::spec::parse_agents;
-use mavboard::league::{LeagueConfig, LeagueError, Progress, run_league};
+use mavboard::league::{LeagueConfig, LeagueError, LeagueGameSetup, Progress, run_league};
 use mavboard::model::package::default_package_dir;
 
 const AFTER_HELP: &str = "\
 Agents: mav-max and mav-mean (one model call per move, the best move by max or mean scoring), mcts:N and
-mcts-max:N (MAV-MCTS with N simulations per move, mean or max scoring, batch --batch, tree reuse),
-stockfish:SKILL (Skill Level 0..20) and stockfish-elo:ELO (UCI_LimitStrength). Model agents may end in
-@MODEL_DIR to use another package than --model.
+mcts-max:N (MAV-MCTS with N simulations per move, mean or max scoring, batch --batch, tree reuse). Model
+agents may end in @MODEL_DIR to use another package than --model. Reference players: for chess
+stockfish:SKILL (Skill Level 0..20) and stockfish-elo:ELO (UCI_LimitStrength); for Connect Four solver (the
+exact solver: perfect play, slow in the first plies) and solver:DEPTH (alpha-beta DEPTH plies deep: it sees
+wins and losses that near, and picks at random among the moves best that far); for Hex playouts:N (MCTS
+with N random playouts per move, the paper's MCTS baseline).
+
+Games (--game): chess (openings from --book), connect_four (every position --opening-plies from the empty
+board, default 2: the 49 two-move openings), hex (on --hex-size, default 7, no swap; every position
+--opening-plies from the empty board, default 1: each first stone). --openings draws that many of them.
 
 Pairing: every pair of agents plays every chosen opening twice, once with each colour.
 
@@ -31,20 +39,33 @@ full-strength Stockfish evaluates every position at --adjudicate-depth: a side a
 --max-plies-win-cp and drawn otherwise. Without it, a game reaching --max-plies is drawn.
 
 Elo: maximum likelihood of the logistic Elo model (draws count half), anchored at --anchor = 0 (default: the
-first Stockfish agent, else the first agent), with --prior-draws virtual draws per pair that played (keeps
+first reference player, else the first agent), with --prior-draws virtual draws per pair that played (keeps
 perfect scores finite; 0 = plain MLE); the interval is +-1.96 standard errors relative to the anchor.
 
-Output (in --out): results.jsonl (one finished game a line; the same command resumes from it), games.pgn,
-table.txt, table.json, league.json (the settings a resume must match). Ctrl+C stops after dropping the game
-in progress.";
+Output (in --out): results.jsonl (one finished game a line; the same command resumes from it), the games
+(games.pgn for chess; games.tsv for Connect Four: the move string from the empty board, result, players,
+round, termination; games.sgf for Hex), table.txt, table.json, league.json (the settings a resume must
+match). Connect Four and Hex games always end on the board: evaluation adjudication is for chess. Ctrl+C
+stops after dropping the game in progress.";
 
 /// Arguments of `mavboard league`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// The agents, comma-separated (see below).
-    #[arg(long, value_delimiter = ',', default_value = "mav-max,mav-mean,mcts:100,stockfish:0")]
+    /// The agents, comma-separated (see below) [default: chess mav-max,mav-mean,mcts:100,stockfish:0;
+    /// connect_four mav-max,mav-mean,mcts:100,solver:4; hex mav-max,mav-mean,mcts:100,playouts:1000].
+    #[arg(long, value_delimiter = ',')]
     agents: Vec<String>,
+    /// The game: chess, connect_four or hex.
+    #[arg(long, default_value = "chess")]
+    game: String,
+    /// Hex: the board size (5..=13).
+    #[arg(long, default_value_t = 7)]
+    hex_size: u32,
+    /// Connect Four and Hex: the openings are every position this many plies from the empty board
+    /// [default: 2 for Connect Four, 1 for Hex].
+    #[arg(long)]
+    opening_plies: Option<u32>,
     /// The model package of the model agents [default: the shipped mav-enc-tiny].
     #[arg(long)]
     model: Option<PathBuf>,
@@ -60,7 +81,8 @@ pub struct Args {
     /// Plies after which a game is adjudicated.
     #[arg(long, default_value_t = 200)]
     max_plies: u32,
-    /// Evaluation adjudication: eval (needs Stockfish), none, or auto (eval when Stockfish is found).
+    /// Evaluation adjudication: eval (needs Stockfish), none, or auto (eval when Stockfish is found; chess
+    /// only).
     #[arg(long, default_value = "auto")]
     adjudicate: String,
     /// Depth of the adjudicating Stockfish.
@@ -112,20 +134,42 @@ pub struct Args {
 
 /// Runs `mavboard league`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let agents = parse_agents(&args.agents)?;
+    let game = args.game.to_ascii_lowercase().replace('-', "_");
+    let chess = matches!(game.as_str(), "chess" | "chess960");
+    let default_agents = match game.as_str() {
+        "chess" | "chess960" => "mav-max,mav-mean,mcts:100,stockfish:0",
+        "connect_four" | "connect4" | "c4" => "mav-max,mav-mean,mcts:100,solver:4",
+        "hex" => "mav-max,mav-mean,mcts:100,playouts:1000",
+        other => anyhow::bail!("--game {other}: use chess, connect_four or hex"),
+    };
+    let texts: Vec<String> = if args.agents.is_empty() {
+        default_agents.split(',').map(str::to_owned).collect()
+    } else {
+        args.agents.clone()
+    };
+    let agents = parse_agents(&texts)?;
     let model = match &args.model {
         Some(d) => d.clone(),
         None if agents.iter().any(|a| a.kind.uses_model() && a.model.is_none()) => default_package_dir()?,
         None => PathBuf::new(),
     };
-    let book = match &args.book {
-        Some(b) => b.clone(),
-        None => mavboard::league::openings::default_book().with_context(|| {
-            format!(
-                "the default opening book {} is not there; pass --book FILE",
-                mavboard::league::openings::DEFAULT_BOOK
-            )
-        })?,
+    if !chess && args.book.is_some() {
+        anyhow::bail!("--book is for chess; Connect Four and Hex openings come from --opening-plies");
+    }
+    let setup = match game.as_str() {
+        "chess" | "chess960" => LeagueGameSetup::Chess {
+            book: match &args.book {
+                Some(b) => b.clone(),
+                None => mavboard::league::openings::default_book().with_context(|| {
+                    format!(
+                        "the default opening book {} is not there; pass --book FILE",
+                        mavboard::league::openings::DEFAULT_BOOK
+                    )
+                })?,
+            },
+        },
+        "hex" => LeagueGameSetup::Hex { size: args.hex_size, plies: args.opening_plies.unwrap_or(1) },
+        _ => LeagueGameSetup::ConnectFour { plies: args.opening_plies.unwrap_or(2) },
     };
     let eval = EvalRules {
         depth: args.adjudicate_depth,
@@ -135,11 +179,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let sf_found = mavboard::uci::locate::locate_stockfish(args.stockfish.as_deref());
     let eval = match args.adjudicate.as_str() {
+        "eval" if !chess => anyhow::bail!(
+            "--adjudicate eval is for chess (Stockfish evaluates); Connect Four and Hex games end on the board"
+        ),
         "eval" => {
             sf_found.as_ref().map_err(|e| anyhow::anyhow!("--adjudicate eval needs Stockfish: {e}"))?;
             Some(eval)
         }
         "none" => None,
+        "auto" if !chess => None,
         "auto" => sf_found.as_ref().ok().map(|_| eval),
         other => anyhow::bail!("--adjudicate {other}: use eval, none or auto"),
     };
@@ -152,13 +200,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let anchor = args
         .anchor
         .clone()
-        .or_else(|| agents.iter().find(|a| a.kind.is_stockfish()).or(agents.first()).map(|a| a.label()));
+        .or_else(|| agents.iter().find(|a| a.kind.is_reference()).or(agents.first()).map(|a| a.label()));
     let mut session = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
     session.threads.intra_op = args.threads.max(1);
     let config = LeagueConfig {
         agents,
         model: model.clone(),
-        book: book.clone(),
+        game: setup.clone(),
         openings: (args.openings > 0).then_some(args.openings),
         seed: args.seed,
         rules,
@@ -193,7 +241,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             config.stockfish_limits.describe()
         );
     }
-    eprintln!("book        {}", book.display());
+    eprintln!("openings    {}", setup.describe());
     eprintln!("adjudication {}", config.rules.describe());
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -211,9 +259,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let result = run_league(&config, &stop, &mut |p| match p {
         Progress::Start { total, done, openings } => {
             eprintln!(
-                "openings    {} from the book (positions {})",
+                "openings    {} chosen (positions {})",
                 openings.len(),
-                openings.iter().map(|o| (o.index + 1).to_string()).collect::<Vec<_>>().join(", ")
+                openings.iter().map(|o| (o.0 + 1).to_string()).collect::<Vec<_>>().join(", ")
             );
             if done > 0 {
                 eprintln!("resuming: {done} of {total} games already played");

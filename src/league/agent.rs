@@ -1,40 +1,40 @@
-//! The [`Agent`] interface the game loop plays through, and what an agent sees.
-
-use shakmaty::Move;
+//! The [`Agent`] interface the game loop plays through, and what an agent sees. Generic over the game
+//! ([`GameState`]); chess is the default so the chess league reads as before.
 
 use super::LeagueError;
+use crate::game::GameState;
 use crate::game::chess::ChessState;
 
 /// The game so far, as an agent sees it when it is to move.
 #[derive(Debug, Clone, Copy)]
-pub struct GameView<'a> {
+pub struct GameView<'a, G: GameState = ChessState> {
     /// The opening position the game started from.
-    pub start: &'a ChessState,
+    pub start: &'a G,
     /// The moves played since, in order.
-    pub moves: &'a [Move],
+    pub moves: &'a [G::Action],
     /// The current position (the agent's side is to move).
-    pub state: &'a ChessState,
+    pub state: &'a G,
     /// The current ply counted from the game's real start (the opening's move number), for schedules.
     pub ply: u32,
 }
 
-/// The move an agent chose and a short note for the PGN (its value, the search's statistics, …).
+/// The move an agent chose and a short note for the game record (its value, the search's statistics, …).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Choice {
+pub struct Choice<G: GameState = ChessState> {
     /// The move (legal in the position it was asked about).
-    pub action: Move,
-    /// A note for the move's PGN comment.
+    pub action: G::Action,
+    /// A note for the move's comment in the record.
     pub note: Option<String>,
 }
 
 /// A player of the league.
-pub trait Agent {
-    /// The label used in the PGN and the tables.
+pub trait Agent<G: GameState = ChessState> {
+    /// The label used in the records and the tables.
     fn label(&self) -> &str;
 
     /// A new game starts (clear trees, hash tables).
     fn new_game(&mut self) -> Result<(), LeagueError>;
 
     /// Chooses a move in `game.state`, which is not over.
-    fn choose(&mut self, game: &GameView<'_>) -> Result<Choice, LeagueError>;
+    fn choose(&mut self, game: &GameView<'_, G>) -> Result<Choice<G>, LeagueError>;
 }

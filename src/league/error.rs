@@ -13,8 +13,9 @@ pub enum LeagueError {
     /// An agent specification could not be read.
     #[error(
         "unknown agent {spec:?}: {why}. Agents are mav-max, mav-mean, mcts:N, mcts-max:N (N simulations), \
-         stockfish:SKILL (skill level 0..20) or stockfish-elo:ELO, each model agent optionally followed by \
-         @MODEL_DIR"
+         each model agent optionally followed by @MODEL_DIR; for chess stockfish:SKILL (skill level 0..20) \
+         or stockfish-elo:ELO; for Connect Four solver (exact) or solver:DEPTH (plies); for Hex playouts:N \
+         (MCTS with N random playouts per move)"
     )]
     UnknownAgent {
         /// The text given.

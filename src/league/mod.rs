@@ -3,15 +3,20 @@
 //! colours, under stated adjudication rules; PGN of every game, Elo by maximum likelihood with confidence
 //! intervals, a crosstable; resumable from its results file.
 //!
+//! Chess, Chess960, Connect Four and Hex: [`game`] says what differs between them (reference players,
+//! openings, records); the rest is generic over the game.
+//!
 //! One small file per concept: [`spec`] (agent texts and labels), [`agent`] (the interface),
-//! [`model_agent`] and [`stockfish`] (the players, and the adjudicator), [`openings`], [`schedule`],
+//! [`model_agent`], [`stockfish`] and [`baseline`] (the players, and the adjudicator), [`openings`], [`schedule`],
 //! [`rules`], [`play`] (one game), [`record`] (a finished game and its PGN), [`results`] (the results file
 //! and atomic writes), [`settings`] (what a resume must agree with), [`elo`], [`crosstable`], [`run`].
 
 pub mod agent;
+pub mod baseline;
 pub mod crosstable;
 pub mod elo;
 pub mod error;
+pub mod game;
 pub mod model_agent;
 pub mod openings;
 pub mod play;
@@ -25,4 +30,4 @@ pub mod spec;
 pub mod stockfish;
 
 pub use error::LeagueError;
-pub use run::{LeagueConfig, LeagueSummary, OutputFiles, Progress, run_league};
+pub use run::{LeagueConfig, LeagueGameSetup, LeagueSummary, OutputFiles, Progress, run_league};

@@ -12,24 +12,24 @@ use crate::inference::evaluator::{EvalRequest, Evaluator, Scoring};
 use crate::search::mcts::{Mcts, MctsParams, RunLimits, VirtualCounts};
 
 /// A model shared by every agent that uses it (the league plays one game at a time).
-pub type SharedEvaluator = Rc<RefCell<Box<dyn Evaluator<ChessState>>>>;
+pub type SharedEvaluator<G = ChessState> = Rc<RefCell<Box<dyn Evaluator<G>>>>;
 
 /// One model call per move: the move whose value distribution scores best under `scoring` (ties: the
 /// other scoring, then the model's order).
-pub struct MavAgent {
+pub struct MavAgent<G: GameState = ChessState> {
     label: String,
     scoring: Scoring,
-    model: SharedEvaluator,
+    model: SharedEvaluator<G>,
 }
 
-impl MavAgent {
+impl<G: GameState> MavAgent<G> {
     /// An agent named `label` playing the best move by `scoring`.
-    pub fn new(label: String, scoring: Scoring, model: SharedEvaluator) -> MavAgent {
+    pub fn new(label: String, scoring: Scoring, model: SharedEvaluator<G>) -> MavAgent<G> {
         MavAgent { label, scoring, model }
     }
 }
 
-impl Agent for MavAgent {
+impl<G: GameState> Agent<G> for MavAgent<G> {
     fn label(&self) -> &str {
         &self.label
     }
@@ -38,7 +38,7 @@ impl Agent for MavAgent {
         Ok(())
     }
 
-    fn choose(&mut self, game: &GameView<'_>) -> Result<Choice, LeagueError> {
+    fn choose(&mut self, game: &GameView<'_, G>) -> Result<Choice<G>, LeagueError> {
         let request = EvalRequest::values(game.state.clone());
         let result = self
             .model
@@ -80,20 +80,20 @@ impl Agent for MavAgent {
 
 /// MAV-MCTS with `simulations` per move, batch `b`, the paper's dynamic virtual counts for that budget, and
 /// the subtree of the moves played kept between moves.
-pub struct MctsAgent {
+pub struct MctsAgent<G: GameState = ChessState> {
     label: String,
     simulations: u64,
     batch: usize,
     scoring: Scoring,
     seed: u64,
-    model: SharedEvaluator,
+    model: SharedEvaluator<G>,
     /// The tree and how many game moves its root is after.
-    tree: Option<(Mcts<ChessState>, usize)>,
+    tree: Option<(Mcts<G>, usize)>,
     /// Model calls saved by tree reuse (evaluated nodes kept), over the agent's life.
     pub reused_evaluations: u64,
 }
 
-impl MctsAgent {
+impl<G: GameState> MctsAgent<G> {
     /// An agent named `label`.
     pub fn new(
         label: String,
@@ -101,8 +101,8 @@ impl MctsAgent {
         scoring: Scoring,
         batch: usize,
         seed: u64,
-        model: SharedEvaluator,
-    ) -> MctsAgent {
+        model: SharedEvaluator<G>,
+    ) -> MctsAgent<G> {
         MctsAgent {
             label,
             simulations,
@@ -125,7 +125,7 @@ impl MctsAgent {
     }
 
     /// The tree for `game`: the previous one moved along the moves played since, or a new one.
-    fn tree_for(&mut self, game: &GameView<'_>) -> Result<Mcts<ChessState>, LeagueError> {
+    fn tree_for(&mut self, game: &GameView<'_, G>) -> Result<Mcts<G>, LeagueError> {
         if let Some((mut mcts, at)) = self.tree.take()
             && at <= game.moves.len()
         {
@@ -148,7 +148,7 @@ impl MctsAgent {
     }
 }
 
-impl Agent for MctsAgent {
+impl<G: GameState> Agent<G> for MctsAgent<G> {
     fn label(&self) -> &str {
         &self.label
     }
@@ -158,7 +158,7 @@ impl Agent for MctsAgent {
         Ok(())
     }
 
-    fn choose(&mut self, game: &GameView<'_>) -> Result<Choice, LeagueError> {
+    fn choose(&mut self, game: &GameView<'_, G>) -> Result<Choice<G>, LeagueError> {
         let mut mcts = self.tree_for(game)?;
         let limits = RunLimits { simulations: self.simulations, batch_size: self.batch };
         {

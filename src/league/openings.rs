@@ -1,5 +1,6 @@
-//! Opening suites: EPD or FEN lines (one position a line, as Stockfish's books ship them) or PGN games (the
-//! position after each game's main line), and the seeded choice of a few of them.
+//! Opening suites: for chess, EPD or FEN lines (one position a line, as Stockfish's books ship them) or PGN
+//! games (the position after each game's main line); for Connect Four and Hex, every distinct position a
+//! few plies from the start ([`after_plies`]); and the seeded choice of a few of them.
 
 use std::path::{Path, PathBuf};
 
@@ -14,15 +15,43 @@ use crate::pgn::reader::read_all;
 /// The opening suite used when none is given, relative to the checkout (`../shared` beside it).
 pub const DEFAULT_BOOK: &str = "../shared/data/openings/stockfish-books/2moves_v1.epd";
 
-/// One start position from a book.
+/// One start position from a book or an enumeration.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Opening {
-    /// Its 0-based index in the book (the line or game number).
+pub struct Opening<G: GameState = ChessState> {
+    /// Its 0-based index in the book (the line or game number) or the enumeration.
     pub index: usize,
-    /// The position, as a FEN (X-FEN castling).
+    /// The position as text (a FEN with X-FEN castling for chess).
     pub fen: String,
     /// The position.
-    pub state: ChessState,
+    pub state: G,
+    /// The moves from the game's initial position that reach it (empty for a book position given as text).
+    pub moves: Vec<G::Action>,
+}
+
+/// Every distinct position (by [`GameState::hash64`]) `plies` plies after `start` where the game is not
+/// over, each with the first line reaching it, in the rules' move order.
+pub fn after_plies<G: GameState>(start: &G, plies: u32) -> Vec<Opening<G>> {
+    let mut layer = vec![(start.clone(), Vec::new())];
+    for _ in 0..plies {
+        let mut seen = std::collections::HashSet::new();
+        let mut next = Vec::new();
+        for (state, line) in &layer {
+            for action in state.legal_actions() {
+                let Ok(child) = state.play(action) else { continue };
+                if child.outcome().is_none() && seen.insert(child.hash64()) {
+                    let mut line: Vec<G::Action> = line.clone();
+                    line.push(action);
+                    next.push((child, line));
+                }
+            }
+        }
+        layer = next;
+    }
+    layer
+        .into_iter()
+        .enumerate()
+        .map(|(index, (state, moves))| Opening { index, fen: state.to_text(), state, moves })
+        .collect()
 }
 
 /// Reads a whole book. EPD lines are `board turn castling ep` followed by operations (`;`-separated, ignored)
@@ -98,19 +127,19 @@ fn push(path: &Path, out: &mut Vec<Opening>, state: ChessState, at: String) -> R
             why: format!("{at}: the game is already over ({o})"),
         });
     }
-    out.push(Opening { index: out.len(), fen: state.fen(), state });
+    out.push(Opening { index: out.len(), fen: state.fen(), state, moves: Vec::new() });
     Ok(())
 }
 
 /// `count` openings drawn without replacement from `book` by a generator seeded with `seed`, in book order;
 /// the whole book when `count` is `None` or not smaller than the book.
-pub fn choose(book: Vec<Opening>, count: Option<usize>, seed: u64) -> Vec<Opening> {
+pub fn choose<G: GameState>(book: Vec<Opening<G>>, count: Option<usize>, seed: u64) -> Vec<Opening<G>> {
     match count {
         Some(k) if k < book.len() => {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let mut picked = rand::seq::index::sample(&mut rng, book.len(), k).into_vec();
             picked.sort_unstable();
-            let mut book: Vec<Option<Opening>> = book.into_iter().map(Some).collect();
+            let mut book: Vec<Option<Opening<G>>> = book.into_iter().map(Some).collect();
             picked.into_iter().filter_map(|i| book[i].take()).collect()
         }
         _ => book,
@@ -171,6 +200,29 @@ rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\"; c0 \"king's pa
         assert_eq!(book.len(), 2);
         assert_eq!(book[0].fen, "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2");
         assert_eq!(book[1].fen, "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1");
+    }
+
+    #[test]
+    fn positions_after_plies_are_distinct_and_reached_by_their_moves() {
+        use crate::game::connect_four::ConnectFourState;
+        use crate::game::hex::HexState;
+        let c4 = after_plies(&ConnectFourState::new(), 2);
+        assert_eq!(c4.len(), 49);
+        let c4 = after_plies(&ConnectFourState::new(), 3);
+        // 7³ lines, but 1-2-3 and 3-2-1 reach the same stones.
+        assert!(c4.len() < 343 && c4.len() > 200, "{}", c4.len());
+        for o in &c4 {
+            let mut s = ConnectFourState::new();
+            for &m in &o.moves {
+                s = s.play(m).expect("legal");
+            }
+            assert_eq!(s, o.state);
+            assert_eq!(o.fen, s.to_text());
+        }
+        let hex = after_plies(&HexState::new(7).expect("7×7"), 1);
+        assert_eq!(hex.len(), 49);
+        assert_eq!(hex.iter().map(|o| o.index).collect::<Vec<_>>(), (0..49).collect::<Vec<_>>());
+        assert_eq!(after_plies(&ChessState::startpos(), 0).len(), 1);
     }
 
     #[test]

@@ -7,28 +7,30 @@ use super::LeagueError;
 use super::agent::{Agent, GameView};
 use super::record::{GameResult, PlayedMove};
 use super::rules::{ResignCounter, Rules};
-use super::stockfish::Adjudicator;
-use crate::game::chess::ChessState;
 use crate::game::{GameState, OutcomeReason, Player};
+
+/// Whoever evaluates positions for the adjudication rules (full-strength Stockfish for chess, see
+/// [`super::stockfish::Adjudicator`]).
+pub trait Adjudicate<G: GameState> {
+    /// A new game starts.
+    fn new_game(&mut self) -> Result<(), LeagueError>;
+
+    /// The evaluation of `state` (reached by `moves` from `start`, not over) in centipawns from the first
+    /// player's side; `None` when there is none.
+    fn eval_white(&mut self, start: &G, moves: &[G::Action], state: &G) -> Result<Option<i32>, LeagueError>;
+}
 
 /// A game played to its end.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PlayedGame {
+pub struct PlayedGame<A = shakmaty::Move> {
     /// The moves with their notes.
-    pub moves: Vec<PlayedMove>,
+    pub moves: Vec<PlayedMove<A>>,
     /// The result.
     pub result: GameResult,
     /// Why it ended, in words.
     pub termination: String,
     /// Whether an adjudication rule decided it.
     pub adjudicated: bool,
-}
-
-/// The ply of a position from the real start of the game (from its FEN's move number and side to move).
-pub fn ply_of(state: &ChessState) -> u32 {
-    use shakmaty::Position;
-    let full = state.position().fullmoves().get();
-    (full - 1) * 2 + u32::from(state.to_move() == Player::Second)
 }
 
 fn reason_text(reason: OutcomeReason) -> &'static str {
@@ -44,16 +46,17 @@ fn reason_text(reason: OutcomeReason) -> &'static str {
     }
 }
 
-/// Plays `white` against `black` from `start`. The adjudicator must be given when `rules.eval` is set.
-/// Returns `None` when `stop` was raised before the game ended (the game is then thrown away).
-pub fn play_game(
-    white: &mut dyn Agent,
-    black: &mut dyn Agent,
-    start: &ChessState,
+/// Plays `white` (the first player) against `black` from `start`. The adjudicator must be given when
+/// `rules.eval` is set. Returns `None` when `stop` was raised before the game ended (the game is then
+/// thrown away).
+pub fn play_game<G: GameState>(
+    white: &mut dyn Agent<G>,
+    black: &mut dyn Agent<G>,
+    start: &G,
     rules: &Rules,
-    mut adjudicator: Option<&mut Adjudicator>,
+    mut adjudicator: Option<&mut dyn Adjudicate<G>>,
     stop: &AtomicBool,
-) -> Result<Option<PlayedGame>, LeagueError> {
+) -> Result<Option<PlayedGame<G::Action>>, LeagueError> {
     white.new_game()?;
     black.new_game()?;
     if let Some(a) = adjudicator.as_deref_mut() {
@@ -62,11 +65,11 @@ pub fn play_game(
     let eval_rules = rules.eval.filter(|_| adjudicator.is_some());
     let mut state = start.clone();
     let mut actions = Vec::new();
-    let mut moves: Vec<PlayedMove> = Vec::new();
+    let mut moves: Vec<PlayedMove<G::Action>> = Vec::new();
     let mut seen: HashMap<u64, u32> = HashMap::new();
     seen.insert(state.hash64(), 1);
     let mut resign = ResignCounter::default();
-    let start_ply = ply_of(start);
+    let start_ply = start.ply();
     let end = |moves, result, termination: String, adjudicated| {
         Ok(Some(PlayedGame { moves, result, termination, adjudicated }))
     };
@@ -113,7 +116,8 @@ pub fn play_game(
             return Ok(None);
         }
         let view = GameView { start, moves: &actions, state: &state, ply: start_ply + moves.len() as u32 };
-        let agent: &mut dyn Agent = if state.to_move() == Player::First { &mut *white } else { &mut *black };
+        let agent: &mut dyn Agent<G> =
+            if state.to_move() == Player::First { &mut *white } else { &mut *black };
         let choice = agent.choose(&view)?;
         let next = state.play(choice.action).map_err(|e| LeagueError::Agent {
             agent: agent.label().to_owned(),
@@ -152,6 +156,7 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
+    use crate::game::chess::ChessState;
     use crate::inference::evaluator::Scoring;
     use crate::league::agent::Choice;
     use crate::league::model_agent::MavAgent;
@@ -234,9 +239,9 @@ mod tests {
 
     #[test]
     fn ply_counts_from_the_fen() {
-        assert_eq!(ply_of(&ChessState::startpos()), 0);
+        assert_eq!(ChessState::startpos().ply(), 0);
         let s = ChessState::from_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
             .expect("fen");
-        assert_eq!(ply_of(&s), 2);
+        assert_eq!(s.ply(), 2);
     }
 }

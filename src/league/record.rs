@@ -78,11 +78,11 @@ pub struct GameRecord {
     pub pgn: String,
 }
 
-/// One played move with its notes.
+/// One played move with its notes (a chess [`Move`] unless another game's action is given).
 #[derive(Debug, Clone, PartialEq)]
-pub struct PlayedMove {
+pub struct PlayedMove<A = Move> {
     /// The move.
-    pub action: Move,
+    pub action: A,
     /// The adjudicator's evaluation after it (White's side, centipawns).
     pub eval_white: Option<i32>,
     /// The agent's note.

@@ -1,6 +1,7 @@
 //! Running a league: the schedule, resuming from the results file, building the agents, playing the games
-//! one after the other, and keeping `results.jsonl`, `games.pgn`, `table.txt` and `table.json` up to date
-//! in the output folder after every game.
+//! one after the other, and keeping `results.jsonl`, the games' records (`games.pgn` for chess, `games.tsv`
+//! for Connect Four, `games.sgf` for Hex), `table.txt` and `table.json` up to date in the output folder after
+//! every game. One generic run serves every [`LeagueGame`].
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -12,20 +13,73 @@ use std::time::Instant;
 use super::LeagueError;
 use super::agent::Agent;
 use super::crosstable::{Table, build};
+use super::game::LeagueGame;
 use super::model_agent::{MavAgent, MctsAgent, SharedEvaluator};
-use super::openings::{Opening, choose, read_book};
+use super::openings::{Opening, after_plies, choose, read_book};
 use super::play::play_game;
-use super::record::{GameRecord, PgnHeaders, pgn_text, utc_date};
-use super::results::{all_pgn, append, load, write_atomic};
+use super::record::{GameRecord, PgnHeaders, utc_date};
+use super::results::{append, load, write_atomic};
 use super::rules::Rules;
 use super::schedule::{ScheduledGame, remaining, round_robin};
 use super::settings::{Settings, StockfishLimits, fingerprint};
 use super::spec::{AgentKind, AgentSpec};
-use super::stockfish::{Adjudicator, StockfishAgent, Strength};
-use crate::inference::evaluator::Evaluator;
-use crate::inference::load_evaluator;
+use crate::game::GameState;
+use crate::game::chess::ChessState;
+use crate::game::connect_four::ConnectFourState;
+use crate::game::hex::HexState;
 use crate::inference::onnx::SessionOptions;
 use crate::model::package::ModelPackage;
+
+/// Which game a league plays, and where its openings come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeagueGameSetup {
+    /// Chess (and Chess960) from an opening book: EPD/FEN lines or PGN games.
+    Chess {
+        /// The book.
+        book: PathBuf,
+    },
+    /// Connect Four from every distinct position `plies` plies from the empty board.
+    ConnectFour {
+        /// Plies of the openings (2: the 49 two-move openings).
+        plies: u32,
+    },
+    /// Hex on a `size` × `size` board (no swap) from every distinct position `plies` plies from the
+    /// empty board.
+    Hex {
+        /// The board size.
+        size: u32,
+        /// Plies of the openings (1: every first stone).
+        plies: u32,
+    },
+}
+
+impl LeagueGameSetup {
+    /// The game's name in messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LeagueGameSetup::Chess { .. } => "chess",
+            LeagueGameSetup::ConnectFour { .. } => "Connect Four",
+            LeagueGameSetup::Hex { .. } => "Hex",
+        }
+    }
+
+    /// Where the openings come from, in words (kept in `league.json`: a resume must agree).
+    pub fn describe(&self) -> String {
+        match self {
+            LeagueGameSetup::Chess { book } => book.display().to_string(),
+            LeagueGameSetup::ConnectFour { plies } => {
+                format!("connect_four: every position after {}", plies_text(*plies))
+            }
+            LeagueGameSetup::Hex { size, plies } => {
+                format!("hex {size}x{size}: every position after {}", plies_text(*plies))
+            }
+        }
+    }
+}
+
+fn plies_text(plies: u32) -> String {
+    if plies == 1 { "1 ply".to_owned() } else { format!("{plies} plies") }
+}
 
 /// Everything a league needs.
 #[derive(Debug, Clone)]
@@ -34,9 +88,9 @@ pub struct LeagueConfig {
     pub agents: Vec<AgentSpec>,
     /// The model package of model agents without their own.
     pub model: PathBuf,
-    /// The opening book.
-    pub book: PathBuf,
-    /// How many openings to draw from the book (`None`: all).
+    /// The game and its openings.
+    pub game: LeagueGameSetup,
+    /// How many openings to draw from the book or the enumeration (`None`: all).
     pub openings: Option<usize>,
     /// The seed of that draw.
     pub seed: u64,
@@ -67,7 +121,7 @@ pub struct OutputFiles {
     pub settings: PathBuf,
     /// `results.jsonl`.
     pub results: PathBuf,
-    /// `games.pgn`.
+    /// The games' records: `games.pgn` (chess), `games.tsv` (Connect Four) or `games.sgf` (Hex).
     pub pgn: PathBuf,
     /// `table.txt`.
     pub table: PathBuf,
@@ -76,12 +130,17 @@ pub struct OutputFiles {
 }
 
 impl OutputFiles {
-    /// The files in `dir`.
+    /// The files of a chess league in `dir`.
     pub fn in_dir(dir: &Path) -> OutputFiles {
+        OutputFiles::for_records(dir, "games.pgn")
+    }
+
+    /// The files in `dir`, the games' records in `records`.
+    pub fn for_records(dir: &Path, records: &str) -> OutputFiles {
         OutputFiles {
             settings: dir.join("league.json"),
             results: dir.join("results.jsonl"),
-            pgn: dir.join("games.pgn"),
+            pgn: dir.join(records),
             table: dir.join("table.txt"),
             table_json: dir.join("table.json"),
         }
@@ -97,8 +156,8 @@ pub enum Progress<'a> {
         total: usize,
         /// Games already finished (kept from an earlier run).
         done: usize,
-        /// The openings chosen.
-        openings: &'a [Opening],
+        /// The openings chosen: the index of each in its book or enumeration, and its position as text.
+        openings: &'a [(usize, String)],
     },
     /// A game begins.
     GameStart {
@@ -167,14 +226,57 @@ pub fn run_league(
     stop: &AtomicBool,
     on: &mut dyn FnMut(Progress<'_>),
 ) -> Result<LeagueSummary, LeagueError> {
+    if config.openings == Some(0) {
+        return Err(LeagueError::Settings("--openings must be at least 1".into()));
+    }
+    let none =
+        |what: &str| LeagueError::Settings(format!("{what} gives no opening position that is not over"));
+    match &config.game {
+        LeagueGameSetup::Chess { book } => {
+            let openings = choose(read_book(book)?, config.openings, config.seed);
+            run_game::<ChessState>(config, openings, stop, on)
+        }
+        LeagueGameSetup::ConnectFour { plies } => {
+            let all = after_plies(&ConnectFourState::new(), *plies);
+            if all.is_empty() {
+                return Err(none(&config.game.describe()));
+            }
+            run_game::<ConnectFourState>(config, choose(all, config.openings, config.seed), stop, on)
+        }
+        LeagueGameSetup::Hex { size, plies } => {
+            if !(5..=13).contains(size) {
+                return Err(LeagueError::Settings(format!(
+                    "--hex-size {size}: Hex boards run from 5x5 to 13x13"
+                )));
+            }
+            let start =
+                HexState::new(*size).map_err(|e| LeagueError::Settings(format!("--hex-size {size}: {e}")))?;
+            let all = after_plies(&start, *plies);
+            if all.is_empty() {
+                return Err(none(&config.game.describe()));
+            }
+            run_game::<HexState>(config, choose(all, config.openings, config.seed), stop, on)
+        }
+    }
+}
+
+fn run_game<G: LeagueGame>(
+    config: &LeagueConfig,
+    openings: Vec<Opening<G>>,
+    stop: &AtomicBool,
+    on: &mut dyn FnMut(Progress<'_>),
+) -> Result<LeagueSummary, LeagueError> {
     config.rules.validate()?;
     if config.agents.len() < 2 {
         return Err(LeagueError::Settings("a league needs at least two agents".into()));
     }
-    if config.openings == Some(0) {
-        return Err(LeagueError::Settings("--openings must be at least 1".into()));
-    }
     let labels: Vec<String> = config.agents.iter().map(AgentSpec::label).collect();
+    let game = config.game.name();
+    for spec in &config.agents {
+        if !spec.kind.uses_model() && !G::is_reference_player(&spec.kind) {
+            return Err(super::game::not_for::<G>(&spec.label(), game));
+        }
+    }
     if let Some(a) = &config.anchor
         && !labels.contains(a)
     {
@@ -183,7 +285,6 @@ pub fn run_league(
             labels.join(", ")
         )));
     }
-    let openings = choose(read_book(&config.book)?, config.openings, config.seed);
     let stockfish = if needs_stockfish(&config.agents, &config.rules) {
         Some(
             crate::uci::locate::locate_stockfish(config.stockfish.as_deref())
@@ -197,7 +298,7 @@ pub fn run_league(
         agents_described.insert(spec.label(), describe(spec, &config.model)?);
     }
     let settings = Settings {
-        book: config.book.display().to_string(),
+        book: config.game.describe(),
         openings: openings.iter().map(|o| (o.index, o.fen.clone())).collect(),
         rules: config.rules,
         stockfish_limits: config.stockfish_limits,
@@ -205,7 +306,7 @@ pub fn run_league(
         agents: agents_described,
     };
     std::fs::create_dir_all(&config.out).map_err(|e| LeagueError::io(&config.out, &e))?;
-    let files = OutputFiles::in_dir(&config.out);
+    let files = OutputFiles::for_records(&config.out, G::RECORDS_FILE);
     let settings = match Settings::load(&files.settings)? {
         Some(old) => settings.resume(&old, &files.settings)?,
         None => settings,
@@ -230,11 +331,12 @@ pub fn run_league(
     }
     let todo = remaining(&schedule, &done_ids);
     let resumed = schedule.len() - todo.len();
-    on(Progress::Start { total: schedule.len(), done: resumed, openings: &openings });
+    let listed: Vec<(usize, String)> = openings.iter().map(|o| (o.index, o.fen.clone())).collect();
+    on(Progress::Start { total: schedule.len(), done: resumed, openings: &listed });
     let order: HashMap<&str, usize> = schedule.iter().enumerate().map(|(i, g)| (g.id.as_str(), i)).collect();
     let write_outputs = |records: &mut Vec<GameRecord>| -> Result<Table, LeagueError> {
         records.sort_by_key(|r| order.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
-        write_atomic(&files.pgn, all_pgn(records).as_bytes())?;
+        write_atomic(&files.pgn, G::all_records(records).as_bytes())?;
         let table = build(&labels, records, config.anchor.as_deref(), config.prior_draws);
         let text = format!("{}\nadjudication: {}\n", table.render(), config.rules.describe());
         write_atomic(&files.table, text.as_bytes())?;
@@ -247,18 +349,16 @@ pub fn run_league(
     let mut played = 0;
     let mut reused = 0;
     if !todo.is_empty() {
-        let mut agents = build_agents(config, stockfish.as_deref())?;
-        let mut adjudicator = match (config.rules.eval, stockfish.as_deref()) {
-            (Some(e), Some(path)) => Some(Adjudicator::start(path, e.depth)?),
-            _ => None,
-        };
+        let mut agents = build_agents::<G>(config, stockfish.as_deref())?;
+        let mut adjudicator = G::adjudicator(config, stockfish.as_deref())?;
         let date = utc_date();
         for g in &todo {
             on(Progress::GameStart { game: g, white: &labels[g.white], black: &labels[g.black] });
             let opening = &openings[g.opening];
             let started = Instant::now();
             let (white, black) = pair_mut(&mut agents.list, g.white, g.black)?;
-            let game = play_game(white, black, &opening.state, &config.rules, adjudicator.as_mut(), stop)?;
+            let judge = adjudicator.as_mut().map(|a| a.as_mut() as &mut dyn super::play::Adjudicate<G>);
+            let game = play_game(white, black, &opening.state, &config.rules, judge, stop)?;
             let Some(game) = game else {
                 return Err(LeagueError::Interrupted { done: resumed + played, total: schedule.len() });
             };
@@ -270,25 +370,14 @@ pub fn run_league(
                 black: labels[g.black].clone(),
                 book_index: opening.index,
             };
-            let pgn = pgn_text(
-                &headers,
-                &opening.state,
-                &game.moves,
-                game.result,
-                &game.termination,
-                game.adjudicated,
-            )?;
+            let pgn = G::record_text(&headers, opening, &game)?;
             let record = GameRecord {
                 id: g.id.clone(),
                 white: labels[g.white].clone(),
                 black: labels[g.black].clone(),
                 book_index: opening.index,
                 opening_fen: opening.fen.clone(),
-                moves: game
-                    .moves
-                    .iter()
-                    .map(|m| m.action.to_uci(opening.state.castling_mode()).to_string())
-                    .collect(),
+                moves: action_texts(&opening.state, game.moves.iter().map(|m| m.action)),
                 result: game.result,
                 termination: game.termination,
                 adjudicated: game.adjudicated,
@@ -307,61 +396,75 @@ pub fn run_league(
     Ok(LeagueSummary { table, played, resumed, total: schedule.len(), reused_evaluations: reused, files })
 }
 
+/// The moves in the game's notation (UCI for chess), each read in the position it was played in.
+fn action_texts<G: GameState>(start: &G, moves: impl Iterator<Item = G::Action>) -> Vec<String> {
+    let mut state = start.clone();
+    let mut out = Vec::new();
+    for m in moves {
+        out.push(state.action_to_text(m));
+        match state.play(m) {
+            Ok(next) => state = next,
+            Err(_) => break,
+        }
+    }
+    out
+}
+
 /// The agents of a league, built once.
-struct Agents {
-    list: Vec<Box<dyn Agent>>,
+struct Agents<G: GameState> {
+    list: Vec<Box<dyn Agent<G>>>,
     mcts: Vec<Rc<RefCell<u64>>>,
 }
 
-impl Agents {
+impl<G: GameState> Agents<G> {
     fn mcts_reuse(&self) -> u64 {
         self.mcts.iter().map(|c| *c.borrow()).sum()
     }
 }
 
 /// An MCTS agent that reports its tree-reuse savings through a shared counter.
-struct CountingMcts {
-    inner: MctsAgent,
+struct CountingMcts<G: GameState> {
+    inner: MctsAgent<G>,
     saved: Rc<RefCell<u64>>,
 }
 
-impl Agent for CountingMcts {
+impl<G: GameState> Agent<G> for CountingMcts<G> {
     fn label(&self) -> &str {
         self.inner.label()
     }
     fn new_game(&mut self) -> Result<(), LeagueError> {
         self.inner.new_game()
     }
-    fn choose(&mut self, game: &super::agent::GameView<'_>) -> Result<super::agent::Choice, LeagueError> {
+    fn choose(
+        &mut self,
+        game: &super::agent::GameView<'_, G>,
+    ) -> Result<super::agent::Choice<G>, LeagueError> {
         let c = self.inner.choose(game);
         *self.saved.borrow_mut() = self.inner.reused_evaluations;
         c
     }
 }
 
-fn build_agents(config: &LeagueConfig, stockfish: Option<&Path>) -> Result<Agents, LeagueError> {
-    let mut models: HashMap<PathBuf, SharedEvaluator> = HashMap::new();
-    let mut list: Vec<Box<dyn Agent>> = Vec::new();
+fn build_agents<G: LeagueGame>(
+    config: &LeagueConfig,
+    stockfish: Option<&Path>,
+) -> Result<Agents<G>, LeagueError> {
+    let mut models: HashMap<PathBuf, SharedEvaluator<G>> = HashMap::new();
+    let mut list: Vec<Box<dyn Agent<G>>> = Vec::new();
     let mut mcts = Vec::new();
     for spec in &config.agents {
         let label = spec.label();
-        let model = |models: &mut HashMap<PathBuf, SharedEvaluator>| -> Result<SharedEvaluator, LeagueError> {
-            let dir = spec.model.clone().unwrap_or_else(|| config.model.clone());
-            if let Some(m) = models.get(&dir) {
-                return Ok(m.clone());
-            }
-            let (e, _) = load_evaluator(&dir, &config.session)
-                .map_err(|source| LeagueError::Model { dir: dir.clone(), source: Box::new(source) })?;
-            let e: Box<dyn Evaluator<crate::game::chess::ChessState>> = e;
-            let shared: SharedEvaluator = Rc::new(RefCell::new(e));
-            models.insert(dir, shared.clone());
-            Ok(shared)
-        };
-        let sf = || {
-            stockfish
-                .ok_or_else(|| LeagueError::Settings(format!("{label} needs Stockfish, which was not found")))
-        };
-        let agent: Box<dyn Agent> = match spec.kind {
+        let model =
+            |models: &mut HashMap<PathBuf, SharedEvaluator<G>>| -> Result<SharedEvaluator<G>, LeagueError> {
+                let dir = spec.model.clone().unwrap_or_else(|| config.model.clone());
+                if let Some(m) = models.get(&dir) {
+                    return Ok(m.clone());
+                }
+                let shared: SharedEvaluator<G> = Rc::new(RefCell::new(G::open_model(&dir, &config.session)?));
+                models.insert(dir, shared.clone());
+                Ok(shared)
+            };
+        let agent: Box<dyn Agent<G>> = match spec.kind {
             AgentKind::Mav { scoring } => {
                 Box::new(MavAgent::new(label.clone(), scoring, model(&mut models)?))
             }
@@ -372,18 +475,7 @@ fn build_agents(config: &LeagueConfig, stockfish: Option<&Path>) -> Result<Agent
                     MctsAgent::new(label.clone(), simulations, scoring, config.batch, 0, model(&mut models)?);
                 Box::new(CountingMcts { inner, saved })
             }
-            AgentKind::StockfishSkill { skill } => Box::new(StockfishAgent::start(
-                label.clone(),
-                sf()?,
-                Strength::Skill(skill),
-                config.stockfish_limits.search_limits(),
-            )?),
-            AgentKind::StockfishElo { elo } => Box::new(StockfishAgent::start(
-                label.clone(),
-                sf()?,
-                Strength::Elo(elo),
-                config.stockfish_limits.search_limits(),
-            )?),
+            _ => G::reference_agent(spec, label.clone(), config, stockfish)?,
         };
         list.push(agent);
     }
@@ -391,11 +483,11 @@ fn build_agents(config: &LeagueConfig, stockfish: Option<&Path>) -> Result<Agent
 }
 
 /// Two distinct agents, mutably.
-fn pair_mut(
-    list: &mut [Box<dyn Agent>],
+fn pair_mut<G: GameState>(
+    list: &mut [Box<dyn Agent<G>>],
     a: usize,
     b: usize,
-) -> Result<(&mut dyn Agent, &mut dyn Agent), LeagueError> {
+) -> Result<(&mut dyn Agent<G>, &mut dyn Agent<G>), LeagueError> {
     if a == b || a >= list.len() || b >= list.len() {
         return Err(LeagueError::Settings(format!("bad pairing {a} vs {b}")));
     }

@@ -32,6 +32,16 @@ pub enum AgentKind {
         /// The Elo.
         elo: u32,
     },
+    /// The Connect Four solver: exact (`None`) or searching this many plies ahead.
+    Solver {
+        /// The depth limit in plies.
+        depth: Option<u32>,
+    },
+    /// Hex MCTS with random playouts (the paper's plain MCTS baseline).
+    Playouts {
+        /// Playouts per move.
+        playouts: u32,
+    },
 }
 
 /// One agent: its kind and, for model agents, the package to use (`None` = the league's model).
@@ -44,8 +54,9 @@ pub struct AgentSpec {
 }
 
 impl AgentSpec {
-    /// Reads `mav-max`, `mav-mean`, `mcts:N`, `mcts-max:N`, `stockfish:SKILL` (also `sf:SKILL`) or
-    /// `stockfish-elo:ELO`; model agents may end in `@MODEL_DIR`.
+    /// Reads `mav-max`, `mav-mean`, `mcts:N`, `mcts-max:N`, `stockfish:SKILL` (also `sf:SKILL`),
+    /// `stockfish-elo:ELO`, `solver`, `solver:DEPTH` or `playouts:N`; model agents may end in `@MODEL_DIR`.
+    /// Which game an agent can play is checked when the league builds it.
     pub fn parse(text: &str) -> Result<AgentSpec, LeagueError> {
         let err = |why: &str| LeagueError::UnknownAgent { spec: text.to_owned(), why: why.to_owned() };
         let text_trim = text.trim();
@@ -85,6 +96,27 @@ impl AgentSpec {
                 let elo = number("Elo")?;
                 AgentKind::StockfishElo { elo: u32::try_from(elo).map_err(|_| err("that Elo is too large"))? }
             }
+            "solver" => match arg {
+                None => AgentKind::Solver { depth: None },
+                Some(_) => {
+                    let depth = number("depth in plies")?;
+                    if depth == 0 {
+                        return Err(err("a solver needs a depth of at least 1 ply"));
+                    }
+                    AgentKind::Solver {
+                        depth: Some(u32::try_from(depth).map_err(|_| err("that depth is too large"))?),
+                    }
+                }
+            },
+            "playouts" => {
+                let playouts = number("number of playouts")?;
+                if playouts == 0 {
+                    return Err(err("MCTS needs at least one playout"));
+                }
+                AgentKind::Playouts {
+                    playouts: u32::try_from(playouts).map_err(|_| err("that many playouts is too many"))?,
+                }
+            }
             _ => return Err(err("not a known agent")),
         };
         if model.is_some() && !kind.uses_model() {
@@ -93,8 +125,9 @@ impl AgentSpec {
         Ok(AgentSpec { kind, model })
     }
 
-    /// The label: `mav-max`, `mav-mean`, `mcts-400`, `mcts-max-400`, `sf-skill3`, `sf-elo1500`, followed by
-    /// `@` and the model folder's name when the agent has its own model.
+    /// The label: `mav-max`, `mav-mean`, `mcts-400`, `mcts-max-400`, `sf-skill3`, `sf-elo1500`, `solver`,
+    /// `solver-d4`, `playouts-1000`, followed by `@` and the model folder's name when the agent has its own
+    /// model.
     pub fn label(&self) -> String {
         let base = match &self.kind {
             AgentKind::Mav { scoring: Scoring::Max } => "mav-max".to_owned(),
@@ -103,6 +136,9 @@ impl AgentSpec {
             AgentKind::Mcts { simulations, scoring: Scoring::Max } => format!("mcts-max-{simulations}"),
             AgentKind::StockfishSkill { skill } => format!("sf-skill{skill}"),
             AgentKind::StockfishElo { elo } => format!("sf-elo{elo}"),
+            AgentKind::Solver { depth: None } => "solver".to_owned(),
+            AgentKind::Solver { depth: Some(d) } => format!("solver-d{d}"),
+            AgentKind::Playouts { playouts } => format!("playouts-{playouts}"),
         };
         match &self.model {
             Some(dir) => {
@@ -124,6 +160,12 @@ impl AgentKind {
 
     /// Whether it is Stockfish.
     pub fn is_stockfish(&self) -> bool {
+        matches!(self, AgentKind::StockfishSkill { .. } | AgentKind::StockfishElo { .. })
+    }
+
+    /// Whether it is a reference player that needs no model (Stockfish, a solver, playout MCTS): the
+    /// default anchor of the ratings.
+    pub fn is_reference(&self) -> bool {
         !self.uses_model()
     }
 }
@@ -161,6 +203,9 @@ mod tests {
             ("sf:20", "sf-skill20"),
             ("stockfish-elo:1500", "sf-elo1500"),
             ("mcts:1000@assets/models/mav-tiny", "mcts-1000@mav-tiny"),
+            ("solver", "solver"),
+            ("solver:6", "solver-d6"),
+            ("playouts:1000", "playouts-1000"),
         ];
         for (text, label) in cases {
             assert_eq!(AgentSpec::parse(text).expect(text).label(), label, "{text}");
@@ -183,6 +228,11 @@ mod tests {
             "mav-max:3",
             "sf:1@m",
             "mav-max@",
+            "solver:0",
+            "solver:x",
+            "playouts",
+            "playouts:0",
+            "solver@m",
         ] {
             let e = AgentSpec::parse(bad).expect_err(bad);
             assert!(matches!(e, LeagueError::UnknownAgent { .. }), "{bad}: {e}");

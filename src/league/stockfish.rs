@@ -204,6 +204,21 @@ impl Adjudicator {
     }
 }
 
+impl super::play::Adjudicate<ChessState> for Adjudicator {
+    fn new_game(&mut self) -> Result<(), LeagueError> {
+        Adjudicator::new_game(self)
+    }
+
+    fn eval_white(
+        &mut self,
+        start: &ChessState,
+        moves: &[Move],
+        state: &ChessState,
+    ) -> Result<Option<i32>, LeagueError> {
+        Adjudicator::eval_white(self, start, moves, state)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,12 +10,18 @@ use mavboard::app::settings::Settings;
 use mavboard::ui::board::square_center;
 use shakmaty::Square;
 
+/// Frames `Harness::run` may take to settle. egui_kittest's default (4) is met exactly by some frames of
+/// the app (a theme or layout change repaints twice more), so a loaded machine made `run` fail at random;
+/// a UI that never settles still fails.
+pub const MAX_STEPS: u64 = 32;
+
 /// The app in a 1200x800 window with default settings, after its first frames.
 pub fn app_harness() -> Harness<'static, MavboardApp> {
-    let mut h = Harness::builder().with_size(egui::vec2(1200.0, 800.0)).build_ui_state(
-        |ui, app: &mut MavboardApp| app.frame_ui(ui),
-        MavboardApp::with_settings(Settings::default()),
-    );
+    let mut h =
+        Harness::builder().with_size(egui::vec2(1200.0, 800.0)).with_max_steps(MAX_STEPS).build_ui_state(
+            |ui, app: &mut MavboardApp| app.frame_ui(ui),
+            MavboardApp::with_settings(Settings::default()),
+        );
     let _ = h.try_run();
     h
 }
@@ -82,10 +88,11 @@ pub fn step_until(
 
 /// The app with its engine on the shipped default model (no repaint hook: tests step the frames).
 pub fn app_with_model(settings: Settings) -> Harness<'static, MavboardApp> {
-    let mut h = Harness::builder().with_size(egui::vec2(1400.0, 860.0)).build_ui_state(
-        |ui, app: &mut MavboardApp| app.frame_ui(ui),
-        MavboardApp::with_engine(settings, std::sync::Arc::new(|| {})),
-    );
+    let mut h =
+        Harness::builder().with_size(egui::vec2(1400.0, 860.0)).with_max_steps(MAX_STEPS).build_ui_state(
+            |ui, app: &mut MavboardApp| app.frame_ui(ui),
+            MavboardApp::with_engine(settings, std::sync::Arc::new(|| {})),
+        );
     h.step();
     h
 }
