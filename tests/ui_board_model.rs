@@ -90,3 +90,48 @@ fn connect_four_and_hex_are_valued_and_searched_by_a_shipped_model() {
             .all(|m| m.action != "d4" && m.action != "c5" && m.distribution.is_some())
     );
 }
+
+#[test]
+fn internal_search_runs_from_the_board_panel_on_connect_four_and_hex() {
+    let settings = Settings { show_oracle: false, ..Settings::default() };
+    let mut h = app_with_model(settings);
+    choose(&mut h, &["Game", "Connect Four"]);
+    let ctx = h.ctx.clone();
+    for m in ["4", "4"] {
+        h.state_mut().state.apply(Command::PlayBoardMove(m.into()), &ctx);
+    }
+    wait_for_values(&mut h, "Connect Four");
+    // The section opens on a click and runs breadth 2, depth 1 (the defaults) on "Run".
+    h.get_by_label("Internal search").click();
+    let _ = h.try_run();
+    h.get_by_label("Run").click();
+    let _ = h.try_run();
+    let done = step_until(&mut h, Duration::from_secs(120), |app| {
+        let i = &app.state.board_model.view.internal;
+        !i.running && i.result.is_some()
+    });
+    assert!(done, "the internal search ended");
+    let report = h.state().state.board_model.view.internal.result.clone().expect("a result").expect("it ran");
+    assert_eq!(report.root, current_text(h.state()));
+    assert_eq!(report.explicit.model_calls, 3, "the root and its two best moves");
+    let choice = report.explicit.choice.clone().expect("a choice");
+    assert!(report.explicit.tree.children.iter().any(|c| c.action.as_deref() == Some(choice.as_str())));
+    // The panel shows the explicit search and the trace it imitates.
+    h.get_by_label_contains("Explicit minimax");
+    h.get_by_label_contains(&format!("Plays {choice}"));
+
+    // Hex: the same section for the Hex board's model.
+    choose(&mut h, &["Game", "Hex", "7×7 (the model size)"]);
+    h.state_mut().state.apply(Command::PlayBoardMove("d4".into()), &ctx);
+    wait_for_values(&mut h, "Hex");
+    h.state_mut().state.board_model.request =
+        Some(mavboard::app::board_model::BoardSearchRequest::Internal { breadth: 3, depth: 1 });
+    let done = step_until(&mut h, Duration::from_secs(120), |app| {
+        let i = &app.state.board_model.view.internal;
+        i.result.as_ref().is_some_and(|r| r.as_ref().is_ok_and(|r| r.root == current_text(app)))
+    });
+    assert!(done, "the Hex internal search ended: {:?}", h.state().state.board_model.view.internal.result);
+    let report = h.state().state.board_model.view.internal.result.clone().expect("a result").expect("it ran");
+    assert_eq!(report.explicit.tree.children.len(), 3);
+    assert!(report.explicit.trace.contains("<mav game=hex>"));
+}

@@ -1,6 +1,8 @@
 //! The model beside a Connect Four or Hex board: an [`Engine`] for that game, started on the first model
 //! package that lists it (the one the user chose, else a shipped one), which values every legal move of
-//! each new position in one call (its value distributions, max and mean scoring) and runs MCTS when asked.
+//! each new position in one call (its value distributions, max and mean scoring), runs MCTS when asked, and
+//! runs internal search (explicit minimax over the model, and the model's own trace when the package writes
+//! one) on its own thread ([`InternalRun`]).
 //!
 //! It mirrors the chess glue ([`super::engine_link`]) in small: the engine answers every `Go` with exactly
 //! one `Done`, so counting the `Go`s still out tells which events belong to the newest one.
@@ -9,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::board_game::{BoardGame, BoardState};
+use super::internal_search::InternalSearchState;
+use crate::engine::internal::{InternalRun, InternalSource};
 use crate::engine::{
     Command, Engine, EngineConfig, EvaluatorBox, EvaluatorFactory, Event, FactoryError, GoLimits, Repaint,
     SearchReport,
@@ -18,9 +22,12 @@ use crate::game::connect_four::ConnectFourState;
 use crate::game::hex::HexState;
 use crate::inference::load_evaluator_for;
 use crate::inference::onnx::SessionOptions;
+use crate::mav::buckets::Buckets;
+use crate::mav::command::StateFormat;
 use crate::mav::state::MavState;
 use crate::model::ModelPackage;
 use crate::model::package::shipped_package_dirs;
+use crate::search::internal::InternalConfig;
 use crate::search::mcts::MctsParams;
 
 /// Where the board's model stands.
@@ -44,6 +51,13 @@ pub enum BoardSearchRequest {
     Start,
     /// Stop it.
     Stop,
+    /// Run internal search on the board position: `breadth` moves expanded per node, `depth` plies.
+    Internal {
+        /// b.
+        breadth: usize,
+        /// d.
+        depth: u32,
+    },
 }
 
 /// An engine for one game, with the bookkeeping of its `Go`s.
@@ -51,18 +65,43 @@ struct GameModel<S: MavState> {
     engine: Engine<S>,
     /// `Go`s sent and not yet answered by `Done`.
     gos_out: usize,
+    /// Where internal search gets the same model.
+    internal: InternalSource<S>,
+    /// The model's value buckets.
+    buckets: Buckets,
 }
 
 impl<S: MavState> GameModel<S> {
     fn start(
         start: S,
         factory: EvaluatorFactory<S>,
+        internal: InternalSource<S>,
+        buckets: Buckets,
         config: EngineConfig,
         repaint: Repaint,
     ) -> Result<Self, String> {
         let engine = Engine::start_at(start, config, repaint).map_err(|e| e.to_string())?;
         engine.send(Command::LoadEvaluator { factory, workers: 1 }).map_err(|e| e.to_string())?;
-        Ok(GameModel { engine, gos_out: 0 })
+        Ok(GameModel { engine, gos_out: 0, internal, buckets })
+    }
+
+    /// Starts internal search from `root` on its own thread.
+    fn internal_search(
+        &self,
+        root: S,
+        breadth: usize,
+        depth: u32,
+        scoring: crate::inference::evaluator::Scoring,
+        repaint: Repaint,
+    ) -> Result<InternalRun, String> {
+        let config = InternalConfig {
+            breadth,
+            depth,
+            scoring,
+            state_format: StateFormat::State,
+            buckets: self.buckets,
+        };
+        InternalRun::start(self.internal.clone(), root, config, repaint)
     }
 
     fn set_position(&mut self, start: S, moves: Vec<String>) -> Result<(), String> {
@@ -132,6 +171,8 @@ pub struct BoardModelView {
     pub evaluating: bool,
     /// The last error of the engine (a search that could not run), if any.
     pub error: Option<String>,
+    /// Internal search: whether a run is out, and the last report.
+    pub internal: InternalSearchState,
 }
 
 /// The model beside the Connect Four / Hex board (runtime state, not persisted).
@@ -148,6 +189,10 @@ pub struct BoardModel {
     pub view: BoardModelView,
     /// A search start or stop asked for by the panel, applied at the next [`BoardModel::follow`].
     pub request: Option<BoardSearchRequest>,
+    /// The internal search in progress.
+    internal_run: Option<InternalRun>,
+    /// Wakes the UI when an internal search ends.
+    repaint: Option<Repaint>,
 }
 
 impl std::fmt::Debug for BoardModel {
@@ -236,14 +281,19 @@ impl BoardModel {
         if !same_start {
             *self = BoardModel::default();
             self.preferred = preferred.map(Path::to_path_buf);
+            self.repaint = Some(repaint.clone());
             match package_for(kind, preferred) {
                 Ok(package) => {
                     let dir = package.dir.clone();
                     let factory_options = options.clone();
+                    let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(0))
+                        .unwrap_or_else(|_| Buckets::mav());
                     let started = match game.start() {
                         BoardState::ConnectFour(s) => GameModel::start(
                             *s,
                             package_factory(dir.clone(), factory_options, kind),
+                            InternalSource::Package { dir: dir.clone(), options: options.clone() },
+                            buckets,
                             search.0,
                             repaint.clone(),
                         )
@@ -251,6 +301,8 @@ impl BoardModel {
                         BoardState::Hex(s) => GameModel::start(
                             *s,
                             package_factory(dir.clone(), factory_options, kind),
+                            InternalSource::Package { dir: dir.clone(), options: options.clone() },
+                            buckets,
                             search.0,
                             repaint.clone(),
                         )
@@ -289,7 +341,19 @@ impl BoardModel {
             return Err("not a Connect Four game".into());
         };
         *self = BoardModel::default();
-        self.side = Some(Side::ConnectFour(GameModel::start(*start, factory, search.0, repaint.clone())?));
+        self.repaint = Some(repaint.clone());
+        let internal = InternalSource::Factory {
+            factory: factory.clone(),
+            why: "the test model writes no trace".into(),
+        };
+        self.side = Some(Side::ConnectFour(GameModel::start(
+            *start,
+            factory,
+            internal,
+            Buckets::mav(),
+            search.0,
+            repaint.clone(),
+        )?));
         self.view.status = BoardModelStatus::Loading("test model".into());
         self.started_for = Some((GameKind::ConnectFour, game.start().text(), PathBuf::new()));
         self.start_with(game, &search);
@@ -298,6 +362,11 @@ impl BoardModel {
 
     /// Sends a new position (and its evaluation) and the panel's request; takes the events.
     fn start_with(&mut self, game: &BoardGame, search: &(EngineConfig, MctsParams, GoLimits)) {
+        if let Some(result) = self.internal_run.as_ref().and_then(InternalRun::try_result) {
+            self.internal_run = None;
+            self.view.internal.running = false;
+            self.view.internal.result = Some(result);
+        }
         let Some(side) = self.side.as_mut() else { return };
         let (_, params, limits) = search;
         let limits = *limits;
@@ -336,6 +405,26 @@ impl BoardModel {
                     Side::ConnectFour(m) => m.stop(),
                     Side::Hex(m) => m.stop(),
                 },
+                BoardSearchRequest::Internal { breadth, depth } if !over && self.internal_run.is_none() => {
+                    let repaint = self.repaint.clone().unwrap_or_else(|| Arc::new(|| {}));
+                    let run = match (side, game.current()) {
+                        (Side::ConnectFour(m), BoardState::ConnectFour(s)) => {
+                            m.internal_search(*s, breadth, depth, params.scoring, repaint)
+                        }
+                        (Side::Hex(m), BoardState::Hex(s)) => {
+                            m.internal_search(*s, breadth, depth, params.scoring, repaint)
+                        }
+                        _ => Err("the engine is for another game".to_owned()),
+                    };
+                    match run {
+                        Ok(run) => {
+                            self.internal_run = Some(run);
+                            self.view.internal.running = true;
+                        }
+                        Err(e) => self.view.internal.result = Some(Err(e)),
+                    }
+                }
+                BoardSearchRequest::Internal { .. } => {}
             }
         }
         if let Err(e) = result {
@@ -416,6 +505,36 @@ mod tests {
         assert!(model.view.report.as_ref().is_none_or(|r| r.snapshot.root == game.current().text()));
         wait_for(&mut model, &game, &search, |v| !v.evaluating && v.report.is_some());
         assert_eq!(model.view.report.as_ref().map(|r| r.snapshot.root.clone()), Some(game.current().text()));
+    }
+
+    #[test]
+    fn internal_search_runs_minimax_over_the_model_on_its_own_thread() {
+        let mut game = BoardGame::new(GameChoice::ConnectFour).expect("game");
+        game.play("1").expect("legal");
+        let repaint: Repaint = Arc::new(|| {});
+        let factory: EvaluatorFactory<ConnectFourState> =
+            Arc::new(
+                |_| Ok(Box::new(crate::search::mock::CentreEvaluator) as EvaluatorBox<ConnectFourState>),
+            );
+        let search = (EngineConfig::default(), MctsParams::default(), GoLimits::default());
+        let mut model = BoardModel::default();
+        model.start_connect_four_with(&game, factory, search.clone(), &repaint).expect("starts");
+        model.request = Some(BoardSearchRequest::Internal { breadth: 2, depth: 1 });
+        model.start_with(&game, &search);
+        assert!(model.view.internal.running);
+        wait_for(&mut model, &game, &search, |v| !v.internal.running);
+        let report = model.view.internal.result.clone().expect("a result").expect("the search ran");
+        assert_eq!(report.root, game.current().text());
+        assert_eq!((report.breadth, report.depth), (2, 1));
+        // The root and its two best moves: three model calls; the centre-loving model plays the centre.
+        assert_eq!(report.explicit.model_calls, 3);
+        assert_eq!(report.explicit.tree.children.len(), 2);
+        assert_eq!(report.explicit.choice.as_deref(), Some("4"));
+        assert!(report.explicit.trace.contains("<mav game=connect_four>"), "{}", report.explicit.trace);
+        match &report.model {
+            crate::search::internal::ModelSide::Unsupported { why } => assert!(why.contains("test model")),
+            other => panic!("a mock writes no trace: {other:?}"),
+        }
     }
 
     #[test]

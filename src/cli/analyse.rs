@@ -1,14 +1,19 @@
 //! `mavboard analyse`: the model's view of one position (every move's value distribution, max vs mean
-//! scoring), optionally followed by an MCTS search.
+//! scoring), optionally followed by an MCTS search or an internal search. Chess (`--fen`), Connect Four
+//! and Hex (`--game` with `--moves`).
 
 use std::path::PathBuf;
 
 use anyhow::Context;
-use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
-use mavboard::inference::evaluator::{DecodeMode, EvalRequest, Scoring, TopK};
-use mavboard::inference::load_evaluator;
+use mavboard::game::connect_four::ConnectFourState;
+use mavboard::game::hex::HexState;
+use mavboard::game::{GameKind, GameState};
+use mavboard::inference::evaluator::{DecodeMode, EvalRequest, Evaluator, Scoring, TopK};
 use mavboard::inference::onnx::SessionOptions;
+use mavboard::inference::{load_evaluator, load_evaluator_for};
+use mavboard::mav::state::MavState;
+use mavboard::model::ModelPackage;
 use mavboard::model::package::default_package_dir;
 use mavboard::search::mcts::driver::RunLimits;
 use mavboard::search::mcts::params::{MctsParams, VirtualCounts, WorldModel};
@@ -17,9 +22,19 @@ use mavboard::search::mcts::search::Mcts;
 /// Arguments of `mavboard analyse`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The position (FEN, Shredder-FEN or X-FEN; `startpos` for the initial position).
+    /// The game: chess, connect_four or hex.
+    #[arg(long, default_value = "chess")]
+    game: String,
+    /// Chess: the position (FEN, Shredder-FEN or X-FEN; `startpos` for the initial position).
     #[arg(long, default_value = "startpos")]
     fen: String,
+    /// Connect Four: the moves from the empty board as a move string of columns 1-7 (`4453`); Hex: the
+    /// cells played from the empty board, separated by spaces or commas (`d4 c5 e3`).
+    #[arg(long, default_value = "")]
+    moves: String,
+    /// Hex: the board size (5..=13).
+    #[arg(long, default_value_t = 7)]
+    hex_size: u32,
     /// The model package folder [default: the shipped mav-enc-tiny].
     #[arg(long)]
     model: Option<PathBuf>,
@@ -69,10 +84,79 @@ fn rank(values: &[f64]) -> Vec<usize> {
     r
 }
 
+/// The Hex position after `moves` (cells separated by spaces or commas) on a `size` board.
+fn hex_position(size: u32, moves: &str) -> anyhow::Result<HexState> {
+    anyhow::ensure!((5..=13).contains(&size), "--hex-size {size}: Hex boards run from 5x5 to 13x13");
+    let mut state = HexState::new(size).with_context(|| format!("--hex-size {size}"))?;
+    for (i, text) in moves.split([' ', ',']).filter(|t| !t.is_empty()).enumerate() {
+        let action = state.parse_action(text).with_context(|| format!("--moves: move {} ({text})", i + 1))?;
+        state = state.play(action).with_context(|| format!("--moves: move {} ({text})", i + 1))?;
+    }
+    Ok(state)
+}
+
 /// Runs `mavboard analyse`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let state =
-        if args.fen == "startpos" { ChessState::startpos() } else { ChessState::from_fen(&args.fen)? };
+    let game = args.game.to_ascii_lowercase().replace('-', "_");
+    let is_chess = matches!(game.as_str(), "chess" | "chess960");
+    anyhow::ensure!(
+        is_chess || args.fen == "startpos",
+        "--fen is for chess; give a Connect Four or Hex position with --moves"
+    );
+    let dir = match &args.model {
+        Some(d) => d.clone(),
+        None => default_package_dir()?,
+    };
+    let options = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
+    match game.as_str() {
+        "chess" | "chess960" => {
+            anyhow::ensure!(
+                args.moves.is_empty(),
+                "--moves is for Connect Four and Hex; give a chess position with --fen"
+            );
+            let state = if args.fen == "startpos" {
+                ChessState::startpos()
+            } else {
+                ChessState::from_fen(&args.fen)?
+            };
+            analyse(state, GameKind::Chess, &dir, &options, &args, |dir, options| {
+                Ok(load_evaluator(dir, options)?)
+            })
+        }
+        "connect_four" | "connect4" | "c4" => {
+            let state = mavboard::game::connect_four::record::read_moves(&args.moves)
+                .with_context(|| format!("--moves {:?}", args.moves))?
+                .end();
+            analyse(state, GameKind::ConnectFour, &dir, &options, &args, |dir, options| {
+                let (e, p, _) = load_evaluator_for::<ConnectFourState>(dir, options, GameKind::ConnectFour)?;
+                Ok((e, p))
+            })
+        }
+        "hex" => {
+            let state = hex_position(args.hex_size, &args.moves)?;
+            analyse(state, GameKind::Hex, &dir, &options, &args, |dir, options| {
+                let (e, p, _) = load_evaluator_for::<HexState>(dir, options, GameKind::Hex)?;
+                Ok((e, p))
+            })
+        }
+        other => anyhow::bail!("--game {other}: use chess, connect_four or hex"),
+    }
+}
+
+/// Opens a model package as an evaluator of one game's positions.
+type Opener<S> = fn(
+    &std::path::Path,
+    &SessionOptions,
+) -> Result<(Box<dyn Evaluator<S> + Send>, ModelPackage), mavboard::inference::LoadError>;
+
+fn analyse<S: MavState>(
+    state: S,
+    game: GameKind,
+    dir: &std::path::Path,
+    options: &SessionOptions,
+    args: &Args,
+    open: Opener<S>,
+) -> anyhow::Result<()> {
     let top_k = if args.k == "all" {
         TopK::All
     } else {
@@ -88,15 +172,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "free" => DecodeMode::Free,
         s => anyhow::bail!("--mode {s}: use constrained or free"),
     };
-    let dir = match args.model {
-        Some(d) => d,
-        None => default_package_dir()?,
-    };
-    let options = SessionOptions { ort_lib: args.ort_lib, ..SessionOptions::default() };
     if let Some(spec) = &args.internal {
-        return super::internal::run(state, &dir, &options, spec, scoring, args.json);
+        return super::internal::run(state, game, dir, options, spec, scoring, args.json);
     }
-    let (mut evaluator, package) = load_evaluator(&dir, &options)?;
+    let (mut evaluator, package) = open(dir, options)?;
     let mut request = EvalRequest::values(state.clone());
     request.top_k = top_k;
     request.want_best_action = true;
@@ -120,7 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 Some(text) => parse_virtual(text)?,
             };
             let params = MctsParams { scoring, world_model, virtual_counts, ..MctsParams::default() };
-            let mut mcts = Mcts::new(state.clone(), 0, params)?;
+            let mut mcts = Mcts::new(state.clone(), state.ply(), params)?;
             mcts.run(evaluator.as_mut(), RunLimits { simulations: n, batch_size: args.batch.max(1) })?;
             Some(mcts.snapshot())
         }

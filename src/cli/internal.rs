@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use anyhow::Context;
-use mavboard::game::chess::ChessState;
-use mavboard::inference::complete::open_trace_model;
+use mavboard::game::GameKind;
+use mavboard::inference::complete::open_trace_model_for;
 use mavboard::inference::evaluator::Scoring;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::mav::buckets::Buckets;
@@ -30,8 +30,9 @@ fn pct(v: Option<f64>) -> String {
 }
 
 /// Runs the internal search and prints it (text or JSON).
-pub fn run(
-    state: ChessState,
+pub fn run<S: mavboard::mav::state::MavState>(
+    state: S,
+    game: GameKind,
     dir: &Path,
     options: &SessionOptions,
     spec: &str,
@@ -39,11 +40,15 @@ pub fn run(
     json: bool,
 ) -> anyhow::Result<()> {
     let (breadth, depth) = parse_breadth_depth(spec)?;
-    let (mut model, package) =
-        open_trace_model(dir, options).with_context(|| format!("opening the model in {}", dir.display()))?;
+    let (mut model, package) = open_trace_model_for::<S>(dir, options, game)
+        .with_context(|| format!("opening the model in {}", dir.display()))?;
     let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
         .context("mav.json num_buckets")?;
-    let config = InternalConfig { breadth, depth, scoring, state_format: StateFormat::Fen, buckets };
+    let state_format = match game {
+        GameKind::Chess | GameKind::Chess960 => StateFormat::Fen,
+        GameKind::ConnectFour | GameKind::Hex => StateFormat::State,
+    };
+    let config = InternalConfig { breadth, depth, scoring, state_format, buckets };
     let report = run_internal(&mut model, state, &config)?;
     if json {
         let mut out = serde_json::to_value(&report)?;

@@ -9,14 +9,15 @@ use std::path::PathBuf;
 use crossbeam_channel::{Receiver, bounded};
 
 use super::api::{EvaluatorFactory, Repaint};
+use crate::game::GameState;
 use crate::game::chess::ChessState;
-use crate::inference::complete::{TraceModel, open_trace_model};
+use crate::inference::complete::{TraceModel, open_trace_model_for};
 use crate::inference::onnx::SessionOptions;
+use crate::mav::state::MavState;
 use crate::search::internal::{InternalConfig, InternalReport, run_internal};
 
-/// Where a run gets its model.
-#[derive(Clone)]
-pub enum InternalSource {
+/// Where a run over `S` positions (chess unless said otherwise) gets its model.
+pub enum InternalSource<S: GameState = ChessState> {
     /// A package folder: a trace writer when its mav.json says it was trained for internal search.
     Package {
         /// The folder.
@@ -27,13 +28,26 @@ pub enum InternalSource {
     /// Evaluators from a factory (the engine's own, e.g. a mock in tests): values only.
     Factory {
         /// Builds the evaluator (called with worker number 0).
-        factory: EvaluatorFactory,
+        factory: EvaluatorFactory<S>,
         /// Why this model writes no trace.
         why: String,
     },
 }
 
-impl std::fmt::Debug for InternalSource {
+impl<S: GameState> Clone for InternalSource<S> {
+    fn clone(&self) -> Self {
+        match self {
+            InternalSource::Package { dir, options } => {
+                InternalSource::Package { dir: dir.clone(), options: options.clone() }
+            }
+            InternalSource::Factory { factory, why } => {
+                InternalSource::Factory { factory: factory.clone(), why: why.clone() }
+            }
+        }
+    }
+}
+
+impl<S: GameState> std::fmt::Debug for InternalSource<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             InternalSource::Package { dir, .. } => f.debug_struct("Package").field("dir", dir).finish(),
@@ -50,9 +64,9 @@ pub struct InternalRun {
 
 impl InternalRun {
     /// Starts a run from `root` on a new thread; `repaint` is called when its result is ready.
-    pub fn start(
-        source: InternalSource,
-        root: ChessState,
+    pub fn start<S: MavState>(
+        source: InternalSource<S>,
+        root: S,
         config: InternalConfig,
         repaint: Repaint,
     ) -> Result<InternalRun, String> {
@@ -91,14 +105,16 @@ impl InternalRun {
     }
 }
 
-fn run_once(
-    source: &InternalSource,
-    root: ChessState,
+fn run_once<S: MavState>(
+    source: &InternalSource<S>,
+    root: S,
     config: &InternalConfig,
 ) -> Result<InternalReport, String> {
     let mut model = match source {
         InternalSource::Package { dir, options } => {
-            open_trace_model(dir, options).map_err(|e| format!("could not open the model: {e}"))?.0
+            open_trace_model_for::<S>(dir, options, root.kind())
+                .map_err(|e| format!("could not open the model: {e}"))?
+                .0
         }
         InternalSource::Factory { factory, why } => TraceModel::ValuesOnly(
             factory(0).map_err(|e| format!("could not open the model: {e}"))?,

@@ -21,16 +21,16 @@ pub trait Completer {
     fn complete(&mut self, prompt: &str) -> Result<Completion, EvalError>;
 }
 
-/// A model package opened for internal search.
-pub enum TraceModel {
+/// A model package opened for internal search over `S` positions (chess unless said otherwise).
+pub enum TraceModel<S = crate::game::chess::ChessState> {
     /// A `mav-lm` trained on internal-search traces: one session gives the explicit search's values and
     /// writes the model's own trace.
     Writer(Box<super::lm::MavLmEvaluator>),
     /// Any other package: values for the explicit search only; the text says why it writes no trace.
-    ValuesOnly(Box<dyn super::evaluator::Evaluator<crate::game::chess::ChessState> + Send>, String),
+    ValuesOnly(Box<dyn super::evaluator::Evaluator<S> + Send>, String),
 }
 
-impl std::fmt::Debug for TraceModel {
+impl<S> std::fmt::Debug for TraceModel<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TraceModel::Writer(_) => f.write_str("TraceModel::Writer"),
@@ -56,21 +56,36 @@ pub fn no_trace_explanation(manifest: &crate::model::Manifest) -> Option<String>
     }
 }
 
-/// Opens the package in `dir` for internal search: a trace writer when its mav.json says it was trained
-/// for it, else its evaluator alone.
-pub fn open_trace_model(
+/// Opens the package in `dir` for internal search over `game` positions held in `S`: a trace writer when its
+/// mav.json says it was trained for it, else its evaluator alone. A package whose `games` does not list
+/// `game` (for chess: chess or Chess960) is refused, naming its games.
+pub fn open_trace_model_for<S: crate::mav::state::MavState>(
     dir: &std::path::Path,
     options: &super::onnx::SessionOptions,
-) -> Result<(TraceModel, crate::model::ModelPackage), super::LoadError> {
-    let package = crate::model::ModelPackage::open(dir)?;
+    game: crate::game::GameKind,
+) -> Result<(TraceModel<S>, crate::model::ModelPackage), super::LoadError> {
+    use crate::game::GameKind;
+    let accepted = match game {
+        GameKind::Chess | GameKind::Chess960 => vec![GameKind::Chess, GameKind::Chess960],
+        other => vec![other],
+    };
+    let package = super::load::open_for(dir, &accepted)?;
     match no_trace_explanation(&package.manifest) {
         None => {
             let lm = super::lm::MavLmEvaluator::open(&package, options)?;
             Ok((TraceModel::Writer(Box::new(lm)), package))
         }
         Some(why) => {
-            let (e, package) = super::load_evaluator(dir, options)?;
+            let (e, _) = super::load::build::<S>(&package, options, game)?;
             Ok((TraceModel::ValuesOnly(e, why), package))
         }
     }
+}
+
+/// Opens the package in `dir` for internal search of chess positions (see [`open_trace_model_for`]).
+pub fn open_trace_model(
+    dir: &std::path::Path,
+    options: &super::onnx::SessionOptions,
+) -> Result<(TraceModel, crate::model::ModelPackage), super::LoadError> {
+    open_trace_model_for(dir, options, crate::game::GameKind::Chess)
 }

@@ -106,7 +106,7 @@ pub fn check_game(games: &[GameKind], game: GameKind) -> Result<(), EvalError> {
 
 /// Opens the package in `dir` and checks at load time that its mav.json `games` lists at least one of
 /// `accepted` (the first is named in the error).
-fn open_for(dir: &Path, accepted: &[GameKind]) -> Result<ModelPackage, LoadError> {
+pub(crate) fn open_for(dir: &Path, accepted: &[GameKind]) -> Result<ModelPackage, LoadError> {
     let package = ModelPackage::open(dir)?;
     if accepted.iter().any(|g| package.manifest.games.contains(g)) {
         return Ok(package);
@@ -120,7 +120,7 @@ fn open_for(dir: &Path, accepted: &[GameKind]) -> Result<ModelPackage, LoadError
 
 /// Opens an evaluator of `S` positions on an opened package. An `action-value` package is chess-only: it
 /// opens for [`ChessState`] and is refused for any other state type.
-fn build<S: MavState>(
+pub(crate) fn build<S: MavState>(
     package: &ModelPackage,
     options: &SessionOptions,
     game: GameKind,

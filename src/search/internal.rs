@@ -551,21 +551,16 @@ fn tree_lines_rec(n: &TreeNode, depth: usize, out: &mut Vec<String>) {
 
 /// Runs a whole internal search with an opened package: the explicit minimax, then the model's own trace
 /// when the package writes one (else the package's explanation).
-pub fn run_internal(
-    model: &mut TraceModel,
-    root: crate::game::chess::ChessState,
+pub fn run_internal<S: MavState>(
+    model: &mut TraceModel<S>,
+    root: S,
     config: &InternalConfig,
 ) -> Result<InternalReport, InternalError> {
-    let fen = crate::game::GameState::to_text(&root);
+    let fen = root.to_text();
     let (explicit, side) = match model {
         TraceModel::Writer(lm) => {
-            let explicit = explicit_search(lm.as_mut(), root, config)?;
-            let side = model_side::<crate::game::chess::ChessState>(
-                Some(lm.as_mut()),
-                "",
-                &explicit,
-                config.buckets,
-            );
+            let explicit = explicit_search::<S, _>(lm.as_mut(), root, config)?;
+            let side = model_side::<S>(Some(lm.as_mut()), "", &explicit, config.buckets);
             (explicit, side)
         }
         TraceModel::ValuesOnly(e, why) => {

@@ -14,6 +14,7 @@ use crate::engine::oracle::{OracleMethod, OracleReport};
 use crate::game::Outcome;
 use crate::game::connect_four::Column;
 use crate::game::hex::Cell;
+use crate::ui::internal_search_panel::{internal_controls_ui, internal_result_ui};
 
 /// A move's value as the board shows it.
 struct BoardValue {
@@ -145,6 +146,7 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
     });
     ui.separator();
     model_section_ui(ui, state, current.outcome().is_some(), &mut out);
+    internal_section_ui(ui, state, &current.text(), current.outcome().is_some(), &mut out);
     ui.separator();
     ui.horizontal(|ui| {
         ui.label(RichText::new("Solver").strong());
@@ -245,6 +247,31 @@ fn model_section_ui(ui: &mut egui::Ui, state: &AppState, over: bool, out: &mut V
         }
         Some(r) => model_table_ui(ui, r, view, out),
     }
+}
+
+/// Internal search with the board's model (collapsed until opened): breadth, depth, *Run*, the explicit
+/// minimax tree and the model's own trace, as on the chess board.
+fn internal_section_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    position: &str,
+    over: bool,
+    out: &mut Vec<Command>,
+) {
+    let view = &state.board_model.view;
+    if !matches!(view.status, BoardModelStatus::Ready(_) | BoardModelStatus::Loading(_)) {
+        return;
+    }
+    egui::CollapsingHeader::new(RichText::new("Internal search").strong())
+        .id_salt("board_internal_search")
+        .default_open(view.internal.running || view.internal.result.is_some())
+        .show(ui, |ui| {
+            let ready = matches!(view.status, BoardModelStatus::Ready(_)) && !over;
+            if let Some((breadth, depth)) = internal_controls_ui(ui, "board", ready, view.internal.running) {
+                out.push(Command::BoardSearch(BoardSearchRequest::Internal { breadth, depth }));
+            }
+            internal_result_ui(ui, position, view.internal.result.as_ref());
+        });
 }
 
 /// The model's moves, most visited first (then by value); the best move marked.

@@ -123,8 +123,8 @@ fn model_trace_ui(ui: &mut egui::Ui, m: &ModelTraceReport) {
     trace_text_ui(ui, "Text the model wrote", &m.written, "internal_model");
 }
 
-fn report_ui(ui: &mut egui::Ui, state: &AppState, r: &InternalReport) {
-    if r.root != state.current().to_text() {
+fn report_ui(ui: &mut egui::Ui, position: &str, r: &InternalReport) {
+    if r.root != position {
         ui.weak(format!("For another position: {}", r.root));
     }
     match &r.model {
@@ -148,31 +148,45 @@ fn report_ui(ui: &mut egui::Ui, state: &AppState, r: &InternalReport) {
     }
 }
 
-/// The panel: controls, then the last report.
-pub fn internal_search_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
-    let mut out = Vec::new();
-    let id = ui.make_persistent_id("internal_search_bd");
+/// Breadth, depth and *Run* (enabled when `ready` and not `running`); the breadth and depth asked for when
+/// *Run* was clicked. `salt` keeps the two boards' settings apart.
+pub fn internal_controls_ui(
+    ui: &mut egui::Ui,
+    salt: &str,
+    ready: bool,
+    running: bool,
+) -> Option<(usize, u32)> {
+    let mut asked = None;
+    let id = ui.make_persistent_id(("internal_search_bd", salt));
     let (mut breadth, mut depth) = ui.data_mut(|d| *d.get_temp_mut_or(id, (2usize, 1u32)));
-    let internal = &state.analysis.internal;
     ui.horizontal(|ui| {
-        ui.label("Breadth").on_hover_text("b: the best moves expanded at each node");
-        ui.add(egui::DragValue::new(&mut breadth).range(1..=MAX_BREADTH));
-        ui.label("Depth").on_hover_text("d: plies expanded below the position (0 = the model alone)");
-        ui.add(egui::DragValue::new(&mut depth).range(0..=MAX_DEPTH));
-        let ready = matches!(state.analysis.model, ModelStatus::Ready(_));
+        let label = ui.label("Breadth").on_hover_text("b: the best moves expanded at each node");
+        ui.add(egui::DragValue::new(&mut breadth).range(1..=MAX_BREADTH)).labelled_by(label.id);
+        let label =
+            ui.label("Depth").on_hover_text("d: plies expanded below the position (0 = the model alone)");
+        ui.add(egui::DragValue::new(&mut depth).range(0..=MAX_DEPTH)).labelled_by(label.id);
         let run = ui
-            .add_enabled(ready && !internal.running, egui::Button::new("Run"))
+            .add_enabled(ready && !running, egui::Button::new("Run"))
             .on_hover_text("Minimax over the model from the board position (paper §4)");
         if run.clicked() {
-            out.push(Command::RunInternalSearch { breadth, depth });
+            asked = Some((breadth, depth));
         }
-        if internal.running {
+        if running {
             ui.spinner();
             ui.label("Searching...");
         }
     });
     ui.data_mut(|d| d.insert_temp(id, (breadth, depth)));
-    match &internal.result {
+    asked
+}
+
+/// The last run's report for the board at `position` (its text), its error, or what a run does.
+pub fn internal_result_ui(
+    ui: &mut egui::Ui,
+    position: &str,
+    result: Option<&Result<InternalReport, String>>,
+) {
+    match result {
         None => {
             ui.weak(
                 "Run minimax over the model: each node is one model call, b moves expanded, d plies deep.",
@@ -181,7 +195,18 @@ pub fn internal_search_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Comm
         Some(Err(e)) => {
             ui.colored_label(ui.visuals().error_fg_color, e);
         }
-        Some(Ok(r)) => report_ui(ui, state, r),
+        Some(Ok(r)) => report_ui(ui, position, r),
     }
+}
+
+/// The panel: controls, then the last report.
+pub fn internal_search_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+    let internal = &state.analysis.internal;
+    let ready = matches!(state.analysis.model, ModelStatus::Ready(_));
+    let mut out = Vec::new();
+    if let Some((breadth, depth)) = internal_controls_ui(ui, "chess", ready, internal.running) {
+        out.push(Command::RunInternalSearch { breadth, depth });
+    }
+    internal_result_ui(ui, &state.current().to_text(), internal.result.as_ref());
     out
 }
