@@ -119,9 +119,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             } else {
                 ChessState::from_fen(&args.fen)?
             };
-            analyse(state, GameKind::Chess, &dir, &options, &args, |dir, options| {
-                Ok(load_evaluator(dir, options)?)
-            })
+            analyse(state, GameKind::Chess, &dir, &options, &args, load_evaluator)
         }
         "connect_four" | "connect4" | "c4" => {
             let state = mavboard::game::connect_four::record::read_moves(&args.moves)
