@@ -72,6 +72,8 @@ fn connect_four_model_against_a_depth_limited_solver() {
     let t = &summary.table;
     assert_eq!(t.labels, vec!["mav-mean", "mcts-16", "solver-d2"]);
     assert!(t.standings.iter().all(|s| s.games == 8 && s.rating.is_some()));
+    let table = fs::read_to_string(&summary.files.table).expect("table.txt");
+    assert!(table.contains("games end by the rules (four in a row; a full board is a draw)"), "{table}");
     let settings = fs::read_to_string(&summary.files.settings).expect("league.json");
     assert!(settings.contains("connect_four: every position after 2 plies"), "{settings}");
 

@@ -242,7 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     eprintln!("openings    {}", setup.describe());
-    eprintln!("adjudication {}", config.rules.describe());
+    eprintln!("adjudication {}", config.rules.describe_with(config.game.ends()));
 
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
@@ -297,7 +297,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Err(e) => return Err(e.into()),
     };
     println!("\n{}", summary.table.render());
-    println!("adjudication: {}", config.rules.describe());
+    println!("adjudication: {}", config.rules.describe_with(config.game.ends()));
     println!(
         "{} games ({} played now, {} from an earlier run) in {:.1} s; MCTS tree reuse saved {} model calls",
         summary.total,

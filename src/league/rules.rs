@@ -1,5 +1,9 @@
 //! The adjudication rules: when a game ends other than by the rules of chess, and with what result.
 
+/// How chess games end by the rules.
+pub const CHESS_ENDS: &str =
+    "checkmate, stalemate, insufficient material, the fifty-move rule, threefold repetition";
+
 /// How games are ended besides checkmate, stalemate, insufficient material, the fifty-move rule and
 /// threefold repetition (which always apply).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -37,12 +41,14 @@ impl Default for EvalRules {
 }
 
 impl Rules {
-    /// The rules in words, for `--help`, the output and the results' README.
+    /// The rules of a chess league in words, for `--help`, the output and the results' README.
     pub fn describe(&self) -> String {
-        let mut s = String::from(
-            "games end by the rules (checkmate, stalemate, insufficient material, the fifty-move rule, \
-             threefold repetition)",
-        );
+        self.describe_with(CHESS_ENDS)
+    }
+
+    /// The rules in words, `ends` saying how the game's own rules end a game.
+    pub fn describe_with(&self, ends: &str) -> String {
+        let mut s = format!("games end by the rules ({ends})");
         match self.eval {
             Some(e) => s.push_str(&format!(
                 "; full-strength Stockfish evaluates every position at depth {d}: a side at or below −{r:.2} \

@@ -63,6 +63,15 @@ impl LeagueGameSetup {
         }
     }
 
+    /// How the game's own rules end a game, in words.
+    pub fn ends(&self) -> &'static str {
+        match self {
+            LeagueGameSetup::Chess { .. } => super::rules::CHESS_ENDS,
+            LeagueGameSetup::ConnectFour { .. } => "four in a row; a full board is a draw",
+            LeagueGameSetup::Hex { .. } => "a chain joining the player's two edges; Hex has no draws",
+        }
+    }
+
     /// Where the openings come from, in words (kept in `league.json`: a resume must agree).
     pub fn describe(&self) -> String {
         match self {
@@ -338,7 +347,8 @@ fn run_game<G: LeagueGame>(
         records.sort_by_key(|r| order.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
         write_atomic(&files.pgn, G::all_records(records).as_bytes())?;
         let table = build(&labels, records, config.anchor.as_deref(), config.prior_draws);
-        let text = format!("{}\nadjudication: {}\n", table.render(), config.rules.describe());
+        let text =
+            format!("{}\nadjudication: {}\n", table.render(), config.rules.describe_with(config.game.ends()));
         write_atomic(&files.table, text.as_bytes())?;
         let json = serde_json::to_string_pretty(&table)
             .map_err(|e| LeagueError::Io { path: files.table_json.clone(), why: e.to_string() })?;
