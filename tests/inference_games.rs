@@ -3,6 +3,8 @@
 //! only) refuse Connect Four and Hex at load time (naming the game and the package's games) and, if
 //! reached, at evaluate time; never garbage. The shipped packages themselves value all four games.
 
+mod package_copy;
+
 use std::path::{Path, PathBuf};
 
 use mavboard::game::chess::ChessState;
@@ -24,21 +26,7 @@ fn asset(name: &str) -> PathBuf {
 /// A chess-only copy of a shipped package: the same model and tokenizer, its mav.json listing chess and
 /// Chess960 only (the shipped packages know Connect Four and Hex too).
 fn chess_only(name: &str) -> PathBuf {
-    let src = asset(name);
-    let thread =
-        format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
-    let dir =
-        std::env::temp_dir().join(format!("mavboard-chess-only-{name}-{}-{thread}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    for f in ["model.onnx", "tokenizer.json"] {
-        std::fs::copy(src.join(f), dir.join(f)).expect("copy");
-    }
-    let text = std::fs::read_to_string(src.join("mav.json")).expect("mav.json");
-    let mut manifest: serde_json::Value = serde_json::from_str(&text).expect("json");
-    manifest["games"] = serde_json::json!(["chess", "chess960"]);
-    std::fs::write(dir.join("mav.json"), serde_json::to_string_pretty(&manifest).expect("json"))
-        .expect("write");
-    dir
+    package_copy::with_games(&asset(name), &["chess", "chess960"])
 }
 
 fn encoder_package() -> PathBuf {

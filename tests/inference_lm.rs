@@ -2,6 +2,8 @@
 //! match single calls, constrained decoding writes exactly the legal moves, free decoding returns text and
 //! hallucinations as data.
 
+mod package_copy;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -250,15 +252,7 @@ fn free_decoding_returns_text_and_hallucinations_as_data() {
 #[test]
 fn a_game_the_model_was_not_trained_on_is_refused() {
     // A copy of the package whose mav.json says it only knows standard chess.
-    let dir = std::env::temp_dir().join(format!("mavboard-lm-chess-only-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    for f in ["model.onnx", "tokenizer.json"] {
-        std::fs::copy(package().join(f), dir.join(f)).expect("copy");
-    }
-    let manifest = std::fs::read_to_string(package().join("mav.json")).expect("mav.json");
-    let mut json: serde_json::Value = serde_json::from_str(&manifest).expect("json");
-    json["games"] = serde_json::json!(["chess"]);
-    std::fs::write(dir.join("mav.json"), json.to_string()).expect("write");
+    let dir = package_copy::with_games(&package(), &["chess"]);
     let (mut e, _) = load_evaluator(&dir, &SessionOptions::default()).expect("loads");
     let frc = ChessState::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
         .expect("fen");

@@ -95,7 +95,8 @@ fn a_short_search_shows_visits_and_stops_at_its_budget() {
     h.get_by_label("Search").click();
     h.step();
     h.step();
-    assert!(h.state().state.analysis.searching);
+    // (No check that it is still searching here: a fast machine may have finished 60 simulations already;
+    // the visits below show that the search ran.)
     assert!(step_until(&mut h, WAIT, |app| !app.state.analysis.searching), "the search ends at its budget");
     let report = h.state().state.analysis.report.clone().expect("a report");
     assert!(report.snapshot.totals.root_visits >= 60, "{} visits", report.snapshot.totals.root_visits);
