@@ -252,7 +252,7 @@ fn free_decoding_returns_text_and_hallucinations_as_data() {
 #[test]
 fn a_game_the_model_was_not_trained_on_is_refused() {
     // A copy of the package whose mav.json says it only knows standard chess.
-    let dir = package_copy::with_games(&package(), &["chess"]);
+    let dir = package_copy::with_games(package(), &["chess"]);
     let (mut e, _) = load_evaluator(&dir, &SessionOptions::default()).expect("loads");
     let frc = ChessState::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
         .expect("fen");
