@@ -9,9 +9,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
+use mavboard::game::GameKind;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::league::rules::{EvalRules, Rules};
-use mavboard::league::run::{model_provenance, needs_stockfish};
+use mavboard::league::run::{check_agents, model_provenance, needs_stockfish};
 use mavboard::league::settings::StockfishLimits;
 use mavboard::league::spec::parse_agents;
 use mavboard::league::{LeagueConfig, LeagueError, LeagueGameSetup, Progress, run_league};
@@ -148,6 +149,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.agents.clone()
     };
     let agents = parse_agents(&texts)?;
+    let kind = match game.as_str() {
+        "hex" => GameKind::Hex,
+        "chess" | "chess960" => GameKind::Chess,
+        _ => GameKind::ConnectFour,
+    };
+    check_agents(kind, &agents)?;
     let model = match &args.model {
         Some(d) => d.clone(),
         None if agents.iter().any(|a| a.kind.uses_model() && a.model.is_none()) => default_package_dir()?,

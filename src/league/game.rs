@@ -28,6 +28,9 @@ use crate::mav::state::MavState;
 
 /// A game a league can be played in.
 pub trait LeagueGame: MavState {
+    /// The game's name in messages.
+    const NAME: &'static str;
+
     /// The name of the file in the output folder that holds every game's record.
     const RECORDS_FILE: &'static str;
 
@@ -49,11 +52,21 @@ pub trait LeagueGame: MavState {
         stockfish: Option<&Path>,
     ) -> Result<Box<dyn Agent<Self>>, LeagueError>;
 
-    /// The adjudicator the rules ask for (`None` when they ask for none).
+    /// The adjudicator the rules ask for (`None` when they ask for none). Only chess has one: other games
+    /// end on the board, and evaluation adjudication is refused for them.
     fn adjudicator(
         config: &LeagueConfig,
-        stockfish: Option<&Path>,
-    ) -> Result<Option<Box<dyn Adjudicate<Self>>>, LeagueError>;
+        _stockfish: Option<&Path>,
+    ) -> Result<Option<Box<dyn Adjudicate<Self>>>, LeagueError> {
+        match config.rules.eval {
+            Some(_) => Err(LeagueError::Settings(format!(
+                "evaluation adjudication uses Stockfish and is for chess; {} games end on the board (use \
+                 --adjudicate none)",
+                Self::NAME
+            ))),
+            None => Ok(None),
+        }
+    }
 
     /// One game's record: `opening` is where it started, `game` what was played from it.
     fn record_text(
@@ -77,14 +90,21 @@ fn model<S: MavState>(
 }
 
 /// The error for an agent that `G` has no place for.
-pub fn not_for<G: LeagueGame>(label: &str, game: &str) -> LeagueError {
+pub fn not_for<G: LeagueGame>(label: &str) -> LeagueError {
     LeagueError::Settings(format!(
-        "{label} does not play {game}; its reference players are {}",
+        "{label} does not play {}; its reference players are {}",
+        G::NAME,
         G::REFERENCE_PLAYERS
     ))
 }
 
+/// Every move of a game from the game's initial position: the opening's line, then what was played.
+fn whole_game<G: GameState>(opening: &Opening<G>, game: &PlayedGame<G::Action>) -> Vec<G::Action> {
+    opening.moves.iter().copied().chain(game.moves.iter().map(|m| m.action)).collect()
+}
+
 impl LeagueGame for ChessState {
+    const NAME: &'static str = "chess";
     const RECORDS_FILE: &'static str = "games.pgn";
     const REFERENCE_PLAYERS: &'static str = "stockfish:SKILL and stockfish-elo:ELO";
 
@@ -107,7 +127,7 @@ impl LeagueGame for ChessState {
         let strength = match spec.kind {
             AgentKind::StockfishSkill { skill } => Strength::Skill(skill),
             AgentKind::StockfishElo { elo } => Strength::Elo(elo),
-            _ => return Err(not_for::<Self>(&label, "chess")),
+            _ => return Err(not_for::<Self>(&label)),
         };
         let path = stockfish
             .ok_or_else(|| LeagueError::Settings(format!("{label} needs Stockfish, which was not found")))?;
@@ -141,6 +161,7 @@ impl LeagueGame for ChessState {
 pub const CONNECT_FOUR_HEADER: &str = "moves\tresult\tfirst\tsecond\tround\ttermination";
 
 impl LeagueGame for ConnectFourState {
+    const NAME: &'static str = "Connect Four";
     const RECORDS_FILE: &'static str = "games.tsv";
     const REFERENCE_PLAYERS: &'static str = "solver and solver:DEPTH";
 
@@ -160,15 +181,8 @@ impl LeagueGame for ConnectFourState {
     ) -> Result<Box<dyn Agent<Self>>, LeagueError> {
         match spec.kind {
             AgentKind::Solver { depth } => Ok(Box::new(SolverAgent::new(label, depth, 1))),
-            _ => Err(not_for::<Self>(&label, "Connect Four")),
+            _ => Err(not_for::<Self>(&label)),
         }
-    }
-
-    fn adjudicator(
-        config: &LeagueConfig,
-        _stockfish: Option<&Path>,
-    ) -> Result<Option<Box<dyn Adjudicate<Self>>>, LeagueError> {
-        no_eval_adjudication(config, "Connect Four")
     }
 
     /// One line: the move string from the empty board (opening included, as the app's *Copy record*
@@ -178,11 +192,9 @@ impl LeagueGame for ConnectFourState {
         opening: &Opening<Self>,
         game: &PlayedGame<Self::Action>,
     ) -> Result<String, LeagueError> {
-        let played: Vec<_> = game.moves.iter().map(|m| m.action).collect();
-        let all = [opening.moves.as_slice(), played.as_slice()].concat();
         Ok(format!(
             "{}\t{}\t{}\t{}\t{}\t{}",
-            write_moves(&all),
+            write_moves(&whole_game(opening, game)),
             game.result.pgn(),
             headers.white,
             headers.black,
@@ -202,6 +214,7 @@ impl LeagueGame for ConnectFourState {
 }
 
 impl LeagueGame for HexState {
+    const NAME: &'static str = "Hex";
     const RECORDS_FILE: &'static str = "games.sgf";
     const REFERENCE_PLAYERS: &'static str = "playouts:N";
 
@@ -221,15 +234,8 @@ impl LeagueGame for HexState {
     ) -> Result<Box<dyn Agent<Self>>, LeagueError> {
         match spec.kind {
             AgentKind::Playouts { playouts } => Ok(Box::new(PlayoutAgent::new(label, playouts, 1))),
-            _ => Err(not_for::<Self>(&label, "Hex")),
+            _ => Err(not_for::<Self>(&label)),
         }
-    }
-
-    fn adjudicator(
-        config: &LeagueConfig,
-        _stockfish: Option<&Path>,
-    ) -> Result<Option<Box<dyn Adjudicate<Self>>>, LeagueError> {
-        no_eval_adjudication(config, "Hex")
     }
 
     /// SGF in the HexGui dialect (`GM[11]`), from the empty board with the opening's stones as the first
@@ -239,8 +245,7 @@ impl LeagueGame for HexState {
         opening: &Opening<Self>,
         game: &PlayedGame<Self::Action>,
     ) -> Result<String, LeagueError> {
-        let played: Vec<_> = game.moves.iter().map(|m| m.action).collect();
-        let all = [opening.moves.as_slice(), played.as_slice()].concat();
+        let all = whole_game(opening, game);
         let mut record = HexRecord::new(opening.state.size(), opening.state.swap_rule(), &all)
             .map_err(|why| LeagueError::Agent { agent: "sgf".into(), why })?;
         let result = match game.result {
@@ -262,18 +267,5 @@ impl LeagueGame for HexState {
 
     fn all_records(records: &[GameRecord]) -> String {
         all_pgn(records)
-    }
-}
-
-fn no_eval_adjudication<G: GameState>(
-    config: &LeagueConfig,
-    game: &str,
-) -> Result<Option<Box<dyn Adjudicate<G>>>, LeagueError> {
-    match config.rules.eval {
-        Some(_) => Err(LeagueError::Settings(format!(
-            "evaluation adjudication uses Stockfish and is for chess; {game} games end on the board (use \
-             --adjudicate none)"
-        ))),
-        None => Ok(None),
     }
 }

@@ -23,10 +23,10 @@ use super::rules::Rules;
 use super::schedule::{ScheduledGame, remaining, round_robin};
 use super::settings::{Settings, StockfishLimits, fingerprint};
 use super::spec::{AgentKind, AgentSpec};
-use crate::game::GameState;
 use crate::game::chess::ChessState;
 use crate::game::connect_four::ConnectFourState;
 use crate::game::hex::HexState;
+use crate::game::{GameKind, GameState};
 use crate::inference::onnx::SessionOptions;
 use crate::model::package::ModelPackage;
 
@@ -54,15 +54,6 @@ pub enum LeagueGameSetup {
 }
 
 impl LeagueGameSetup {
-    /// The game's name in messages.
-    pub fn name(&self) -> &'static str {
-        match self {
-            LeagueGameSetup::Chess { .. } => "chess",
-            LeagueGameSetup::ConnectFour { .. } => "Connect Four",
-            LeagueGameSetup::Hex { .. } => "Hex",
-        }
-    }
-
     /// How the game's own rules end a game, in words.
     pub fn ends(&self) -> &'static str {
         match self {
@@ -269,6 +260,23 @@ pub fn run_league(
     }
 }
 
+/// Checks that every reference player among `agents` plays `game` (Stockfish plays chess, the solver
+/// Connect Four, playout MCTS Hex), naming the one that does not and the game's reference players.
+pub fn check_agents(game: GameKind, agents: &[AgentSpec]) -> Result<(), LeagueError> {
+    match game {
+        GameKind::Chess | GameKind::Chess960 => check_agents_for::<ChessState>(agents),
+        GameKind::ConnectFour => check_agents_for::<ConnectFourState>(agents),
+        GameKind::Hex => check_agents_for::<HexState>(agents),
+    }
+}
+
+fn check_agents_for<G: LeagueGame>(agents: &[AgentSpec]) -> Result<(), LeagueError> {
+    match agents.iter().find(|spec| !spec.kind.uses_model() && !G::is_reference_player(&spec.kind)) {
+        Some(spec) => Err(super::game::not_for::<G>(&spec.label())),
+        None => Ok(()),
+    }
+}
+
 fn run_game<G: LeagueGame>(
     config: &LeagueConfig,
     openings: Vec<Opening<G>>,
@@ -280,12 +288,7 @@ fn run_game<G: LeagueGame>(
         return Err(LeagueError::Settings("a league needs at least two agents".into()));
     }
     let labels: Vec<String> = config.agents.iter().map(AgentSpec::label).collect();
-    let game = config.game.name();
-    for spec in &config.agents {
-        if !spec.kind.uses_model() && !G::is_reference_player(&spec.kind) {
-            return Err(super::game::not_for::<G>(&spec.label(), game));
-        }
-    }
+    check_agents_for::<G>(&config.agents)?;
     if let Some(a) = &config.anchor
         && !labels.contains(a)
     {
