@@ -108,16 +108,7 @@ impl Evaluator<ChessState> for ActionValueEvaluator {
             }
             let moves = r.state.legal_actions();
             if moves.is_empty() {
-                out[i] = Some(Ok(EvalResult {
-                    moves: Vec::new(),
-                    best_action: None,
-                    next_state: None,
-                    tracked_state: None,
-                    terminal: r.state.outcome(),
-                    raw_text: String::new(),
-                    hallucinations: Vec::new(),
-                    timing: EvalTiming::default(),
-                }));
+                out[i] = Some(Ok(EvalResult::values(Vec::new(), r.state.outcome())));
                 continue;
             }
             let state_ids = match tokenize_fen(&r.state.to_text()) {
@@ -197,14 +188,8 @@ impl Evaluator<ChessState> for ActionValueEvaluator {
                         }
                         let tokens = moves.len() * (STATE_LEN + 1);
                         out[i] = Some(Ok(EvalResult {
-                            moves: mv,
-                            best_action: None,
-                            next_state: None,
-                            tracked_state: None,
-                            terminal: None,
-                            raw_text: String::new(),
-                            hallucinations: Vec::new(),
                             timing: EvalTiming { queue, model, tokens },
+                            ..EvalResult::values(mv, None)
                         }));
                     }
                 }

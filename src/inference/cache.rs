@@ -233,7 +233,7 @@ impl<S: GameState, E: Evaluator<S>> Evaluator<S> for BatchSplitter<E> {
 mod tests {
     use super::*;
     use crate::game::chess::ChessState;
-    use crate::inference::evaluator::{EvalTiming, MoveValue};
+    use crate::inference::evaluator::MoveValue;
     use crate::mav::buckets::{Buckets, ValueDistribution};
 
     /// Values every legal move at bucket 10 and counts the requests it sees.
@@ -260,16 +260,7 @@ mod tests {
                             dist: ValueDistribution::one_hot(Buckets::mav(), 10).expect("bucket"),
                         })
                         .collect();
-                    Ok(EvalResult {
-                        moves,
-                        best_action: None,
-                        next_state: None,
-                        tracked_state: None,
-                        terminal: None,
-                        raw_text: String::new(),
-                        hallucinations: Vec::new(),
-                        timing: EvalTiming::default(),
-                    })
+                    Ok(EvalResult::values(moves, None))
                 })
                 .collect()
         }

@@ -103,16 +103,7 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
             }
             let moves = r.state.legal_actions();
             if moves.is_empty() {
-                out[i] = Some(Ok(EvalResult {
-                    moves: Vec::new(),
-                    best_action: None,
-                    next_state: None,
-                    tracked_state: None,
-                    terminal: r.state.outcome(),
-                    raw_text: String::new(),
-                    hallucinations: Vec::new(),
-                    timing: EvalTiming::default(),
-                }));
+                out[i] = Some(Ok(EvalResult::values(Vec::new(), r.state.outcome())));
                 continue;
             }
             match encoder_input(&self.tokenizer, &r.state, &moves) {
@@ -207,14 +198,9 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
                         best_p = order.iter().map(|&j| best_p[j]).collect();
                         let share = model / rows as u32;
                         out[i] = Some(Ok(EvalResult {
-                            moves: moves_out,
                             best_action: req.want_best_action.then_some(best_p),
-                            next_state: None,
-                            tracked_state: None,
-                            terminal: None,
-                            raw_text: String::new(),
-                            hallucinations: Vec::new(),
                             timing: EvalTiming { queue, model: share, tokens: input.ids.len() },
+                            ..EvalResult::values(moves_out, None)
                         }));
                     }
                 }

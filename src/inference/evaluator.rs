@@ -137,6 +137,23 @@ pub struct EvalResult<S: GameState> {
     pub timing: EvalTiming,
 }
 
+impl<S: GameState> EvalResult<S> {
+    /// A result holding move values (and the terminal result) only: no best action, no predicted states,
+    /// no text, no timing — what a one-pass evaluator fills in further.
+    pub fn values(moves: Vec<MoveValue<S::Action>>, terminal: Option<Outcome>) -> EvalResult<S> {
+        EvalResult {
+            moves,
+            best_action: None,
+            next_state: None,
+            tracked_state: None,
+            terminal,
+            raw_text: String::new(),
+            hallucinations: Vec::new(),
+            timing: EvalTiming::default(),
+        }
+    }
+}
+
 /// Why an evaluation failed (as opposed to a model saying something wrong, which is data).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {

@@ -10,7 +10,7 @@ use shakmaty::{Color, Position};
 use crate::game::GameState;
 use crate::game::chess::ChessState;
 use crate::inference::evaluator::{
-    EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, Hallucination, MoveValue, PredictedState, TopK,
+    EvalError, EvalRequest, EvalResult, Evaluator, Hallucination, MoveValue, PredictedState, TopK,
 };
 use crate::mav::buckets::{Buckets, ValueDistribution, win_prob_from_cp};
 
@@ -56,16 +56,7 @@ fn answer<S: GameState, V: MoveValuer<S>>(
     buckets: Buckets,
     r: &EvalRequest<S>,
 ) -> Result<EvalResult<S>, EvalError> {
-    let mut result = EvalResult {
-        moves: Vec::new(),
-        best_action: None,
-        next_state: None,
-        tracked_state: None,
-        terminal: r.state.outcome(),
-        raw_text: String::new(),
-        hallucinations: Vec::new(),
-        timing: EvalTiming::default(),
-    };
+    let mut result = EvalResult::values(Vec::new(), r.state.outcome());
     if let Some((prev, action)) = &r.previous {
         let truth = prev.play(*action).ok();
         let key = mix(seed ^ prev.hash64() ^ hash_of(action));
@@ -221,16 +212,7 @@ impl Evaluator<crate::game::connect_four::ConnectFourState> for CentreEvaluator 
                         .map_err(|e| EvalError::Backend(e.to_string()))?;
                     moves.push(MoveValue { action: a, text, dist });
                 }
-                Ok(EvalResult {
-                    moves,
-                    best_action: None,
-                    next_state: None,
-                    tracked_state: None,
-                    terminal: r.state.outcome(),
-                    raw_text: String::new(),
-                    hallucinations: Vec::new(),
-                    timing: EvalTiming::default(),
-                })
+                Ok(EvalResult::values(moves, r.state.outcome()))
             })
             .collect()
     }
