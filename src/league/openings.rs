@@ -28,17 +28,28 @@ pub struct Opening<G: GameState = ChessState> {
     pub moves: Vec<G::Action>,
 }
 
+/// The most positions [`after_plies`] enumerates.
+pub const MAX_ENUMERATED: usize = 200_000;
+
 /// Every distinct position (by [`GameState::hash64`]) `plies` plies after `start` where the game is not
-/// over, each with the first line reaching it, in the rules' move order.
-pub fn after_plies<G: GameState>(start: &G, plies: u32) -> Vec<Opening<G>> {
+/// over, each with the first line reaching it, in the rules' move order. More than [`MAX_ENUMERATED`]
+/// positions at any ply is an error (the count grows by the number of moves each ply).
+pub fn after_plies<G: GameState>(start: &G, plies: u32) -> Result<Vec<Opening<G>>, LeagueError> {
     let mut layer = vec![(start.clone(), Vec::new())];
-    for _ in 0..plies {
+    for ply in 0..plies {
         let mut seen = std::collections::HashSet::new();
         let mut next = Vec::new();
         for (state, line) in &layer {
             for action in state.legal_actions() {
                 let Ok(child) = state.play(action) else { continue };
                 if child.outcome().is_none() && seen.insert(child.hash64()) {
+                    if next.len() == MAX_ENUMERATED {
+                        return Err(LeagueError::Settings(format!(
+                            "--opening-plies {plies}: more than {MAX_ENUMERATED} positions after {} plies; use \
+                             fewer plies",
+                            ply + 1
+                        )));
+                    }
                     let mut line: Vec<G::Action> = line.clone();
                     line.push(action);
                     next.push((child, line));
@@ -47,11 +58,11 @@ pub fn after_plies<G: GameState>(start: &G, plies: u32) -> Vec<Opening<G>> {
         }
         layer = next;
     }
-    layer
+    Ok(layer
         .into_iter()
         .enumerate()
         .map(|(index, (state, moves))| Opening { index, fen: state.to_text(), state, moves })
-        .collect()
+        .collect())
 }
 
 /// Reads a whole book. EPD lines are `board turn castling ep` followed by operations (`;`-separated, ignored)
@@ -206,9 +217,9 @@ rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\"; c0 \"king's pa
     fn positions_after_plies_are_distinct_and_reached_by_their_moves() {
         use crate::game::connect_four::ConnectFourState;
         use crate::game::hex::HexState;
-        let c4 = after_plies(&ConnectFourState::new(), 2);
+        let c4 = after_plies(&ConnectFourState::new(), 2).expect("49");
         assert_eq!(c4.len(), 49);
-        let c4 = after_plies(&ConnectFourState::new(), 3);
+        let c4 = after_plies(&ConnectFourState::new(), 3).expect("a few hundred");
         // 7³ lines, but 1-2-3 and 3-2-1 reach the same stones.
         assert!(c4.len() < 343 && c4.len() > 200, "{}", c4.len());
         for o in &c4 {
@@ -219,10 +230,16 @@ rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\"; c0 \"king's pa
             assert_eq!(s, o.state);
             assert_eq!(o.fen, s.to_text());
         }
-        let hex = after_plies(&HexState::new(7).expect("7×7"), 1);
+        let hex = after_plies(&HexState::new(7).expect("7×7"), 1).expect("49");
         assert_eq!(hex.len(), 49);
         assert_eq!(hex.iter().map(|o| o.index).collect::<Vec<_>>(), (0..49).collect::<Vec<_>>());
-        assert_eq!(after_plies(&ChessState::startpos(), 0).len(), 1);
+        assert_eq!(after_plies(&ChessState::startpos(), 0).expect("the start").len(), 1);
+        // Hex 13×13 four stones in: 169·168·167·166 lines, refused before they fill the memory.
+        let e = after_plies(&HexState::new(13).expect("13×13"), 4).expect_err("too many");
+        assert!(
+            e.to_string().contains("--opening-plies 4") && e.to_string().contains("after 3 plies"),
+            "{e}"
+        );
     }
 
     #[test]

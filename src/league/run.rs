@@ -237,7 +237,7 @@ pub fn run_league(
             run_game::<ChessState>(config, openings, stop, on)
         }
         LeagueGameSetup::ConnectFour { plies } => {
-            let all = after_plies(&ConnectFourState::new(), *plies);
+            let all = after_plies(&ConnectFourState::new(), *plies)?;
             if all.is_empty() {
                 return Err(none(&config.game.describe()));
             }
@@ -251,7 +251,7 @@ pub fn run_league(
             }
             let start =
                 HexState::new(*size).map_err(|e| LeagueError::Settings(format!("--hex-size {size}: {e}")))?;
-            let all = after_plies(&start, *plies);
+            let all = after_plies(&start, *plies)?;
             if all.is_empty() {
                 return Err(none(&config.game.describe()));
             }
