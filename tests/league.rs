@@ -7,7 +7,6 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::AtomicBool;
 
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::league::rules::{EvalRules, Rules};
@@ -15,6 +14,7 @@ use mavboard::league::settings::StockfishLimits;
 use mavboard::league::spec::parse_agents;
 use mavboard::league::{LeagueConfig, LeagueError, LeagueGameSetup, run_league};
 use mavboard::pgn::reader::read_all;
+use mavboard::solve::stop::StopFlag;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -59,7 +59,7 @@ fn mav_max_against_mav_mean_pgn_table_and_resume() {
     let dir = temp_dir("mav");
     let rules = Rules { max_plies: 12, eval: None };
     let cfg = config(&dir, &["mav-max", "mav-mean"], rules, None);
-    let summary = run_league(&cfg, &AtomicBool::new(false), &mut |_| {}).expect("league runs");
+    let summary = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("league runs");
     assert_eq!((summary.total, summary.played, summary.resumed), (4, 4, 0));
 
     // PGN: four games that read back, each opening once with each colour assignment.
@@ -101,7 +101,7 @@ fn mav_max_against_mav_mean_pgn_table_and_resume() {
     assert_eq!(lines, 4);
 
     // Rerun: nothing is replayed and the PGN is the same.
-    let again = run_league(&cfg, &AtomicBool::new(false), &mut |_| {}).expect("resumes");
+    let again = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("resumes");
     assert_eq!((again.played, again.resumed), (0, 4));
     assert_eq!(fs::read_to_string(&summary.files.pgn).expect("pgn"), pgn);
 
@@ -109,24 +109,24 @@ fn mav_max_against_mav_mean_pgn_table_and_resume() {
     let results = fs::read_to_string(&summary.files.results).expect("results");
     let kept: Vec<&str> = results.lines().take(3).collect();
     fs::write(&summary.files.results, kept.join("\n") + "\n").expect("truncates");
-    let third = run_league(&cfg, &AtomicBool::new(false), &mut |_| {}).expect("resumes");
+    let third = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("resumes");
     assert_eq!((third.played, third.resumed), (1, 3));
 
     // Other rules in the same folder are refused rather than mixed in.
     let other = Rules { max_plies: 20, eval: None };
-    let e = run_league(
-        &config(&dir, &["mav-max", "mav-mean"], other, None),
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect_err("other rules");
+    let e = run_league(&config(&dir, &["mav-max", "mav-mean"], other, None), &StopFlag::new(), &mut |_| {})
+        .expect_err("other rules");
     assert!(matches!(e, LeagueError::Mismatch { .. }), "{e}");
 
     // A raised stop flag keeps what is finished and says how to go on.
     let stopped_dir = temp_dir("stop");
     let e = run_league(
         &config(&stopped_dir, &["mav-max", "mav-mean"], rules, None),
-        &AtomicBool::new(true),
+        &{
+            let s = StopFlag::new();
+            s.set();
+            s
+        },
         &mut |_| {},
     )
     .expect_err("stopped");
@@ -147,7 +147,7 @@ fn stockfish_agent_and_eval_adjudication() {
         eval: Some(EvalRules { depth: 6, resign_cp: 800, resign_plies: 4, max_plies_win_cp: 300 }),
     };
     let cfg = config(&dir, &["mav-max", "stockfish:0"], rules, Some(1));
-    let summary = run_league(&cfg, &AtomicBool::new(false), &mut |_| {}).expect("league runs");
+    let summary = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("league runs");
     assert_eq!(summary.total, 2);
     let pgn = fs::read_to_string(&summary.files.pgn).expect("pgn");
     let games: Vec<_> = read_all(&pgn).into_iter().map(|g| g.expect("reads back")).collect();
@@ -159,7 +159,7 @@ fn stockfish_agent_and_eval_adjudication() {
     // Anchored at the Stockfish agent when asked.
     let mut cfg = cfg;
     cfg.anchor = Some("sf-skill0".into());
-    let again = run_league(&cfg, &AtomicBool::new(false), &mut |_| {}).expect("resumes");
+    let again = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("resumes");
     let sf = again.table.standings.iter().find(|s| s.label == "sf-skill0").expect("rated");
     assert_eq!(sf.rating.expect("rated").elo, 0.0);
     fs::remove_dir_all(&dir).ok();

@@ -6,7 +6,6 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::AtomicBool;
 
 use mavboard::game::GameState;
 use mavboard::game::connect_four::record::read_moves;
@@ -16,6 +15,7 @@ use mavboard::league::rules::Rules;
 use mavboard::league::settings::StockfishLimits;
 use mavboard::league::spec::parse_agents;
 use mavboard::league::{LeagueConfig, LeagueGameSetup, run_league};
+use mavboard::solve::stop::StopFlag;
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mavboard-league-games-{name}-{}", std::process::id()));
@@ -48,7 +48,7 @@ fn connect_four_model_against_a_depth_limited_solver() {
     let dir = temp_dir("c4");
     let cfg =
         config(&dir, LeagueGameSetup::ConnectFour { plies: 2 }, &["mav-mean", "mcts:16", "solver:2"], 2);
-    let summary = run_league(&cfg, &AtomicBool::new(false), &mut |_| {}).expect("league runs");
+    let summary = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("league runs");
     // Three pairs, two openings, both colours.
     assert_eq!((summary.total, summary.played), (12, 12));
     assert!(summary.files.pgn.ends_with("games.tsv"));
@@ -78,11 +78,11 @@ fn connect_four_model_against_a_depth_limited_solver() {
     assert!(settings.contains("connect_four: every position after 2 plies"), "{settings}");
 
     // A resume replays nothing; a different opening depth is refused.
-    let again = run_league(&cfg, &AtomicBool::new(false), &mut |_| {}).expect("resumes");
+    let again = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("resumes");
     assert_eq!((again.played, again.resumed), (0, 12));
     let mut other = cfg.clone();
     other.game = LeagueGameSetup::ConnectFour { plies: 3 };
-    assert!(run_league(&other, &AtomicBool::new(false), &mut |_| {}).is_err());
+    assert!(run_league(&other, &StopFlag::new(), &mut |_| {}).is_err());
     fs::remove_dir_all(&dir).ok();
 }
 
@@ -90,7 +90,7 @@ fn connect_four_model_against_a_depth_limited_solver() {
 fn hex_model_against_playout_mcts() {
     let dir = temp_dir("hex");
     let cfg = config(&dir, LeagueGameSetup::Hex { size: 7, plies: 1 }, &["mav-max", "playouts:200"], 2);
-    let summary = run_league(&cfg, &AtomicBool::new(false), &mut |_| {}).expect("league runs");
+    let summary = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("league runs");
     assert_eq!((summary.total, summary.played), (4, 4));
     let text = fs::read_to_string(&summary.files.pgn).expect("records written");
     let games: Vec<&str> = text.split("(;").filter(|g| !g.trim().is_empty()).collect();

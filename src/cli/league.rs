@@ -3,8 +3,6 @@
 //! intervals, a crosstable; resumable. Chess, Chess960, Connect Four and Hex.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -17,6 +15,7 @@ use mavboard::league::settings::StockfishLimits;
 use mavboard::league::spec::parse_agents;
 use mavboard::league::{LeagueConfig, LeagueError, LeagueGameSetup, Progress, run_league};
 use mavboard::model::package::default_package_dir;
+use mavboard::solve::stop::StopFlag;
 
 const AFTER_HELP: &str = "\
 Agents: mav-max and mav-mean (one model call per move, the best move by max or mean scoring), mcts:N and
@@ -251,10 +250,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     eprintln!("openings    {}", setup.describe());
     eprintln!("adjudication {}", config.rules.describe_with(config.game.ends()));
 
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = StopFlag::new();
     let flag = stop.clone();
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
-        .context("could not install the Ctrl+C handler")?;
+    ctrlc::set_handler(move || flag.set()).context("could not install the Ctrl+C handler")?;
     let bar = ProgressBar::new(1);
     bar.set_style(
         ProgressStyle::with_template(

@@ -4,6 +4,7 @@
 use super::LeagueError;
 use crate::game::GameState;
 use crate::game::chess::ChessState;
+use crate::solve::stop::StopFlag;
 
 /// The game so far, as an agent sees it when it is to move.
 #[derive(Debug, Clone, Copy)]
@@ -37,4 +38,8 @@ pub trait Agent<G: GameState = ChessState> {
 
     /// Chooses a move in `game.state`, which is not over.
     fn choose(&mut self, game: &GameView<'_, G>) -> Result<Choice<G>, LeagueError>;
+
+    /// Gives the agent the league's stop flag, for a move that can take long (the exact solver): once the
+    /// flag is set it may return at once with any move, which the game loop throws away with the game.
+    fn watch(&mut self, _stop: &StopFlag) {}
 }

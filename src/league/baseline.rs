@@ -13,6 +13,7 @@ use crate::game::hex::HexState;
 use crate::solve::connect_four::Solver;
 use crate::solve::depth_limited::best_moves;
 use crate::solve::hex::mcts::{Config, search};
+use crate::solve::stop::StopFlag;
 
 /// The Connect Four solver: exact (`depth: None`, the solver's best move: the soonest win, else a draw,
 /// else the longest loss; centre first among equals) or searching `depth` plies and choosing at random,
@@ -23,18 +24,28 @@ pub struct SolverAgent {
     seed: u64,
     rng: ChaCha8Rng,
     solver: Option<Solver>,
+    stop: Option<StopFlag>,
 }
 
 impl SolverAgent {
     /// An agent named `label`; `seed` makes its tie-breaks repeatable (each game starts from it again).
     pub fn new(label: String, depth: Option<u32>, seed: u64) -> SolverAgent {
-        SolverAgent { label, depth, seed, rng: ChaCha8Rng::seed_from_u64(seed), solver: None }
+        SolverAgent { label, depth, seed, rng: ChaCha8Rng::seed_from_u64(seed), solver: None, stop: None }
     }
 }
 
 impl Agent<ConnectFourState> for SolverAgent {
     fn label(&self) -> &str {
         &self.label
+    }
+
+    /// The exact solver stops within a few thousand positions of the flag being set (its move is then
+    /// meaningless, and the game is dropped).
+    fn watch(&mut self, stop: &StopFlag) {
+        self.stop = Some(stop.clone());
+        if let Some(solver) = self.solver.as_mut() {
+            solver.set_stop(stop.clone());
+        }
     }
 
     fn new_game(&mut self) -> Result<(), LeagueError> {
@@ -52,7 +63,14 @@ impl Agent<ConnectFourState> for SolverAgent {
         };
         match self.depth {
             None => {
-                let solver = self.solver.get_or_insert_with(Solver::new);
+                let stop = self.stop.clone();
+                let solver = self.solver.get_or_insert_with(|| {
+                    let mut solver = Solver::new();
+                    if let Some(flag) = stop {
+                        solver.set_stop(flag);
+                    }
+                    solver
+                });
                 let analysis = solver.analyse(game.state);
                 let action = analysis.best.ok_or_else(none)?;
                 Ok(Choice { action, note: Some(format!("solver: {}", analysis.value.describe())) })
@@ -159,6 +177,21 @@ mod tests {
         let chosen = analysis.moves.iter().find(|m| m.column == c.action).expect("a legal move");
         assert_eq!(chosen.value.rank(), top);
         assert!(c.note.expect("note").starts_with("solver: "));
+    }
+
+    #[test]
+    fn a_raised_stop_flag_cuts_the_exact_solver_short() {
+        // Three plies in, the exact solver searches about 190 M positions for a move; stopped, a few thousand.
+        let s = read_moves("445").expect("record").end();
+        let mut agent = SolverAgent::new("s".into(), None, 3);
+        let stop = StopFlag::new();
+        agent.watch(&stop);
+        stop.set();
+        let view = GameView { start: &s, moves: &[], state: &s, ply: 3 };
+        let c = agent.choose(&view).expect("a move, meaningless");
+        assert!(s.play(c.action).is_ok());
+        let nodes = agent.solver.as_ref().expect("made").nodes();
+        assert!(nodes < 1_000_000, "{nodes} positions searched after the stop");
     }
 
     #[test]

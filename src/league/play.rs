@@ -1,13 +1,13 @@
 //! Playing one game between two agents from an opening, under the league's [`Rules`].
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::LeagueError;
 use super::agent::{Agent, GameView};
 use super::record::{GameResult, PlayedMove};
 use super::rules::{ResignCounter, Rules};
 use crate::game::{GameState, OutcomeReason, Player};
+use crate::solve::stop::StopFlag;
 
 /// Whoever evaluates positions for the adjudication rules (full-strength Stockfish for chess, see
 /// [`super::stockfish::Adjudicator`]).
@@ -55,7 +55,7 @@ pub fn play_game<G: GameState>(
     start: &G,
     rules: &Rules,
     mut adjudicator: Option<&mut dyn Adjudicate<G>>,
-    stop: &AtomicBool,
+    stop: &StopFlag,
 ) -> Result<Option<PlayedGame<G::Action>>, LeagueError> {
     white.new_game()?;
     black.new_game()?;
@@ -112,13 +112,18 @@ pub fn play_game<G: GameState>(
                 _ => end(moves, GameResult::Draw, format!("{} plies reached; drawn", rules.max_plies), true),
             };
         }
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_set() {
             return Ok(None);
         }
         let view = GameView { start, moves: &actions, state: &state, ply: start_ply + moves.len() as u32 };
         let agent: &mut dyn Agent<G> =
             if state.to_move() == Player::First { &mut *white } else { &mut *black };
-        let choice = agent.choose(&view)?;
+        let choice = agent.choose(&view);
+        // A stop raised during the move may have cut the agent's search short: the game is dropped.
+        if stop.is_set() {
+            return Ok(None);
+        }
+        let choice = choice?;
         let next = state.play(choice.action).map_err(|e| LeagueError::Agent {
             agent: agent.label().to_owned(),
             why: format!("played an illegal move in {}: {e}", state.to_text()),
@@ -189,6 +194,12 @@ mod tests {
         }
     }
 
+    fn stopped() -> StopFlag {
+        let s = StopFlag::new();
+        s.set();
+        s
+    }
+
     fn no_eval(max_plies: u32) -> Rules {
         Rules { max_plies, eval: None }
     }
@@ -197,10 +208,9 @@ mod tests {
     fn knights_dancing_is_a_threefold_repetition() {
         let mut w = Scripted { moves: vec!["g1f3", "f3g1", "g1f3", "f3g1"], at: 0 };
         let mut b = Scripted { moves: vec!["g8f6", "f6g8", "g8f6", "f6g8"], at: 0 };
-        let g =
-            play_game(&mut w, &mut b, &ChessState::startpos(), &no_eval(100), None, &AtomicBool::new(false))
-                .expect("plays")
-                .expect("finished");
+        let g = play_game(&mut w, &mut b, &ChessState::startpos(), &no_eval(100), None, &StopFlag::new())
+            .expect("plays")
+            .expect("finished");
         assert_eq!(g.result, GameResult::Draw);
         assert_eq!(g.termination, "threefold repetition");
         assert_eq!(g.moves.len(), 8);
@@ -211,15 +221,13 @@ mod tests {
     fn fools_mate_and_max_plies() {
         let mut w = Scripted { moves: vec!["f2f3", "g2g4"], at: 0 };
         let mut b = Scripted { moves: vec!["e7e5", "d8h4"], at: 0 };
-        let g =
-            play_game(&mut w, &mut b, &ChessState::startpos(), &no_eval(100), None, &AtomicBool::new(false))
-                .expect("plays")
-                .expect("finished");
+        let g = play_game(&mut w, &mut b, &ChessState::startpos(), &no_eval(100), None, &StopFlag::new())
+            .expect("plays")
+            .expect("finished");
         assert_eq!((g.result, g.termination.as_str()), (GameResult::BlackWins, "checkmate"));
-        let g =
-            play_game(&mut w, &mut b, &ChessState::startpos(), &no_eval(3), None, &AtomicBool::new(false))
-                .expect("plays")
-                .expect("finished");
+        let g = play_game(&mut w, &mut b, &ChessState::startpos(), &no_eval(3), None, &StopFlag::new())
+            .expect("plays")
+            .expect("finished");
         assert_eq!(g.moves.len(), 3);
         assert_eq!(g.result, GameResult::Draw);
         assert!(g.adjudicated && g.termination.contains("3 plies"), "{}", g.termination);
@@ -231,9 +239,8 @@ mod tests {
             Rc::new(RefCell::new(Box::new(MaterialEvaluator::new(0))));
         let mut a = MavAgent::new("a".into(), Scoring::Max, model.clone());
         let mut b = MavAgent::new("b".into(), Scoring::Mean, model);
-        let g =
-            play_game(&mut a, &mut b, &ChessState::startpos(), &no_eval(10), None, &AtomicBool::new(true))
-                .expect("plays");
+        let g = play_game(&mut a, &mut b, &ChessState::startpos(), &no_eval(10), None, &stopped())
+            .expect("plays");
         assert!(g.is_none());
     }
 

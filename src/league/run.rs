@@ -7,7 +7,6 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::LeagueError;
@@ -29,6 +28,7 @@ use crate::game::hex::HexState;
 use crate::game::{GameKind, GameState};
 use crate::inference::onnx::SessionOptions;
 use crate::model::package::ModelPackage;
+use crate::solve::stop::StopFlag;
 
 /// Which game a league plays, and where its openings come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,7 +223,7 @@ pub fn needs_stockfish(agents: &[AgentSpec], rules: &Rules) -> bool {
 /// dropped, the finished ones are kept) with [`LeagueError::Interrupted`].
 pub fn run_league(
     config: &LeagueConfig,
-    stop: &AtomicBool,
+    stop: &StopFlag,
     on: &mut dyn FnMut(Progress<'_>),
 ) -> Result<LeagueSummary, LeagueError> {
     if config.openings == Some(0) {
@@ -280,7 +280,7 @@ fn check_agents_for<G: LeagueGame>(agents: &[AgentSpec]) -> Result<(), LeagueErr
 fn run_game<G: LeagueGame>(
     config: &LeagueConfig,
     openings: Vec<Opening<G>>,
-    stop: &AtomicBool,
+    stop: &StopFlag,
     on: &mut dyn FnMut(Progress<'_>),
 ) -> Result<LeagueSummary, LeagueError> {
     config.rules.validate()?;
@@ -363,6 +363,9 @@ fn run_game<G: LeagueGame>(
     let mut reused = 0;
     if !todo.is_empty() {
         let mut agents = build_agents::<G>(config, stockfish.as_deref())?;
+        for agent in &mut agents.list {
+            agent.watch(stop);
+        }
         let mut adjudicator = G::adjudicator(config, stockfish.as_deref())?;
         let date = utc_date();
         for g in &todo {
