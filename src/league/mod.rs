@@ -1,6 +1,7 @@
 //! The league: games between agents — the model without search (max or mean scoring), MAV-MCTS with a
-//! simulation budget, Stockfish at skill levels — from an opening suite, each opening played with both
-//! colours, under stated adjudication rules; PGN of every game, Elo by maximum likelihood with confidence
+//! simulation budget, and reference players (Stockfish at skill levels for chess, the Connect Four solver
+//! exact or at a depth limit, Hex MCTS with random playouts) — from openings each played with both colours,
+//! under stated adjudication rules; every game's record, Elo by maximum likelihood with confidence
 //! intervals, a crosstable; resumable from its results file.
 //!
 //! Chess, Chess960, Connect Four and Hex: [`game`] says what differs between them (reference players,
