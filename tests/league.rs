@@ -1,7 +1,7 @@
 //! A tiny league with the shipped model: MAV max against MAV mean from two openings with both colours,
 //! checked through its PGN, results file and table; rerun to show that finished games are not replayed;
 //! the Stockfish part (agent and evaluation adjudication) when Stockfish is installed; bad input through the
-//! CLI.
+//! CLI (also agents and settings of another game: Connect Four, Hex).
 
 use std::collections::HashSet;
 use std::fs;
@@ -229,5 +229,27 @@ fn bad_input_is_a_clear_error() {
         out,
     ]);
     assert!(!ok && err.contains("/nonexistent/model"), "{err}");
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn agents_and_settings_of_another_game_are_refused() {
+    let dir = temp_dir("bad-game");
+    let out = dir.join("out");
+    let out = out.to_str().expect("utf-8 path");
+    let (ok, err) =
+        mavboard(&["league", "--game", "connect_four", "--agents", "mav-max,stockfish:0", "--out", out]);
+    assert!(!ok && err.contains("sf-skill0 does not play Connect Four") && err.contains("solver"), "{err}");
+    assert!(!Path::new(out).join("league.json").exists(), "nothing is written before the agents are checked");
+    let (ok, err) = mavboard(&["league", "--game", "hex", "--agents", "mav-max,solver:3", "--out", out]);
+    assert!(!ok && err.contains("does not play Hex") && err.contains("playouts:N"), "{err}");
+    let (ok, err) = mavboard(&["league", "--game", "chess", "--agents", "mav-max,playouts:10", "--out", out]);
+    assert!(!ok && err.contains("does not play chess"), "{err}");
+    let (ok, err) = mavboard(&["league", "--game", "hex", "--adjudicate", "eval", "--out", out]);
+    assert!(!ok && err.contains("for chess"), "{err}");
+    let (ok, err) = mavboard(&["league", "--game", "hex", "--hex-size", "3", "--out", out]);
+    assert!(!ok && err.contains("--hex-size 3"), "{err}");
+    let (ok, err) = mavboard(&["league", "--game", "go", "--out", out]);
+    assert!(!ok && err.contains("--game go"), "{err}");
     fs::remove_dir_all(&dir).ok();
 }

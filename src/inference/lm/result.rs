@@ -243,16 +243,25 @@ mod tests {
         assert!(!r.hallucinations.is_empty());
     }
 
+    /// The result of a model that writes `text` and ends it.
+    fn answer<S: MavState>(
+        cx: ResultContext<'_>,
+        req: &EvalRequest<S>,
+        layout: &Layout,
+        text: &str,
+    ) -> EvalResult<S> {
+        let mut script = cx.tokens.tokenizer.encode(text);
+        script.push(cx.tokens.eos);
+        let row = scripted(cx.tokens, &script, 10_000);
+        free_result(cx, req, layout, row, false, EvalTiming::default()).expect("clean")
+    }
+
     #[test]
     fn a_clean_answer_has_no_hallucinations_and_a_best_action() {
         let f = tokens();
         let cx = ResultContext { tokens: &f, buckets: Buckets::mav(), context: 768 };
         let (req, layout) = request(TopK::Count(2));
-        let text = "[%top_2 d2d4:<ctrl33> e2e4:<ctrl34>]\n[%best_action e2e4]";
-        let mut script = f.tokenizer.encode(text);
-        script.push(f.eos);
-        let row = scripted(&f, &script, 10_000);
-        let r = free_result(cx, &req, &layout, row, false, EvalTiming::default()).expect("clean");
+        let r = answer(cx, &req, &layout, "[%top_2 d2d4:<ctrl33> e2e4:<ctrl34>]\n[%best_action e2e4]");
         assert!(r.hallucinations.is_empty(), "{:?}", r.hallucinations);
         let texts: Vec<&str> = r.moves.iter().map(|m| m.text.as_str()).collect();
         assert_eq!(texts, ["d2d4", "e2e4"]);
@@ -272,11 +281,7 @@ mod tests {
         req.mode = crate::inference::evaluator::DecodeMode::Free;
         req.want_best_action = true;
         let layout = layout_for(&req, &PromptOptions::default()).expect("header");
-        let text = "[%top_2 c3:<ctrl40> a1:<ctrl12>]\n[%best_action c3]";
-        let mut script = f.tokenizer.encode(text);
-        script.push(f.eos);
-        let row = scripted(&f, &script, 10_000);
-        let r = free_result(cx, &req, &layout, row, false, EvalTiming::default()).expect("clean");
+        let r = answer(cx, &req, &layout, "[%top_2 c3:<ctrl40> a1:<ctrl12>]\n[%best_action c3]");
         assert!(r.hallucinations.is_empty(), "{:?}", r.hallucinations);
         let texts: Vec<&str> = r.moves.iter().map(|m| m.text.as_str()).collect();
         assert_eq!(texts, ["c3", "a1"]);
