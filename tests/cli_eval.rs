@@ -1,5 +1,6 @@
 //! `mavboard eval` end to end on the committed Connect Four and Hex solver labels with the shipped
-//! multi-game encoder: each game is measured with the package opened for it, next to the random reference.
+//! multi-game encoder: each game is measured with the package opened for it, next to the random reference;
+//! and internal search (`--internal`) on the chess labels with both shipped packages.
 
 use std::process::Command;
 
@@ -45,4 +46,52 @@ fn hex_labels_are_measured_without_proofs() {
     assert!(!out.contains("keeps the proven result"), "{out}");
     let tau = out.lines().find(|l| l.contains("Kendall tau")).expect("a measures line");
     assert!(tau.contains("win-prob MAE"), "{tau}");
+}
+
+/// `eval --internal 2,1` on chess labels: the explicit search is measured for every package; the model's own
+/// traces only for a package trained to write them (the others say why not).
+#[test]
+fn internal_search_is_measured_on_the_chess_labels() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = std::env::temp_dir().join(format!("mavboard-cli-eval-internal-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    for name in ["mav-enc-tiny", "mav-tiny"] {
+        let model = root.join("assets/models").join(name);
+        let json = tmp.join(format!("{name}.json"));
+        let out = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+            .args(["eval", "--internal", "2,1", "--limit", "3", "--labels"])
+            .arg(root.join("training/data/labels-books"))
+            .arg("--model")
+            .arg(&model)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .expect("the binary runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains("internal search b2 d1: 3 positions"), "{stdout}");
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).expect("the report")).expect("JSON");
+        let m = &report["internal"];
+        assert_eq!(m["positions"], 3, "{m}");
+        assert_eq!(m["explicit_best"]["count"], 3, "{m}");
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(model.join("mav.json")).expect("mav.json")).expect("JSON");
+        if manifest["internal_search"] == true {
+            assert_eq!(m["unavailable"], 0, "{m}");
+            assert_eq!(m["parsed"]["count"], 3, "{m}");
+            assert!(stdout.contains("model traces: 3 written"), "{stdout}");
+        } else {
+            assert_eq!(m["unavailable"], 3, "{m}");
+            assert!(stdout.contains("internal_search: false"), "{stdout}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    let out = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["eval", "--internal", "2,1", "--limit", "2", "--labels"])
+        .arg(root.join("training/data/labels-c4"))
+        .output()
+        .expect("the binary runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no chess validation records"));
 }

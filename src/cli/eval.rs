@@ -8,15 +8,22 @@ use mavboard::datagen::record::Split;
 use mavboard::datagen::record::{LabelGame, LabelRecord};
 use mavboard::datagen::render_run::shard_files;
 use mavboard::datagen::shard::read_shard;
+use mavboard::datagen::shard::write_atomic;
+use mavboard::eval::internal::{InternalMetrics, eval_internal};
 use mavboard::eval::puzzles::read_puzzles;
 use mavboard::eval::run::{EvalReport, LabelMetrics, eval_connect_four_labels, eval_hex_labels};
 use mavboard::eval::{eval_labels, eval_puzzles};
 use mavboard::game::GameKind;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::HexState;
+use mavboard::inference::complete::open_trace_model;
+use mavboard::inference::evaluator::Scoring;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::inference::{load_evaluator, load_evaluator_for};
+use mavboard::mav::buckets::Buckets;
+use mavboard::mav::command::StateFormat;
 use mavboard::model::package::default_package_dir;
+use mavboard::search::internal::InternalConfig;
 
 /// Arguments of `mavboard eval`.
 #[derive(Debug, clap::Args)]
@@ -43,6 +50,48 @@ pub struct Args {
     /// Write the report as JSON here too.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Measure internal search as `b,d` (e.g. 2,1): on the chess validation positions of --labels (at most
+    /// --limit), the explicit minimax over the model's values and, for a package trained on traces, the
+    /// model's own trace beside it (readable, issues, same choice, the labels' best move).
+    #[arg(long, requires = "labels")]
+    internal: Option<String>,
+    /// Scoring of the explicit search of --internal: mean or max.
+    #[arg(long, default_value = "mean")]
+    internal_scoring: String,
+}
+
+fn print_internal(m: &InternalMetrics) {
+    println!(
+        "internal search b{} d{}: {} positions; the explicit search over the model plays the labels' best move \
+         {:.1}%",
+        m.breadth,
+        m.depth,
+        m.positions,
+        100.0 * m.explicit_best.mean
+    );
+    if let Some(why) = &m.unavailable_why {
+        println!("  no model-written trace for {} positions: {why}", m.unavailable);
+    }
+    if m.parsed.count > 0 {
+        println!(
+            "  model traces: {} written, {:.1}% readable, {:.1}% with no issue, {:.1}% truncated; issues per \
+             readable trace {:.1} (median {}); {:.0} tokens written on average",
+            m.parsed.count,
+            100.0 * m.parsed.mean,
+            100.0 * m.clean.mean,
+            100.0 * m.truncated.mean,
+            m.issues.mean,
+            m.median_issues().map_or_else(|| "-".to_owned(), |v| v.to_string()),
+            m.tokens.mean
+        );
+        println!(
+            "  the model plays the explicit search's move {:.1}%, the labels' best move {:.1}%; the same tree \
+             as the explicit search {:.1}% of readable traces",
+            100.0 * m.same_choice.mean,
+            100.0 * m.model_best.mean,
+            100.0 * m.same_tree.mean
+        );
+    }
 }
 
 fn bar(len: u64, what: &str) -> ProgressBar {
@@ -170,6 +219,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(note) = &report.free_note {
             println!("free decoding not measured: {note}");
         }
+        if let Some(spec) = &args.internal {
+            let (breadth, depth) = super::internal::parse_breadth_depth(spec)?;
+            let scoring = match args.internal_scoring.as_str() {
+                "mean" => Scoring::Mean,
+                "max" => Scoring::Max,
+                s => anyhow::bail!("--internal-scoring {s}: use mean or max"),
+            };
+            anyhow::ensure!(
+                !chess.is_empty(),
+                "--internal measures chess positions, and {} has no chess validation records",
+                labels.display()
+            );
+            let (mut model, package) = open_trace_model(&dir, &options)
+                .with_context(|| format!("opening the model in {}", dir.display()))?;
+            let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
+                .context("mav.json num_buckets")?;
+            let config = InternalConfig { breadth, depth, scoring, state_format: StateFormat::Fen, buckets };
+            let pb = bar(chess.len() as u64, "internal");
+            let m = eval_internal(&mut model, &chess, &config, |n| pb.set_position(n))?;
+            pb.finish_and_clear();
+            print_internal(&m);
+            report.internal = Some(m);
+        }
     }
     if let Some(path) = &args.puzzles {
         let (mut evaluator, package) = load_evaluator(&dir, &options)?;
@@ -191,7 +263,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

@@ -94,6 +94,8 @@ pub struct EvalReport {
     pub puzzles: Option<PuzzleMetrics>,
     /// Why free-decoding measures are absent, if they are.
     pub free_note: Option<String>,
+    /// Internal search (`--internal`), on the chess validation positions.
+    pub internal: Option<super::internal::InternalMetrics>,
 }
 
 fn best_by<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Option<(S::Action, f64)> {

@@ -31,13 +31,12 @@ def bench(config: dict, data_dir: str, steps: int, device: str = "auto", warmup:
     model = build_model(config["format"], mcfg).to(dev)
     opt = make_optimizer(model, t)
     ema = EMA(model, t["ema_decay"])
-    n = len(task.train)
     times: dict = {"fp32": [], "bf16": []}
     counts: dict = {"fp32": [], "bf16": []}
     micro = 0
     for i in range(warmup + steps):
         for prec in ("fp32", "bf16"):
-            idx = D.batch_indices(n, t["batch_size"], t["seed"], micro)
+            idx = task.train_indices(t["batch_size"], t["seed"], micro)
             micro += 1
             batch = task.batch("train", idx, dev)
             if dev.type == "cuda":

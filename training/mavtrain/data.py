@@ -8,6 +8,13 @@ Data order: the examples of a split are visited epoch by epoch; epoch `e` uses t
 drawn from `numpy.random.default_rng([seed, e])`. Micro-batch number `m` (counted from the start
 of training) is therefore a pure function of (seed, m), so a resumed run sees exactly the batches
 the uninterrupted run would have seen.
+
+With a kind mix (`train.kind_mix`, e.g. 60 % MAV and 40 % internal-search traces as in the paper),
+each micro-batch holds examples of one kind, drawn with the mix's weights from
+`default_rng([seed, KIND_SALT, m])`; within a kind the examples follow that kind's own epoch
+permutations, indexed by `m` as above (so a kind drawn for a share w of the batches sees a random
+share w of each of its epochs). One kind per batch also keeps padding low: traces are several
+times longer than MAV examples. This too is a pure function of (seed, m).
 """
 
 from __future__ import annotations
@@ -126,6 +133,43 @@ def batch_indices(n: int, batch_size: int, seed: int, micro_step: int) -> np.nda
     return perm[within * batch_size : (within + 1) * batch_size]
 
 
+KIND_SALT = 0x6B696E64  # "kind": separates the kind draw from the permutations' seeds
+
+
+def check_kind_mix(mix: dict, kinds: dict) -> dict:
+    """The mix's weights normalised to sum 1; a DataError names a kind the data lacks or a bad weight."""
+    if not mix:
+        raise DataError("train.kind_mix is empty; leave it out (or null) to sample examples uniformly")
+    out = {}
+    for kind, w in mix.items():
+        if not isinstance(w, (int, float)) or not w > 0:
+            raise DataError(f"train.kind_mix: the weight of {kind!r} must be a positive number, not {w!r}")
+        if kinds.get(kind, 0) == 0:
+            have = ", ".join(f"{k} ({n})" for k, n in sorted(kinds.items())) or "none"
+            raise DataError(
+                f"train.kind_mix asks for {kind!r} examples but the training split has none (it has: {have}); "
+                "render them (`datagen render --search-share` for 'search') or drop the kind from the mix"
+            )
+        out[kind] = float(w)
+    total = sum(out.values())
+    return {k: w / total for k, w in out.items()}
+
+
+def mixed_batch_indices(groups: dict, weights: dict, batch_size: int, seed: int, micro_step: int) -> np.ndarray:
+    """Example indices of micro-batch `micro_step` under a kind mix (see the module docstring).
+
+    `groups` maps each kind to the indices of its examples; `weights` (from `check_kind_mix`) to its
+    share of the batches. Kinds are taken in sorted order, so the draw does not depend on dict order.
+    """
+    kinds = sorted(weights)
+    p = np.asarray([weights[k] for k in kinds], dtype=np.float64)
+    kind = kinds[int(np.random.default_rng([seed, KIND_SALT, micro_step]).choice(len(kinds), p=p / p.sum()))]
+    members = groups[kind]
+    # each kind gets its own permutation stream: seed mixed with the kind's position in the sorted list
+    local = batch_indices(len(members), batch_size, seed * 1009 + kinds.index(kind) + 1, micro_step)
+    return members[local]
+
+
 # ---------------------------------------------------------------------------------------------
 # MAV-LM examples
 
@@ -140,6 +184,12 @@ class LMData:
     kinds: dict = field(default_factory=dict)  # kind -> count of kept examples
     skipped_too_long: int = 0
     skipped_empty: int = 0
+    kind_of: list = field(default_factory=list)  # kind of each kept example, in order
+
+    def kind_groups(self) -> dict:
+        """kind -> int64 indices of that kind's examples."""
+        arr = np.asarray(self.kind_of)
+        return {k: np.flatnonzero(arr == k).astype(np.int64) for k in self.kinds}
 
     def __len__(self) -> int:
         return len(self.prompt_lens)
@@ -157,6 +207,7 @@ def load_lm_split(path: str, tokenizer, eos_id: int, context_length: int, limit:
     seqs: list[np.ndarray] = []
     plens: list[int] = []
     kinds: dict = {}
+    kind_of: list[str] = []
     too_long = 0
     empty = 0
     chunk: list[dict] = []
@@ -179,6 +230,7 @@ def load_lm_split(path: str, tokenizer, eos_id: int, context_length: int, limit:
             plens.append(len(p.ids))
             k = rec.get("kind", "mav")
             kinds[k] = kinds.get(k, 0) + 1
+            kind_of.append(k)
         chunk.clear()
 
     for n, rec in enumerate(iter_jsonl(path)):
@@ -194,7 +246,7 @@ def load_lm_split(path: str, tokenizer, eos_id: int, context_length: int, limit:
     offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
     np.cumsum(lens, out=offsets[1:])
     tokens = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int32)
-    return LMData(tokens, offsets, np.asarray(plens, dtype=np.int32), kinds, too_long, empty)
+    return LMData(tokens, offsets, np.asarray(plens, dtype=np.int32), kinds, too_long, empty, kind_of)
 
 
 def lm_batch(data: LMData, idx: np.ndarray, pad_id: int):

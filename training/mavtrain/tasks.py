@@ -39,6 +39,9 @@ class LMTask:
         self.ctx = mcfg.context_length
         self.train = self._load(data_dir, "train", limit)
         self.val = self._load(data_dir, "val", None, required=False)
+        mix = tcfg.get("kind_mix")
+        self.mix = D.check_kind_mix(mix, self.train.kinds) if mix is not None else None
+        self.groups = self.train.kind_groups() if self.mix else None
 
     def _load(self, data_dir, split, limit, required=True):
         path = D.split_path(data_dir, self.prefix, split)
@@ -47,6 +50,12 @@ class LMTask:
                 raise D.DataError(f"no {self.prefix}_{split}.jsonl[.zst] in {data_dir}; render it with mavboard")
             return None
         return D.load_lm_split(path, self.tokenizer, self.ids["eos"], self.ctx, limit)
+
+    def train_indices(self, batch_size: int, seed: int, micro_step: int) -> np.ndarray:
+        """Training examples of micro-batch `micro_step`: uniform, or one kind per batch under `train.kind_mix`."""
+        if self.mix is None:
+            return D.batch_indices(len(self.train), batch_size, seed, micro_step)
+        return D.mixed_batch_indices(self.groups, self.mix, batch_size, seed, micro_step)
 
     def data_summary(self) -> dict:
         out = {}
@@ -124,6 +133,10 @@ class EncoderTask:
 
     internal_search = False
 
+    def train_indices(self, batch_size: int, seed: int, micro_step: int) -> np.ndarray:
+        """Training examples of micro-batch `micro_step` (uniform: these records have one kind)."""
+        return D.batch_indices(len(self.train), batch_size, seed, micro_step)
+
     def batch(self, split, idx, device):
         d = self.train if split == "train" else self.val
         return tuple(torch.from_numpy(a).to(device) for a in D.enc_batch(d, idx, self.ids["pad"]))
@@ -185,6 +198,10 @@ class ActionValueTask:
         }
 
     internal_search = False
+
+    def train_indices(self, batch_size: int, seed: int, micro_step: int) -> np.ndarray:
+        """Training examples of micro-batch `micro_step` (uniform: these records have one kind)."""
+        return D.batch_indices(len(self.train), batch_size, seed, micro_step)
 
     def batch(self, split, idx, device):
         d = self.train if split == "train" else self.val

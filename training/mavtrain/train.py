@@ -42,6 +42,9 @@ TRAIN_DEFAULTS = {
     "eval_batches": 20,
     "checkpoint_every": 200,
     "limit_train_examples": None,
+    # mav-lm only: share of batches per example kind, e.g. {"mav": 0.6, "search": 0.4} (the paper's mix);
+    # null samples examples uniformly
+    "kind_mix": None,
 }
 ENCODER_KEYS = {"value_loss", "hl_gauss_sigma", "best_loss_weight"}
 
@@ -67,6 +70,8 @@ def normalise_config(cfg: dict, source: str = "config") -> dict:
     train.update(cfg.get("train", {}))
     if train["precision"] not in ("bf16", "fp32"):
         raise ValueError(f"{source}: train.precision must be 'bf16' or 'fp32'")
+    if train["kind_mix"] is not None and (fmt != "mav-lm" or not isinstance(train["kind_mix"], dict)):
+        raise ValueError(f"{source}: train.kind_mix is an object of kind -> weight, for mav-lm configs only")
     ModelConfig.from_dict(cfg.get("model", {}))  # validates keys
     return {"format": fmt, "name": cfg.get("name", fmt), "model": dict(cfg.get("model", {})), "train": train}
 
@@ -302,7 +307,6 @@ def train(config: dict, data_dir: str, run_dir: str, device: str = "auto", _kill
         )
 
     model.train()
-    n = len(task.train)
     win = {"t": time.perf_counter(), "examples": 0, "tokens": 0, "loss": 0.0, "steps": 0}
     while step < t["max_steps"]:
         t0 = time.perf_counter()
@@ -311,7 +315,7 @@ def train(config: dict, data_dir: str, run_dir: str, device: str = "auto", _kill
             g["lr"] = lr
         step_loss = 0.0
         for micro in range(t["grad_accum"]):
-            idx = D.batch_indices(n, t["batch_size"], t["seed"], step * t["grad_accum"] + micro)
+            idx = task.train_indices(t["batch_size"], t["seed"], step * t["grad_accum"] + micro)
             batch = task.batch("train", idx, dev)
             with autocast_ctx(dev, t["precision"]):
                 loss, stats, counts = task.loss(model, batch)

@@ -91,6 +91,41 @@ def test_batch_order_is_a_function_of_step():
     assert not np.array_equal(D.batch_indices(50, 8, 4, 0), a[0])
 
 
+def test_kind_mix_draws_whole_batches_of_one_kind_with_the_mix_weights():
+    kinds = np.array(["mav"] * 90 + ["search"] * 10)
+    groups = {k: np.flatnonzero(kinds == k) for k in ("mav", "search")}
+    weights = D.check_kind_mix({"mav": 3, "search": 2}, {"mav": 90, "search": 10})
+    assert weights == pytest.approx({"mav": 0.6, "search": 0.4})
+    batches = [D.mixed_batch_indices(groups, weights, 4, 7, m) for m in range(2000)]
+    shares = [set(kinds[b].tolist()) for b in batches]
+    assert all(len(s) == 1 for s in shares), "each batch holds one kind"
+    search = sum(s == {"search"} for s in shares) / len(shares)
+    assert 0.36 < search < 0.44, search  # 40 % of the batches, not the data's 10 %
+    # a pure function of (seed, micro step): resuming sees the same batches
+    again = [D.mixed_batch_indices(groups, weights, 4, 7, m) for m in range(2000)]
+    assert all(np.array_equal(a, b) for a, b in zip(batches, again))
+    # the search examples are all visited, not a few of them over and over
+    seen = set(np.concatenate([b for b, s in zip(batches, shares) if s == {"search"}]).tolist())
+    assert seen == set(groups["search"].tolist())
+
+
+def test_kind_mix_refuses_a_kind_the_data_lacks_or_a_bad_weight():
+    with pytest.raises(D.DataError, match="'search' examples but the training split has none"):
+        D.check_kind_mix({"mav": 0.6, "search": 0.4}, {"mav": 10})
+    with pytest.raises(D.DataError, match="positive number"):
+        D.check_kind_mix({"mav": 0.0}, {"mav": 10})
+    with pytest.raises(ValueError, match="mav-lm configs only"):
+        toy_config("mav-encoder", kind_mix={"mav": 1.0})
+
+
+def test_lm_trains_with_a_kind_mix(data_dir, tmp_path):
+    run = str(tmp_path / "mix")
+    s = train(toy_config("mav-lm", max_steps=6, kind_mix={"mav": 0.5, "search": 0.5}), data_dir, run, device="cpu")
+    assert s["steps"] == 6 and np.isfinite(s["final_train_loss"])
+    with pytest.raises(D.DataError, match="'hex' examples"):
+        train(toy_config("mav-lm", max_steps=2, kind_mix={"hex": 1.0}), data_dir, str(tmp_path / "bad"), device="cpu")
+
+
 def test_lr_schedule_warmup_then_cosine():
     t = {"lr": 1.0, "warmup_steps": 10, "max_steps": 110, "min_lr_ratio": 0.1}
     assert lr_at(0, t) == pytest.approx(0.1)
