@@ -170,7 +170,7 @@ fn mock_search() -> ExplicitSearch {
 }
 
 fn written(text: String) -> Completion {
-    Completion { tokens: text.len(), text, truncated: false }
+    Completion { tokens: text.len(), text, truncated: false, repeats_avoided: 0 }
 }
 
 /// The response part of the explicit trace (what a perfect model would write).

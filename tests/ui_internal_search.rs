@@ -100,7 +100,7 @@ fn report_with_a_model_trace() -> mavboard::search::internal::InternalReport {
     let explicit = explicit_search(&mut e, root.clone(), &config).expect("runs");
     let first = explicit.tree.children[0].action.clone().expect("a child");
     let text = explicit.trace[explicit.prompt.len()..].replace(&format!("<root {first}>"), "<root e1e8>");
-    let completion = Completion { tokens: 100, text, truncated: false };
+    let completion = Completion { tokens: 100, text, truncated: false, repeats_avoided: 0 };
     let model = judge_trace::<ChessState>(&explicit.prompt, &completion, &explicit.tree, Buckets::mav());
     InternalReport {
         root: root.to_text(),

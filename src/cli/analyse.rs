@@ -69,6 +69,10 @@ pub struct Args {
     /// model (its trace, tree and choice) and, when the package was trained for it, the model's own trace.
     #[arg(long, value_name = "b,d")]
     internal: Option<String>,
+    /// How a trace-writing model decodes its trace with --internal: `on` keeps it from listing a move twice
+    /// on one line (small models loop otherwise), `off` is plain greedy decoding.
+    #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
+    repeat_guard: super::internal::RepeatGuard,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -171,7 +175,7 @@ fn analyse<S: MavState>(
         s => anyhow::bail!("--mode {s}: use constrained or free"),
     };
     if let Some(spec) = &args.internal {
-        return super::internal::run(state, game, dir, options, spec, scoring, args.json);
+        return super::internal::run(state, game, dir, options, spec, scoring, args.repeat_guard, args.json);
     }
     let (mut evaluator, package) = open(dir, options)?;
     let mut request = EvalRequest::values(state.clone());

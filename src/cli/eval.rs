@@ -58,6 +58,10 @@ pub struct Args {
     /// Scoring of the explicit search of --internal: mean or max.
     #[arg(long, default_value = "mean")]
     internal_scoring: String,
+    /// How the model decodes its traces with --internal: `on` keeps it from listing a move twice on one
+    /// line, `off` is plain greedy decoding.
+    #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
+    repeat_guard: super::internal::RepeatGuard,
 }
 
 fn print_internal(m: &InternalMetrics) {
@@ -75,14 +79,17 @@ fn print_internal(m: &InternalMetrics) {
     if m.parsed.count > 0 {
         println!(
             "  model traces: {} written, {:.1}% readable, {:.1}% with no issue, {:.1}% truncated; issues per \
-             readable trace {:.1} (median {}); {:.0} tokens written on average",
+             readable trace {:.1} (median {}); {:.0} tokens written on average; repeats avoided per trace {:.1} \
+             (--repeat-guard {})",
             m.parsed.count,
             100.0 * m.parsed.mean,
             100.0 * m.clean.mean,
             100.0 * m.truncated.mean,
             m.issues.mean,
             m.median_issues().map_or_else(|| "-".to_owned(), |v| v.to_string()),
-            m.tokens.mean
+            m.tokens.mean,
+            m.repeats_avoided.mean,
+            if m.repeat_guard { "on" } else { "off" }
         );
         println!(
             "  the model plays the explicit search's move {:.1}%, the labels' best move {:.1}%; the same tree \
@@ -233,11 +240,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
             let (mut model, package) = open_trace_model(&dir, &options)
                 .with_context(|| format!("opening the model in {}", dir.display()))?;
+            args.repeat_guard.apply(&mut model);
             let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
                 .context("mav.json num_buckets")?;
             let config = InternalConfig { breadth, depth, scoring, state_format: StateFormat::Fen, buckets };
             let pb = bar(chess.len() as u64, "internal");
-            let m = eval_internal(&mut model, &chess, &config, |n| pb.set_position(n))?;
+            let mut m = eval_internal(&mut model, &chess, &config, |n| pb.set_position(n))?;
+            m.repeat_guard = args.repeat_guard == super::internal::RepeatGuard::On;
             pb.finish_and_clear();
             print_internal(&m);
             report.internal = Some(m);

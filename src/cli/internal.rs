@@ -5,12 +5,31 @@ use std::path::Path;
 
 use anyhow::Context;
 use mavboard::game::GameKind;
-use mavboard::inference::complete::open_trace_model_for;
+use mavboard::inference::complete::{TraceModel, open_trace_model_for};
 use mavboard::inference::evaluator::Scoring;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::mav::buckets::Buckets;
 use mavboard::mav::command::StateFormat;
 use mavboard::search::internal::{InternalConfig, InternalReport, ModelSide, run_internal, tree_lines};
+
+/// `--repeat-guard`: how a trace-writing model decodes its trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum RepeatGuard {
+    /// Greedy, but a move already listed on a line is not written there again (the default).
+    #[default]
+    On,
+    /// Plain greedy decoding, as in the paper.
+    Off,
+}
+
+impl RepeatGuard {
+    /// Sets the guard on a trace-writing model (a values-only package writes no trace).
+    pub fn apply<S>(self, model: &mut TraceModel<S>) {
+        if let TraceModel::Writer(lm) = model {
+            lm.set_repeat_guard(self == RepeatGuard::On);
+        }
+    }
+}
 
 /// Reads `b,d` (breadth ≥ 1, depth ≥ 0).
 pub fn parse_breadth_depth(text: &str) -> anyhow::Result<(usize, u32)> {
@@ -37,11 +56,13 @@ pub fn run<S: mavboard::mav::state::MavState>(
     options: &SessionOptions,
     spec: &str,
     scoring: Scoring,
+    repeat_guard: RepeatGuard,
     json: bool,
 ) -> anyhow::Result<()> {
     let (breadth, depth) = parse_breadth_depth(spec)?;
     let (mut model, package) = open_trace_model_for::<S>(dir, options, game)
         .with_context(|| format!("opening the model in {}", dir.display()))?;
+    repeat_guard.apply(&mut model);
     let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
         .context("mav.json num_buckets")?;
     let state_format = match game {
@@ -92,6 +113,13 @@ fn print_report(r: &InternalReport, name: &str, format: &str) {
             println!("{}", m.written);
             if m.truncated {
                 println!("(the model ran out of context after {} tokens)", m.tokens);
+            }
+            if m.repeats_avoided > 0 {
+                println!(
+                    "(decoding kept the model from listing a move twice on one line {} time(s); \
+                     --repeat-guard off writes plain greedy text)",
+                    m.repeats_avoided
+                );
             }
             if let Some(e) = &m.parse_error {
                 println!("the trace cannot be read: {e}");

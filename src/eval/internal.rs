@@ -48,6 +48,10 @@ pub struct InternalMetrics {
     pub explicit_best: Mean,
     /// Tokens the model wrote per trace.
     pub tokens: Mean,
+    /// Moves per trace that the repeat guard kept the model from listing twice.
+    pub repeats_avoided: Mean,
+    /// Whether the traces were decoded with the repeat guard.
+    pub repeat_guard: bool,
 }
 
 impl InternalMetrics {
@@ -78,6 +82,7 @@ impl InternalMetrics {
         };
         let flag = |b: bool| f64::from(u8::from(b));
         self.tokens.add(written.tokens as f64);
+        self.repeats_avoided.add(written.repeats_avoided as f64);
         self.truncated.add(flag(written.truncated));
         let readable = written.parse_error.is_none();
         self.parsed.add(flag(readable));
@@ -143,7 +148,8 @@ mod tests {
 
     /// The report of a model that wrote `response` after the explicit search's prompt.
     fn report_with(s: &ExplicitSearch, response: String) -> InternalReport {
-        let completion = Completion { tokens: response.len(), text: response, truncated: false };
+        let completion =
+            Completion { tokens: response.len(), text: response, truncated: false, repeats_avoided: 0 };
         let judged = judge_trace::<ChessState>(&s.prompt, &completion, &s.tree, Buckets::mav());
         InternalReport {
             root: FEN.into(),

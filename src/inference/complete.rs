@@ -13,6 +13,9 @@ pub struct Completion {
     pub tokens: usize,
     /// The model hit its context length before ending the text.
     pub truncated: bool,
+    /// Greedy picks that would have listed a move twice on one line and were replaced by the next most
+    /// likely token (the repeat guard of trace decoding; 0 without it).
+    pub repeats_avoided: usize,
 }
 
 /// A model that continues a text prompt (a `mav-lm`, or a scripted stand-in in tests).

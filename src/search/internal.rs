@@ -286,6 +286,8 @@ pub struct ModelTraceReport {
     pub tokens: usize,
     /// It ran out of context before finishing.
     pub truncated: bool,
+    /// Moves the repeat guard kept the model from listing twice (see `Completion::repeats_avoided`).
+    pub repeats_avoided: usize,
     /// Why the trace could not be read at all (its preamble or root prompt unusable).
     pub parse_error: Option<String>,
     /// The tree it describes (issues attached to their nodes).
@@ -449,6 +451,7 @@ pub fn judge_trace<S: MavState>(
         written: completion.text.clone(),
         tokens: completion.tokens,
         truncated: completion.truncated,
+        repeats_avoided: completion.repeats_avoided,
         parse_error: None,
         tree: None,
         issues: Vec::new(),

@@ -101,6 +101,13 @@ fn model_trace_ui(ui: &mut egui::Ui, m: &ModelTraceReport) {
     if m.truncated {
         ui.colored_label(ui.visuals().warn_fg_color, format!("Ran out of context after {} tokens", m.tokens));
     }
+    if m.repeats_avoided > 0 {
+        ui.label(format!(
+            "Decoding kept the model from listing a move twice on one line {} time(s)",
+            m.repeats_avoided
+        ))
+        .on_hover_text("Greedy decoding with one guard: a move already in a list is not written again there");
+    }
     if let Some(e) = &m.parse_error {
         ui.colored_label(ui.visuals().error_fg_color, format!("The trace cannot be read: {e}"));
     }

@@ -4,6 +4,11 @@
 //! While it writes, [`FreeRow`] keeps the distributions the text alone would lose: at each value token
 //! that follows `move:`, the softmax over the value tokens; where it writes the `%best_action` move, the
 //! logits of every move token (restricted to the legal moves later).
+//!
+//! [`FreeRow::without_repeated_moves`] adds one guard, used for internal-search traces: within one move list
+//! (`[%top_all m:<v> m:<v> …]`, one line) a move already listed is not written again; where it would be the
+//! greedy pick, the next most likely token is written instead. Small models otherwise loop in long lists
+//! and run out of context; nothing else is masked (an illegal move is still written and reported).
 
 use super::constrained::softmax_over;
 use super::tokens::FormatTokens;
@@ -25,6 +30,14 @@ pub struct FreeRow {
     pub valued: Vec<(Vec<u32>, Vec<f64>)>,
     /// The logits where the model wrote its `%best_action` move (whole vocabulary).
     pub best_logits: Option<Vec<f32>>,
+    /// Whether a move already listed on the current line may not be written again.
+    no_repeat: bool,
+    /// Tokens that end a line (`]`, newline, and tokens that hold them).
+    line_end: Vec<u32>,
+    /// Index into `valued` of the current line's first move.
+    line_from: usize,
+    /// Greedy picks the no-repeat guard replaced.
+    pub repeats_avoided: usize,
 }
 
 impl FreeRow {
@@ -43,7 +56,31 @@ impl FreeRow {
             generated: Vec::new(),
             valued: Vec::new(),
             best_logits: None,
+            no_repeat: false,
+            line_end: tokens.close.iter().chain(&tokens.newline).copied().collect(),
+            line_from: 0,
+            repeats_avoided: 0,
         }
+    }
+
+    /// The same row, never listing a move twice on one line (see the module documentation).
+    pub fn without_repeated_moves(mut self) -> FreeRow {
+        self.no_repeat = true;
+        self
+    }
+
+    /// Single-token moves already listed on the current line, when the next token starts a move.
+    fn listed_here(&self) -> Vec<u32> {
+        if !self.no_repeat || self.generated.last() != Some(&self.space) {
+            return Vec::new();
+        }
+        self.valued[self.line_from..]
+            .iter()
+            .filter_map(|(m, _)| match m.as_slice() {
+                [t] => Some(*t),
+                _ => None,
+            })
+            .collect()
     }
 
     /// True once the model wrote `<eos>` or ran out of room.
@@ -65,16 +102,27 @@ impl FreeRow {
         if self.best_logits.is_none() && g.ends_with(&self.best_marker) {
             self.best_logits = Some(logits.to_vec());
         }
-        let t = logits
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map_or(self.eos, |(i, _)| u32::try_from(i).unwrap_or(self.eos));
+        let pick = |skip: &[u32]| {
+            logits
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| u32::try_from(*i).is_ok_and(|t| !skip.contains(&t)))
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .map_or(self.eos, |(i, _)| u32::try_from(i).unwrap_or(self.eos))
+        };
+        let listed = self.listed_here();
+        let t = pick(&listed);
+        if !listed.is_empty() && t != pick(&[]) {
+            self.repeats_avoided += 1;
+        }
         if t == self.eos {
             self.done = true;
         } else {
             self.generated.push(t);
             self.done = self.generated.len() >= self.max_new;
+            if self.line_end.contains(&t) {
+                self.line_from = self.valued.len();
+            }
         }
         Some(t)
     }
@@ -141,6 +189,60 @@ mod tests {
         let c10 = f.move_tokens("c10").expect("tokens");
         assert_eq!(moves, vec![c1, c10]);
         assert_eq!(moves[1].len(), 3);
+    }
+
+    /// Logits that prefer `want`, with `second` next.
+    fn prefer(vocab: usize, want: u32, second: Option<u32>) -> Vec<f32> {
+        let mut l = vec![0.0f32; vocab];
+        l[want as usize] = 3.0;
+        if let Some(s) = second {
+            l[s as usize] = 2.0;
+        }
+        l
+    }
+
+    #[test]
+    fn the_guard_skips_a_move_listed_on_the_same_line_only() {
+        let f = tokens();
+        let vocab = f.tokenizer.vocab_size();
+        let id = |m: &str| f.move_tokens(m).expect("a move")[0];
+        // The model wants to list e2e4 twice; its second choice there is d2d4. On the next line it names
+        // e2e4 again, which is allowed.
+        let script = f.tokenizer.encode("[%top_all e2e4:<ctrl40> e2e4:<ctrl3>]\n[%best_action e2e4]");
+        let run = |guard: bool| {
+            let row = FreeRow::new(&f, 500);
+            let mut row = if guard { row.without_repeated_moves() } else { row };
+            for &want in &script {
+                let second = (want == id("e2e4")).then(|| id("d2d4"));
+                row.next(&prefer(vocab, want, second));
+            }
+            row
+        };
+        let free = run(false);
+        assert_eq!(
+            f.tokenizer.decode(&free.generated).expect("ids"),
+            "[%top_all e2e4:<ctrl40> e2e4:<ctrl3>]\n[%best_action e2e4]"
+        );
+        assert_eq!(free.repeats_avoided, 0);
+        let guarded = run(true);
+        assert_eq!(
+            f.tokenizer.decode(&guarded.generated).expect("ids"),
+            "[%top_all e2e4:<ctrl40> d2d4:<ctrl3>]\n[%best_action e2e4]"
+        );
+        assert_eq!(guarded.repeats_avoided, 1);
+    }
+
+    #[test]
+    fn the_guard_leaves_moves_of_several_tokens_alone() {
+        let f = tokens();
+        let vocab = f.tokenizer.vocab_size();
+        let text = "[%top_2 c1:<ctrl40> c1:<ctrl3>]";
+        let mut row = FreeRow::new(&f, 500).without_repeated_moves();
+        for &want in &f.tokenizer.encode(text) {
+            row.next(&prefer(vocab, want, None));
+        }
+        assert_eq!(f.tokenizer.decode(&row.generated).expect("ids"), text);
+        assert_eq!(row.repeats_avoided, 0);
     }
 
     #[test]

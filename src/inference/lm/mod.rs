@@ -81,9 +81,18 @@ pub struct MavLmEvaluator {
     games: Vec<crate::game::GameKind>,
     options: PromptOptions,
     status: super::device::DeviceStatus,
+    /// Whether [`Completer::complete`](super::complete::Completer::complete) (trace writing) keeps a move
+    /// from being listed twice on one line; on by default.
+    repeat_guard: bool,
 }
 
 impl MavLmEvaluator {
+    /// Turns the repeat guard of trace writing on or off (see [`FreeRow::without_repeated_moves`]): off,
+    /// traces are plain greedy decoding, as in the paper.
+    pub fn set_repeat_guard(&mut self, on: bool) {
+        self.repeat_guard = on;
+    }
+
     /// Opens the package (graph checked against mav.json, vocabulary against mavboard's).
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<MavLmEvaluator, SessionError> {
         let session = OnnxSession::open(package, options)?;
@@ -118,6 +127,7 @@ impl MavLmEvaluator {
             games: m.games.clone(),
             options: PromptOptions::default(),
             status: session.status,
+            repeat_guard: true,
         })
     }
 
@@ -311,7 +321,8 @@ impl<S: MavState> Evaluator<S> for MavLmEvaluator {
 }
 
 impl super::complete::Completer for MavLmEvaluator {
-    /// Free decoding of a raw prompt (no MAV header written for it): greedy until `<eos>` or the context.
+    /// Free decoding of a raw prompt (no MAV header written for it): greedy until `<eos>` or the context,
+    /// with the repeat guard unless [`MavLmEvaluator::set_repeat_guard`] turned it off.
     fn complete(&mut self, prompt: &str) -> Result<super::complete::Completion, EvalError> {
         let ids = self.tokens.tokenizer.encode(prompt);
         if ids.len() >= self.context {
@@ -320,6 +331,9 @@ impl super::complete::Completer for MavLmEvaluator {
         let max_new = self.context - ids.len();
         let backend = |e: DecoderError| EvalError::Backend(e.to_string());
         let mut row = FreeRow::new(&self.tokens, max_new);
+        if self.repeat_guard {
+            row = row.without_repeated_moves();
+        }
         let (mut cache, mut logits) = self.decoder.prefill(std::slice::from_ref(&ids)).map_err(backend)?;
         let mut scratch: Vec<f32> = Vec::new();
         loop {
@@ -340,6 +354,7 @@ impl super::complete::Completer for MavLmEvaluator {
             text,
             tokens: row.generated.len(),
             truncated: row.generated.len() >= max_new,
+            repeats_avoided: row.repeats_avoided,
         })
     }
 }
