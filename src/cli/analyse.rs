@@ -175,7 +175,13 @@ fn analyse<S: MavState>(
         s => anyhow::bail!("--mode {s}: use constrained or free"),
     };
     if let Some(spec) = &args.internal {
-        return super::internal::run(state, game, dir, options, spec, scoring, args.repeat_guard, args.json);
+        let request = super::internal::InternalRequest {
+            spec,
+            scoring,
+            repeat_guard: args.repeat_guard,
+            json: args.json,
+        };
+        return super::internal::run(state, game, dir, options, request);
     }
     let (mut evaluator, package) = open(dir, options)?;
     let mut request = EvalRequest::values(state.clone());

@@ -48,17 +48,28 @@ fn pct(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| format!("{:.1}%", 100.0 * v))
 }
 
+/// What `analyse --internal` asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct InternalRequest<'a> {
+    /// `b,d` as written.
+    pub spec: &'a str,
+    /// The explicit search's scoring.
+    pub scoring: Scoring,
+    /// How a trace-writing model decodes its trace.
+    pub repeat_guard: RepeatGuard,
+    /// Print JSON instead of text.
+    pub json: bool,
+}
+
 /// Runs the internal search and prints it (text or JSON).
 pub fn run<S: mavboard::mav::state::MavState>(
     state: S,
     game: GameKind,
     dir: &Path,
     options: &SessionOptions,
-    spec: &str,
-    scoring: Scoring,
-    repeat_guard: RepeatGuard,
-    json: bool,
+    request: InternalRequest<'_>,
 ) -> anyhow::Result<()> {
+    let InternalRequest { spec, scoring, repeat_guard, json } = request;
     let (breadth, depth) = parse_breadth_depth(spec)?;
     let (mut model, package) = open_trace_model_for::<S>(dir, options, game)
         .with_context(|| format!("opening the model in {}", dir.display()))?;
