@@ -118,7 +118,15 @@ fn explicit_search_over_the_shipped_text_model() {
     check_trace(&r.explicit, buckets);
     if !package.manifest.internal_search {
         assert!(matches!(r.model, ModelSide::Unsupported { .. }), "{:?}", r.model);
+        return;
     }
+    // A package trained on traces writes one that reads back into a tree over this root.
+    let ModelSide::Written(m) = &r.model else { panic!("the trace writer wrote nothing: {:?}", r.model) };
+    assert_eq!(m.parse_error, None, "{}", m.written);
+    assert!(m.tokens > 0);
+    let tree = m.tree.as_ref().expect("a tree");
+    assert!(tree.path.is_empty() && tree.action.is_none(), "rooted at the position");
+    assert!(m.comparison.is_some());
 }
 
 #[test]
@@ -303,7 +311,7 @@ fn the_shipped_text_model_continues_a_trace_prompt_and_is_judged() {
     let prompt_tokens = mavboard::mav::tokenizer::Tokenizer::new().encode(&s.prompt).len();
     assert!(c.tokens + prompt_tokens <= pkg.manifest.context_length);
     assert!(c.truncated || !c.text.contains("<eos>"));
-    // Whatever this model (not trained on traces) writes is read and judged, never a crash.
+    // Whatever the model writes (mistakes included) is read and judged, never a crash.
     let r = judge_trace::<ChessState>(&s.prompt, &c, &s.tree, buckets);
     assert_eq!(r.written, c.text);
     assert!(r.parse_error.is_some() || r.tree.is_some());
