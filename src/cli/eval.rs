@@ -73,6 +73,9 @@ fn print_internal(m: &InternalMetrics) {
         m.positions,
         100.0 * m.explicit_best.mean
     );
+    if let Some(why) = &m.failed_why {
+        println!("  the search failed on {} positions (left out above): {why}", m.failed);
+    }
     if let Some(why) = &m.unavailable_why {
         println!("  no model-written trace for {} positions: {why}", m.unavailable);
     }
@@ -245,7 +248,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .context("mav.json num_buckets")?;
             let config = InternalConfig { breadth, depth, scoring, state_format: StateFormat::Fen, buckets };
             let pb = bar(chess.len() as u64, "internal");
-            let mut m = eval_internal(&mut model, &chess, &config, |n| pb.set_position(n))?;
+            let mut m = eval_internal(&mut model, &chess, &config, |n| pb.set_position(n));
             m.repeat_guard = args.repeat_guard == super::internal::RepeatGuard::On;
             pb.finish_and_clear();
             print_internal(&m);

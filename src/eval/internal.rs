@@ -9,7 +9,7 @@ use crate::datagen::record::LabelRecord;
 use crate::datagen::render::label_state;
 use crate::game::chess::ChessState;
 use crate::inference::complete::TraceModel;
-use crate::search::internal::{InternalConfig, InternalError, InternalReport, ModelSide, run_internal};
+use crate::search::internal::{InternalConfig, InternalReport, ModelSide, run_internal};
 
 /// Measures of the model-written traces over a set of positions.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -25,6 +25,10 @@ pub struct InternalMetrics {
     pub unavailable: u64,
     /// Why the model wrote no trace, the first time it did not.
     pub unavailable_why: Option<String>,
+    /// Positions whose search failed (not counted in `positions`); the first reason is in `failed_why`.
+    pub failed: u64,
+    /// Why a search failed, the first time one did.
+    pub failed_why: Option<String>,
     /// The trace could be read (its preamble and root call parse), of the traces written.
     pub parsed: Mean,
     /// The model ran out of context before finishing, of the traces written.
@@ -99,23 +103,29 @@ impl InternalMetrics {
 }
 
 /// Runs the internal search of `config` on each chess label's position and measures the model's traces.
-/// Labels whose position cannot be read are skipped (they were checked when written); `progress` gets the
-/// number of positions done.
+/// Terminal positions (no move to play) and labels whose position cannot be read (they were checked when
+/// written) are skipped; a search that fails is counted in [`InternalMetrics::failed`] and the rest go on.
+/// `progress` gets the number of labels done.
 pub fn eval_internal(
     model: &mut TraceModel<ChessState>,
     labels: &[LabelRecord],
     config: &InternalConfig,
     mut progress: impl FnMut(u64),
-) -> Result<InternalMetrics, InternalError> {
+) -> InternalMetrics {
     let mut m = InternalMetrics::new(config.breadth, config.depth);
     for (i, rec) in labels.iter().enumerate() {
-        if let Ok(state) = label_state(rec) {
-            let report = run_internal(model, state, config)?;
-            m.add(&report, &rec.best);
+        if let (false, Ok(state)) = (rec.moves.is_empty(), label_state(rec)) {
+            match run_internal(model, state, config) {
+                Ok(report) => m.add(&report, &rec.best),
+                Err(e) => {
+                    m.failed += 1;
+                    m.failed_why.get_or_insert_with(|| e.to_string());
+                }
+            }
         }
         progress(i as u64 + 1);
     }
-    Ok(m)
+    m
 }
 
 #[cfg(test)]
@@ -198,11 +208,15 @@ mod tests {
     fn a_values_only_package_writes_no_trace_but_its_explicit_search_is_measured() {
         let s = search();
         let best = s.tree.choice.clone().expect("the search chooses");
+        let one_move = vec![crate::datagen::record::MoveLabel {
+            uci: best.clone(),
+            score: crate::datagen::score::LabelScore::Cp(20),
+        }];
         let label = |fen: &str, best: &str| LabelRecord {
             game: LabelGame::Chess,
             fen: fen.to_owned(),
             chess960: false,
-            moves: Vec::new(),
+            moves: if fen.contains("6Pq") { Vec::new() } else { one_move.clone() },
             best: best.to_owned(),
             depth: 6,
             nodes: 1,
@@ -211,12 +225,14 @@ mod tests {
             split: Split::Val,
             search_path: Vec::new(),
         };
-        let labels = vec![label(FEN, &best), label(FEN, "a2a3"), label("not a FEN", "e2e4")];
+        let mate = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+        let labels = vec![label(FEN, &best), label(FEN, "a2a3"), label("not a FEN", "e2e4"), label(mate, "")];
         let mut model = TraceModel::ValuesOnly(Box::new(HashEvaluator::new(11)), "values only".into());
         let mut done = 0;
-        let m = eval_internal(&mut model, &labels, &config(), |n| done = n).expect("runs");
-        assert_eq!(done, 3, "progress reaches every label");
-        assert_eq!(m.positions, 2, "the unreadable position is skipped");
+        let m = eval_internal(&mut model, &labels, &config(), |n| done = n);
+        assert_eq!(done, 4, "progress reaches every label");
+        assert_eq!(m.positions, 2, "the unreadable and the terminal positions are skipped");
+        assert_eq!(m.failed, 0);
         assert_eq!(m.unavailable, 2);
         assert_eq!(m.unavailable_why.as_deref(), Some("values only"));
         assert_eq!(m.parsed.count, 0);
