@@ -100,7 +100,8 @@ fn report_with_a_model_trace() -> mavboard::search::internal::InternalReport {
     let explicit = explicit_search(&mut e, root.clone(), &config).expect("runs");
     let first = explicit.tree.children[0].action.clone().expect("a child");
     let text = explicit.trace[explicit.prompt.len()..].replace(&format!("<root {first}>"), "<root e1e8>");
-    let completion = Completion { tokens: 100, text, truncated: false, repeats_avoided: 0 };
+    // As if the repeat guard had replaced three repeated moves while the model wrote it.
+    let completion = Completion { tokens: 100, text, truncated: false, repeats_avoided: 3 };
     let model = judge_trace::<ChessState>(&explicit.prompt, &completion, &explicit.tree, Buckets::mav());
     InternalReport {
         root: root.to_text(),
@@ -126,6 +127,10 @@ fn a_model_trace_is_shown_beside_the_explicit_one_with_its_mistakes() {
     assert!(h.get_all_by_label_contains("! line ").next().is_some(), "issues are listed at their nodes");
     assert!(h.get_all_by_label_contains("illegal move e1e8").next().is_some());
     assert!(h.get_all_by_label_contains("Differs from the explicit search").next().is_some());
+    assert!(
+        h.get_all_by_label_contains("from listing a move twice on one line 3 time(s)").next().is_some(),
+        "the repeat guard's work is shown"
+    );
     let second = report.explicit.tree.children[1].action.clone().expect("a child");
     assert!(h.get_all_by_label_contains(&format!("{second}  max ")).next().is_some());
     assert!(h.get_all_by_label_contains(&format!("{second}  value ")).next().is_some(), "in both trees");
