@@ -94,4 +94,19 @@ fn internal_search_is_measured_on_the_chess_labels() {
         .expect("the binary runs");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no chess validation records"));
+    // A bad search shape or scoring is refused before any position is evaluated.
+    for (flag, value, says) in
+        [("--internal", "0,1", "breadth"), ("--internal-scoring", "maxx", "mean or max")]
+    {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mavboard"));
+        cmd.args(["eval", "--labels"]).arg(root.join("training/data/labels-books"));
+        if flag == "--internal-scoring" {
+            cmd.args(["--internal", "2,1"]);
+        }
+        let out = cmd.args([flag, value]).output().expect("the binary runs");
+        assert!(!out.status.success());
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(!stdout.contains("positions"), "nothing was measured first: {stdout}");
+    }
 }

@@ -70,7 +70,8 @@ pub struct Args {
     #[arg(long, value_name = "b,d")]
     internal: Option<String>,
     /// How a trace-writing model decodes its trace with --internal: `on` keeps it from listing a move twice
-    /// on one line (small models loop otherwise), `off` is plain greedy decoding.
+    /// on one line (moves of one token: chess, Connect Four; small models loop otherwise), `off` is plain
+    /// greedy decoding.
     #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
     repeat_guard: super::internal::RepeatGuard,
     /// Print JSON instead of a table.

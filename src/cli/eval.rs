@@ -59,9 +59,17 @@ pub struct Args {
     #[arg(long, default_value = "mean")]
     internal_scoring: String,
     /// How the model decodes its traces with --internal: `on` keeps it from listing a move twice on one
-    /// line, `off` is plain greedy decoding.
+    /// line (moves of one token: chess, Connect Four), `off` is plain greedy decoding.
     #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
     repeat_guard: super::internal::RepeatGuard,
+}
+
+fn internal_scoring(text: &str) -> anyhow::Result<Scoring> {
+    match text {
+        "mean" => Ok(Scoring::Mean),
+        "max" => Ok(Scoring::Max),
+        s => anyhow::bail!("--internal-scoring {s}: use mean or max"),
+    }
 }
 
 fn print_internal(m: &InternalMetrics) {
@@ -162,6 +170,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(d) => d,
         None => default_package_dir()?,
     };
+    // Checked before the long label runs, so a typo does not cost them.
+    if let Some(spec) = &args.internal {
+        super::internal::parse_breadth_depth(spec)?;
+        internal_scoring(&args.internal_scoring)?;
+    }
     let options = SessionOptions { ort_lib: args.ort_lib, ..SessionOptions::default() };
     let mut report = EvalReport::default();
     if let Some(labels) = &args.labels {
@@ -231,11 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         if let Some(spec) = &args.internal {
             let (breadth, depth) = super::internal::parse_breadth_depth(spec)?;
-            let scoring = match args.internal_scoring.as_str() {
-                "mean" => Scoring::Mean,
-                "max" => Scoring::Max,
-                s => anyhow::bail!("--internal-scoring {s}: use mean or max"),
-            };
+            let scoring = internal_scoring(&args.internal_scoring)?;
             anyhow::ensure!(
                 !chess.is_empty(),
                 "--internal measures chess positions, and {} has no chess validation records",
@@ -249,7 +258,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let config = InternalConfig { breadth, depth, scoring, state_format: StateFormat::Fen, buckets };
             let pb = bar(chess.len() as u64, "internal");
             let mut m = eval_internal(&mut model, &chess, &config, |n| pb.set_position(n));
-            m.repeat_guard = args.repeat_guard == super::internal::RepeatGuard::On;
+            m.repeat_guard = args.repeat_guard == super::internal::RepeatGuard::On && m.parsed.count > 0;
             pb.finish_and_clear();
             print_internal(&m);
             report.internal = Some(m);

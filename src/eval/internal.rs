@@ -38,9 +38,8 @@ pub struct InternalMetrics {
     /// Issues per readable trace (duplicate or illegal moves, values that disagree with the node's own
     /// lines, wrong backed-up values, …).
     pub issues: Mean,
-    /// Issue counts of the readable traces, for the median.
-    #[serde(skip)]
-    issue_counts: Vec<usize>,
+    /// Issue counts of the readable traces, in position order (for the median).
+    pub issue_counts: Vec<usize>,
     /// The same tree as the explicit search (same expansions and choices at every node both have), of the
     /// readable traces.
     pub same_tree: Mean,
@@ -54,7 +53,7 @@ pub struct InternalMetrics {
     pub tokens: Mean,
     /// Moves per trace that the repeat guard kept the model from listing twice.
     pub repeats_avoided: Mean,
-    /// Whether the traces were decoded with the repeat guard.
+    /// Whether the traces were decoded with the repeat guard (false when none was written).
     pub repeat_guard: bool,
 }
 
@@ -64,7 +63,7 @@ impl InternalMetrics {
         Self { breadth, depth, ..Self::default() }
     }
 
-    /// The median issue count of the readable traces.
+    /// The median issue count of the readable traces (the upper one of an even count).
     pub fn median_issues(&self) -> Option<usize> {
         let mut v = self.issue_counts.clone();
         v.sort_unstable();

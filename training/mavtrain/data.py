@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -142,7 +143,7 @@ def check_kind_mix(mix: dict, kinds: dict) -> dict:
         raise DataError("train.kind_mix is empty; leave it out (or null) to sample examples uniformly")
     out = {}
     for kind, w in mix.items():
-        if not isinstance(w, (int, float)) or not w > 0:
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or not w > 0:
             raise DataError(f"train.kind_mix: the weight of {kind!r} must be a positive number, not {w!r}")
         if kinds.get(kind, 0) == 0:
             have = ", ".join(f"{k} ({n})" for k, n in sorted(kinds.items())) or "none"

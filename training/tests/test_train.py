@@ -112,8 +112,9 @@ def test_kind_mix_draws_whole_batches_of_one_kind_with_the_mix_weights():
 def test_kind_mix_refuses_a_kind_the_data_lacks_or_a_bad_weight():
     with pytest.raises(D.DataError, match="'search' examples but the training split has none"):
         D.check_kind_mix({"mav": 0.6, "search": 0.4}, {"mav": 10})
-    with pytest.raises(D.DataError, match="positive number"):
-        D.check_kind_mix({"mav": 0.0}, {"mav": 10})
+    for bad in (0.0, True, float("inf"), float("nan"), "1"):
+        with pytest.raises(D.DataError, match="positive number"):
+            D.check_kind_mix({"mav": bad}, {"mav": 10})
     with pytest.raises(ValueError, match="mav-lm configs only"):
         toy_config("mav-encoder", kind_mix={"mav": 1.0})
 

@@ -8,7 +8,8 @@
 //! [`FreeRow::without_repeated_moves`] adds one guard, used for internal-search traces: within one move list
 //! (`[%top_all m:<v> m:<v> …]`, one line) a move already listed is not written again; where it would be the
 //! greedy pick, the next most likely token is written instead. Small models otherwise loop in long lists
-//! and run out of context; nothing else is masked (an illegal move is still written and reported).
+//! and run out of context; nothing else is masked (an illegal move is still written and reported). Only
+//! moves of one token are guarded (chess, Connect Four); a Hex cell of several tokens is not.
 
 use super::constrained::softmax_over;
 use super::tokens::FormatTokens;
@@ -32,7 +33,7 @@ pub struct FreeRow {
     pub best_logits: Option<Vec<f32>>,
     /// Whether a move already listed on the current line may not be written again.
     no_repeat: bool,
-    /// Tokens that end a line (`]`, newline, and tokens that hold them).
+    /// The tokens of `]` and of the newline: each ends a move list.
     line_end: Vec<u32>,
     /// Index into `valued` of the current line's first move.
     line_from: usize,
