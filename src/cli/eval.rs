@@ -171,10 +171,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => default_package_dir()?,
     };
     // Checked before the long label runs, so a typo does not cost them.
-    if let Some(spec) = &args.internal {
-        super::internal::parse_breadth_depth(spec)?;
-        internal_scoring(&args.internal_scoring)?;
-    }
+    let internal = match &args.internal {
+        Some(spec) => {
+            Some((super::internal::parse_breadth_depth(spec)?, internal_scoring(&args.internal_scoring)?))
+        }
+        None => None,
+    };
     let options = SessionOptions { ort_lib: args.ort_lib, ..SessionOptions::default() };
     let mut report = EvalReport::default();
     if let Some(labels) = &args.labels {
@@ -242,9 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(note) = &report.free_note {
             println!("free decoding not measured: {note}");
         }
-        if let Some(spec) = &args.internal {
-            let (breadth, depth) = super::internal::parse_breadth_depth(spec)?;
-            let scoring = internal_scoring(&args.internal_scoring)?;
+        if let Some(((breadth, depth), scoring)) = internal {
             anyhow::ensure!(
                 !chess.is_empty(),
                 "--internal measures chess positions, and {} has no chess validation records",
