@@ -275,10 +275,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let m = eval_puzzles(evaluator.as_mut(), &ps, |n| pb.set_position(n))?;
         pb.finish_and_clear();
         println!(
-            "puzzles: {}   solved with max scoring {:.1}%   with mean scoring {:.1}%",
+            "puzzles: {}   solved with max scoring {:.1}%   with mean scoring {:.1}%   \
+             first move found {:.1}% / {:.1}%",
             m.puzzles,
             100.0 * m.max.mean,
-            100.0 * m.mean.mean
+            100.0 * m.mean.mean,
+            100.0 * m.first_move_max.mean,
+            100.0 * m.first_move_mean.mean
         );
         report.puzzles = Some(m);
     }

@@ -71,39 +71,64 @@ pub fn read_puzzles(path: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
     Ok(out)
 }
 
-/// Plays the puzzle with `choose` picking the solver's moves. `Ok(true)` when every solver move is right.
+/// How a chooser fared on one puzzle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PuzzleOutcome {
+    /// Solver moves in the puzzle's solution.
+    pub solver_moves: usize,
+    /// Solver moves the chooser found, in order, before its first miss (a mate ends the puzzle as found).
+    pub found: usize,
+}
+
+impl PuzzleOutcome {
+    /// Every solver move was found (or a mate was played).
+    pub fn solved(&self) -> bool {
+        self.found == self.solver_moves
+    }
+
+    /// The first solver move was found: the partial credit of a puzzle whose tactic the chooser saw.
+    pub fn first_move(&self) -> bool {
+        self.found > 0
+    }
+}
+
+/// Plays the puzzle with `choose` picking the solver's moves; the outcome says how many it found.
 /// A puzzle whose own moves are illegal is an error naming it.
 pub fn solve<E>(
     p: &Puzzle,
     mut choose: impl FnMut(&ChessState) -> Result<Option<shakmaty::Move>, E>,
-) -> Result<Result<bool, E>, String> {
+) -> Result<Result<PuzzleOutcome, E>, String> {
     let mut state = ChessState::from_fen(&p.fen).map_err(|e| format!("puzzle {}: {e}", p.id))?;
     let play = |s: &ChessState, m: &str| -> Result<ChessState, String> {
         let a = s.parse_action(m).map_err(|e| format!("puzzle {}: {e}", p.id))?;
         s.play(a).map_err(|e| format!("puzzle {}: {e}", p.id))
     };
     state = play(&state, &p.moves[0])?;
+    let solver_moves = p.moves.len() / 2;
+    let mut out = PuzzleOutcome { solver_moves, found: 0 };
     let mut i = 1;
     while i < p.moves.len() {
         let chosen = match choose(&state) {
             Ok(c) => c,
             Err(e) => return Ok(Err(e)),
         };
-        let Some(chosen) = chosen else { return Ok(Ok(false)) };
+        let Some(chosen) = chosen else { return Ok(Ok(out)) };
         let after = state.play(chosen).map_err(|e| format!("puzzle {}: the chooser played {e}", p.id))?;
         if after.outcome().is_some_and(|o| o.reason() == OutcomeReason::Checkmate) {
-            return Ok(Ok(true));
+            out.found = solver_moves;
+            return Ok(Ok(out));
         }
         if state.action_to_text(chosen) != p.moves[i] {
-            return Ok(Ok(false));
+            return Ok(Ok(out));
         }
+        out.found += 1;
         state = after;
         if let Some(reply) = p.moves.get(i + 1) {
             state = play(&state, reply)?;
         }
         i += 2;
     }
-    Ok(Ok(true))
+    Ok(Ok(out))
 }
 
 #[cfg(test)]
@@ -126,8 +151,10 @@ mod tests {
                 k += 2;
                 Ok(m)
             })
-            .expect("valid puzzle");
-            assert_eq!(solved, Ok(true), "{}", p.id);
+            .expect("valid puzzle")
+            .expect("the oracle never fails");
+            assert!(solved.solved() && solved.first_move(), "{}", p.id);
+            assert_eq!(solved.solver_moves, p.moves.len() / 2, "{}", p.id);
         }
     }
 
@@ -137,8 +164,26 @@ mod tests {
         let solved = solve(&ps[0], |s: &ChessState| -> Result<_, ()> {
             Ok(s.legal_actions().into_iter().find(|a| s.action_to_text(*a) != ps[0].moves[1]))
         })
-        .expect("valid");
-        assert_eq!(solved, Ok(false));
+        .expect("valid")
+        .expect("the chooser never fails");
+        assert_eq!(solved, PuzzleOutcome { solver_moves: ps[0].moves.len() / 2, found: 0 });
+        assert!(!solved.solved() && !solved.first_move());
+        // The right first move and a wrong second one: partial credit only.
+        let mut k = 0;
+        let solved = solve(&ps[0], |s: &ChessState| -> Result<_, ()> {
+            k += 1;
+            let right = s.parse_action(&ps[0].moves[1]).ok();
+            Ok(if k == 1 {
+                right
+            } else {
+                s.legal_actions().into_iter().find(|a| s.action_to_text(*a) != ps[0].moves[3])
+            })
+        })
+        .expect("valid")
+        .expect("the chooser never fails");
+        assert!(ps[0].moves.len() >= 4, "the first fixture puzzle has two solver moves");
+        assert_eq!(solved.found, 1);
+        assert!(solved.first_move() && !solved.solved());
         let tmp = std::env::temp_dir().join(format!("mavboard-puzzles-{}.csv", std::process::id()));
         std::fs::write(&tmp, "PuzzleId,FEN,Moves,Rating\nx,8/8 w - - 0 1,e2e4 e7e5,abc\n").expect("write");
         let err = read_puzzles(&tmp).expect_err("bad rating").to_string();

@@ -77,6 +77,10 @@ pub struct PuzzleMetrics {
     pub max: Mean,
     /// Solved with mean scoring.
     pub mean: Mean,
+    /// The first solver move found with max scoring (solved or not).
+    pub first_move_max: Mean,
+    /// The first solver move found with mean scoring (solved or not).
+    pub first_move_mean: Mean,
 }
 
 /// The whole report.
@@ -339,21 +343,23 @@ pub fn eval_puzzles(
 ) -> Result<PuzzleMetrics, EvalError> {
     let mut m = PuzzleMetrics::default();
     for (n, p) in puzzles.iter().enumerate() {
-        let mut outcome = [false; 2];
+        let mut outcome = [None; 2];
         for (slot, scoring) in [Scoring::Max, Scoring::Mean].into_iter().enumerate() {
             let solved = solve(p, |s: &ChessState| {
                 let r = evaluator.evaluate(&[EvalRequest::values(s.clone())]).remove(0)?;
                 Ok(best_by(&r, scoring).map(|b| b.0))
             });
             match solved {
-                Ok(Ok(ok)) => outcome[slot] = ok,
+                Ok(Ok(o)) => outcome[slot] = Some(o),
                 Ok(Err(e)) => return Err(e),
                 Err(_) => continue,
             }
         }
         m.puzzles += 1;
-        m.max.hit(outcome[0]);
-        m.mean.hit(outcome[1]);
+        m.max.hit(outcome[0].is_some_and(|o| o.solved()));
+        m.mean.hit(outcome[1].is_some_and(|o| o.solved()));
+        m.first_move_max.hit(outcome[0].is_some_and(|o| o.first_move()));
+        m.first_move_mean.hit(outcome[1].is_some_and(|o| o.first_move()));
         progress(n as u64 + 1);
     }
     Ok(m)
@@ -458,5 +464,9 @@ mod tests {
         assert_eq!(m.puzzles, 60);
         // A one-ply material counter wins some material puzzles, not all.
         assert!(m.max.mean > 0.0 && m.max.mean < 1.0, "{m:?}");
+        // Every solved puzzle had its first move found, and some were only begun.
+        assert_eq!(m.first_move_max.count, 60);
+        assert!(m.first_move_max.mean > m.max.mean, "{m:?}");
+        assert!(m.first_move_mean.mean >= m.mean.mean, "{m:?}");
     }
 }
