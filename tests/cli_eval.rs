@@ -110,3 +110,49 @@ fn internal_search_is_measured_on_the_chess_labels() {
         assert!(!stdout.contains("positions"), "nothing was measured first: {stdout}");
     }
 }
+
+/// `eval --puzzles` with the shipped encoder: the model's values alone, then MAV-MCTS over them (`--sims`),
+/// each reporting solved puzzles and first moves found; the JSON report names the search.
+#[test]
+fn puzzles_are_measured_with_values_and_with_search() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let csv = root.join("tests/fixtures/puzzles/lichess-puzzles-dev.csv");
+    let json = std::env::temp_dir().join(format!("mavboard-cli-eval-puzzles-{}.json", std::process::id()));
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+            .args(["eval", "--limit", "6", "--batch", "8", "--puzzles"])
+            .arg(&csv)
+            .arg("--json")
+            .arg(&json)
+            .args(extra)
+            .output()
+            .expect("the binary runs");
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{stdout}\n{stderr}");
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).expect("the report")).expect("JSON");
+        (stdout.into_owned(), report["puzzles"].clone())
+    };
+    let (out, report) = run(&[]);
+    assert!(out.contains("puzzles: 6   solved with max scoring"), "{out}");
+    assert!(out.contains("first move found"), "{out}");
+    assert_eq!((report["puzzles"].as_u64(), report["simulations"].as_u64()), (Some(6), Some(0)), "{report}");
+    let (out, report) = run(&["--sims", "16"]);
+    assert!(out.contains("puzzles: 6 (MAV-MCTS, 16 simulations per move)"), "{out}");
+    assert_eq!(report["simulations"].as_u64(), Some(16), "{report}");
+    for key in ["max", "mean", "first_move_max", "first_move_mean"] {
+        let solved = report[key]["mean"].as_f64().expect("a share");
+        assert!((0.0..=1.0).contains(&solved), "{key}: {report}");
+        assert_eq!(report[key]["count"].as_u64(), Some(6), "{key}: {report}");
+    }
+    std::fs::remove_file(&json).ok();
+    // --sims needs puzzles and at least one simulation.
+    let refused = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["eval", "--puzzles"])
+        .arg(&csv)
+        .args(["--sims", "0"])
+        .output()
+        .expect("the binary runs");
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--sims"), "{refused:?}");
+}

@@ -11,6 +11,7 @@ use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::shard::write_atomic;
 use mavboard::eval::internal::{InternalMetrics, eval_internal};
 use mavboard::eval::puzzles::read_puzzles;
+use mavboard::eval::run::PuzzleSearch;
 use mavboard::eval::run::{EvalReport, LabelMetrics, eval_connect_four_labels, eval_hex_labels};
 use mavboard::eval::{eval_labels, eval_puzzles};
 use mavboard::game::GameKind;
@@ -62,6 +63,10 @@ pub struct Args {
     /// line (moves of one token: chess, Connect Four), `off` is plain greedy decoding.
     #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
     repeat_guard: super::internal::RepeatGuard,
+    /// Solve the puzzles with MAV-MCTS: this many simulations per solver move, a fresh tree each (the
+    /// model's values alone choose when absent); --batch evaluations per model call.
+    #[arg(long, requires = "puzzles", value_parser = clap::value_parser!(u64).range(1..))]
+    sims: Option<u64>,
 }
 
 fn internal_scoring(text: &str) -> anyhow::Result<Scoring> {
@@ -272,10 +277,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ps.truncate(n);
         }
         let pb = bar(ps.len() as u64, "puzzles");
-        let m = eval_puzzles(evaluator.as_mut(), &ps, |n| pb.set_position(n))?;
+        let search = args.sims.map(|simulations| PuzzleSearch { simulations, batch: args.batch.max(1) });
+        let m = eval_puzzles(evaluator.as_mut(), &ps, search, |n| pb.set_position(n))?;
         pb.finish_and_clear();
+        let how = match args.sims {
+            Some(n) => format!(" (MAV-MCTS, {n} simulations per move)"),
+            None => String::new(),
+        };
         println!(
-            "puzzles: {}   solved with max scoring {:.1}%   with mean scoring {:.1}%   \
+            "puzzles: {}{how}   solved with max scoring {:.1}%   with mean scoring {:.1}%   \
              first move found {:.1}% / {:.1}%",
             m.puzzles,
             100.0 * m.max.mean,

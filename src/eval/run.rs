@@ -15,6 +15,8 @@ use crate::game::connect_four::ConnectFourState;
 use crate::game::hex::HexState;
 use crate::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, Evaluator, Scoring};
 use crate::mav::state::MavState;
+use crate::search::SearchError;
+use crate::search::mcts::{Mcts, MctsParams, RunLimits, VirtualCounts};
 
 /// Measures under one scoring.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -68,11 +70,22 @@ impl LabelMetrics {
     }
 }
 
+/// Puzzle moves chosen by MAV-MCTS over the model instead of by its values alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PuzzleSearch {
+    /// Simulations per solver move (a fresh tree for each).
+    pub simulations: u64,
+    /// Evaluations per model call.
+    pub batch: usize,
+}
+
 /// Measures on puzzles.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PuzzleMetrics {
     /// Puzzles tried.
     pub puzzles: u64,
+    /// MCTS simulations per solver move; 0 when the model's values alone chose the moves.
+    pub simulations: u64,
     /// Solved with max scoring.
     pub max: Mean,
     /// Solved with mean scoring.
@@ -339,15 +352,31 @@ fn eval_label_groups<S: MavState>(
 pub fn eval_puzzles(
     evaluator: &mut dyn Evaluator<ChessState>,
     puzzles: &[Puzzle],
+    search: Option<PuzzleSearch>,
     mut progress: impl FnMut(u64),
-) -> Result<PuzzleMetrics, EvalError> {
-    let mut m = PuzzleMetrics::default();
+) -> Result<PuzzleMetrics, SearchError> {
+    let mut m =
+        PuzzleMetrics { simulations: search.map_or(0, |s| s.simulations), ..PuzzleMetrics::default() };
     for (n, p) in puzzles.iter().enumerate() {
         let mut outcome = [None; 2];
         for (slot, scoring) in [Scoring::Max, Scoring::Mean].into_iter().enumerate() {
-            let solved = solve(p, |s: &ChessState| {
-                let r = evaluator.evaluate(&[EvalRequest::values(s.clone())]).remove(0)?;
-                Ok(best_by(&r, scoring).map(|b| b.0))
+            let solved = solve(p, |s: &ChessState| -> Result<_, SearchError> {
+                let Some(search) = search else {
+                    let r = evaluator.evaluate(&[EvalRequest::values(s.clone())]).remove(0)?;
+                    return Ok(best_by(&r, scoring).map(|b| b.0));
+                };
+                let sims = u32::try_from(search.simulations).unwrap_or(u32::MAX);
+                let params = MctsParams {
+                    scoring,
+                    virtual_counts: VirtualCounts::paper_dynamic(sims),
+                    ..MctsParams::default()
+                };
+                let mut mcts = Mcts::new(s.clone(), s.ply(), params)?;
+                mcts.run(
+                    &mut *evaluator,
+                    RunLimits { simulations: search.simulations, batch_size: search.batch },
+                )?;
+                Ok(mcts.best_action())
             });
             match solved {
                 Ok(Ok(o)) => outcome[slot] = Some(o),
@@ -460,7 +489,7 @@ mod tests {
             .join("tests/fixtures/puzzles/lichess-puzzles-dev.csv");
         let ps = super::super::puzzles::read_puzzles(&path).expect("reads");
         let mut e = MaterialEvaluator::new(1);
-        let m = eval_puzzles(&mut e, &ps[..60], |_| {}).expect("runs");
+        let m = eval_puzzles(&mut e, &ps[..60], None, |_| {}).expect("runs");
         assert_eq!(m.puzzles, 60);
         // A one-ply material counter wins some material puzzles, not all.
         assert!(m.max.mean > 0.0 && m.max.mean < 1.0, "{m:?}");
@@ -468,5 +497,14 @@ mod tests {
         assert_eq!(m.first_move_max.count, 60);
         assert!(m.first_move_max.mean > m.max.mean, "{m:?}");
         assert!(m.first_move_mean.mean >= m.mean.mean, "{m:?}");
+        assert_eq!(m.simulations, 0);
+        // Searching over the same values sees replies: it solves more of these material puzzles.
+        let search = PuzzleSearch { simulations: 64, batch: 8 };
+        let deep = eval_puzzles(&mut e, &ps[..60], Some(search), |_| {}).expect("runs");
+        assert_eq!((deep.puzzles, deep.simulations), (60, 64));
+        assert!(deep.mean.mean > m.mean.mean, "search {deep:?}\nvalues {m:?}");
+        let none = PuzzleSearch { simulations: 8, batch: 0 };
+        let err = eval_puzzles(&mut e, &ps[..1], Some(none), |_| {}).expect_err("a zero batch is refused");
+        assert!(err.to_string().contains("at least 1"), "{err}");
     }
 }
