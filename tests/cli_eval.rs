@@ -141,10 +141,14 @@ fn puzzles_are_measured_with_values_and_with_search() {
     assert!(out.contains("puzzles: 6 (MAV-MCTS, 16 simulations per move)"), "{out}");
     assert_eq!(report["simulations"].as_u64(), Some(16), "{report}");
     for key in ["max", "mean", "first_move_max", "first_move_mean"] {
-        let solved = report[key]["mean"].as_f64().expect("a share");
-        assert!((0.0..=1.0).contains(&solved), "{key}: {report}");
         assert_eq!(report[key]["count"].as_u64(), Some(6), "{key}: {report}");
     }
+    for scoring in ["max", "mean"] {
+        let share = |key: &str| report[key]["mean"].as_f64().expect("a share");
+        // A solved puzzle had its first move found.
+        assert!(share(&format!("first_move_{scoring}")) >= share(scoring), "{report}");
+    }
+    assert_eq!((report["batch"].as_u64(), report["skipped"].as_u64()), (Some(8), Some(0)), "{report}");
     std::fs::remove_file(&json).ok();
     // --sims needs puzzles and at least one simulation.
     let refused = Command::new(env!("CARGO_BIN_EXE_mavboard"))
@@ -155,4 +159,11 @@ fn puzzles_are_measured_with_values_and_with_search() {
         .expect("the binary runs");
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--sims"), "{refused:?}");
+    let no_puzzles = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["eval", "--labels", "training/data/labels-c4", "--sims", "8"])
+        .current_dir(root)
+        .output()
+        .expect("the binary runs");
+    assert!(!no_puzzles.status.success(), "--sims without --puzzles is refused");
+    assert!(String::from_utf8_lossy(&no_puzzles.stderr).contains("--puzzles"), "{no_puzzles:?}");
 }

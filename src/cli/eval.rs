@@ -286,13 +286,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         println!(
             "puzzles: {}{how}   solved with max scoring {:.1}%   with mean scoring {:.1}%   \
-             first move found {:.1}% / {:.1}%",
+             first move found (max / mean) {:.1}% / {:.1}%",
             m.puzzles,
             100.0 * m.max.mean,
             100.0 * m.mean.mean,
             100.0 * m.first_move_max.mean,
             100.0 * m.first_move_mean.mean
         );
+        if let Some(why) = &m.skipped_why {
+            println!("{} puzzle(s) left out: their solution does not replay (the first: {why})", m.skipped);
+        }
         report.puzzles = Some(m);
     }
     if let Some(path) = &args.json {

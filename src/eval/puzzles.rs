@@ -92,8 +92,27 @@ impl PuzzleOutcome {
     }
 }
 
+impl Puzzle {
+    /// Replays the whole solution: an error names the puzzle and its first unplayable move (or a missing
+    /// solver move), so a broken line is found before any chooser is measured on it.
+    pub fn check(&self) -> Result<(), String> {
+        if self.moves.len() < 2 {
+            return Err(format!(
+                "puzzle {}: it needs the opponent's move and at least one solver move",
+                self.id
+            ));
+        }
+        let mut state = ChessState::from_fen(&self.fen).map_err(|e| format!("puzzle {}: {e}", self.id))?;
+        for m in &self.moves {
+            let a = state.parse_action(m).map_err(|e| format!("puzzle {}: {e}", self.id))?;
+            state = state.play(a).map_err(|e| format!("puzzle {}: {e}", self.id))?;
+        }
+        Ok(())
+    }
+}
+
 /// Plays the puzzle with `choose` picking the solver's moves; the outcome says how many it found.
-/// A puzzle whose own moves are illegal is an error naming it.
+/// A puzzle whose own moves are illegal, or a chooser's move that is not legal, is an error naming it.
 pub fn solve<E>(
     p: &Puzzle,
     mut choose: impl FnMut(&ChessState) -> Result<Option<shakmaty::Move>, E>,
@@ -103,7 +122,8 @@ pub fn solve<E>(
         let a = s.parse_action(m).map_err(|e| format!("puzzle {}: {e}", p.id))?;
         s.play(a).map_err(|e| format!("puzzle {}: {e}", p.id))
     };
-    state = play(&state, &p.moves[0])?;
+    let first = p.moves.first().ok_or_else(|| format!("puzzle {}: it has no moves", p.id))?;
+    state = play(&state, first)?;
     let solver_moves = p.moves.len() / 2;
     let mut out = PuzzleOutcome { solver_moves, found: 0 };
     let mut i = 1;
@@ -169,6 +189,7 @@ mod tests {
         assert_eq!(solved, PuzzleOutcome { solver_moves: ps[0].moves.len() / 2, found: 0 });
         assert!(!solved.solved() && !solved.first_move());
         // The right first move and a wrong second one: partial credit only.
+        assert!(ps[0].moves.len() >= 4, "the first fixture puzzle has two solver moves");
         let mut k = 0;
         let solved = solve(&ps[0], |s: &ChessState| -> Result<_, ()> {
             k += 1;
@@ -181,12 +202,23 @@ mod tests {
         })
         .expect("valid")
         .expect("the chooser never fails");
-        assert!(ps[0].moves.len() >= 4, "the first fixture puzzle has two solver moves");
         assert_eq!(solved.found, 1);
         assert!(solved.first_move() && !solved.solved());
         let tmp = std::env::temp_dir().join(format!("mavboard-puzzles-{}.csv", std::process::id()));
         std::fs::write(&tmp, "PuzzleId,FEN,Moves,Rating\nx,8/8 w - - 0 1,e2e4 e7e5,abc\n").expect("write");
         let err = read_puzzles(&tmp).expect_err("bad rating").to_string();
+        // A solution with an illegal later move is caught by `check` before any chooser runs.
+        assert!(ps.iter().all(|p| p.check().is_ok()));
+        let mut broken = ps[0].clone();
+        broken.moves[3] = "a1a1".into();
+        let why = broken.check().expect_err("an illegal solution move");
+        assert!(why.contains(&broken.id) && why.contains("a1a1"), "{why}");
+        broken.moves.clear();
+        assert!(broken.check().is_err());
+        assert!(
+            solve(&broken, |_: &ChessState| -> Result<_, ()> { Ok(None) }).is_err(),
+            "no moves: an error, no panic"
+        );
         assert!(err.contains("line 2") && err.contains("rating"), "{err}");
         std::fs::remove_file(&tmp).ok();
     }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::metrics::{Mean, kendall_tau};
-use super::puzzles::{Puzzle, solve};
+use super::puzzles::{Puzzle, PuzzleOutcome, solve};
 use crate::datagen::game_label::{four_state, hex_state};
 use crate::datagen::record::LabelRecord;
 use crate::datagen::render::label_state;
@@ -79,13 +79,33 @@ pub struct PuzzleSearch {
     pub batch: usize,
 }
 
+/// Why a puzzle run stopped.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PuzzleEvalError {
+    /// The model failed on a puzzle position.
+    #[error("the model could not evaluate a puzzle position: {0}")]
+    Model(#[from] EvalError),
+    /// The search could not run (a setting out of range).
+    #[error("the search could not run on a puzzle position: {0}")]
+    Search(SearchError),
+    /// The chooser played a move that is not legal (a bug in the model layer, not a miss).
+    #[error("{0}")]
+    IllegalChoice(String),
+}
+
 /// Measures on puzzles.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PuzzleMetrics {
-    /// Puzzles tried.
+    /// Puzzles tried (those whose solution replays).
     pub puzzles: u64,
+    /// Puzzles left out because their own solution does not replay; the first reason is in `skipped_why`.
+    pub skipped: u64,
+    /// Why a puzzle was left out, the first time one was.
+    pub skipped_why: Option<String>,
     /// MCTS simulations per solver move; 0 when the model's values alone chose the moves.
     pub simulations: u64,
+    /// Evaluations per model call of the search (0 without search).
+    pub batch: usize,
     /// Solved with max scoring.
     pub max: Mean,
     /// Solved with mean scoring.
@@ -348,21 +368,40 @@ fn eval_label_groups<S: MavState>(
     Ok(())
 }
 
-/// Tries every puzzle with max and with mean scoring.
+/// Tries every puzzle with max and with mean scoring: the model's values choose each solver move, or with
+/// `search` MAV-MCTS over them does (a fresh tree per solver move, the paper's dynamic virtual counts).
+/// A puzzle whose own solution does not replay is left out and counted; a model answer without a move to
+/// play is a miss; a model failure, a search setting out of range (`batch` 0) or an illegal choice stops
+/// the run.
 pub fn eval_puzzles(
     evaluator: &mut dyn Evaluator<ChessState>,
     puzzles: &[Puzzle],
     search: Option<PuzzleSearch>,
     mut progress: impl FnMut(u64),
-) -> Result<PuzzleMetrics, SearchError> {
-    let mut m =
-        PuzzleMetrics { simulations: search.map_or(0, |s| s.simulations), ..PuzzleMetrics::default() };
+) -> Result<PuzzleMetrics, PuzzleEvalError> {
+    let mut m = PuzzleMetrics {
+        simulations: search.map_or(0, |s| s.simulations),
+        batch: search.map_or(0, |s| s.batch),
+        ..PuzzleMetrics::default()
+    };
     for (n, p) in puzzles.iter().enumerate() {
-        let mut outcome = [None; 2];
+        if let Err(why) = p.check() {
+            m.skipped += 1;
+            m.skipped_why.get_or_insert(why);
+            progress(n as u64 + 1);
+            continue;
+        }
+        let mut outcome = [PuzzleOutcome { solver_moves: 0, found: 0 }; 2];
         for (slot, scoring) in [Scoring::Max, Scoring::Mean].into_iter().enumerate() {
-            let solved = solve(p, |s: &ChessState| -> Result<_, SearchError> {
+            let solved = solve(p, |s: &ChessState| -> Result<_, PuzzleEvalError> {
                 let Some(search) = search else {
-                    let r = evaluator.evaluate(&[EvalRequest::values(s.clone())]).remove(0)?;
+                    let mut results = evaluator.evaluate(&[EvalRequest::values(s.clone())]);
+                    let r = match results.pop() {
+                        Some(r) => r?,
+                        None => {
+                            return Err(EvalError::Backend("the evaluator returned no result".into()).into());
+                        }
+                    };
                     return Ok(best_by(&r, scoring).map(|b| b.0));
                 };
                 let sims = u32::try_from(search.simulations).unwrap_or(u32::MAX);
@@ -371,24 +410,27 @@ pub fn eval_puzzles(
                     virtual_counts: VirtualCounts::paper_dynamic(sims),
                     ..MctsParams::default()
                 };
-                let mut mcts = Mcts::new(s.clone(), s.ply(), params)?;
-                mcts.run(
-                    &mut *evaluator,
-                    RunLimits { simulations: search.simulations, batch_size: search.batch },
-                )?;
-                Ok(mcts.best_action())
+                let mut mcts = Mcts::new(s.clone(), s.ply(), params).map_err(PuzzleEvalError::Search)?;
+                let limits = RunLimits { simulations: search.simulations, batch_size: search.batch };
+                match mcts.run(&mut *evaluator, limits) {
+                    Ok(()) => Ok(mcts.best_action()),
+                    // As with the values alone: an answer with nothing to play is a miss.
+                    Err(SearchError::RootUnusable(_)) => Ok(None),
+                    Err(SearchError::RootEvaluation(e)) => Err(e.into()),
+                    Err(e) => Err(PuzzleEvalError::Search(e)),
+                }
             });
-            match solved {
-                Ok(Ok(o)) => outcome[slot] = Some(o),
+            outcome[slot] = match solved {
+                Ok(Ok(o)) => o,
                 Ok(Err(e)) => return Err(e),
-                Err(_) => continue,
-            }
+                Err(why) => return Err(PuzzleEvalError::IllegalChoice(why)),
+            };
         }
         m.puzzles += 1;
-        m.max.hit(outcome[0].is_some_and(|o| o.solved()));
-        m.mean.hit(outcome[1].is_some_and(|o| o.solved()));
-        m.first_move_max.hit(outcome[0].is_some_and(|o| o.first_move()));
-        m.first_move_mean.hit(outcome[1].is_some_and(|o| o.first_move()));
+        m.max.hit(outcome[0].solved());
+        m.mean.hit(outcome[1].solved());
+        m.first_move_max.hit(outcome[0].first_move());
+        m.first_move_mean.hit(outcome[1].first_move());
         progress(n as u64 + 1);
     }
     Ok(m)
@@ -503,6 +545,13 @@ mod tests {
         let deep = eval_puzzles(&mut e, &ps[..60], Some(search), |_| {}).expect("runs");
         assert_eq!((deep.puzzles, deep.simulations), (60, 64));
         assert!(deep.mean.mean > m.mean.mean, "search {deep:?}\nvalues {m:?}");
+        assert_eq!((deep.batch, deep.skipped), (8, 0));
+        // A puzzle whose solution does not replay is left out, named, and the rest are measured.
+        let mut broken = ps[..3].to_vec();
+        broken[1].moves[1] = "a1a1".into();
+        let part = eval_puzzles(&mut e, &broken, None, |_| {}).expect("runs");
+        assert_eq!((part.puzzles, part.skipped), (2, 1));
+        assert!(part.skipped_why.as_deref().is_some_and(|w| w.contains(&broken[1].id)), "{part:?}");
         let none = PuzzleSearch { simulations: 8, batch: 0 };
         let err = eval_puzzles(&mut e, &ps[..1], Some(none), |_| {}).expect_err("a zero batch is refused");
         assert!(err.to_string().contains("at least 1"), "{err}");

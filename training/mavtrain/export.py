@@ -333,7 +333,9 @@ def model_card(m: dict, info: dict, config: dict, log: list[dict], diffs: dict, 
         wt = warm.get("training") or {}
         lines.append(
             f"- Fine-tuned: started from the package `{warm.get('name')}` (games {', '.join(warm.get('games') or [])}; "
-            f"vocabulary {warm.get('vocab_size')}, extended to {m['vocab_size']}), itself trained {wt.get('steps')} steps on "
+            f"vocabulary {warm.get('vocab_size')}"
+            + (f", extended to {m['vocab_size']}" if warm.get("vocab_size") != m["vocab_size"] else ", unchanged")
+            + f"), itself trained {wt.get('steps')} steps on "
             f"{wt.get('tokens')} tokens of `{wt.get('data')}` in {wt.get('wall_time_s')} s on {wt.get('device')}, {wt.get('machine')}. "
             "The compute below is the fine-tuning's alone."
         )

@@ -88,4 +88,7 @@ def test_train_init_from_records_the_package(trained_runs, data_dir, tmp_path):
     card_pkg = str(tmp_path / "fine-pkg")
     export(fine, card_pkg)
     with open(os.path.join(card_pkg, "MODEL_CARD.md")) as f:
-        assert "Fine-tuned: started from the package `toy-mav-lm`" in f.read()
+        card = f.read()
+    assert "Fine-tuned: started from the package `toy-mav-lm`" in card
+    # The same data: the vocabulary is not extended, and the card says so.
+    assert ", unchanged), itself trained 10 steps" in card, card
