@@ -94,7 +94,7 @@ case "$cmd" in
     install_rust
     install_ort
     cargo build --release --locked
-    exec ./target/release/mavboard "$@"
+    exec "${CARGO_TARGET_DIR:-./target}/release/mavboard" "$@"
     ;;
   test)
     install_apt
