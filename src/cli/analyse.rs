@@ -204,7 +204,7 @@ fn analyse<S: MavState>(
                 other => anyhow::bail!("--world must be rules or learned, not '{other}'"),
             };
             let virtual_counts = match args.virtual_counts.as_deref() {
-                None => VirtualCounts::paper_dynamic(u32::try_from(n).unwrap_or(u32::MAX)),
+                None => VirtualCounts::paper_dynamic(n),
                 Some(text) => parse_virtual(text)?,
             };
             let params = MctsParams { scoring, world_model, virtual_counts, ..MctsParams::default() };

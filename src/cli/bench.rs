@@ -126,7 +126,7 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
     anyhow::ensure!(a.sims >= 1, "--sims must be at least 1");
     let positions = random_positions(a.positions.max(1), a.seed);
     let params = |sims: u64| MctsParams {
-        virtual_counts: VirtualCounts::paper_dynamic(u32::try_from(sims).unwrap_or(u32::MAX)),
+        virtual_counts: VirtualCounts::paper_dynamic(sims),
         ..MctsParams::default()
     };
     // Warm-up: one search at the largest batch (first runs of a session allocate).

@@ -93,6 +93,12 @@ impl PuzzleOutcome {
 }
 
 impl Puzzle {
+    /// Plays the solution's move `text` in `state`; an error names the puzzle.
+    fn play(&self, state: &ChessState, text: &str) -> Result<ChessState, String> {
+        let a = state.parse_action(text).map_err(|e| format!("puzzle {}: {e}", self.id))?;
+        state.play(a).map_err(|e| format!("puzzle {}: {e}", self.id))
+    }
+
     /// Replays the whole solution: an error names the puzzle and its first unplayable move (or a missing
     /// solver move), so a broken line is found before any chooser is measured on it.
     pub fn check(&self) -> Result<(), String> {
@@ -104,8 +110,7 @@ impl Puzzle {
         }
         let mut state = ChessState::from_fen(&self.fen).map_err(|e| format!("puzzle {}: {e}", self.id))?;
         for m in &self.moves {
-            let a = state.parse_action(m).map_err(|e| format!("puzzle {}: {e}", self.id))?;
-            state = state.play(a).map_err(|e| format!("puzzle {}: {e}", self.id))?;
+            state = self.play(&state, m)?;
         }
         Ok(())
     }
@@ -118,12 +123,8 @@ pub fn solve<E>(
     mut choose: impl FnMut(&ChessState) -> Result<Option<shakmaty::Move>, E>,
 ) -> Result<Result<PuzzleOutcome, E>, String> {
     let mut state = ChessState::from_fen(&p.fen).map_err(|e| format!("puzzle {}: {e}", p.id))?;
-    let play = |s: &ChessState, m: &str| -> Result<ChessState, String> {
-        let a = s.parse_action(m).map_err(|e| format!("puzzle {}: {e}", p.id))?;
-        s.play(a).map_err(|e| format!("puzzle {}: {e}", p.id))
-    };
     let first = p.moves.first().ok_or_else(|| format!("puzzle {}: it has no moves", p.id))?;
-    state = play(&state, first)?;
+    state = p.play(&state, first)?;
     let solver_moves = p.moves.len() / 2;
     let mut out = PuzzleOutcome { solver_moves, found: 0 };
     let mut i = 1;
@@ -144,7 +145,7 @@ pub fn solve<E>(
         out.found += 1;
         state = after;
         if let Some(reply) = p.moves.get(i + 1) {
-            state = play(&state, reply)?;
+            state = p.play(&state, reply)?;
         }
         i += 2;
     }

@@ -404,10 +404,9 @@ pub fn eval_puzzles(
                     };
                     return Ok(best_by(&r, scoring).map(|b| b.0));
                 };
-                let sims = u32::try_from(search.simulations).unwrap_or(u32::MAX);
                 let params = MctsParams {
                     scoring,
-                    virtual_counts: VirtualCounts::paper_dynamic(sims),
+                    virtual_counts: VirtualCounts::paper_dynamic(search.simulations),
                     ..MctsParams::default()
                 };
                 let mut mcts = Mcts::new(s.clone(), s.ply(), params).map_err(PuzzleEvalError::Search)?;

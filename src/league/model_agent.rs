@@ -118,7 +118,7 @@ impl<G: GameState> MctsAgent<G> {
     fn params(&self) -> MctsParams {
         MctsParams {
             scoring: self.scoring,
-            virtual_counts: VirtualCounts::paper_dynamic(u32::try_from(self.simulations).unwrap_or(u32::MAX)),
+            virtual_counts: VirtualCounts::paper_dynamic(self.simulations),
             seed: self.seed,
             ..MctsParams::default()
         }

@@ -61,7 +61,7 @@ impl Default for VirtualCounts {
 impl VirtualCounts {
     /// The paper's tuned dynamic counts for a budget of `simulations` (§5: n_min = 2; n_max = 8 up to 500
     /// simulations, 16 at 1000, 32 at 2000; between the listed budgets the next larger one's value).
-    pub fn paper_dynamic(simulations: u32) -> VirtualCounts {
+    pub fn paper_dynamic(simulations: u64) -> VirtualCounts {
         let n_max = match simulations {
             0..=500 => 8,
             501..=1000 => 16,
