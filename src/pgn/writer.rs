@@ -66,6 +66,29 @@ pub fn write_games<'a>(
     Ok(())
 }
 
+/// Writes one tag pair so that it reads back: the name as a PGN symbol (whitespace, brackets, quotes and
+/// control characters become `_`, an empty name is `_`), the value as a one-line PGN string (`"` and `\`
+/// escaped, control characters such as a newline, which would end the tag, written as spaces). A reader
+/// that kept such characters from a broken file would otherwise write a tag that breaks the whole game.
+fn push_tag(text: &mut String, name: &str, value: &str) {
+    text.push('[');
+    if name.is_empty() {
+        text.push('_');
+    }
+    for c in name.chars() {
+        let bad = c.is_whitespace() || c.is_control() || matches!(c, '"' | '[' | ']' | '{' | '}');
+        text.push(if bad { '_' } else { c });
+    }
+    text.push_str(" \"");
+    for c in value.chars() {
+        if c == '"' || c == '\\' {
+            text.push('\\');
+        }
+        text.push(if c.is_control() { ' ' } else { c });
+    }
+    text.push_str("\"]\n");
+}
+
 /// The game as PGN text (see [`write_game`]).
 pub fn game_to_string(tree: &GameTree, options: &WriteOptions) -> String {
     if options.use_source
@@ -78,16 +101,7 @@ pub fn game_to_string(tree: &GameTree, options: &WriteOptions) -> String {
     }
     let mut text = String::new();
     for (name, value) in tree.headers() {
-        text.push('[');
-        text.push_str(name);
-        text.push_str(" \"");
-        for c in value.chars() {
-            if c == '"' || c == '\\' {
-                text.push('\\');
-            }
-            text.push(c);
-        }
-        text.push_str("\"]\n");
+        push_tag(&mut text, name, value);
     }
     if !tree.headers().is_empty() {
         text.push('\n');
@@ -264,6 +278,24 @@ mod tests {
     use super::*;
     use crate::pgn::comment::Comment;
     use crate::pgn::reader::read_all;
+
+    #[test]
+    fn broken_tags_are_written_so_the_game_reads_back() {
+        // Found by the `pgn` fuzz target: a tag with no name whose value runs over a line end.
+        let games = read_all("[\"\\\n[FEN \"");
+        let tree = games[0].as_ref().expect("the reader accepts it");
+        let written = game_to_string(tree, &WriteOptions { use_source: false, ..WriteOptions::default() });
+        assert_eq!(written.lines().next(), Some("[_ \"\\\\ [FEN \"]"), "{written}");
+        let again = read_all(&written);
+        let reread = again[0].as_ref().expect("the written game reads");
+        assert_eq!(reread.headers(), &[("_".to_owned(), "\\ [FEN ".to_owned())]);
+        let named =
+            GameTree::with_headers(vec![("Bad Name]".to_owned(), "two\nlines".to_owned())]).expect("tree");
+        let written = game_to_string(&named, &WriteOptions::default());
+        let again = read_all(&written);
+        let reread = again[0].as_ref().expect("reads");
+        assert_eq!(reread.headers(), &[("Bad_Name_".to_owned(), "two lines".to_owned())]);
+    }
 
     #[test]
     fn export_regenerates_variations_and_reimports_identically() {
