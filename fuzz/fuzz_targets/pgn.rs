@@ -1,5 +1,5 @@
 //! PGN files: reading never panics, and every game that reads is written back into text that reads
-//! again into the same main line.
+//! again as one game with the same main line and result.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
         let Ok(tree) = game else { continue };
         let written = game_to_string(&tree, &WriteOptions { line_width: 80, use_source: false });
         let again: Vec<_> = PgnReader::new(written.as_bytes()).collect();
+        assert_eq!(again.len(), 1, "one game was written as {} games:\n{written}", again.len());
         let Some(Ok(reread)) = again.first() else {
             panic!("a game that was read does not read back after writing:\n{written}\n{again:?}");
         };
