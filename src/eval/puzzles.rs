@@ -93,22 +93,29 @@ impl PuzzleOutcome {
 }
 
 impl Puzzle {
+    /// An error message that names the puzzle.
+    fn named(&self, e: impl std::fmt::Display) -> String {
+        format!("puzzle {}: {e}", self.id)
+    }
+
+    /// The position the puzzle starts from (before the opponent's move); an error names the puzzle.
+    fn start(&self) -> Result<ChessState, String> {
+        ChessState::from_fen(&self.fen).map_err(|e| self.named(e))
+    }
+
     /// Plays the solution's move `text` in `state`; an error names the puzzle.
     fn play(&self, state: &ChessState, text: &str) -> Result<ChessState, String> {
-        let a = state.parse_action(text).map_err(|e| format!("puzzle {}: {e}", self.id))?;
-        state.play(a).map_err(|e| format!("puzzle {}: {e}", self.id))
+        let a = state.parse_action(text).map_err(|e| self.named(e))?;
+        state.play(a).map_err(|e| self.named(e))
     }
 
     /// Replays the whole solution: an error names the puzzle and its first unplayable move (or a missing
     /// solver move), so a broken line is found before any chooser is measured on it.
     pub fn check(&self) -> Result<(), String> {
         if self.moves.len() < 2 {
-            return Err(format!(
-                "puzzle {}: it needs the opponent's move and at least one solver move",
-                self.id
-            ));
+            return Err(self.named("it needs the opponent's move and at least one solver move"));
         }
-        let mut state = ChessState::from_fen(&self.fen).map_err(|e| format!("puzzle {}: {e}", self.id))?;
+        let mut state = self.start()?;
         for m in &self.moves {
             state = self.play(&state, m)?;
         }
@@ -122,8 +129,8 @@ pub fn solve<E>(
     p: &Puzzle,
     mut choose: impl FnMut(&ChessState) -> Result<Option<shakmaty::Move>, E>,
 ) -> Result<Result<PuzzleOutcome, E>, String> {
-    let mut state = ChessState::from_fen(&p.fen).map_err(|e| format!("puzzle {}: {e}", p.id))?;
-    let first = p.moves.first().ok_or_else(|| format!("puzzle {}: it has no moves", p.id))?;
+    let mut state = p.start()?;
+    let first = p.moves.first().ok_or_else(|| p.named("it has no moves"))?;
     state = p.play(&state, first)?;
     let solver_moves = p.moves.len() / 2;
     let mut out = PuzzleOutcome { solver_moves, found: 0 };
@@ -134,7 +141,7 @@ pub fn solve<E>(
             Err(e) => return Ok(Err(e)),
         };
         let Some(chosen) = chosen else { return Ok(Ok(out)) };
-        let after = state.play(chosen).map_err(|e| format!("puzzle {}: the chooser played {e}", p.id))?;
+        let after = state.play(chosen).map_err(|e| p.named(format_args!("the chooser played {e}")))?;
         if after.outcome().is_some_and(|o| o.reason() == OutcomeReason::Checkmate) {
             out.found = solver_moves;
             return Ok(Ok(out));
