@@ -394,6 +394,7 @@ def main(argv=None) -> int:
     ap.add_argument("--precision", choices=["bf16", "fp32"], help="override train.precision")
     ap.add_argument("--max-steps", type=int, help="override train.max_steps")
     ap.add_argument("--batch-size", type=int, help="override train.batch_size")
+    ap.add_argument("--seed", type=int, help="override train.seed (another run of the same config)")
     ap.add_argument("--limit", type=int, help="use only the first N training records")
     ap.add_argument("--init-from", help="model package folder to start from (fine-tuning; its vocabulary may be extended by the data's)")
     args = ap.parse_args(argv)
@@ -401,7 +402,7 @@ def main(argv=None) -> int:
         torch.set_num_threads(args.threads)
     try:
         cfg = load_config(args.config)
-        for key, val in (("precision", args.precision), ("max_steps", args.max_steps), ("batch_size", args.batch_size), ("limit_train_examples", args.limit)):
+        for key, val in (("precision", args.precision), ("max_steps", args.max_steps), ("batch_size", args.batch_size), ("seed", args.seed), ("limit_train_examples", args.limit)):
             if val is not None:
                 cfg["train"][key] = val
         summary = train(cfg, args.data, args.run, args.device, init_from=args.init_from)

@@ -20,11 +20,13 @@ def test_train_then_export_from_the_command_line(data_dir, tmp_path):
     cfg_path = tmp_path / "toy.json"
     cfg_path.write_text(json.dumps(cfg))
     run = str(tmp_path / "run")
-    r = _run("mavtrain.train", "--config", str(cfg_path), "--data", data_dir, "--run", run, "--device", "cpu", "--threads", "1")
+    r = _run("mavtrain.train", "--config", str(cfg_path), "--data", data_dir, "--run", run, "--device", "cpu", "--threads", "1", "--seed", "77")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout[r.stdout.index("{\n") :])["steps"] == 4
+    with open(os.path.join(run, "config.json")) as f:
+        assert json.load(f)["train"]["seed"] == 77
     # running it again resumes the finished run and extends it
-    r = _run("mavtrain.train", "--config", str(cfg_path), "--data", data_dir, "--run", run, "--max-steps", "6", "--threads", "1")
+    r = _run("mavtrain.train", "--config", str(cfg_path), "--data", data_dir, "--run", run, "--max-steps", "6", "--threads", "1", "--seed", "77")
     assert r.returncode == 0, r.stderr
     assert "resuming" in r.stdout
     out = str(tmp_path / "pkg")
