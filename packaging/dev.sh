@@ -3,6 +3,10 @@
 #   ./packaging/dev.sh run [ARGS...]   install what is missing, build, and run mavboard (no ARGS: the app)
 #   ./packaging/dev.sh test            install what is missing, build, and run the whole test suite
 #   ./packaging/dev.sh ort             only fetch the ONNX Runtime library into .ort/lib/
+#   ./packaging/dev.sh import-deps     only install the searchless importer's Python packages (.venv-import/)
+#   ./packaging/dev.sh serve PACKAGE [--port N]
+#                                      serve a package's model.onnx with MLServer (Open Inference Protocol,
+#                                      REST on N, default 8080; gRPC on N+1) from its own venv, .venv-serve/
 # Every step is idempotent: a second call skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +20,7 @@ sudo_if_needed() {
 
 # Debian packages the build and the tests use (Mesa's software Vulkan driver lets the wgpu snapshot tests
 # render headless; without it they skip).
-APT_PACKAGES=(build-essential pkg-config python3 python3-pip stockfish libvulkan1 mesa-vulkan-drivers)
+APT_PACKAGES=(build-essential pkg-config python3 python3-pip python3-venv stockfish libvulkan1 mesa-vulkan-drivers)
 # What the window needs at run time (X11/Wayland client libraries and a Vulkan driver; Mesa's lavapipe
 # renders in software where there is no GPU).
 RUN_PACKAGES=(libx11-6 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 libwayland-client0 libvulkan1 mesa-vulkan-drivers)
@@ -82,12 +86,55 @@ PY
   log "ONNX Runtime $ORT_VERSION is in .ort/lib/"
 }
 
+# The searchless-chess importer's Python step (mavboard import searchless): orbax, jax and onnx in their own
+# virtual environment, .venv-import/, where mavboard looks for it.
+install_import() {
+  local py=.venv-import/bin/python
+  if [ -x "$py" ] && "$py" -c "import orbax.checkpoint, onnx" 2>/dev/null; then
+    return
+  fi
+  log "installing the importer's Python packages into .venv-import/ (training/searchless/requirements.txt)"
+  python3 -m venv .venv-import
+  .venv-import/bin/pip install --quiet --disable-pip-version-check -r training/searchless/requirements.txt
+}
+
+# MLServer and ONNX Runtime for `serve` and the remote-evaluation tests, in their own virtual environment,
+# .venv-serve/ (from PyPI, pinned).
+MLSERVER_VERSION=1.7.1
+install_serve() {
+  local py=.venv-serve/bin/python
+  if [ -x "$py" ] && "$py" - "$MLSERVER_VERSION" "$ORT_VERSION" <<'PY' 2>/dev/null; then
+import sys
+from importlib.metadata import version
+sys.exit(0 if (version("mlserver"), version("onnxruntime")) == (sys.argv[1], sys.argv[2]) else 1)
+PY
+    return
+  fi
+  log "installing mlserver==$MLSERVER_VERSION onnxruntime==$ORT_VERSION into .venv-serve/"
+  python3 -m venv .venv-serve
+  .venv-serve/bin/pip install --quiet --disable-pip-version-check \
+    "mlserver==$MLSERVER_VERSION" "onnxruntime==$ORT_VERSION"
+}
+
 cmd="${1:-}"
 shift || true
 case "$cmd" in
   ort)
     install_apt
     install_ort
+    ;;
+  import-deps)
+    install_apt
+    install_import
+    ;;
+  serve)
+    if [ $# -lt 1 ]; then
+      echo "usage: $0 serve PACKAGE [--port N]" >&2
+      exit 2
+    fi
+    install_apt
+    install_serve
+    exec .venv-serve/bin/python packaging/mlserver/serve.py "$@"
     ;;
   run)
     install_apt "${RUN_PACKAGES[@]}"
@@ -100,6 +147,12 @@ case "$cmd" in
     install_apt
     install_rust
     install_ort
+    install_import
+    install_serve
+    # The searchless import tests must run here (and so in CI), not skip.
+    export MAVBOARD_REQUIRE_IMPORT=1
+    # The remote-evaluation tests start MLServer from .venv-serve/: here (and so in CI) they must not skip.
+    export MAVBOARD_REQUIRE_SERVE=1
     # No incremental caches: the test binaries link egui/wgpu and would fill a small disk.
     export CARGO_INCREMENTAL=0
     cargo build --locked --all-targets
@@ -107,7 +160,7 @@ case "$cmd" in
     cargo test --locked --doc
     ;;
   *)
-    echo "usage: $0 run [ARGS...] | test | ort" >&2
+    echo "usage: $0 run [ARGS...] | test | ort | import-deps | serve PACKAGE [--port N]" >&2
     exit 2
     ;;
 esac

@@ -6,10 +6,15 @@ use clap::{Parser, Subcommand};
 
 /// mavboard: an analysis board for multi-action-value (MAV) game models.
 #[derive(Debug, Parser)]
-#[command(name = "mavboard", version, about, long_about = None)]
+#[command(name = "mavboard", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// A file to open in the board: a PGN file, or a FEN or EPD file (its first position).
+    file: Option<std::path::PathBuf>,
+    /// A position to set up in the board (FEN).
+    #[arg(long)]
+    fen: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -23,6 +28,10 @@ enum Command {
     Bench(cli::bench::Args),
     /// Measure a model against Stockfish labels and Lichess puzzles (max and mean scoring).
     Eval(cli::eval::Args),
+    /// Convert published checkpoints into model packages (`import searchless`: DeepMind's searchless models).
+    Import(cli::import::Args),
+    /// Write a package for a serving engine (`package triton`: a Triton Inference Server model repository).
+    Package(cli::package::Args),
     /// Count leaf nodes of the move tree (move-generator check and speed test).
     Perft(cli::perft::Args),
     /// Work with PGN files (check, ...).
@@ -53,7 +62,12 @@ fn main() -> std::process::ExitCode {
         Some(Command::Solve(args)) => cli::solve::run(args),
         Some(Command::Annotate(args)) => cli::annotate::run(args),
         Some(Command::League(args)) => cli::league::run(args),
-        None => mavboard::app::run().map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}")),
+        Some(Command::Import(args)) => cli::import::run(args),
+        Some(Command::Package(args)) => cli::package::run(args),
+        None => {
+            mavboard::app::run_with(mavboard::app::startup_commands(cli.file.as_deref(), cli.fen.as_deref()))
+                .map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}"))
+        }
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -35,6 +35,20 @@ fn read_file(path: &Path) -> Vec<Result<GameTree, mavboard::pgn::GameError>> {
     PgnReader::new(std::io::BufReader::new(file)).collect()
 }
 
+/// Blank lines inside a game's movetext (a comment in its own paragraph, before the first move, inside a
+/// variation, before the result, with CRLF line ends) do not split the game: the standard ends a game at
+/// its termination marker.
+#[test]
+fn blank_lines_inside_movetext_keep_each_game_whole() {
+    let games = read_file(&fixtures().join("blank-lines.pgn"));
+    let plies: Vec<usize> =
+        games.iter().map(|g| g.as_ref().expect("every game reads").mainline().count()).collect();
+    assert_eq!(plies, [5, 7, 3, 4, 1]);
+    let first = games[0].as_ref().expect("read");
+    let comment = first.node(first.mainline().nth(2).expect("3rd ply")).expect("node").comments_after();
+    assert!(comment[0].raw().contains("It has two paragraphs itself."), "{comment:?}");
+}
+
 const REGENERATE: WriteOptions = WriteOptions { line_width: 80, use_source: false };
 
 /// Exports every game without its source, re-imports it and checks the tree is identical; also checks the

@@ -179,3 +179,34 @@ fn cutechess_style_session_with_the_binary() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn without_a_model_flag_the_engine_plays_with_the_shipped_model() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["uci"])
+        .current_dir(std::env::temp_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("mavboard starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let lines = spawn_line_reader("test-mavboard-default-model", child.stdout.take().expect("stdout"));
+    let mut send = |line: &str| writeln!(stdin, "{line}").expect("mavboard reads");
+    send("uci");
+    until(&lines, "uciok");
+    send("isready");
+    until(&lines, "readyok");
+    send("position startpos moves e2e4");
+    send("go nodes 20");
+    let output = until(&lines, "bestmove");
+    assert!(!output.iter().any(|l| l.contains("no model is set")), "{output:?}");
+    let after =
+        ChessState::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").expect("FEN");
+    check_search(&output, &after, Some(20));
+    send("quit");
+    let deadline = Instant::now() + WAIT;
+    while child.try_wait().expect("wait").is_none() {
+        assert!(Instant::now() < deadline, "mavboard did not quit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -114,3 +114,34 @@ fn a_newer_open_supersedes_an_older_one() {
     assert_eq!(h.state().state.games.as_ref().map(|l| l.source.as_str()), Some("broken-middle.pgn"));
     std::fs::remove_dir_all(slow.parent().expect("dir")).ok();
 }
+
+/// `mavboard FILE` and `mavboard --fen FEN`: what the command line names is open in the first frame.
+#[test]
+fn a_file_and_a_fen_from_the_command_line_are_open_at_start() {
+    let path = fixture("blank-lines.pgn");
+    let app = MavboardApp::with_settings(mavboard::app::settings::Settings::default())
+        .open_at_start(mavboard::app::startup_commands(Some(&path), None));
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(eframe::egui::vec2(1200.0, 800.0))
+        .with_max_steps(ui_common::MAX_STEPS)
+        .build_ui_state(|ui, app: &mut MavboardApp| app.frame_ui(ui), app);
+    h.step();
+    assert!(
+        step_until(&mut h, WAIT, |app| app.state.games.is_some()),
+        "the file named on the command line opens"
+    );
+    let list = h.state().state.games.clone().expect("list");
+    assert_eq!((list.entries.len(), list.broken()), (5, 0), "blank lines inside movetext split no game");
+    assert_eq!(h.state().state.current_file.as_deref(), Some(path.as_path()));
+    assert_eq!(sans(&h)[..3], ["e4", "e5", "Nf3"]);
+
+    let fen = "8/8/8/4k3/8/8/8/4K2R w K - 0 1";
+    let app = MavboardApp::with_settings(mavboard::app::settings::Settings::default())
+        .open_at_start(mavboard::app::startup_commands(None, Some(fen)));
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(eframe::egui::vec2(1200.0, 800.0))
+        .with_max_steps(ui_common::MAX_STEPS)
+        .build_ui_state(|ui, app: &mut MavboardApp| app.frame_ui(ui), app);
+    h.step();
+    assert_eq!(ui_common::board_fen(&h), fen);
+}

@@ -29,6 +29,17 @@ pub struct GameDoc {
     stamp: DocStamp,
 }
 
+/// The Seven Tag Roster of a new game, in the standard's order, with its placeholders.
+pub const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
+    ("Event", "?"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("White", "?"),
+    ("Black", "?"),
+    ("Result", "*"),
+];
+
 /// Identities of documents, so a review of one game is never shown on another.
 static NEXT_DOC: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
@@ -39,9 +50,11 @@ impl Default for GameDoc {
 }
 
 impl GameDoc {
-    /// An empty game from `start`.
+    /// An empty game from `start`, with the Seven Tag Roster the PGN export format asks of every game
+    /// (`?` where unknown), then `Variant`/`SetUp`/`FEN` when it does not start from the start position.
     pub fn new(start: ChessState) -> GameDoc {
-        let mut headers = Vec::new();
+        let mut headers: Vec<(String, String)> =
+            SEVEN_TAG_ROSTER.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect();
         if start != ChessState::startpos() {
             if start.castling_mode() == shakmaty::CastlingMode::Chess960 {
                 headers.push(("Variant".to_owned(), "Chess960".to_owned()));
@@ -280,6 +293,36 @@ mod tests {
 
     fn sans(doc: &GameDoc) -> Vec<&str> {
         doc.moves().iter().map(|m| m.san.as_str()).collect()
+    }
+
+    #[test]
+    fn a_new_game_has_the_seven_tag_roster_and_short_lines() {
+        let mut d = GameDoc::default();
+        // A long game: knights out and back, 40 moves.
+        for i in 0..80 {
+            let m = ["g1f3", "g8f6", "f3g1", "f6g8"][i % 4];
+            d.play(mv(&d, m)).expect("legal");
+        }
+        let pgn = d.to_pgn();
+        let tags: Vec<&str> = pgn.lines().take(7).collect();
+        assert_eq!(
+            tags,
+            [
+                "[Event \"?\"]",
+                "[Site \"?\"]",
+                "[Date \"????.??.??\"]",
+                "[Round \"?\"]",
+                "[White \"?\"]",
+                "[Black \"?\"]",
+                "[Result \"*\"]"
+            ]
+        );
+        assert!(pgn.lines().all(|l| l.chars().count() < 80), "{pgn}");
+        assert!(pgn.lines().count() > 10, "the movetext wraps: {pgn}");
+        // A set-up position adds SetUp and FEN after the roster.
+        let fen = "8/8/8/4k3/8/8/8/4K2R w K - 0 1";
+        let d = GameDoc::new(ChessState::from_fen(fen).expect("FEN"));
+        assert!(d.to_pgn().contains(&format!("[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]")));
     }
 
     #[test]

@@ -30,6 +30,47 @@ pub use shell::MavboardApp;
 
 /// Opens the analysis board window and runs until it is closed.
 pub fn run() -> Result<(), eframe::Error> {
+    run_with(Vec::new())
+}
+
+/// What the command line asked the board to open: a file (a PGN, or a FEN or EPD file, whose first
+/// position is set up) and/or a FEN. A file that cannot be read is opened anyway, so the board reports it
+/// the way it reports any file it cannot open.
+pub fn startup_commands(file: Option<&std::path::Path>, fen: Option<&str>) -> Vec<command::Command> {
+    let mut out = Vec::new();
+    if let Some(path) = file {
+        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        let first_position = (ext == "fen" || ext == "epd")
+            .then(|| std::fs::read_to_string(path).ok())
+            .flatten()
+            .and_then(|text| text.lines().map(str::trim).find(|l| !l.is_empty()).map(epd_to_fen));
+        out.push(match first_position {
+            Some(fen) => command::Command::LoadFen(fen),
+            None => command::Command::OpenPath(path.to_path_buf()),
+        });
+    }
+    if let Some(fen) = fen {
+        out.push(command::Command::LoadFen(fen.trim().to_owned()));
+    }
+    out
+}
+
+/// A FEN from a FEN or EPD line: an EPD's four position fields, with its operations dropped and the move
+/// counters set (`0 1`); a line with all six FEN fields is kept as it is.
+fn epd_to_fen(line: &str) -> String {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let counters = |f: &str| f.bytes().all(|b| b.is_ascii_digit());
+    if fields.len() >= 6 && counters(fields[4]) && counters(fields[5]) {
+        return fields[..6].join(" ");
+    }
+    match fields.get(..4) {
+        Some(four) => format!("{} 0 1", four.join(" ")),
+        None => line.to_owned(),
+    }
+}
+
+/// [`run`], applying `startup` (see [`startup_commands`]) in the first frame.
+pub fn run_with(startup: Vec<command::Command>) -> Result<(), eframe::Error> {
     let options = eframe::NativeOptions {
         viewport: eframe::egui::ViewportBuilder::default()
             .with_title("mavboard")
@@ -39,5 +80,41 @@ pub fn run() -> Result<(), eframe::Error> {
             .with_drag_and_drop(true),
         ..Default::default()
     };
-    eframe::run_native("mavboard", options, Box::new(|cc| Ok(Box::new(MavboardApp::new(cc)))))
+    eframe::run_native(
+        "mavboard",
+        options,
+        Box::new(move |cc| Ok(Box::new(MavboardApp::new(cc).open_at_start(startup)))),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command::Command;
+    use super::*;
+
+    #[test]
+    fn command_line_files_and_fens_become_commands() {
+        let dir = std::env::temp_dir().join(format!("mavboard-startup-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let epd = dir.join("suite.epd");
+        std::fs::write(&epd, "\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5; id \"x\";\n")
+            .expect("write");
+        assert_eq!(
+            startup_commands(Some(&epd), None),
+            [Command::LoadFen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into())]
+        );
+        let fen = dir.join("pos.fen");
+        std::fs::write(&fen, "8/8/8/8/8/8/8/K1k5 w - - 12 40\n").expect("write");
+        assert_eq!(
+            startup_commands(Some(&fen), None),
+            [Command::LoadFen("8/8/8/8/8/8/8/K1k5 w - - 12 40".into())]
+        );
+        let pgn = dir.join("games.pgn");
+        assert_eq!(
+            startup_commands(Some(&pgn), Some(" 8/8/8/8/8/8/8/K1k5 b - - 0 1 ")),
+            [Command::OpenPath(pgn.clone()), Command::LoadFen("8/8/8/8/8/8/8/K1k5 b - - 0 1".into())]
+        );
+        assert!(startup_commands(None, None).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -2,6 +2,7 @@
 
 use eframe::egui;
 
+use super::command::Command;
 use super::engine_link::EngineLink;
 use super::settings::{Settings, ThemeChoice};
 use super::state::AppState;
@@ -19,6 +20,8 @@ pub struct MavboardApp {
     applied_theme: Option<ThemeChoice>,
     seen_generation: u64,
     repaint: Option<crate::engine::Repaint>,
+    /// Commands from the command line (a file or a FEN to open), applied in the first frame.
+    startup: Vec<Command>,
 }
 
 impl MavboardApp {
@@ -62,7 +65,15 @@ impl MavboardApp {
             applied_theme: None,
             seen_generation: 0,
             repaint: None,
+            startup: Vec::new(),
         }
+    }
+
+    /// Commands to apply in the first frame, before anything the user does: what the command line asked
+    /// to open (see [`super::startup_commands`]).
+    pub fn open_at_start(mut self, commands: Vec<Command>) -> MavboardApp {
+        self.startup = commands;
+        self
     }
 
     /// One frame: poll the file dialog, draw, then apply the commands the panels returned.
@@ -82,7 +93,8 @@ impl MavboardApp {
         if let Some(link) = self.engine.as_mut() {
             link.drain(&mut self.state);
         }
-        let commands = root_ui(ui, &self.state, &mut self.ui);
+        let mut commands = std::mem::take(&mut self.startup);
+        commands.extend(root_ui(ui, &self.state, &mut self.ui));
         for command in commands {
             self.state.apply(command, &ctx);
         }

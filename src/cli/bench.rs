@@ -367,12 +367,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 };
                 if !a.json {
                     println!(
-                        "{:<14} {:<13} {:>4} {:>6} {:>9.1} {:>10.0} {:>10.1} {:>10.1} {:>9.3}",
+                        "{:<14} {:<13} {:>4} {:>6} {:>9} {:>10.0} {:>10.1} {:>10.1} {:>9.3}",
                         row.model,
                         row.format,
                         row.k,
                         row.batch,
-                        row.positions_per_s,
+                        // Three significant digits: a large model does well under one position a second.
+                        if row.positions_per_s >= 10.0 {
+                            format!("{:.1}", row.positions_per_s)
+                        } else {
+                            format!("{:.3}", row.positions_per_s)
+                        },
                         row.tokens_per_s,
                         row.wall_s * 1e3,
                         row.ort_s * 1e3,

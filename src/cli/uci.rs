@@ -12,7 +12,8 @@ use mavboard::uci::server::{FactoryBuilder, ModelChoice, serve};
 /// Arguments of `mavboard uci`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The model package folder (the GUI can change it with the `ModelPath` option).
+    /// The model package folder (the GUI can change it with the `ModelPath` option) [default: the shipped
+    /// model, as for `analyse`, `annotate` and the app].
     #[arg(long)]
     model: Option<PathBuf>,
     /// Search with a material-counting mock evaluator instead of a model (for testing GUIs and pipelines).
@@ -50,7 +51,12 @@ fn builder(mock: bool, ort_lib: Option<PathBuf>) -> FactoryBuilder {
 /// Runs `mavboard uci` until the GUI sends `quit` or closes stdin.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let builder = builder(args.mock, args.ort_lib);
-    let initial = args.model;
+    // Like `analyse`, `annotate` and the app: without --model, the shipped model (when it is installed).
+    let initial = match args.model {
+        Some(m) => Some(m),
+        None if !args.mock => mavboard::model::package::default_package_dir().ok(),
+        None => None,
+    };
     // The model given on the command line is the ModelPath option's starting value.
     let builder: FactoryBuilder = Box::new(move |choice: &ModelChoice| {
         let mut choice = choice.clone();

@@ -46,10 +46,18 @@ pub enum PuzzleError {
     },
 }
 
-/// Reads a Lichess puzzle CSV (a header line starting with `PuzzleId` is skipped).
+/// Reads a puzzle CSV: the Lichess puzzle database's (`PuzzleId,FEN,Moves,Rating,…`; a header line starting
+/// with `PuzzleId` is skipped), or the searchless-chess authors' `puzzles.csv` (their `data/download.sh`),
+/// recognised by a `PGN` column in its header: each puzzle is the game up to the puzzle, whose final
+/// position (with its real move counters, which their tokenizer reads) is the puzzle's start, as their
+/// `puzzles.py` does.
 pub fn read_puzzles(path: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| PuzzleError::Io { path: path.into(), reason: e.to_string() })?;
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    if first.split(',').any(|h| h.trim().trim_matches('"') == "PGN") {
+        return read_pgn_puzzles(path, &text);
+    }
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -67,6 +75,87 @@ pub fn read_puzzles(path: &Path) -> Result<Vec<Puzzle>, PuzzleError> {
         }
         let rating = f[3].trim().parse().map_err(|_| err("the rating is not a number"))?;
         out.push(Puzzle { id: f[0].to_owned(), fen: f[1].to_owned(), moves, rating });
+    }
+    Ok(out)
+}
+
+/// CSV records with RFC 4180 quoting (a quoted field may hold commas, doubled quotes and line ends), each
+/// with the line it starts on.
+fn csv_records(text: &str) -> Result<Vec<(usize, Vec<String>)>, usize> {
+    let mut out = Vec::new();
+    let (mut record, mut field) = (Vec::new(), String::new());
+    let (mut line, mut start, mut quoted, mut was_quoted) = (1usize, 1usize, false, false);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            line += 1;
+        }
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, _) => field.push(c),
+            (false, '"') if field.is_empty() => {
+                quoted = true;
+                was_quoted = true;
+            }
+            (false, ',') => {
+                record.push(std::mem::take(&mut field));
+                was_quoted = false;
+            }
+            (false, '\n') => {
+                record.push(std::mem::take(&mut field));
+                let r = std::mem::take(&mut record);
+                if !(r.len() == 1 && r[0].trim().is_empty() && !was_quoted) {
+                    out.push((start, r));
+                }
+                was_quoted = false;
+                start = line;
+            }
+            (false, '\r') => {}
+            (false, _) => field.push(c),
+        }
+    }
+    if quoted {
+        return Err(start);
+    }
+    if !field.is_empty() || !record.is_empty() {
+        record.push(field);
+        out.push((start, record));
+    }
+    Ok(out)
+}
+
+/// The searchless-chess authors' puzzle CSV: columns `PGN`, `Moves`, `Rating` (found by name; an id from
+/// `PuzzleId` or else the first column).
+fn read_pgn_puzzles(path: &Path, text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
+    let line_err = |line: usize, reason: String| PuzzleError::Line { path: path.into(), line, reason };
+    let records = csv_records(text).map_err(|l| line_err(l, "a quoted field is never closed".into()))?;
+    let Some(((_, header), rows)) = records.split_first() else { return Ok(Vec::new()) };
+    let col = |name: &str| header.iter().position(|h| h.trim() == name);
+    let (Some(pgn), Some(moves), Some(rating)) = (col("PGN"), col("Moves"), col("Rating")) else {
+        return Err(line_err(1, "the header needs PGN, Moves and Rating columns".into()));
+    };
+    let id = col("PuzzleId").unwrap_or(0);
+    let mut out = Vec::with_capacity(rows.len());
+    for (line, r) in rows {
+        let field = |i: usize| r.get(i).map(String::as_str).unwrap_or("");
+        let err = |reason: String| line_err(*line, reason);
+        let game = crate::pgn::PgnReader::new(field(pgn).as_bytes())
+            .next()
+            .ok_or_else(|| err("the PGN field holds no game".into()))?
+            .map_err(|e| err(format!("the PGN field does not read: {e}")))?;
+        let positions = game.mainline_positions().map_err(|e| err(format!("the PGN's moves: {e}")))?;
+        let fen =
+            positions.last().map(|(_, s)| s.fen()).ok_or_else(|| err("the PGN has no position".into()))?;
+        let moves: Vec<String> = field(moves).split_whitespace().map(str::to_owned).collect();
+        if moves.len() < 2 {
+            return Err(err("a puzzle needs the opponent's move and at least one solution move".into()));
+        }
+        let rating = field(rating).trim().parse().map_err(|_| err("the rating is not a number".into()))?;
+        out.push(Puzzle { id: field(id).to_owned(), fen, moves, rating });
     }
     Ok(out)
 }
@@ -228,6 +317,34 @@ mod tests {
             "no moves: an error, no panic"
         );
         assert!(err.contains("line 2") && err.contains("rating"), "{err}");
+        std::fs::remove_file(&tmp).ok();
+    }
+
+    #[test]
+    fn reads_the_searchless_authors_puzzle_csv() {
+        let tmp = std::env::temp_dir().join(format!("mavboard-puzzles-pgn-{}.csv", std::process::id()));
+        // Their layout: an unnamed index column, the game up to the puzzle as PGN (quoted: commas, quotes,
+        // line ends), the moves from the opponent's first, the rating.
+        let csv = ",PGN,Moves,Rating\n\
+                   0,\"[Event \"\"Rated, blitz\"\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 *\",g8f6 h5f7,600\n\
+                   1,\"1. d4 d5 *\",c1f4 c8f5 e2e3,1200\n";
+        std::fs::write(&tmp, csv).expect("write");
+        let ps = read_puzzles(&tmp).expect("reads");
+        assert_eq!(ps.len(), 2);
+        assert_eq!(ps[0].id, "0");
+        assert_eq!(ps[0].fen, "r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 3 3");
+        assert_eq!((ps[0].moves.len(), ps[0].rating), (2, 600));
+        assert_eq!(ps[1].fen, "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2");
+        // Qxf7# solves the first.
+        let out = solve(&ps[0], |s: &ChessState| -> Result<_, ()> { Ok(s.parse_action("h5f7").ok()) })
+            .expect("valid")
+            .expect("ok");
+        assert!(out.solved());
+        std::fs::write(&tmp, ",PGN,Moves,Rating\n0,\"1. e4 e5,e2e4 e7e5,5\n").expect("write");
+        let err = read_puzzles(&tmp).expect_err("unclosed quote").to_string();
+        assert!(err.contains("line 2") && err.contains("never closed"), "{err}");
+        std::fs::write(&tmp, ",PGN,Moves,Rating\n0,1. e4 Ke7 Ke5,a1a2 a2a3,5\n").expect("write");
+        assert!(read_puzzles(&tmp).is_err(), "an illegal game is an error");
         std::fs::remove_file(&tmp).ok();
     }
 }

@@ -2,28 +2,31 @@
 //! FEN and the move's action index — and 128 (or mav.json's `num_buckets`) value logits per row. Every
 //! legal move of every request of a batch goes into one ONNX run. The format has no policy head, so a
 //! result's `best_action` stays `None` (its moves come best first by mean value); free decoding and state
-//! prediction are refused as [`EvalError::Unsupported`].
+//! prediction are refused as [`EvalError::Unsupported`]. The action ids follow the package's
+//! `av_action_order`: mavboard's sorted order, or the published searchless models' own (an imported
+//! package, `mavboard import searchless`), whose graph also puts their zero start token in front.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use ndarray::{Array2, Ix2};
-use ort::value::Tensor;
 
+use super::backend::TensorBackend;
 use super::evaluator::{
     DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK,
 };
-use super::onnx::session::{OnnxSession, SessionError, SessionOptions};
+use super::onnx::OnnxBackend;
+use super::onnx::session::{SessionError, SessionOptions};
 use crate::game::GameState;
 use crate::game::chess::ChessState;
 use crate::mav::buckets::{Buckets, ValueDistribution};
-use crate::mav::searchless::{STATE_LEN, action_index, tokenize_fen};
+use crate::mav::searchless::{STATE_LEN, tokenize_fen};
 use crate::model::{ModelError, ModelPackage};
 
-/// An `action-value` model on one ONNX Runtime session.
+/// An `action-value` model on one backend (an ONNX Runtime session or a server).
 #[derive(Debug)]
 pub struct ActionValueEvaluator {
-    session: OnnxSession,
+    backend: Box<dyn TensorBackend>,
     buckets: Buckets,
     actions: HashMap<String, u32>,
     /// Summed time inside `Session::run`.
@@ -31,10 +34,18 @@ pub struct ActionValueEvaluator {
 }
 
 impl ActionValueEvaluator {
-    /// Opens the package (its graph is checked against mav.json by [`OnnxSession::open`]).
+    /// Opens the package's model.onnx (its graph is checked against mav.json when the session opens).
     pub fn open(
         package: &ModelPackage,
         options: &SessionOptions,
+    ) -> Result<ActionValueEvaluator, SessionError> {
+        Self::with_backend(package, || Ok(Box::new(OnnxBackend::open(package, options)?)))
+    }
+
+    /// The package's model on the backend `open_backend` opens once mav.json is checked.
+    pub fn with_backend(
+        package: &ModelPackage,
+        open_backend: impl FnOnce() -> Result<Box<dyn TensorBackend>, SessionError>,
     ) -> Result<ActionValueEvaluator, SessionError> {
         let m = &package.manifest;
         let mismatch = |field: &str, expected: String, found: String| {
@@ -52,7 +63,7 @@ impl ActionValueEvaluator {
                 format!("{:?}", m.av_state_length),
             ));
         }
-        let actions = action_index();
+        let actions = m.av_action_order.index();
         if m.av_action_vocab_size != Some(actions.len()) {
             return Err(mismatch(
                 "mav.json av_action_vocab_size",
@@ -60,27 +71,25 @@ impl ActionValueEvaluator {
                 format!("{:?}", m.av_action_vocab_size),
             ));
         }
-        let session = OnnxSession::open(package, options)?;
+        let backend = open_backend()?;
         let buckets = Buckets::new(m.num_buckets as u32)
             .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
-        Ok(ActionValueEvaluator { session, buckets, actions, model_time: Duration::ZERO })
+        Ok(ActionValueEvaluator { backend, buckets, actions, model_time: Duration::ZERO })
     }
 
-    /// The device status of the session.
+    /// Where the model runs.
     pub fn status(&self) -> &super::device::DeviceStatus {
-        &self.session.status
+        self.backend.status()
     }
 
     fn run(&mut self, ids: Array2<i64>) -> Result<Array2<f32>, String> {
-        let ids = Tensor::from_array(ids).map_err(|e| e.to_string())?;
         let start = Instant::now();
-        let outputs =
-            self.session.session.run(ort::inputs!["input_ids" => ids]).map_err(|e| e.to_string())?;
+        let outputs = self.backend.run(vec![("input_ids", ids)], &["logits"]).map_err(|e| e.to_string());
         self.model_time += start.elapsed();
-        outputs["logits"]
-            .try_extract_array::<f32>()
-            .map_err(|e| e.to_string())?
-            .to_owned()
+        outputs?
+            .into_iter()
+            .next()
+            .ok_or_else(|| "the backend returned no logits".to_owned())?
             .into_dimensionality::<Ix2>()
             .map_err(|e| e.to_string())
     }

@@ -68,6 +68,8 @@ pub enum Provider {
     Cuda,
     /// CoreML.
     CoreMl,
+    /// An inference server (a package with a mav.json `remote` section).
+    Remote,
 }
 
 impl fmt::Display for Provider {
@@ -76,6 +78,7 @@ impl fmt::Display for Provider {
             Provider::Cpu => "CPU",
             Provider::Cuda => "CUDA",
             Provider::CoreMl => "CoreML",
+            Provider::Remote => "remote server",
         })
     }
 }

@@ -5,16 +5,20 @@
 //! the space token). All requests of a batch go into one padded run; the value distribution of a move is
 //! the softmax of the value logits at its (last) token, the best-action distribution the softmax of the
 //! best logits over the moves.
+//!
+//! The model runs in a [`TensorBackend`]: a local ONNX Runtime session or an inference server (a remote
+//! package); the tensors and their decoding are the same.
 
 use std::time::Instant;
 
 use ndarray::{Array2, Axis, Ix2, Ix3};
-use ort::value::Tensor;
 
+use super::backend::TensorBackend;
 use super::evaluator::{
     DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK,
 };
-use super::onnx::session::{OnnxSession, SessionError, SessionOptions};
+use super::onnx::OnnxBackend;
+use super::onnx::session::{SessionError, SessionOptions};
 use crate::game::GameKind;
 use crate::mav::buckets::{Buckets, ValueDistribution};
 use crate::mav::encoder_input::encoder_input;
@@ -22,24 +26,33 @@ use crate::mav::state::MavState;
 use crate::mav::tokenizer::Tokenizer;
 use crate::model::ModelPackage;
 
-/// A `mav-encoder` model on one ONNX Runtime session.
+/// A `mav-encoder` model on one backend (an ONNX Runtime session or a server).
 #[derive(Debug)]
 pub struct EncoderEvaluator {
-    session: OnnxSession,
+    backend: Box<dyn TensorBackend>,
     tokenizer: Tokenizer,
     buckets: Buckets,
     pad_id: u32,
     context: usize,
     /// The games the model was trained on (mav.json `games`).
     games: Vec<GameKind>,
-    /// Summed time inside `Session::run`.
+    /// Summed time inside the backend's `run` (`Session::run`, or the HTTP calls of a remote model).
     pub model_time: std::time::Duration,
 }
 
 impl EncoderEvaluator {
-    /// Opens the package (its graph is checked against mav.json by [`OnnxSession::open`]).
+    /// Opens the package's model.onnx (its graph is checked against mav.json by
+    /// [`OnnxSession::open`](super::onnx::OnnxSession::open)).
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<EncoderEvaluator, SessionError> {
-        let session = OnnxSession::open(package, options)?;
+        let backend = OnnxBackend::open(package, options)?;
+        EncoderEvaluator::with_backend(package, Box::new(backend))
+    }
+
+    /// The package's model on `backend` (already checked against the package's mav.json).
+    pub fn with_backend(
+        package: &ModelPackage,
+        backend: Box<dyn TensorBackend>,
+    ) -> Result<EncoderEvaluator, SessionError> {
         let tokenizer = super::load::check_tokenizer(package)?;
         let m = &package.manifest;
         let buckets = Buckets::new(m.num_buckets as u32).map_err(|e| {
@@ -51,7 +64,7 @@ impl EncoderEvaluator {
             })
         })?;
         Ok(EncoderEvaluator {
-            session,
+            backend,
             tokenizer,
             buckets,
             pad_id: m.pad_token_id.unwrap_or(0),
@@ -61,9 +74,9 @@ impl EncoderEvaluator {
         })
     }
 
-    /// The device status of the session.
+    /// Where the model runs.
     pub fn status(&self) -> &super::device::DeviceStatus {
-        &self.session.status
+        self.backend.status()
     }
 
     /// The games the model was trained on (mav.json `games`).
@@ -130,28 +143,28 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
             }
             let queue = queued.elapsed();
             let start = Instant::now();
-            let run = (|| -> Result<(ndarray::Array3<f32>, Array2<f32>), String> {
-                let ids = Tensor::from_array(ids).map_err(|e| e.to_string())?;
-                let mask = Tensor::from_array(mask).map_err(|e| e.to_string())?;
-                let outputs = self
-                    .session
-                    .session
-                    .run(ort::inputs!["input_ids" => ids, "attention_mask" => mask])
-                    .map_err(|e| e.to_string())?;
-                let values = outputs["value_logits"]
-                    .try_extract_array::<f32>()
-                    .map_err(|e| e.to_string())?
-                    .to_owned()
-                    .into_dimensionality::<Ix3>()
-                    .map_err(|e| e.to_string())?;
-                let best = outputs["best_logits"]
-                    .try_extract_array::<f32>()
-                    .map_err(|e| e.to_string())?
-                    .to_owned()
-                    .into_dimensionality::<Ix2>()
-                    .map_err(|e| e.to_string())?;
-                Ok((values, best))
-            })();
+            let run = self
+                .backend
+                .run(vec![("input_ids", ids), ("attention_mask", mask)], &["value_logits", "best_logits"])
+                .map_err(|e| e.to_string())
+                .and_then(|outs| {
+                    let mut outs = outs.into_iter();
+                    let (Some(values), Some(best)) = (outs.next(), outs.next()) else {
+                        return Err("the backend returned fewer outputs than asked".to_owned());
+                    };
+                    let values = values.into_dimensionality::<Ix3>().map_err(|e| format!("value_logits: {e}"))?;
+                    let best = best.into_dimensionality::<Ix2>().map_err(|e| format!("best_logits: {e}"))?;
+                    let k = self.buckets.k() as usize;
+                    if values.dim() != (rows, len, k) || best.dim() != (rows, len) {
+                        return Err(format!(
+                            "the model's outputs have shapes {:?} and {:?}, expected [{rows}, {len}, {k}] and \
+                             [{rows}, {len}]",
+                            values.shape(),
+                            best.shape()
+                        ));
+                    }
+                    Ok((values, best))
+                });
             let model = start.elapsed();
             self.model_time += model;
             match run {

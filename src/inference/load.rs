@@ -2,10 +2,13 @@
 
 use std::path::Path;
 
+use super::backend::TensorBackend;
 use super::device::DeviceStatus;
 use super::encoder::EncoderEvaluator;
 use super::evaluator::{EvalError, Evaluator};
+use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
+use super::remote::{RemoteBackend, RemoteError};
 use crate::game::GameKind;
 use crate::game::chess::ChessState;
 use crate::mav::state::MavState;
@@ -61,6 +64,14 @@ pub enum LoadError {
     /// The package itself.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// A remote package's server could not be used (unreachable, not ready, a different model).
+    #[error("remote model of {dir}: {error}", dir = .dir.display())]
+    Remote {
+        /// The package's folder.
+        dir: std::path::PathBuf,
+        /// What went wrong (in the message, so not a separate error source).
+        error: Box<RemoteError>,
+    },
     /// The package was not trained on the game it was asked to play.
     #[error(
         "the model in {dir} was not trained on {game}: its mav.json lists {games} only; open a package \
@@ -118,8 +129,23 @@ pub(crate) fn open_for(dir: &Path, accepted: &[GameKind]) -> Result<ModelPackage
     })
 }
 
+/// The backend of a one-pass package: its server when mav.json has a `remote` section, else its model.onnx
+/// in an ONNX Runtime session.
+fn open_backend(
+    package: &ModelPackage,
+    options: &SessionOptions,
+) -> Result<Box<dyn TensorBackend>, LoadError> {
+    if package.manifest.remote.is_some() {
+        let remote = RemoteBackend::connect(package, options.device)
+            .map_err(|e| LoadError::Remote { dir: package.dir.clone(), error: Box::new(e) })?;
+        return Ok(Box::new(remote));
+    }
+    Ok(Box::new(OnnxBackend::open(package, options)?))
+}
+
 /// Opens an evaluator of `S` positions on an opened package. An `action-value` package is chess-only: it
-/// opens for [`ChessState`] and is refused for any other state type.
+/// opens for [`ChessState`] and is refused for any other state type. A package with a mav.json `remote`
+/// section runs on its server (mav-encoder and action-value formats).
 pub(crate) fn build<S: MavState>(
     package: &ModelPackage,
     options: &SessionOptions,
@@ -127,11 +153,15 @@ pub(crate) fn build<S: MavState>(
 ) -> Result<(Box<dyn Evaluator<S> + Send>, DeviceStatus), LoadError> {
     match package.manifest.format {
         ModelFormat::MavEncoder => {
-            let e = EncoderEvaluator::open(package, options)?;
+            let e = EncoderEvaluator::with_backend(package, open_backend(package, options)?)?;
             let status = e.status().clone();
             Ok((Box::new(e), status))
         }
         ModelFormat::MavLm => {
+            if package.manifest.remote.is_some() {
+                // Refused with the remote module's own message (mav-lm is not served remotely).
+                open_backend(package, options)?;
+            }
             let e = super::lm::MavLmEvaluator::open(package, options)?;
             let status = e.status().clone();
             Ok((Box::new(e), status))
@@ -142,7 +172,12 @@ pub(crate) fn build<S: MavState>(
             if std::any::TypeId::of::<S>() != std::any::TypeId::of::<ChessState>() {
                 return Err(refuse());
             }
-            let e = super::action_value::ActionValueEvaluator::open(package, options)?;
+            let e = if package.manifest.remote.is_some() {
+                let backend = open_backend(package, options)?;
+                super::action_value::ActionValueEvaluator::with_backend(package, || Ok(backend))?
+            } else {
+                super::action_value::ActionValueEvaluator::open(package, options)?
+            };
             let status = e.status().clone();
             let chess: Box<dyn Evaluator<ChessState> + Send> = Box::new(e);
             // `S` is `ChessState` exactly when this downcast succeeds (the same type): no game-specific

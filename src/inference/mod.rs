@@ -4,6 +4,7 @@
 //! tensor: it talks to an `Evaluator` with requests and results.
 
 pub mod action_value;
+pub mod backend;
 pub mod cache;
 pub mod complete;
 pub mod device;
@@ -15,3 +16,4 @@ pub mod load;
 pub use load::{LoadError, load_evaluator, load_evaluator_for};
 pub mod onnx;
 pub mod ort_lib;
+pub mod remote;

@@ -5,7 +5,12 @@
 //! castling rights padded with `.` to 4 (`-` becomes `....`), the en-passant square or `..` (2), the
 //! halfmove clock padded with `.` to 3, and the fullmove number padded with `.` to 3. The board is never
 //! flipped. Chess960 castling rights are written as Shredder-FEN file letters (`HAha`), which the alphabet
-//! includes. Actions are the index of the move's UCI text in the sorted list of all 1968 chess moves.
+//! includes. The first 31 characters of [`ALPHABET`] are the authors' alphabet in their order, so a
+//! standard FEN gets exactly their token ids.
+//!
+//! An action is a move's index in a list of all 1968 chess moves, in one of two orders
+//! ([`ActionOrder`]): mavboard's own packages sort the UCI texts by bytes; the authors' published models
+//! number them as their code generates them ([`searchless_moves`]).
 
 /// Length of the state token sequence.
 pub const STATE_LEN: usize = 77;
@@ -91,9 +96,81 @@ pub fn tokenize_fen(fen: &str) -> Result<Vec<u32>, SearchlessError> {
     Ok(out)
 }
 
-/// The action index of every chess move: its position in the byte-sorted list of 1968 moves.
+/// How a package numbers the 1968 chess moves (mav.json `av_action_order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum ActionOrder {
+    /// mavboard's packages: the UCI texts sorted by bytes.
+    #[default]
+    #[serde(rename = "sorted")]
+    Sorted,
+    /// The published searchless models (Ruoss et al.): see [`searchless_moves`].
+    #[serde(rename = "searchless")]
+    Searchless,
+}
+
+impl ActionOrder {
+    /// The 1968 moves' UCI texts, the action id being the index.
+    pub fn moves(self) -> Vec<String> {
+        match self {
+            ActionOrder::Sorted => super::vocab::chess_moves(),
+            ActionOrder::Searchless => searchless_moves(),
+        }
+    }
+
+    /// The action id of every chess move in this order.
+    pub fn index(self) -> std::collections::HashMap<String, u32> {
+        self.moves().into_iter().zip(0u32..).collect()
+    }
+}
+
+/// The action index of every chess move: its position in the byte-sorted list of 1968 moves (the order of
+/// mavboard's own packages, [`ActionOrder::Sorted`]).
 pub fn action_index() -> std::collections::HashMap<String, u32> {
-    super::vocab::chess_moves().into_iter().zip(0u32..).collect()
+    ActionOrder::Sorted.index()
+}
+
+fn square_name(sq: i32) -> String {
+    format!("{}{}", char::from(b"abcdefgh"[(sq % 8) as usize]), sq / 8 + 1)
+}
+
+/// The 1968 moves in the order of the published searchless models: for each from-square a1, b1, …, h8
+/// (a1 = 0, rank by rank), first the squares a queen attacks from it on an empty board, then those a
+/// knight attacks, each list in square order; then the promotions, for the second-to-first rank and then
+/// the seventh-to-eighth, file by file: straight, then capturing towards the a-file, then towards the
+/// h-file, each to `q`, `r`, `b`, `n`.
+pub fn searchless_moves() -> Vec<String> {
+    let mut out = Vec::with_capacity(1968);
+    for from in 0i32..64 {
+        let (f1, r1) = (from % 8, from / 8);
+        let queen = (0..64).filter(|&to| {
+            let (df, dr) = ((to % 8 - f1).abs(), (to / 8 - r1).abs());
+            to != from && (df == 0 || dr == 0 || df == dr)
+        });
+        let knight = (0..64).filter(|&to| {
+            let (df, dr) = ((to % 8 - f1).abs(), (to / 8 - r1).abs());
+            (df == 1 && dr == 2) || (df == 2 && dr == 1)
+        });
+        let from_name = square_name(from);
+        out.extend(queen.chain(knight).map(|to| format!("{from_name}{}", square_name(to))));
+    }
+    for (rank, next) in [('2', '1'), ('7', '8')] {
+        for file in 0u8..8 {
+            let f = char::from(b'a' + file);
+            let mut targets = vec![f];
+            if file > 0 {
+                targets.push(char::from(b'a' + file - 1));
+            }
+            if file < 7 {
+                targets.push(char::from(b'a' + file + 1));
+            }
+            for t in targets {
+                for piece in ['q', 'r', 'b', 'n'] {
+                    out.push(format!("{f}{rank}{t}{next}{piece}"));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Number of distinct state tokens (the embedding table size).
@@ -129,6 +206,20 @@ mod tests {
                 .expect("valid"),
         );
         assert_eq!(&s[65..69], "HFhf");
+    }
+
+    #[test]
+    fn both_action_orders_number_the_same_moves() {
+        let theirs = searchless_moves();
+        assert_eq!(theirs.len(), 1968);
+        assert_eq!(&theirs[..3], ["a1b1", "a1c1", "a1d1"]);
+        // a1's queen moves (21), then its knight moves.
+        assert_eq!(&theirs[21..23], ["a1c2", "a1b3"]);
+        assert_eq!(theirs.last().map(String::as_str), Some("h7g8n"));
+        let mut sorted = theirs.clone();
+        sorted.sort();
+        assert_eq!(sorted, ActionOrder::Sorted.moves());
+        assert_eq!(ActionOrder::Searchless.index().len(), 1968);
     }
 
     #[test]

@@ -56,6 +56,74 @@ pub struct TrainingInfo {
     pub machine: String,
 }
 
+/// The origin of imported weights: what was converted, from where, and under which licence.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ModelSource {
+    /// Who published the weights and in which work (e.g. the paper).
+    pub origin: String,
+    /// Where the published files come from.
+    #[serde(default)]
+    pub url: String,
+    /// The checkpoint folder that was converted.
+    #[serde(default)]
+    pub checkpoint: String,
+    /// The checkpoint's training step, when it has one.
+    #[serde(default)]
+    pub step: Option<u64>,
+    /// Which parameter set was read (`params` or `params_ema`).
+    #[serde(default)]
+    pub params: String,
+    /// The weights' licence as their authors state it.
+    #[serde(default)]
+    pub license: String,
+}
+
+/// The wire protocol of a remote model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum RemoteProtocol {
+    /// Open Inference Protocol (KServe v2) over HTTP/REST with JSON tensors.
+    #[default]
+    #[serde(rename = "v2-rest")]
+    V2Rest,
+    /// Open Inference Protocol over gRPC (not supported by this build: refused at load).
+    #[serde(rename = "v2-grpc")]
+    V2Grpc,
+}
+
+/// mav.json `remote`: where a package's model is served (Triton, KServe, MLServer…).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteSpec {
+    /// The server's base URL (`http://host:port`); the protocol's paths (`v2/...`) are appended.
+    pub endpoint: String,
+    /// The model's name on the server.
+    pub model: String,
+    /// The model's version on the server; `None` lets the server choose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The wire protocol.
+    #[serde(default)]
+    pub protocol: RemoteProtocol,
+    /// The name of an environment variable holding a bearer token (sent as `Authorization: Bearer …`).
+    /// The token itself is never written in mav.json nor logged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
+    /// The limit on each HTTP call (connection, request and answer), in milliseconds.
+    #[serde(default = "default_remote_timeout_ms")]
+    pub timeout_ms: u64,
+    /// How many inference requests one batch may have in flight at once.
+    #[serde(default = "default_remote_in_flight")]
+    pub max_in_flight: usize,
+}
+
+fn default_remote_timeout_ms() -> u64 {
+    10_000
+}
+
+fn default_remote_in_flight() -> usize {
+    4
+}
+
 /// The parsed `mav.json` of a model package.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -99,6 +167,18 @@ pub struct Manifest {
     /// Action-value format: number of action tokens (1968).
     #[serde(default)]
     pub av_action_vocab_size: Option<usize>,
+    /// Action-value format: how the 1968 moves are numbered (`sorted`, mavboard's own packages, the
+    /// default; `searchless`, the published models of Ruoss et al.).
+    #[serde(default)]
+    pub av_action_order: crate::mav::searchless::ActionOrder,
+    /// A model served by an inference server (Open Inference Protocol): the weights live there and the
+    /// package holds no model.onnx. `None` for a local package.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<RemoteSpec>,
+    /// Where the weights come from when they were not trained by mavboard's pipeline (an imported
+    /// checkpoint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ModelSource>,
     /// Parameter count.
     #[serde(default)]
     pub parameters: u64,

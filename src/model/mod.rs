@@ -4,6 +4,7 @@
 //! [`manifest::Manifest`] and are checked against the ONNX graph by [`signature`].
 
 pub mod error;
+pub mod import;
 pub mod manifest;
 pub mod package;
 pub mod signature;

@@ -20,8 +20,9 @@ pub struct ModelPackage {
 }
 
 impl ModelPackage {
-    /// Opens the package in `dir`: checks that model.onnx and mav.json (and tokenizer.json for the MAV formats)
-    /// exist and that mav.json is valid and self-consistent.
+    /// Opens the package in `dir`: checks that model.onnx (unless mav.json has a `remote` section) and
+    /// mav.json (and tokenizer.json for the MAV formats) exist and that mav.json is valid and
+    /// self-consistent.
     pub fn open(dir: &Path) -> Result<ModelPackage, ModelError> {
         if !dir.is_dir() {
             return Err(ModelError::Io {
@@ -37,7 +38,8 @@ impl ModelPackage {
             .map_err(|e| ModelError::Io { path: manifest_path.clone(), reason: e.to_string() })?;
         let manifest: Manifest = serde_json::from_str(&text)
             .map_err(|e| ModelError::Manifest { path: manifest_path.clone(), reason: e.to_string() })?;
-        if !dir.join("model.onnx").is_file() {
+        // A remote package's weights live on its server (mav.json `remote`): no model.onnx.
+        if manifest.remote.is_none() && !dir.join("model.onnx").is_file() {
             return Err(ModelError::MissingFile { dir: dir.to_path_buf(), file: "model.onnx" });
         }
         if manifest.format != ModelFormat::ActionValue && !dir.join("tokenizer.json").is_file() {

@@ -7,6 +7,7 @@
 //! - [`comment`]: comments kept as written, with `[%eval]`, `[%clk]` and other commands parsed.
 //! - [`variant`]: `Variant`/`FEN` headers to the start position.
 
+pub mod blank_lines;
 pub mod comment;
 pub mod reader;
 mod spans;

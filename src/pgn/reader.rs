@@ -197,7 +197,7 @@ impl<R> Seek for Tracked<R> {
 /// ```
 #[derive(Debug)]
 pub struct PgnReader<R: Read> {
-    reader: Reader<Tracked<R>>,
+    reader: Reader<super::blank_lines::JoinParagraphs<Tracked<R>>>,
     window: Arc<Mutex<Window>>,
     options: ReadOptions,
     games: usize,
@@ -230,7 +230,9 @@ impl<R: Read> PgnReader<R> {
     pub fn with_options(source: R, options: ReadOptions) -> PgnReader<R> {
         let window = Arc::new(Mutex::new(Window::default()));
         let tracked = Tracked { inner: source, window: Arc::clone(&window), pos: 0 };
-        let reader = Reader::build(tracked).set_supported_tag_line_length(4096).finish();
+        // The parser reads through the paragraph joiner; `Tracked` below it records the raw bytes.
+        let source = super::blank_lines::JoinParagraphs::new(tracked);
+        let reader = Reader::build(source).set_supported_tag_line_length(4096).finish();
         PgnReader { reader, window, options, games: 0, done: false, prev_end: 0, failed: None }
     }
 
@@ -693,6 +695,32 @@ mod tests {
         let third = reader.next().and_then(Result::ok).expect("third game");
         assert!(reader.failed_source().is_none());
         assert_eq!(third.leading_text(), Some(" *\n\n"));
+    }
+
+    #[test]
+    fn blank_lines_inside_movetext_do_not_split_a_game() {
+        // A comment in its own paragraph, blank lines before the first move, inside a variation and before
+        // the result; then a broken game with a blank line, which must not take its neighbours down.
+        let first =
+            "[Event \"t\"]\n\n1. e4 e5 2. Nf3\n\n{A comment in its own paragraph.}\n\n2... Nc6 3. Bb5 *";
+        let second = "[Event \"u\"]\n\n\n1. d4\n\n(1. c4 c5\n\n2. Nc3)\n\n1... d5\n\n1/2-1/2";
+        let broken = "[Event \"v\"]\n\n1. e4\n\n1... e4 *";
+        let last = "[Event \"w\"]\n\n1. c4 *";
+        let pgn = format!("{first}\n\n{second}\n\n{broken}\n\n{last}\n");
+        let games = read_all(&pgn);
+        assert_eq!(games.len(), 4, "{games:?}");
+        let t = games[0].as_ref().expect("the first game reads whole");
+        assert_eq!(t.mainline().count(), 5);
+        assert_eq!(t.source().map(str::trim_end), Some(first), "the source keeps its blank lines");
+        let u = games[1].as_ref().expect("the second game reads whole");
+        assert_eq!(u.mainline().count(), 2);
+        assert_eq!(u.result(), Outcome::Known(shakmaty::KnownOutcome::Draw));
+        let e = games[2].as_ref().expect_err("illegal");
+        assert_eq!((e.game, e.line), (3, 26), "{e}");
+        assert_eq!(games[3].as_ref().expect("the last game").header("Event"), Some("w"));
+        // Written back unchanged, byte for byte.
+        let written = crate::pgn::writer::game_to_string(t, &Default::default());
+        assert_eq!(written.trim_end(), first);
     }
 
     #[test]

@@ -127,13 +127,9 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
                         s.at += 1;
                         s.skip_until(b'\n');
                     }
-                    Some(b'[' | b'\n') => break,
-                    Some(b'\r') => {
-                        s.at += 1;
-                        if s.peek() == Some(b'\n') {
-                            break;
-                        }
-                    }
+                    // The next game's tags. A blank line does not end the movetext (see
+                    // `super::blank_lines`): the source is this game's text alone.
+                    Some(b'[') => break,
                     _ => {}
                 }
             }

@@ -21,7 +21,8 @@ pub struct WriteOptions {
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { line_width: 80, use_source: true }
+        // The export format's limit: no line of 80 characters or more.
+        WriteOptions { line_width: 79, use_source: true }
     }
 }
 

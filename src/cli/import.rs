@@ -1,0 +1,102 @@
+//! `mavboard import`: turn published checkpoints into model packages.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use mavboard::game::chess::ChessState;
+use mavboard::inference::evaluator::{EvalRequest, Scoring};
+use mavboard::inference::load_evaluator;
+use mavboard::model::import::{ImportOptions, import_searchless};
+
+/// Arguments of `mavboard import`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: ImportCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum ImportCommand {
+    /// A searchless-chess action-value checkpoint (Ruoss et al. 2024: 9M, 136M, 270M, as unpacked by the
+    /// authors' checkpoints/download.sh) → an `action-value` package. Needs the importer's Python packages:
+    /// ./packaging/dev.sh import-deps.
+    Searchless {
+        /// The checkpoint folder (e.g. checkpoints/9M), one of its step folders, or a `params` folder.
+        checkpoint: PathBuf,
+        /// The package folder to write (must not exist or be empty).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// The training step to read (default: the newest in the folder).
+        #[arg(long)]
+        step: Option<u64>,
+        /// Read the exponential moving average of the parameters (`params_ema`) instead of `params`.
+        #[arg(long)]
+        ema: bool,
+        /// Attention heads, for shapes that are not the published ones (the weights do not record it).
+        #[arg(long)]
+        heads: Option<usize>,
+        /// The package name (default: searchless-9M, -136M, -270M, or the folder name).
+        #[arg(long)]
+        name: Option<String>,
+        /// The Python interpreter with orbax, jax and onnx (default: $MAVBOARD_PYTHON, .venv-import, python3).
+        #[arg(long)]
+        python: Option<PathBuf>,
+    },
+}
+
+/// Runs `mavboard import`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        ImportCommand::Searchless { checkpoint, out, step, ema, heads, name, python } => {
+            let options = ImportOptions {
+                checkpoint,
+                out: out.clone(),
+                step,
+                ema,
+                heads,
+                name,
+                python,
+                // mav.json dates are YYYY-MM-DD; the league's helper writes PGN's YYYY.MM.DD.
+                created: mavboard::league::record::utc_date().replace('.', "-"),
+            };
+            let start = std::time::Instant::now();
+            let cfg = import_searchless(&options)?;
+            println!(
+                "converted {} (step {}, {}): {} layers, width {}, {} heads, {} buckets, {} parameters{} in {:.1} s",
+                cfg.checkpoint,
+                cfg.step.map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
+                cfg.params,
+                cfg.layers,
+                cfg.width,
+                cfg.heads,
+                cfg.buckets,
+                cfg.parameters,
+                cfg.published.map(|p| format!(" (the published {p} shape)")).unwrap_or_default(),
+                start.elapsed().as_secs_f64(),
+            );
+            check_package(&out)?;
+            println!("wrote the package {}", out.display());
+            Ok(())
+        }
+    }
+}
+
+/// Opens the new package like any other and values the start position, so a broken conversion shows now.
+fn check_package(dir: &std::path::Path) -> anyhow::Result<()> {
+    let (mut eval, _) = load_evaluator(dir, &Default::default())
+        .with_context(|| format!("the converted package {} does not open", dir.display()))?;
+    let state = ChessState::startpos();
+    let result = eval
+        .evaluate(&[EvalRequest::values(state)])
+        .pop()
+        .context("no result for the start position")?
+        .context("the converted package could not value the start position")?;
+    let best: Vec<String> = result
+        .moves
+        .iter()
+        .take(3)
+        .map(|m| format!("{} {:.3}", m.text, Scoring::Mean.value(&m.dist)))
+        .collect();
+    println!("start position, best by mean value: {}", best.join(", "));
+    Ok(())
+}

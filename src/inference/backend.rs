@@ -1,0 +1,59 @@
+//! The narrow interface between a one-pass evaluator and where its model runs: named integer tensors in,
+//! named float tensors out. The evaluators build the tensors from positions and decode the outputs; a
+//! backend only runs the graph — in an ONNX Runtime session ([`crate::inference::onnx::OnnxBackend`]) or on
+//! an inference server ([`crate::inference::remote::RemoteBackend`]).
+
+use ndarray::{Array2, ArrayD};
+
+use super::device::DeviceStatus;
+use super::remote::RemoteError;
+
+/// Why a backend call failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BackendError {
+    /// ONNX Runtime failed.
+    #[error("ONNX Runtime: {0}")]
+    Onnx(String),
+    /// The inference server failed or could not be reached.
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
+    /// The outputs do not have the shape the call needs.
+    #[error("the model's output {name} has shape {found:?}, expected {expected}")]
+    Shape {
+        /// The output's name.
+        name: String,
+        /// What was expected (in words).
+        expected: String,
+        /// The shape returned.
+        found: Vec<usize>,
+    },
+}
+
+/// Runs a model on a batch of rows. Every input is `[rows, …]` with the same row count; every output the
+/// backend returns has that row count on its first axis (checked by the backend).
+pub trait TensorBackend: Send + std::fmt::Debug {
+    /// Runs the model on `inputs` (64-bit integer tensors by name) and returns the float outputs named in
+    /// `outputs`, in that order.
+    fn run(
+        &mut self,
+        inputs: Vec<(&str, Array2<i64>)>,
+        outputs: &[&str],
+    ) -> Result<Vec<ArrayD<f32>>, BackendError>;
+
+    /// Where the model runs: the provider of a local session, or the server of a remote one.
+    fn status(&self) -> &DeviceStatus;
+}
+
+/// Checks that every output has `rows` rows (the backends' common promise).
+pub(crate) fn check_rows(outputs: &[&str], values: &[ArrayD<f32>], rows: usize) -> Result<(), BackendError> {
+    for (name, v) in outputs.iter().zip(values) {
+        if v.shape().first() != Some(&rows) {
+            return Err(BackendError::Shape {
+                name: (*name).to_owned(),
+                expected: format!("{rows} rows (one per input row)"),
+                found: v.shape().to_vec(),
+            });
+        }
+    }
+    Ok(())
+}

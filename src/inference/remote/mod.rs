@@ -1,0 +1,591 @@
+//! Remote evaluation over the Open Inference Protocol (KServe v2 REST), the API that Triton Inference
+//! Server, KServe and MLServer share.
+//!
+//! A package whose mav.json has a `remote` section ([`RemoteSpec`]) is opened like a local one; its
+//! tokenizer, buckets and format come from the package and [`RemoteBackend`] replaces the ONNX session:
+//! at load it asks `GET v2/health/ready`, `GET v2/models/NAME[/versions/V]/ready` and the model metadata,
+//! and checks the served inputs and outputs against the package with the same check as a local model.onnx;
+//! each batch becomes up to `max_in_flight` concurrent `POST …/infer` requests with JSON tensors on
+//! keep-alive connections. Every call is bounded by `timeout_ms`; only the idempotent GETs are retried,
+//! with backoff. A failed call is a [`RemoteError`] that names what went wrong; the evaluators turn it into
+//! the failed evaluation of each request of the batch.
+
+pub mod triton;
+pub mod wire;
+
+use std::fmt;
+use std::time::Duration;
+
+use ndarray::{Array2, ArrayD, Axis, IxDyn};
+
+use super::backend::{BackendError, TensorBackend};
+use super::device::{Device, DeviceStatus, Provider};
+use crate::model::manifest::{RemoteProtocol, RemoteSpec};
+use crate::model::signature::check_graph;
+use crate::model::{ModelError, ModelFormat, ModelPackage};
+use wire::{ErrorBody, InferRequest, InferResponse, ModelMetadata, RequestInput, RequestOutput};
+
+/// The most concurrent requests a package may ask for.
+pub const MAX_IN_FLIGHT: usize = 64;
+
+/// Attempts of an idempotent GET (the first try and its retries).
+const GET_ATTEMPTS: u32 = 3;
+
+/// The first retry's wait; each later one doubles it.
+const BACKOFF: Duration = Duration::from_millis(100);
+
+/// The largest response body read (a batch's logits as JSON).
+const MAX_BODY: u64 = 1 << 30;
+
+/// Why a remote model could not be opened or run.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RemoteError {
+    /// mav.json's `remote` section is unusable.
+    #[error("mav.json remote.{field}: {reason}")]
+    Spec {
+        /// The field (`endpoint`, `model`, `timeout_ms`, …).
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// This build cannot do what the package asks.
+    #[error("{what} is not supported yet: {hint}")]
+    NotSupported {
+        /// What was asked.
+        what: String,
+        /// What works instead.
+        hint: String,
+    },
+    /// `token_env` names a variable that is not set (its value is never shown).
+    #[error("mav.json remote.token_env names the environment variable {var}, which is not set or empty")]
+    MissingToken {
+        /// The variable's name.
+        var: String,
+    },
+    /// Nothing listens at the endpoint.
+    #[error("connection refused by {url} (is the server running?)")]
+    ConnectionRefused {
+        /// The URL called.
+        url: String,
+    },
+    /// The connection could not be made for another reason (host not found, unreachable).
+    #[error("cannot connect to {url}: {reason}")]
+    Connect {
+        /// The URL called.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The call took longer than the package's `timeout_ms`.
+    #[error("{url} did not answer within {ms} ms")]
+    Timeout {
+        /// The URL called.
+        url: String,
+        /// The limit.
+        ms: u64,
+    },
+    /// The connection broke (the server went away mid-call, a protocol error).
+    #[error("{url}: the connection failed: {reason}")]
+    Transport {
+        /// The URL called.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The server or the model says it is not ready (HTTP 503 or another non-200 readiness answer).
+    #[error("{what} at {url} is not ready (HTTP {status})")]
+    NotReady {
+        /// `the server` or `model NAME`.
+        what: String,
+        /// The URL called.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The server answered with an error status.
+    #[error("{url} answered HTTP {status}: {message}")]
+    Status {
+        /// The URL called.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The server's error message, when it gave one.
+        message: String,
+    },
+    /// The answer is not what the protocol or the request says (bad JSON, a missing output, a wrong
+    /// datatype or shape).
+    #[error("malformed answer from {url}: {reason}")]
+    Malformed {
+        /// The URL called.
+        url: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The served inputs/outputs do not match the package (the same check as a local model.onnx).
+    #[error("the model served at {url} does not match the package: {mismatch}")]
+    Signature {
+        /// The metadata URL.
+        url: String,
+        /// The mismatch, naming the field.
+        mismatch: ModelError,
+    },
+}
+
+impl RemoteError {
+    /// Whether an idempotent call may be tried again after this error.
+    fn retryable(&self) -> bool {
+        match self {
+            RemoteError::ConnectionRefused { .. }
+            | RemoteError::Connect { .. }
+            | RemoteError::Timeout { .. }
+            | RemoteError::Transport { .. } => true,
+            RemoteError::NotReady { status, .. } | RemoteError::Status { status, .. } => *status == 503,
+            _ => false,
+        }
+    }
+}
+
+/// A bearer token, redacted in every `Debug` output.
+#[derive(Clone)]
+struct Token(String);
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+/// A model on an inference server, run over the Open Inference Protocol's REST API.
+pub struct RemoteBackend {
+    agent: ureq::Agent,
+    /// `http://host:port/v2/models/NAME[/versions/V]`.
+    model_url: String,
+    endpoint: String,
+    token: Option<Token>,
+    timeout_ms: u64,
+    max_in_flight: usize,
+    status: DeviceStatus,
+    metadata: ModelMetadata,
+}
+
+impl fmt::Debug for RemoteBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RemoteBackend")
+            .field("model_url", &self.model_url)
+            .field("token", &self.token)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("max_in_flight", &self.max_in_flight)
+            .finish()
+    }
+}
+
+fn spec_err(field: &'static str, reason: impl Into<String>) -> RemoteError {
+    RemoteError::Spec { field, reason: reason.into() }
+}
+
+/// A path segment of a model name or version: letters, digits and `._-` only.
+fn check_segment(field: &'static str, s: &str) -> Result<(), RemoteError> {
+    if s.is_empty() || !s.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)) {
+        return Err(spec_err(field, format!("{s:?} must be letters, digits, '.', '_' or '-' and not empty")));
+    }
+    Ok(())
+}
+
+/// Checks a `remote` section and returns the endpoint without its trailing `/`.
+fn check_spec(spec: &RemoteSpec, format: ModelFormat) -> Result<String, RemoteError> {
+    if spec.protocol == RemoteProtocol::V2Grpc {
+        return Err(RemoteError::NotSupported {
+            what: "the v2-grpc protocol".into(),
+            hint: "serve the model's REST API too and set remote.protocol to \"v2-rest\"".into(),
+        });
+    }
+    if format == ModelFormat::MavLm {
+        return Err(RemoteError::NotSupported {
+            what: "a remote mav-lm model".into(),
+            hint: "remote packages may be mav-encoder or action-value; run a mav-lm package locally".into(),
+        });
+    }
+    let endpoint = spec.endpoint.trim_end_matches('/');
+    if endpoint.starts_with("https://") {
+        return Err(RemoteError::NotSupported {
+            what: "an https endpoint".into(),
+            hint: "this build has no TLS stack: use http:// on a trusted network or through an SSH tunnel"
+                .into(),
+        });
+    }
+    let Some(host) = endpoint.strip_prefix("http://") else {
+        return Err(spec_err("endpoint", format!("{:?} must start with http://", spec.endpoint)));
+    };
+    if host.is_empty() || host.contains(['?', '#', ' ']) {
+        return Err(spec_err(
+            "endpoint",
+            format!("{:?} is not a server URL (http://host:port)", spec.endpoint),
+        ));
+    }
+    check_segment("model", &spec.model)?;
+    if let Some(v) = &spec.version {
+        check_segment("version", v)?;
+    }
+    if spec.timeout_ms == 0 {
+        return Err(spec_err("timeout_ms", "must be at least 1"));
+    }
+    if !(1..=MAX_IN_FLIGHT).contains(&spec.max_in_flight) {
+        return Err(spec_err(
+            "max_in_flight",
+            format!("must be 1 to {MAX_IN_FLIGHT}, not {}", spec.max_in_flight),
+        ));
+    }
+    Ok(endpoint.to_owned())
+}
+
+impl RemoteBackend {
+    /// Connects to the package's server: checks mav.json's `remote` section, that the server and the model
+    /// are ready, and that the served inputs and outputs match the package.
+    pub fn connect(package: &ModelPackage, requested: Device) -> Result<RemoteBackend, RemoteError> {
+        let spec = package
+            .manifest
+            .remote
+            .as_ref()
+            .ok_or_else(|| spec_err("endpoint", "the package has no remote section"))?;
+        let endpoint = check_spec(spec, package.manifest.format)?;
+        let token = match &spec.token_env {
+            None => None,
+            Some(var) => match std::env::var(var) {
+                Ok(t) if !t.trim().is_empty() => Some(Token(t.trim().to_owned())),
+                _ => return Err(RemoteError::MissingToken { var: var.clone() }),
+            },
+        };
+        let timeout = Duration::from_millis(spec.timeout_ms);
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .timeout_connect(Some(timeout))
+            .http_status_as_error(false)
+            .max_idle_connections_per_host(spec.max_in_flight + 1)
+            .build()
+            .into();
+        let mut model_url = format!("{endpoint}/v2/models/{}", spec.model);
+        if let Some(v) = &spec.version {
+            model_url.push_str(&format!("/versions/{v}"));
+        }
+        let mut backend = RemoteBackend {
+            agent,
+            model_url,
+            endpoint: endpoint.clone(),
+            token,
+            timeout_ms: spec.timeout_ms,
+            max_in_flight: spec.max_in_flight,
+            status: DeviceStatus { requested, provider: Provider::Remote, notice: None },
+            metadata: ModelMetadata { name: spec.model.clone(), inputs: Vec::new(), outputs: Vec::new() },
+        };
+        let ready = format!("{endpoint}/v2/health/ready");
+        backend.get_ready(&ready, "the server")?;
+        let model_ready = format!("{}/ready", backend.model_url);
+        backend.get_ready(&model_ready, &format!("model {}", spec.model))?;
+        let url = backend.model_url.clone();
+        let body = backend.get_ok(&url)?;
+        let metadata: ModelMetadata = serde_json::from_slice(&body).map_err(|e| RemoteError::Malformed {
+            url: url.clone(),
+            reason: format!("model metadata: {e}"),
+        })?;
+        check_graph(&package.dir, &package.manifest, &metadata.signature())
+            .map_err(|mismatch| RemoteError::Signature { url: url.clone(), mismatch })?;
+        backend.metadata = metadata;
+        Ok(backend)
+    }
+
+    /// The server's base URL.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The model's URL (`…/v2/models/NAME[/versions/V]`).
+    pub fn model_url(&self) -> &str {
+        &self.model_url
+    }
+
+    /// The model metadata the server gave at load.
+    pub fn metadata(&self) -> &ModelMetadata {
+        &self.metadata
+    }
+
+    fn map_err(&self, url: &str, e: ureq::Error) -> RemoteError {
+        let url = url.to_owned();
+        match e {
+            ureq::Error::Timeout(_) => RemoteError::Timeout { url, ms: self.timeout_ms },
+            ureq::Error::Io(io) => match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => RemoteError::ConnectionRefused { url },
+                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
+                    RemoteError::Timeout { url, ms: self.timeout_ms }
+                }
+                _ => RemoteError::Transport { url, reason: io.to_string() },
+            },
+            ureq::Error::HostNotFound => RemoteError::Connect { url, reason: "host not found".into() },
+            ureq::Error::ConnectionFailed => RemoteError::Connect { url, reason: "connection failed".into() },
+            other => RemoteError::Transport { url, reason: other.to_string() },
+        }
+    }
+
+    /// One call: the status and the body.
+    fn call(&self, url: &str, body: Option<Vec<u8>>) -> Result<(u16, Vec<u8>), RemoteError> {
+        let mut response = match body {
+            None => {
+                let mut req = self.agent.get(url);
+                if let Some(t) = &self.token {
+                    req = req.header("Authorization", format!("Bearer {}", t.0));
+                }
+                req.call()
+            }
+            Some(body) => {
+                let mut req = self.agent.post(url).header("Content-Type", "application/json");
+                if let Some(t) = &self.token {
+                    req = req.header("Authorization", format!("Bearer {}", t.0));
+                }
+                req.send(body)
+            }
+        }
+        .map_err(|e| self.map_err(url, e))?;
+        let status = response.status().as_u16();
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY)
+            .read_to_vec()
+            .map_err(|e| self.map_err(url, e))?;
+        Ok((status, bytes))
+    }
+
+    /// An idempotent GET that must answer 200, retried with backoff on connection errors, timeouts and 503.
+    fn get_with_retry(&self, url: &str, ready_what: Option<&str>) -> Result<Vec<u8>, RemoteError> {
+        let mut wait = BACKOFF;
+        let mut attempt = 1;
+        loop {
+            let result = self.call(url, None).and_then(|(status, body)| match (status, ready_what) {
+                (200, _) => Ok(body),
+                (status, Some(what)) => {
+                    Err(RemoteError::NotReady { what: what.to_owned(), url: url.to_owned(), status })
+                }
+                (status, None) => {
+                    Err(RemoteError::Status { url: url.to_owned(), status, message: message(&body) })
+                }
+            });
+            match result {
+                Err(e) if e.retryable() && attempt < GET_ATTEMPTS => {
+                    std::thread::sleep(wait);
+                    wait *= 2;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn get_ready(&self, url: &str, what: &str) -> Result<(), RemoteError> {
+        self.get_with_retry(url, Some(what)).map(|_| ())
+    }
+
+    fn get_ok(&self, url: &str) -> Result<Vec<u8>, RemoteError> {
+        self.get_with_retry(url, None)
+    }
+
+    /// One inference request over rows `rows` of the inputs (not retried).
+    fn infer(
+        &self,
+        inputs: &[(&str, Array2<i64>)],
+        rows: std::ops::Range<usize>,
+        outputs: &[&str],
+    ) -> Result<Vec<ArrayD<f32>>, RemoteError> {
+        let url = format!("{}/infer", self.model_url);
+        let malformed = |reason: String| RemoteError::Malformed { url: url.clone(), reason };
+        let n = rows.len();
+        let mut request_inputs = Vec::with_capacity(inputs.len());
+        for (name, a) in inputs {
+            let cols = a.ncols();
+            let all = a.as_slice().ok_or_else(|| malformed(format!("input {name} is not contiguous")))?;
+            request_inputs.push(RequestInput {
+                name,
+                shape: vec![n, cols],
+                datatype: "INT64",
+                data: &all[rows.start * cols..rows.end * cols],
+            });
+        }
+        let request = InferRequest {
+            inputs: request_inputs,
+            outputs: outputs.iter().map(|name| RequestOutput { name }).collect(),
+        };
+        let body = serde_json::to_vec(&request).map_err(|e| malformed(format!("request: {e}")))?;
+        let (status, bytes) = self.call(&url, Some(body))?;
+        if status != 200 {
+            return Err(RemoteError::Status { url, status, message: message(&bytes) });
+        }
+        let response: InferResponse = serde_json::from_slice(&bytes)
+            .map_err(|e| malformed(format!("not an inference response: {e}")))?;
+        let mut out = Vec::with_capacity(outputs.len());
+        let mut taken: Vec<Option<wire::ResponseOutput>> = response.outputs.into_iter().map(Some).collect();
+        for name in outputs {
+            let Some(t) =
+                taken.iter_mut().find(|t| t.as_ref().is_some_and(|t| t.name == *name)).and_then(Option::take)
+            else {
+                return Err(malformed(format!("no output {name}")));
+            };
+            if t.datatype != "FP32" {
+                return Err(malformed(format!("output {name} is {}, expected FP32", t.datatype)));
+            }
+            let shape: Option<Vec<usize>> = t.shape.iter().map(|&d| usize::try_from(d).ok()).collect();
+            let Some(shape) = shape else {
+                return Err(malformed(format!("output {name} has shape {:?}", t.shape)));
+            };
+            if shape.first() != Some(&n) {
+                return Err(malformed(format!("output {name} has shape {shape:?}, expected {n} rows")));
+            }
+            let len = t.data.0.len();
+            let a = ArrayD::from_shape_vec(IxDyn(&shape), t.data.0).map_err(|_| {
+                malformed(format!("output {name} has {len} numbers, which do not fill shape {shape:?}"))
+            })?;
+            out.push(a);
+        }
+        Ok(out)
+    }
+}
+
+/// The error message of an error body, or the body's start.
+fn message(body: &[u8]) -> String {
+    match serde_json::from_slice::<ErrorBody>(body) {
+        Ok(e) => e.error,
+        Err(_) => String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned(),
+    }
+}
+
+impl TensorBackend for RemoteBackend {
+    /// Splits the rows into up to `max_in_flight` requests sent at once (on scoped threads sharing the
+    /// connection pool) and puts the answers back together in row order.
+    fn run(
+        &mut self,
+        inputs: Vec<(&str, Array2<i64>)>,
+        outputs: &[&str],
+    ) -> Result<Vec<ArrayD<f32>>, BackendError> {
+        let rows = inputs.first().map_or(0, |(_, a)| a.nrows());
+        if let Some((name, a)) = inputs.iter().find(|(_, a)| a.nrows() != rows) {
+            return Err(BackendError::Shape {
+                name: (*name).to_owned(),
+                expected: format!("{rows} rows like the first input"),
+                found: a.shape().to_vec(),
+            });
+        }
+        let inputs: Vec<(&str, Array2<i64>)> =
+            inputs.into_iter().map(|(n, a)| (n, a.as_standard_layout().into_owned())).collect();
+        let parts = self.max_in_flight.min(rows).max(1);
+        let per = rows.div_ceil(parts).max(1);
+        let ranges: Vec<std::ops::Range<usize>> =
+            (0..rows).step_by(per).map(|s| s..(s + per).min(rows)).collect();
+        let this = &*self;
+        let answers: Vec<Result<Vec<ArrayD<f32>>, RemoteError>> = if ranges.len() <= 1 {
+            vec![this.infer(&inputs, 0..rows, outputs)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = ranges
+                    .iter()
+                    .map(|r| {
+                        let inputs = &inputs;
+                        let r = r.clone();
+                        scope.spawn(move || this.infer(inputs, r, outputs))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(RemoteError::Transport {
+                                url: this.model_url.clone(),
+                                reason: "a request thread panicked".into(),
+                            })
+                        })
+                    })
+                    .collect()
+            })
+        };
+        let mut parts_out = Vec::with_capacity(answers.len());
+        for a in answers {
+            parts_out.push(a?);
+        }
+        let mut out = Vec::with_capacity(outputs.len());
+        for (k, name) in outputs.iter().enumerate() {
+            let views: Vec<_> = parts_out.iter().map(|p| p[k].view()).collect();
+            let joined = ndarray::concatenate(Axis(0), &views).map_err(|e| BackendError::Shape {
+                name: (*name).to_owned(),
+                expected: format!("the same shape in every request's answer ({e})"),
+                found: parts_out.first().map(|p| p[k].shape().to_vec()).unwrap_or_default(),
+            })?;
+            out.push(joined);
+        }
+        Ok(out)
+    }
+
+    fn status(&self) -> &DeviceStatus {
+        &self.status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> RemoteSpec {
+        RemoteSpec {
+            endpoint: "http://127.0.0.1:8080/".into(),
+            model: "mav-enc-tiny".into(),
+            version: None,
+            protocol: RemoteProtocol::V2Rest,
+            token_env: None,
+            timeout_ms: 1000,
+            max_in_flight: 4,
+        }
+    }
+
+    #[test]
+    fn checks_the_remote_section() {
+        assert_eq!(check_spec(&spec(), ModelFormat::MavEncoder).expect("valid"), "http://127.0.0.1:8080");
+        let grpc = RemoteSpec { protocol: RemoteProtocol::V2Grpc, ..spec() };
+        let msg = check_spec(&grpc, ModelFormat::MavEncoder).expect_err("grpc").to_string();
+        assert!(msg.contains("v2-grpc") && msg.contains("not supported yet"), "{msg}");
+        let msg = check_spec(&spec(), ModelFormat::MavLm).expect_err("lm").to_string();
+        assert!(msg.contains("mav-lm"), "{msg}");
+        let bad = RemoteSpec { endpoint: "127.0.0.1:8080".into(), ..spec() };
+        assert!(
+            check_spec(&bad, ModelFormat::MavEncoder)
+                .expect_err("scheme")
+                .to_string()
+                .contains("remote.endpoint")
+        );
+        let bad = RemoteSpec { model: "a/b".into(), ..spec() };
+        assert!(
+            check_spec(&bad, ModelFormat::MavEncoder).expect_err("name").to_string().contains("remote.model")
+        );
+        let bad = RemoteSpec { max_in_flight: 0, ..spec() };
+        assert!(
+            check_spec(&bad, ModelFormat::ActionValue).expect_err("0").to_string().contains("max_in_flight")
+        );
+        let bad = RemoteSpec { timeout_ms: 0, ..spec() };
+        assert!(
+            check_spec(&bad, ModelFormat::ActionValue).expect_err("0").to_string().contains("timeout_ms")
+        );
+    }
+
+    #[test]
+    fn token_is_never_in_debug_output() {
+        let t = Token("secret-value".into());
+        assert!(!format!("{t:?}").contains("secret"));
+    }
+
+    #[test]
+    fn remote_section_parses_with_defaults() {
+        let s: RemoteSpec =
+            serde_json::from_str(r#"{"endpoint":"http://h:1","model":"m","token_env":"MAV_TOKEN"}"#)
+                .expect("valid");
+        assert_eq!(s.protocol, RemoteProtocol::V2Rest);
+        assert_eq!((s.timeout_ms, s.max_in_flight), (10_000, 4));
+        assert!(
+            serde_json::from_str::<RemoteSpec>(r#"{"endpoint":"http://h:1","model":"m","token":"x"}"#)
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,224 @@
+//! The JSON bodies of the Open Inference Protocol (KServe v2 REST): inference requests and responses, and
+//! model metadata.
+
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use crate::model::signature::{Dtype, GraphSignature, TensorSig};
+
+/// One input tensor of a request, its data flattened row-major.
+#[derive(Debug, Serialize)]
+pub struct RequestInput<'a> {
+    /// The tensor's name.
+    pub name: &'a str,
+    /// Its shape.
+    pub shape: Vec<usize>,
+    /// Its element type (`INT64`).
+    pub datatype: &'static str,
+    /// The elements, row-major.
+    pub data: &'a [i64],
+}
+
+/// An output the request asks for.
+#[derive(Debug, Serialize)]
+pub struct RequestOutput<'a> {
+    /// The tensor's name.
+    pub name: &'a str,
+}
+
+/// `POST v2/models/NAME/infer`.
+#[derive(Debug, Serialize)]
+pub struct InferRequest<'a> {
+    /// The inputs.
+    pub inputs: Vec<RequestInput<'a>>,
+    /// The outputs wanted.
+    pub outputs: Vec<RequestOutput<'a>>,
+}
+
+/// Numbers of a tensor, flattened row-major whether the server wrote them flat or nested.
+#[derive(Debug, Default, PartialEq)]
+pub struct Flat(pub Vec<f32>);
+
+struct FlatInto<'a>(&'a mut Vec<f32>);
+
+impl<'de> DeserializeSeed<'de> for FlatInto<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FlatInto<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number or a (nested) list of numbers")
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
+        self.0.push(v as f32);
+        Ok(())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<(), E> {
+        self.0.push(v as f32);
+        Ok(())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<(), E> {
+        self.0.push(v as f32);
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(FlatInto(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Flat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Flat, D::Error> {
+        let mut v = Vec::new();
+        FlatInto(&mut v).deserialize(d)?;
+        Ok(Flat(v))
+    }
+}
+
+/// One output tensor of a response.
+#[derive(Debug, Deserialize)]
+pub struct ResponseOutput {
+    /// The tensor's name.
+    pub name: String,
+    /// Its element type (`FP32` expected).
+    pub datatype: String,
+    /// Its shape.
+    pub shape: Vec<i64>,
+    /// Its elements, row-major.
+    pub data: Flat,
+}
+
+/// The answer to an inference request.
+#[derive(Debug, Deserialize)]
+pub struct InferResponse {
+    /// The outputs.
+    pub outputs: Vec<ResponseOutput>,
+}
+
+/// An error body (`{"error": "..."}`), as the protocol specifies for failures.
+#[derive(Debug, Deserialize)]
+pub struct ErrorBody {
+    /// The server's message.
+    pub error: String,
+}
+
+/// One tensor of the model metadata.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MetadataTensor {
+    /// The tensor's name.
+    pub name: String,
+    /// Its element type (`INT64`, `FP32`, …).
+    pub datatype: String,
+    /// Its shape, `-1` for a dynamic axis.
+    #[serde(default)]
+    pub shape: Vec<i64>,
+}
+
+/// `GET v2/models/NAME[/versions/V]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ModelMetadata {
+    /// The model's name.
+    pub name: String,
+    /// The model's inputs (empty when the server was not told them).
+    #[serde(default)]
+    pub inputs: Vec<MetadataTensor>,
+    /// The model's outputs.
+    #[serde(default)]
+    pub outputs: Vec<MetadataTensor>,
+}
+
+/// The element type of a protocol datatype name, as the graph check knows it.
+pub fn dtype(datatype: &str) -> Dtype {
+    match datatype {
+        "INT64" => Dtype::I64,
+        "FP32" => Dtype::F32,
+        "FP16" => Dtype::Other("float16"),
+        "BF16" => Dtype::Other("bfloat16"),
+        "FP64" => Dtype::Other("float64"),
+        "INT32" => Dtype::Other("int32"),
+        "INT8" | "INT16" | "UINT8" | "UINT16" | "UINT32" | "UINT64" => Dtype::Other("another integer type"),
+        "BOOL" => Dtype::Other("bool"),
+        "BYTES" => Dtype::Other("bytes"),
+        _ => Dtype::Other("an unknown datatype"),
+    }
+}
+
+impl ModelMetadata {
+    /// The served inputs and outputs in the form the package check reads (the same check as for a local
+    /// model.onnx).
+    pub fn signature(&self) -> GraphSignature {
+        let sig = |t: &MetadataTensor| TensorSig {
+            name: t.name.clone(),
+            dtype: dtype(&t.datatype),
+            shape: t.shape.clone(),
+        };
+        GraphSignature {
+            inputs: self.inputs.iter().map(sig).collect(),
+            outputs: self.outputs.iter().map(sig).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_flat_and_nested_data() {
+        let r: InferResponse = serde_json::from_str(
+            r#"{"model_name":"m","outputs":[
+                {"name":"a","datatype":"FP32","shape":[2,2],"data":[1.5,2,3,4]},
+                {"name":"b","datatype":"FP32","shape":[2,2],"data":[[1.5,2],[3,-4e-3]],"parameters":{}}]}"#,
+        )
+        .expect("valid");
+        assert_eq!(r.outputs[0].data, Flat(vec![1.5, 2.0, 3.0, 4.0]));
+        assert_eq!(r.outputs[1].data, Flat(vec![1.5, 2.0, 3.0, -4e-3]));
+        assert!(
+            serde_json::from_str::<InferResponse>(
+                r#"{"outputs":[{"name":"a","datatype":"FP32","shape":[1],"data":["x"]}]}"#
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn request_body_is_the_protocol_layout() {
+        let data = [1i64, 2, 3, 4];
+        let body = InferRequest {
+            inputs: vec![RequestInput {
+                name: "input_ids",
+                shape: vec![2, 2],
+                datatype: "INT64",
+                data: &data,
+            }],
+            outputs: vec![RequestOutput { name: "logits" }],
+        };
+        assert_eq!(
+            serde_json::to_string(&body).expect("serializes"),
+            r#"{"inputs":[{"name":"input_ids","shape":[2,2],"datatype":"INT64","data":[1,2,3,4]}],"outputs":[{"name":"logits"}]}"#
+        );
+    }
+
+    #[test]
+    fn metadata_maps_datatypes() {
+        let m: ModelMetadata = serde_json::from_str(
+            r#"{"name":"m","versions":[],"platform":"","inputs":[{"name":"input_ids","datatype":"INT32","shape":[-1,-1]}],"outputs":[]}"#,
+        )
+        .expect("valid");
+        let s = m.signature();
+        assert_eq!(s.inputs[0].dtype, Dtype::Other("int32"));
+        assert_eq!(s.inputs[0].shape, vec![-1, -1]);
+    }
+}

@@ -1,0 +1,373 @@
+//! Importing the published searchless-chess checkpoints (Ruoss et al. 2024) as `action-value` packages.
+//!
+//! The checkpoints are orbax folders, which only orbax reads reliably, so the conversion to ONNX is a
+//! Python step (`training/searchless/import_searchless.py`, built into this binary and run with the
+//! importer's Python environment, see [`find_python`]). It recognises the configuration from the
+//! parameter shapes and writes `model.onnx`; this module writes `mav.json` and the model card around it,
+//! in a temporary folder renamed into place only when everything is written.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Deserialize;
+
+use super::manifest::{FORMAT_VERSION, Manifest, ModelFormat, ModelSource, TrainingInfo};
+use crate::game::GameKind;
+use crate::mav::searchless::{ActionOrder, STATE_LEN};
+
+/// The conversion script, written to a temporary file and run by Python.
+const SCRIPT: &str = include_str!("../../training/searchless/import_searchless.py");
+
+/// Where the published checkpoints come from.
+pub const SEARCHLESS_URL: &str = "https://github.com/google-deepmind/searchless_chess";
+
+/// The weights' licence as the authors state it (their README).
+pub const SEARCHLESS_WEIGHTS_LICENSE: &str = "CC-BY-4.0 (the authors: \"The model weights are licensed under \
+     Creative Commons Attribution 4.0 (CC-BY)\"); their code is Apache-2.0";
+
+/// The command that installs the importer's Python packages.
+pub const INSTALL_HINT: &str = "./packaging/dev.sh import-deps (or: python3 -m venv .venv-import && \
+     .venv-import/bin/pip install -r training/searchless/requirements.txt)";
+
+/// Why a checkpoint could not be imported.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// No Python interpreter could be started.
+    #[error("no Python to run the importer ({tried}); install its packages with {INSTALL_HINT}")]
+    NoPython {
+        /// The interpreters tried.
+        tried: String,
+    },
+    /// The checkpoint is not a searchless action-value checkpoint (the script's explanation).
+    #[error("{checkpoint}: {reason}", checkpoint = .checkpoint.display())]
+    Checkpoint {
+        /// The checkpoint folder.
+        checkpoint: PathBuf,
+        /// What was found and what was expected.
+        reason: String,
+    },
+    /// The Python step failed in another way (its last lines of output).
+    #[error("the conversion script failed ({status}): {stderr}")]
+    Script {
+        /// The exit status.
+        status: String,
+        /// The end of its standard error.
+        stderr: String,
+    },
+    /// The output folder exists and is not empty.
+    #[error("{} already exists and is not empty; choose another folder or remove it", .0.display())]
+    OutputExists(PathBuf),
+    /// A file could not be written or read.
+    #[error("{path}: {reason}", path = .path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The OS error.
+        reason: String,
+    },
+}
+
+/// What to import.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    /// The checkpoint folder (`checkpoints/9M`), a step folder, or a `params` folder.
+    pub checkpoint: PathBuf,
+    /// The package folder to write.
+    pub out: PathBuf,
+    /// The step to read (default: the newest).
+    pub step: Option<u64>,
+    /// Read `params_ema` instead of `params`.
+    pub ema: bool,
+    /// The head count, for configurations that are not the published ones.
+    pub heads: Option<usize>,
+    /// The package name (default: `searchless-` and the configuration or the folder name).
+    pub name: Option<String>,
+    /// The Python interpreter (default: [`find_python`]).
+    pub python: Option<PathBuf>,
+    /// The creation date written in mav.json (YYYY-MM-DD).
+    pub created: String,
+}
+
+/// The configuration the script found.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CheckpointConfig {
+    /// Transformer layers.
+    pub layers: usize,
+    /// Model width.
+    pub width: usize,
+    /// Attention heads.
+    pub heads: usize,
+    /// Return buckets.
+    pub buckets: usize,
+    /// Token vocabulary (the 1968 actions).
+    pub vocab: usize,
+    /// Learned positions.
+    pub positions: usize,
+    /// The published model this shape is (`9M`, `136M`, `270M`), if any.
+    pub published: Option<String>,
+    /// Parameter count.
+    pub parameters: u64,
+    /// The step read.
+    pub step: Option<u64>,
+    /// `params` or `params_ema`.
+    pub params: String,
+    /// The checkpoint folder, absolute.
+    pub checkpoint: String,
+}
+
+/// Python interpreters to try, in order: `$MAVBOARD_PYTHON`, the importer's virtual environment
+/// `.venv-import` in the working directory and in the source tree this binary was built from, then
+/// `python3`.
+pub fn find_python() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(p) = std::env::var_os("MAVBOARD_PYTHON") {
+        out.push(PathBuf::from(p));
+    }
+    let venv = Path::new(".venv-import").join("bin").join("python");
+    out.push(venv.clone());
+    out.push(Path::new(env!("CARGO_MANIFEST_DIR")).join(&venv));
+    out.push(PathBuf::from("python3"));
+    out
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
+    move |e| ImportError::Io { path: path.to_path_buf(), reason: e.to_string() }
+}
+
+/// Converts the checkpoint into a package at `options.out`; returns the configuration found.
+pub fn import_searchless(options: &ImportOptions) -> Result<CheckpointConfig, ImportError> {
+    let out = &options.out;
+    if out.exists() && std::fs::read_dir(out).map_err(io(out))?.next().is_some() {
+        return Err(ImportError::OutputExists(out.clone()));
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+    let leaf = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "package".into());
+    let tmp = parent.join(format!(".{leaf}.partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+    let result = convert_into(options, &tmp);
+    match result {
+        Ok(cfg) => {
+            if out.exists() {
+                std::fs::remove_dir(out).map_err(io(out))?;
+            }
+            std::fs::rename(&tmp, out).map_err(io(out))?;
+            Ok(cfg)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            Err(e)
+        }
+    }
+}
+
+fn convert_into(options: &ImportOptions, dir: &Path) -> Result<CheckpointConfig, ImportError> {
+    let script = dir.join("import_searchless.py");
+    std::fs::write(&script, SCRIPT).map_err(io(&script))?;
+    let onnx = dir.join("model.onnx");
+    let pythons = options.python.clone().map(|p| vec![p]).unwrap_or_else(find_python);
+    let mut output = None;
+    for py in &pythons {
+        let mut cmd = Command::new(py);
+        cmd.arg(&script).arg(&options.checkpoint).arg(&onnx);
+        if let Some(s) = options.step {
+            cmd.arg("--step").arg(s.to_string());
+        }
+        if options.ema {
+            cmd.arg("--ema");
+        }
+        if let Some(h) = options.heads {
+            cmd.arg("--heads").arg(h.to_string());
+        }
+        match cmd.output() {
+            Ok(o) => {
+                output = Some(o);
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(ImportError::Io { path: py.clone(), reason: e.to_string() }),
+        }
+    }
+    std::fs::remove_file(&script).map_err(io(&script))?;
+    let Some(output) = output else {
+        let tried = pythons.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+        return Err(ImportError::NoPython { tried });
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.code() == Some(2)
+        && let Some(reason) = stderr.lines().rev().find_map(|l| l.strip_prefix("error: "))
+    {
+        return Err(ImportError::Checkpoint {
+            checkpoint: options.checkpoint.clone(),
+            reason: reason.into(),
+        });
+    }
+    if !output.status.success() {
+        let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(ImportError::Script { status: output.status.to_string(), stderr: tail.join("\n") });
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().rev().find(|l| l.trim_start().starts_with('{')).unwrap_or("");
+    let cfg: CheckpointConfig = serde_json::from_str(line).map_err(|e| ImportError::Script {
+        status: "0".into(),
+        stderr: format!("its report could not be read ({e}): {line}"),
+    })?;
+    let manifest = manifest_for(&cfg, options);
+    let path = dir.join("mav.json");
+    let text = serde_json::to_string_pretty(&manifest)
+        .map_err(|e| ImportError::Io { path: path.clone(), reason: e.to_string() })?;
+    std::fs::write(&path, text + "\n").map_err(io(&path))?;
+    let card = dir.join("MODEL_CARD.md");
+    std::fs::write(&card, model_card(&manifest, &cfg)).map_err(io(&card))?;
+    Ok(cfg)
+}
+
+/// The mav.json of an imported checkpoint.
+pub fn manifest_for(cfg: &CheckpointConfig, options: &ImportOptions) -> Manifest {
+    let folder =
+        Path::new(&cfg.checkpoint).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = options
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("searchless-{}", cfg.published.clone().unwrap_or_else(|| folder.clone())));
+    Manifest {
+        format: ModelFormat::ActionValue,
+        format_version: FORMAT_VERSION,
+        name,
+        games: vec![GameKind::Chess],
+        num_buckets: cfg.buckets,
+        value_token_ids: Vec::new(),
+        pad_token_id: None,
+        eos_token_id: None,
+        vocab_size: cfg.vocab,
+        context_length: STATE_LEN + 1,
+        num_layers: cfg.layers,
+        num_heads: cfg.heads,
+        head_dim: cfg.width / cfg.heads.max(1),
+        d_model: cfg.width,
+        internal_search: false,
+        av_state_length: Some(STATE_LEN),
+        av_action_vocab_size: Some(cfg.vocab),
+        av_action_order: ActionOrder::Searchless,
+        remote: None,
+        source: Some(ModelSource {
+            origin: "Ruoss et al. 2024, Grandmaster-Level Chess Without Search (Google DeepMind)".into(),
+            url: SEARCHLESS_URL.into(),
+            checkpoint: folder,
+            step: cfg.step,
+            params: cfg.params.clone(),
+            license: SEARCHLESS_WEIGHTS_LICENSE.into(),
+        }),
+        parameters: cfg.parameters,
+        training: TrainingInfo {
+            data: "ChessBench (Stockfish 16 action-values of Lichess positions), by the authors".into(),
+            ..TrainingInfo::default()
+        },
+        created: options.created.clone(),
+    }
+}
+
+fn model_card(m: &Manifest, cfg: &CheckpointConfig) -> String {
+    let shape = cfg.published.as_deref().map(|p| format!(" (the published {p} shape)")).unwrap_or_default();
+    format!(
+        "# {name}\n\n\
+         Imported by `mavboard import searchless` from the checkpoint `{ckpt}` (step {step}, `{params}`).\n\n\
+         - Origin: {origin}, {url}.\n\
+         - Licence of the weights: {license}.\n\
+         - Architecture: {layers} layers, width {width}, {heads} heads{shape}, SwiGLU MLP of width {ffn}, \
+         pre-LayerNorm with a final LayerNorm, bidirectional attention over 79 tokens (a zero start token, \
+         the 77 FEN tokens, the action), learned positions; {params_n} parameters.\n\
+         - Input: the authors' tokenization (77 characters per FEN, their alphabet) and their action ids \
+         (`av_action_order: searchless`, 1968 moves).\n\
+         - Output: log-probabilities over {k} uniform win-probability buckets (centres (i + 0.5)/{k}) for \
+         the side that plays the move.\n\
+         - Chess only (no Chess960: the authors' tokenizer has no Shredder castling letters).\n\n\
+         The published models solve 85.5 % (9M), 92.1 % (136M) and 93.5 % (270M) of the authors' puzzle \
+         set (their Table 1). Check this package on their `puzzles.csv` (their `data/download.sh`): \
+         `mavboard eval --puzzles puzzles.csv --limit 10000 --model DIR`.\n",
+        name = m.name,
+        ckpt = cfg.checkpoint,
+        step = cfg.step.map(|s| s.to_string()).unwrap_or_else(|| "unknown".into()),
+        params = cfg.params,
+        origin = m.source.as_ref().map(|s| s.origin.as_str()).unwrap_or(""),
+        url = SEARCHLESS_URL,
+        license = SEARCHLESS_WEIGHTS_LICENSE,
+        layers = cfg.layers,
+        width = cfg.width,
+        heads = cfg.heads,
+        ffn = 4 * cfg.width,
+        params_n = cfg.parameters,
+        k = cfg.buckets,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> CheckpointConfig {
+        CheckpointConfig {
+            layers: 8,
+            width: 256,
+            heads: 8,
+            buckets: 128,
+            vocab: 1968,
+            positions: 79,
+            published: Some("9M".into()),
+            parameters: 9_000_000,
+            step: Some(6_400_000),
+            params: "params".into(),
+            checkpoint: "/data/checkpoints/9M".into(),
+        }
+    }
+
+    fn options() -> ImportOptions {
+        ImportOptions {
+            checkpoint: "checkpoints/9M".into(),
+            out: "out".into(),
+            step: None,
+            ema: false,
+            heads: None,
+            name: None,
+            python: None,
+            created: "2026-11-25".into(),
+        }
+    }
+
+    #[test]
+    fn manifest_describes_the_published_layout() {
+        let m = manifest_for(&cfg(), &options());
+        assert_eq!(m.name, "searchless-9M");
+        assert_eq!(m.format, ModelFormat::ActionValue);
+        assert_eq!(m.av_action_order, ActionOrder::Searchless);
+        assert_eq!((m.num_buckets, m.head_dim, m.av_state_length), (128, 32, Some(77)));
+        let json = serde_json::to_string(&m).expect("serialises");
+        let back: Manifest = serde_json::from_str(&json).expect("reads back");
+        assert_eq!(back, m);
+        assert!(json.contains("\"av_action_order\":\"searchless\""));
+        assert!(json.contains("CC-BY-4.0"));
+        assert!(model_card(&m, &cfg()).contains("the published 9M shape"));
+    }
+
+    #[test]
+    fn refuses_a_full_output_folder_and_a_missing_python() {
+        let dir = std::env::temp_dir().join(format!("mavboard-import-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("full")).expect("mkdir");
+        std::fs::write(dir.join("full").join("x"), "x").expect("write");
+        let mut o = options();
+        o.out = dir.join("full");
+        assert!(matches!(import_searchless(&o), Err(ImportError::OutputExists(_))));
+        o.out = dir.join("new");
+        o.python = Some(dir.join("no-such-python"));
+        let err = import_searchless(&o).expect_err("no python");
+        assert!(err.to_string().contains("import-deps"), "{err}");
+        assert!(!o.out.exists(), "a failed import leaves nothing behind");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

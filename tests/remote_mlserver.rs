@@ -1,0 +1,393 @@
+//! Remote evaluation against a real MLServer (Open Inference Protocol, KServe v2 REST) on 127.0.0.1,
+//! serving the shipped packages' model.onnx through our runtime (`packaging/mlserver/`): remote and local
+//! results agree within 1e-5 per bucket (mav-encoder and action-value), a 400-simulation MAV-MCTS runs
+//! remotely, killing the server in the middle of a search gives failed evaluations and a search that ends
+//! (and once restarted on the same port the same evaluator works again), and a server with another model's
+//! signature is a named error.
+//!
+//! The server comes from `.venv-serve/` (`./packaging/dev.sh test` installs it and sets
+//! MAVBOARD_REQUIRE_SERVE=1, so in CI these tests run; outside dev.sh, without the venv, they skip with a
+//! message). Each test starts its own server on random free ports and kills it (its process group) when
+//! done; every wait is bounded.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use mavboard::game::chess::ChessState;
+use mavboard::game::connect_four::ConnectFourState;
+use mavboard::game::{GameKind, GameState};
+use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
+use mavboard::inference::onnx::SessionOptions;
+use mavboard::inference::remote::RemoteError;
+use mavboard::inference::{LoadError, load_evaluator, load_evaluator_for};
+use mavboard::search::mcts::{Mcts, MctsParams, RunLimits};
+use shakmaty::CastlingMode;
+use shakmaty::fen::Fen;
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn asset(name: &str) -> PathBuf {
+    root().join("assets/models").join(name)
+}
+
+/// The serving venv's Python, or `None` (with a message) when the test may skip: only outside dev.sh.
+fn serve_python() -> Option<PathBuf> {
+    let py = root().join(".venv-serve/bin/python");
+    if py.is_file() {
+        return Some(py);
+    }
+    assert!(
+        std::env::var_os("MAVBOARD_REQUIRE_SERVE").is_none(),
+        "MAVBOARD_REQUIRE_SERVE is set but {} is missing: ./packaging/dev.sh test installs it",
+        py.display()
+    );
+    eprintln!(
+        "skipped: no MLServer venv at {} (run ./packaging/dev.sh test, which installs it)",
+        py.display()
+    );
+    None
+}
+
+fn free_ports() -> (u16, u16, u16) {
+    let a = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let b = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let c = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = |l: &TcpListener| l.local_addr().expect("addr").port();
+    (port(&a), port(&b), port(&c))
+}
+
+fn temp(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mavboard-remote-{tag}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// MLServer serving `package`'s model.onnx as `name`, killed (with its process group) on drop.
+struct Server {
+    child: Child,
+    port: u16,
+    ports: (u16, u16, u16),
+    log: PathBuf,
+}
+
+impl Server {
+    /// Starts the server; a start that fails (e.g. a port taken between choosing and binding it) is tried
+    /// again on new ports, three times at most.
+    fn start(python: &Path, package: &Path, name: &str) -> Server {
+        let mut last = String::new();
+        for _ in 0..3 {
+            let mut server = Server::spawn(python, package, name, free_ports());
+            match server.wait_ready(name) {
+                Ok(()) => return server,
+                Err(why) => last = why,
+            }
+        }
+        panic!("MLServer did not start in three tries: {last}");
+    }
+
+    /// Starts serve.py on `(rest, grpc, metrics)` ports without waiting.
+    fn spawn(python: &Path, package: &Path, name: &str, ports: (u16, u16, u16)) -> Server {
+        use std::os::unix::process::CommandExt;
+        let (port, grpc, metrics) = ports;
+        let dir = temp(&format!("repo-{name}-{port}"));
+        let log = dir.join("server.log");
+        let out = std::fs::File::create(&log).expect("log");
+        let err = out.try_clone().expect("log");
+        let child = Command::new(python)
+            .arg(root().join("packaging/mlserver/serve.py"))
+            .arg(package)
+            .args(["--port", &port.to_string(), "--grpc-port", &grpc.to_string()])
+            .args(["--metrics-port", &metrics.to_string(), "--name", name])
+            .arg("--dir")
+            .arg(dir.join("repo"))
+            .env("MAVBOARD_SERVE_THREADS", "1")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .process_group(0)
+            .spawn()
+            .expect("starts serve.py");
+        Server { child, port, ports, log }
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits (at most 120 s) until the model says it is ready; on failure returns why, with the log.
+    fn wait_ready(&mut self, name: &str) -> Result<(), String> {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(2)))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let url = format!("{}/v2/models/{name}/ready", self.endpoint());
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!("MLServer exited ({status}) before it was ready:\n{}", self.log()));
+            }
+            if agent.get(&url).call().is_ok_and(|r| r.status().as_u16() == 200) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        self.kill();
+        Err(format!("MLServer was not ready within 120 s:\n{}", self.log()))
+    }
+
+    /// Kills the server and its process group (once), and reaps it.
+    fn kill(&mut self) {
+        if self.child.try_wait().is_ok_and(|s| s.is_some()) {
+            return;
+        }
+        let group = format!("-{}", self.child.id());
+        Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status().ok();
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A remote package: `src`'s mav.json and tokenizer.json (if any; no model.onnx) with a `remote` section.
+fn remote_package(src: &Path, tag: &str, endpoint: &str, model: &str, in_flight: usize) -> PathBuf {
+    let dir = temp(&format!("pkg-{tag}"));
+    if src.join("tokenizer.json").is_file() {
+        std::fs::copy(src.join("tokenizer.json"), dir.join("tokenizer.json")).expect("tokenizer");
+    }
+    let text = std::fs::read_to_string(src.join("mav.json")).expect("mav.json");
+    let mut m: serde_json::Value = serde_json::from_str(&text).expect("json");
+    m["remote"] = serde_json::json!({
+        "endpoint": endpoint, "model": model, "protocol": "v2-rest",
+        "timeout_ms": 20000, "max_in_flight": in_flight,
+    });
+    std::fs::write(dir.join("mav.json"), serde_json::to_string_pretty(&m).expect("json")).expect("write");
+    dir
+}
+
+fn chess(fen: &str) -> ChessState {
+    let fen: Fen = fen.parse().expect("test FEN is valid");
+    ChessState::new(fen.into_position(CastlingMode::Standard).expect("legal"), CastlingMode::Standard)
+}
+
+/// `n` positions along a fixed line from `start` (each the previous one after its (7·ply)-th legal move).
+fn line<S: GameState>(start: S, n: usize) -> Vec<S> {
+    let mut out = vec![start];
+    while out.len() < n {
+        let last = out.last().expect("not empty");
+        let moves = last.legal_actions();
+        if moves.is_empty() {
+            break;
+        }
+        let next = last.play(moves[(7 * out.len()) % moves.len()]).expect("legal");
+        out.push(next);
+    }
+    out
+}
+
+/// Every move's distribution and the best-action distribution agree within 1e-5 per bucket.
+fn assert_close<S: GameState>(local: &EvalResult<S>, remote: &EvalResult<S>, what: &str) -> f64 {
+    assert_eq!(local.moves.len(), remote.moves.len(), "{what}: move count");
+    let mut worst = 0.0f64;
+    for (l, r) in local.moves.iter().zip(&remote.moves) {
+        assert_eq!(l.text, r.text, "{what}: move order");
+        assert_eq!(l.dist.probs().len(), r.dist.probs().len(), "{what}: bucket count");
+        for (a, b) in l.dist.probs().iter().zip(r.dist.probs()) {
+            worst = worst.max((a - b).abs());
+        }
+    }
+    let (lb, rb) = (local.best_action.as_ref().expect("asked"), remote.best_action.as_ref().expect("asked"));
+    for (a, b) in lb.iter().zip(rb) {
+        worst = worst.max((a - b).abs());
+    }
+    assert!(worst <= 1e-5, "{what}: remote and local differ by {worst:e} in a bucket");
+    worst
+}
+
+fn requests<S: GameState>(states: &[S]) -> Vec<EvalRequest<S>> {
+    states.iter().map(|s| EvalRequest { want_best_action: true, ..EvalRequest::values(s.clone()) }).collect()
+}
+
+#[test]
+fn remote_results_match_local_and_mcts_runs_remotely() {
+    let Some(python) = serve_python() else { return };
+    let package = asset("mav-enc-tiny");
+    let server = Server::start(&python, &package, "mav-enc-tiny");
+    let remote = remote_package(&package, "match", &server.endpoint(), "mav-enc-tiny", 4);
+    let options = SessionOptions::default();
+
+    // Chess: one batch of 12 positions, split into 4 concurrent requests.
+    let (mut local, _) = load_evaluator(&package, &options).expect("local opens");
+    let (mut far, pkg, status) = {
+        let (e, p, s) = mavboard::inference::load::load_evaluator_with_status(&remote, &options)
+            .unwrap_or_else(|e| panic!("remote opens: {e}\n{}", server.log()));
+        (e, p, s)
+    };
+    assert!(pkg.manifest.remote.is_some());
+    assert_eq!(status.provider, mavboard::inference::device::Provider::Remote);
+    let states = line(chess(START), 12);
+    let reqs = requests(&states);
+    let (l, r) = (local.evaluate(&reqs), far.evaluate(&reqs));
+    let mut worst = 0.0f64;
+    for (i, (l, r)) in l.iter().zip(&r).enumerate() {
+        let (l, r) = (l.as_ref().expect("local evaluates"), r.as_ref().expect("remote evaluates"));
+        worst = worst.max(assert_close(l, r, &format!("chess position {i}")));
+    }
+    // One position alone (one request) gives the same as in the batch.
+    let alone = far.evaluate(&reqs[5..6]).remove(0).expect("remote evaluates");
+    assert_close(l[5].as_ref().expect("local"), &alone, "chess position 5 alone");
+
+    // Connect Four through the same package and loader.
+    let (mut local4, _, _) =
+        load_evaluator_for::<ConnectFourState>(&package, &options, GameKind::ConnectFour).expect("local c4");
+    let (mut far4, _, _) =
+        load_evaluator_for::<ConnectFourState>(&remote, &options, GameKind::ConnectFour).expect("remote c4");
+    let reqs4 = requests(&line(ConnectFourState::default(), 6));
+    for (i, (l, r)) in local4.evaluate(&reqs4).iter().zip(&far4.evaluate(&reqs4)).enumerate() {
+        let (l, r) = (l.as_ref().expect("local evaluates"), r.as_ref().expect("remote evaluates"));
+        worst = worst.max(assert_close(l, r, &format!("connect four position {i}")));
+    }
+    eprintln!("largest remote/local difference per bucket: {worst:e}");
+
+    // A 400-simulation MAV-MCTS with batches of 8 over the remote model.
+    let mut mcts = Mcts::new(chess(START), 0, MctsParams::default()).expect("valid params");
+    let start = Instant::now();
+    mcts.run(far.as_mut(), RunLimits { simulations: 400, batch_size: 8 }).expect("remote search runs");
+    mcts.check_consistency().expect("consistent tree");
+    let stats = mcts.stats();
+    eprintln!("400 simulations remotely in {:?}: {stats:?}", start.elapsed());
+    assert!(stats.simulations >= 400, "{stats:?}");
+    assert_eq!(stats.failed, 0, "{stats:?}");
+    let snap = mcts.snapshot();
+    assert!(!snap.moves.is_empty());
+}
+
+/// Counts evaluate calls and signals after the `at`-th one.
+struct Counting {
+    inner: Box<dyn Evaluator<ChessState> + Send>,
+    calls: Arc<AtomicU64>,
+    at: u64,
+    signal: Option<mpsc::Sender<()>>,
+}
+
+impl Evaluator<ChessState> for Counting {
+    fn evaluate(
+        &mut self,
+        requests: &[EvalRequest<ChessState>],
+    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        let out = self.inner.evaluate(requests);
+        if self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.at
+            && let Some(s) = self.signal.take()
+        {
+            s.send(()).ok();
+            // Give the test time to kill the server before the next batch goes out.
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        out
+    }
+}
+
+#[test]
+fn killing_the_server_mid_search_fails_evaluations_and_a_restart_recovers() {
+    let Some(python) = serve_python() else { return };
+    let package = asset("mav-enc-tiny");
+    let mut server = Server::start(&python, &package, "mav-enc-tiny");
+    let remote = remote_package(&package, "kill", &server.endpoint(), "mav-enc-tiny", 4);
+    let (far, _) = load_evaluator(&remote, &SessionOptions::default()).expect("remote opens");
+    let (tx, rx) = mpsc::channel();
+    let (done_tx, done_rx) = mpsc::channel();
+    let calls = Arc::new(AtomicU64::new(0));
+    let counter = calls.clone();
+    let search = std::thread::spawn(move || {
+        let mut e = Counting { inner: far, calls: counter, at: 5, signal: Some(tx) };
+        let mut mcts = Mcts::new(chess(START), 0, MctsParams::default()).expect("valid params");
+        let result = mcts.run(&mut e, RunLimits { simulations: 1_000_000, batch_size: 8 });
+        let after = e.evaluate(&[EvalRequest::values(chess(START))]).remove(0);
+        done_tx.send((result, mcts.stats(), after, e)).ok();
+    });
+    rx.recv_timeout(Duration::from_secs(120)).expect("the search made 5 batches of evaluations");
+    server.kill();
+    let (result, stats, after, mut e) = done_rx
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the search ends after the server is gone (no hang)");
+    search.join().expect("search thread");
+    result.expect("the root was evaluated before the kill: the search itself succeeds");
+    eprintln!("after the kill: {stats:?} ({} evaluate calls)", calls.load(Ordering::SeqCst));
+    assert!(stats.failed > 0, "evaluations after the kill are failed evaluations: {stats:?}");
+    assert!(stats.simulations < 1_000_000, "the search stopped when every move had failed: {stats:?}");
+    match after {
+        Err(EvalError::Backend(msg)) => assert!(
+            msg.contains("connection refused") || msg.contains("connection failed"),
+            "a named connection error: {msg}"
+        ),
+        other => {
+            panic!("expected a failed evaluation after the kill, got {:?}", other.map(|r| r.moves.len()))
+        }
+    }
+
+    // The server restarts on the same port: the same evaluator works again (new connections).
+    let ports = server.ports;
+    let mut restarted = Server::spawn(&python, &package, "mav-enc-tiny", ports);
+    restarted.wait_ready("mav-enc-tiny").unwrap_or_else(|why| panic!("restart: {why}"));
+    let again = e.evaluate(&[EvalRequest::values(chess(START))]).remove(0);
+    assert_eq!(again.expect("evaluates after the restart").moves.len(), 20);
+}
+
+#[test]
+fn a_server_with_another_models_signature_is_a_named_error() {
+    let Some(python) = serve_python() else { return };
+    // The shipped mav-lm's graph (input_ids, attention_mask, position_ids, KV cache → logits, present.*)
+    // served where a mav-encoder package expects value_logits and best_logits.
+    let server = Server::start(&python, &asset("mav-tiny"), "not-an-encoder");
+    let remote = remote_package(&asset("mav-enc-tiny"), "wrong", &server.endpoint(), "not-an-encoder", 2);
+    match load_evaluator(&remote, &SessionOptions::default()) {
+        Err(LoadError::Remote { error, .. }) if matches!(*error, RemoteError::Signature { .. }) => {
+            let msg = error.to_string();
+            assert!(msg.contains("ONNX output value_logits") && msg.contains("expected to exist"), "{msg}");
+            assert!(msg.contains("logits"), "{msg}");
+        }
+        Err(e) => panic!("expected a signature error, got {e}"),
+        Ok(_) => panic!("a server with another model's signature was accepted"),
+    }
+}
+
+#[test]
+fn remote_action_value_matches_local() {
+    let Some(python) = serve_python() else { return };
+    let package = root().join("tests/fixtures/models/av-fixture");
+    let server = Server::start(&python, &package, "av-fixture");
+    let remote = remote_package(&package, "av", &server.endpoint(), "av-fixture", 3);
+    let options = SessionOptions::default();
+    let (mut local, _) = load_evaluator(&package, &options).expect("local opens");
+    let (mut far, _) =
+        load_evaluator(&remote, &options).unwrap_or_else(|e| panic!("remote opens: {e}\n{}", server.log()));
+    let reqs: Vec<_> = line(chess(START), 5).into_iter().map(EvalRequest::values).collect();
+    for (i, (l, r)) in local.evaluate(&reqs).iter().zip(&far.evaluate(&reqs)).enumerate() {
+        let (l, r) = (l.as_ref().expect("local evaluates"), r.as_ref().expect("remote evaluates"));
+        assert_eq!(l.moves.len(), r.moves.len(), "position {i}");
+        for (a, b) in l.moves.iter().zip(&r.moves) {
+            assert_eq!(a.text, b.text, "position {i}");
+            let worst =
+                a.dist.probs().iter().zip(b.dist.probs()).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+            assert!(worst <= 1e-5, "position {i} move {}: {worst:e}", a.text);
+        }
+    }
+}
