@@ -97,6 +97,11 @@ fn searches_to_the_simulation_limit_and_names_a_legal_move() {
     assert!(start.parse_action(&best).is_ok(), "{best} is not legal");
     assert_eq!(best, "d1d8");
     assert_eq!(report.snapshot.best.as_deref(), Some("d1d8"));
+    // The engine sends an event, then calls repaint: the last call may still be on its way.
+    let deadline = Instant::now() + WAIT;
+    while repaints.load(Ordering::SeqCst) < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
     assert!(repaints.load(Ordering::SeqCst) >= 2, "repaint is called after events");
 }
 
