@@ -116,6 +116,19 @@ PY
     "mlserver==$MLSERVER_VERSION" "onnxruntime==$ORT_VERSION"
 }
 
+# python-chess for the UCI check (tests/uci_python_chess.rs: a strict third-party UCI client), in its own
+# virtual environment, .venv-uci/ (from PyPI, pinned).
+PYTHON_CHESS_VERSION=1.11.2
+install_uci_check() {
+  local py=.venv-uci/bin/python
+  if [ -x "$py" ] && "$py" -c "import chess, sys; sys.exit(chess.__version__ != '$PYTHON_CHESS_VERSION')" 2>/dev/null; then
+    return
+  fi
+  log "installing chess==$PYTHON_CHESS_VERSION (python-chess) into .venv-uci/"
+  python3 -m venv .venv-uci
+  .venv-uci/bin/pip install --quiet --disable-pip-version-check "chess==$PYTHON_CHESS_VERSION"
+}
+
 cmd="${1:-}"
 shift || true
 case "$cmd" in
@@ -149,10 +162,13 @@ case "$cmd" in
     install_ort
     install_import
     install_serve
+    install_uci_check
     # The searchless import tests must run here (and so in CI), not skip.
     export MAVBOARD_REQUIRE_IMPORT=1
     # The remote-evaluation tests start MLServer from .venv-serve/: here (and so in CI) they must not skip.
     export MAVBOARD_REQUIRE_SERVE=1
+    # The python-chess UCI check (.venv-uci/ and Stockfish) must run here, not skip.
+    export MAVBOARD_REQUIRE_UCI_CHECK=1
     # No incremental caches: the test binaries link egui/wgpu and would fill a small disk.
     export CARGO_INCREMENTAL=0
     cargo build --locked --all-targets

@@ -383,3 +383,32 @@ fn overlapping_batches_stay_consistent() {
     assert_eq!(u64::from(m.root_visits()), m.stats().simulations);
     m.check_consistency().expect("consistent");
 }
+
+#[test]
+fn root_moves_restrict_the_search_and_a_mating_line_reports_its_result() {
+    let s = chess(MATE_IN_ONE);
+    let mut e = MaterialEvaluator::new(3);
+    // Only two quiet moves may be searched: the mate is neither searched nor chosen.
+    let only = MctsParams { root_moves: vec!["h2h3".into(), "g1f1".into()], ..MctsParams::default() };
+    let mut m = search(s.clone(), only, &mut e, 200, 8);
+    let snap = m.snapshot();
+    assert!(["h2h3", "g1f1"].contains(&snap.best.as_deref().unwrap_or("")), "{:?}", snap.best);
+    for stats in &snap.moves {
+        let allowed = ["h2h3", "g1f1"].contains(&stats.action.as_str());
+        assert_eq!(stats.visits > 0, allowed, "{}: {} visits", stats.action, stats.visits);
+    }
+    assert!(snap.totals.stats.max_depth >= 2, "{:?}", snap.totals.stats);
+    // Lifting the restriction on the same tree lets the search find the mate; its line ends in it.
+    m.set_params(MctsParams::default()).expect("valid");
+    m.run(&mut e, RunLimits { simulations: 400, batch_size: 8 }).expect("search runs");
+    let snap = m.snapshot();
+    assert_eq!(snap.best.as_deref(), Some("a1a8"));
+    assert_eq!((snap.pv.as_slice(), snap.pv_result), (&["a1a8".to_owned()][..], Some(1.0)));
+    assert_eq!(m.pv_outcome(), (1, Some(1.0)));
+    assert_eq!(snap.moves[0].pv_result, Some(1.0));
+    // A move that is not legal at the root is refused, and the old settings stay.
+    let bad = MctsParams { root_moves: vec!["e2e4".into()], ..MctsParams::default() };
+    assert!(matches!(m.set_params(bad.clone()), Err(SearchError::IllegalAction { .. })));
+    assert!(Mcts::new(s, 0, bad).is_err());
+    assert_eq!(m.best_action().map(|a| m.root_state().action_to_text(a)).as_deref(), Some("a1a8"));
+}

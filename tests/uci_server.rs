@@ -210,3 +210,113 @@ fn without_a_model_flag_the_engine_plays_with_the_shipped_model() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The `info` lines of a search's output (not `info string`).
+fn infos(output: &[String]) -> Vec<mavboard::uci::info::Info> {
+    output
+        .iter()
+        .filter(|l| l.starts_with("info ") && !l.starts_with("info string"))
+        .map(|l| parse_info(l).expect("a valid info line"))
+        .collect()
+}
+
+#[test]
+fn multipv_wdl_mate_depth_searchmoves_ponder_and_ucinewgame() {
+    use mavboard::uci::info::ScoreValue;
+    let mut s = PipeServer::start();
+    s.send("uci");
+    let hello = until(&s.lines, "uciok");
+    for option in [
+        "option name MultiPV type spin default 1 min 1 max 500",
+        "option name UCI_ShowWDL type check default false",
+        "option name Ponder type check default false",
+    ] {
+        assert!(hello.iter().any(|l| l == option), "{option}");
+    }
+    s.send("setoption name MultiPV value 3");
+    s.send("setoption name UCI_ShowWDL value true");
+    s.send("isready");
+    until(&s.lines, "readyok");
+
+    // Three lines per report, numbered, each with wdl; the last three are the final ones, the search's
+    // choice first.
+    s.send("position fen 3q3k/8/8/8/8/8/6PP/3R3K w - - 0 1");
+    s.send("go nodes 300");
+    let out = until(&s.lines, "bestmove");
+    assert_eq!(out.last().map(String::as_str), Some("bestmove d1d8"));
+    let all = infos(&out);
+    let last: Vec<_> = all[all.len() - 3..].to_vec();
+    assert_eq!(last.iter().map(|i| i.multipv).collect::<Vec<_>>(), [Some(1), Some(2), Some(3)]);
+    assert_eq!(last[0].pv[0], "d1d8");
+    for info in &last {
+        let [w, d, l] = info.wdl.expect("wdl");
+        assert_eq!(w + d + l, 1000);
+        assert!(info.seldepth.is_some() && info.hashfull.is_some(), "{info:?}");
+    }
+
+    // A mate in one is scored as such, and `go mate 1` stops once it is found.
+    s.send("setoption name MultiPV value 1");
+    s.send("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
+    s.send("go mate 1");
+    let out = until(&s.lines, "bestmove");
+    assert_eq!(out.last().map(String::as_str), Some("bestmove d1d8"));
+    let last = infos(&out).pop().expect("an info line");
+    assert_eq!(last.score.map(|s| s.value), Some(ScoreValue::Mate(1)), "{out:?}");
+    assert_eq!(last.wdl, Some([1000, 0, 0]));
+    assert!(last.nodes.is_some_and(|n| n < 800), "stopped at the mate, not at the default 800: {last:?}");
+
+    // `go depth 3` ends once the principal variation is three plies long.
+    s.send("position startpos");
+    s.send("go depth 3");
+    let last = infos(&until(&s.lines, "bestmove")).pop().expect("an info line");
+    assert!(last.depth.is_some_and(|d| d >= 3), "{last:?}");
+    assert!(last.nodes.is_some_and(|n| n < 800), "{last:?}");
+
+    // searchmoves: only the moves named are searched and chosen, though taking the queen is better.
+    s.send("position fen 3q3k/8/8/8/8/8/6PP/3R3K w - - 0 1");
+    s.send("go nodes 200 searchmoves h2h3 g2g4");
+    let out = until(&s.lines, "bestmove");
+    let best = out.last().and_then(|l| l.strip_prefix("bestmove ")).expect("bestmove");
+    assert!(["h2h3", "g2g4"].contains(&best), "{out:?}");
+    assert!(infos(&out).iter().all(|i| ["h2h3", "g2g4"].contains(&i.pv[0].as_str())), "{out:?}");
+    // An illegal one is an error and the search answers with no move.
+    s.send("go nodes 50 searchmoves e2e4");
+    let out = until(&s.lines, "bestmove");
+    assert!(out.iter().any(|l| l.starts_with("info string") && l.contains("e2e4")), "{out:?}");
+    // The next go searches every move again (on the same tree: the restricted moves keep their visits).
+    s.send("go nodes 800");
+    assert_eq!(until(&s.lines, "bestmove").last().map(String::as_str), Some("bestmove d1d8"));
+
+    // Ponder: no bestmove until ponderhit, then the go's own limits apply; stop while pondering answers.
+    s.send("position startpos moves e2e4 e7e5");
+    s.send("go ponder nodes 100");
+    std::thread::sleep(Duration::from_millis(300));
+    let early: Vec<String> = s.lines.try_iter().collect();
+    assert!(early.iter().all(|l| !l.starts_with("bestmove")), "{early:?}");
+    s.send("ponderhit");
+    let out = until(&s.lines, "bestmove");
+    assert_eq!(out.iter().filter(|l| l.starts_with("bestmove")).count(), 1);
+    let after =
+        ChessState::from_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2").expect("FEN");
+    check_search(&out, &after, None);
+    s.send("go ponder wtime 60000 btime 60000");
+    std::thread::sleep(Duration::from_millis(200));
+    s.send("stop");
+    check_search(&until(&s.lines, "bestmove"), &after, None);
+    // Nothing else follows: no second bestmove from the ponder search.
+    s.send("isready");
+    assert_eq!(until(&s.lines, "readyok"), ["readyok"]);
+
+    // ucinewgame empties the cache: a search right after reports hashfull 0 at its first line.
+    s.send("go nodes 100");
+    let full = infos(&until(&s.lines, "bestmove")).pop().and_then(|i| i.hashfull).expect("hashfull");
+    assert!(full > 0, "the cache holds this search's answers");
+    s.send("ucinewgame");
+    s.send("position startpos moves e2e4 e7e5");
+    s.send("go nodes 1");
+    let first = infos(&until(&s.lines, "bestmove")).pop().and_then(|i| i.hashfull).expect("hashfull");
+    assert!(first < full, "{first} after ucinewgame, {full} before");
+
+    s.send("quit");
+    s.thread.join().expect("no panic").expect("clean exit");
+}

@@ -299,6 +299,7 @@ mod tests {
             status: NodeStatus::Expanded,
             hallucinations: 0,
             pv: vec![action.to_owned()],
+            pv_result: None,
         }
     }
 

@@ -29,6 +29,11 @@ pub struct GoLimits {
     pub simulations: Option<u64>,
     /// Stop after this much time.
     pub movetime: Option<Duration>,
+    /// Stop once the principal variation is this many plies long, or ends the game sooner (UCI `go depth`).
+    pub depth: Option<u32>,
+    /// Stop once the principal variation wins in at most this many moves of the side to move, i.e. ends in
+    /// a won finished game (checkmate in chess) within `2 × mate − 1` plies (UCI `go mate`).
+    pub mate: Option<u32>,
     /// Ignore the other limits and search until stopped.
     pub infinite: bool,
 }
@@ -112,6 +117,9 @@ pub enum Command<S: GameState = ChessState> {
         /// The moves from the root; empty for the root's own children.
         path: Vec<String>,
     },
+    /// A new game: stops the running search (its [`Event::Done`] is sent) and forgets the search tree and
+    /// the engine's cache of model answers, so nothing from earlier positions is reused (UCI `ucinewgame`).
+    NewGame,
     /// Ends the engine thread.
     Quit,
 }
@@ -127,6 +135,10 @@ pub struct SearchReport {
     pub simulations: u64,
     /// Evaluations answered from the engine's cache since the `go` (no model call).
     pub cache_hits: u64,
+    /// Model answers the engine's cache holds now.
+    pub cache_used: usize,
+    /// How many it can hold ([`EngineConfig::cache_entries`]).
+    pub cache_capacity: usize,
 }
 
 /// What an engine for `S` positions (chess by default) reports.

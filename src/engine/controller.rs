@@ -247,6 +247,12 @@ impl<S: MavState> Controller<S> {
             Command::LoadEvaluator { factory, workers } => self.load(factory, workers),
             Command::Evaluate { tag, requests } => self.evaluate(tag, requests),
             Command::Explore { tag, path } => self.explore(tag, path),
+            Command::NewGame => {
+                self.finish();
+                self.cancel_pending();
+                self.tree = None;
+                self.cache.clear();
+            }
             Command::Quit => {}
         }
     }
@@ -335,6 +341,8 @@ impl<S: MavState> Controller<S> {
             elapsed: active.started.elapsed(),
             simulations: tree.stats().simulations.saturating_sub(active.start_simulations),
             cache_hits: active.cache_hits,
+            cache_used: self.cache.len(),
+            cache_capacity: self.config.cache_entries,
         })
     }
 
@@ -460,7 +468,13 @@ impl<S: MavState> Controller<S> {
         }
         let Some(tree) = self.tree.as_mut() else { return };
         let done = tree.stats().simulations.saturating_sub(start_simulations);
-        let reached = !limits.infinite && limits.simulations.is_some_and(|l| done >= l);
+        let mut reached = !limits.infinite && limits.simulations.is_some_and(|l| done >= l);
+        if !limits.infinite && (limits.depth.is_some() || limits.mate.is_some()) {
+            let (plies, result) = tree.pv_outcome();
+            let deep = limits.depth.is_some_and(|d| plies >= d as usize || (plies > 0 && result.is_some()));
+            let mate = limits.mate.is_some_and(|m| result == Some(1.0) && plies < 2 * m as usize);
+            reached |= deep || mate;
+        }
         if reached || (stuck && !limits.infinite) {
             return self.finish();
         }

@@ -22,6 +22,7 @@
 //! - [`command`]: the header, its commands and which lines are inputs and outputs;
 //! - [`state`]: per-game state strings (`%state`, FEN), the [`state::MavState`] trait games implement;
 //! - [`buckets`]: value buckets, the Lichess win-probability formula, max/mean scoring;
+//! - [`wdl`]: win/draw/loss shares from a value distribution (UCI's `wdl`);
 //! - [`example`]: rendering complete examples for training and prompting;
 //! - [`response`]: the tolerant parser of model output with classified hallucinations;
 //! - [`trace`]: internal-search traces (writer and tolerant parser);
@@ -40,3 +41,4 @@ pub mod state;
 pub mod tokenizer;
 pub mod trace;
 pub mod vocab;
+pub mod wdl;

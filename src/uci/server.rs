@@ -3,9 +3,16 @@
 //! [`serve`] reads UCI commands line by line, drives an [`Engine`] and writes the answers: `id`/`option`/
 //! `uciok`, `readyok` (after the model has loaded), `info` lines about every 100 ms while searching and
 //! `bestmove`. Models come from a [`FactoryBuilder`], so tests use mock evaluators and the CLI the real
-//! ones. An `info` line's depth is the length of the principal variation, nodes are the simulations of
-//! this search, and the score is the root's value turned back into centipawns with the inverse of the
-//! Lichess formula.
+//! ones.
+//!
+//! An `info` line (one per line of `MultiPV`, best first) gives: `depth`, the length of the line's
+//! principal variation; `seldepth`, the deepest pass of the search; `nodes`, the simulations of this
+//! search; `score cp`, the move's search value turned back into centipawns with the inverse of the Lichess
+//! formula, or `score mate N` when the line ends in checkmate; with `UCI_ShowWDL`, `wdl W D L` from the
+//! model's value distribution ([`crate::mav::wdl`]); `hashfull`, how full the engine's cache of model
+//! answers is. `go depth` stops when the principal variation is that long, `go mate N` when it mates in at
+//! most N moves, `go ponder` searches until `ponderhit` (then the clock limits of that `go` apply) or
+//! `stop`, and `searchmoves` restricts the root's moves.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -24,7 +31,9 @@ use crate::game::{GameState, Player};
 use crate::inference::device::Device;
 use crate::inference::evaluator::Scoring;
 use crate::mav::buckets::cp_from_win_prob;
+use crate::mav::wdl::wdl;
 use crate::search::mcts::{MctsParams, WorldModel};
+use crate::search::mcts::{MctsSnapshot, MoveStats, NodeStatus};
 
 /// The model settings a UCI GUI can change; a [`FactoryBuilder`] turns them into evaluators.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +74,28 @@ const OPTIONS: &[&str] = &[
     "option name Device type combo default auto var auto var cpu var cuda var coreml",
     "option name Threads type spin default 1 min 1 max 256",
     "option name UCI_Chess960 type check default false",
+    "option name MultiPV type spin default 1 min 1 max 500",
+    "option name UCI_ShowWDL type check default false",
+    "option name Ponder type check default false",
 ];
+
+/// The largest `MultiPV`.
+const MAX_MULTIPV: usize = 500;
+
+/// What the `info` lines show, from the UCI options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InfoOptions {
+    /// How many lines (`MultiPV`): the best moves, best first.
+    pub multipv: usize,
+    /// Add `wdl W D L` (`UCI_ShowWDL`).
+    pub wdl: bool,
+}
+
+impl Default for InfoOptions {
+    fn default() -> Self {
+        InfoOptions { multipv: 1, wdl: false }
+    }
+}
 
 struct Server<W: Write> {
     out: W,
@@ -76,6 +106,7 @@ struct Server<W: Write> {
     simulations: u64,
     model: ModelChoice,
     chess960: bool,
+    info: InfoOptions,
     position: GamePosition,
     /// The model choice changed since the last load.
     needs_load: bool,
@@ -89,6 +120,10 @@ struct Server<W: Write> {
     infinite: bool,
     /// A `bestmove` held back until `stop` (infinite search that ended by itself).
     held: Option<String>,
+    /// While pondering (`go ponder`): the limits and settings of that `go`, which apply from `ponderhit`.
+    pondering: Option<(GoLimits, MctsParams)>,
+    /// `Done` events of ended ponder searches still to come, answered with no `bestmove`.
+    swallow: usize,
 }
 
 /// Serves the UCI protocol on `input` / `output` until `quit` or the end of the input.
@@ -113,6 +148,7 @@ where
         simulations: 800,
         model: ModelChoice { model: None, device: Device::Auto, threads: 1 },
         chess960: false,
+        info: InfoOptions::default(),
         position: GamePosition { start: start.clone(), moves: Vec::new(), current: start },
         needs_load: true,
         loading: false,
@@ -120,6 +156,8 @@ where
         searching: 0,
         infinite: false,
         held: None,
+        pondering: None,
+        swallow: 0,
     };
     let lines = spawn_line_reader("mavboard-uci-input", input);
     loop {
@@ -174,11 +212,15 @@ impl<W: Write> Server<W> {
                     self.say("readyok")?;
                 }
             }
-            "ucinewgame" => {}
+            "ucinewgame" => {
+                self.pondering = None;
+                self.engine.send(Command::NewGame)?;
+            }
             "position" => self.position(rest)?,
             "go" => self.go(rest)?,
             "stop" => {
                 self.infinite = false;
+                self.pondering = None;
                 if let Some(best) = self.held.take() {
                     self.say(&best)?;
                 } else {
@@ -187,7 +229,8 @@ impl<W: Write> Server<W> {
             }
             "setoption" => self.setoption(rest)?,
             "quit" => return Ok(false),
-            "debug" | "register" | "ponderhit" => {}
+            "ponderhit" => self.ponderhit()?,
+            "debug" | "register" => {}
             other => self.problem(&format!("unknown command '{other}'"))?,
         }
         Ok(true)
@@ -238,11 +281,28 @@ impl<W: Write> Server<W> {
     fn go(&mut self, words: &[&str]) -> Result<(), UciServerError> {
         let mut limits = GoLimits::default();
         let (mut wtime, mut btime, mut winc, mut binc, mut movestogo) = (None, None, 0u64, 0u64, None);
+        let (mut ponder, mut search_moves) = (false, Vec::new());
         let mut i = 0;
         while i < words.len() {
             let number = words.get(i + 1).and_then(|v| v.parse::<i64>().ok()).map(|v| v.max(0) as u64);
             let mut took_value = true;
             match words[i] {
+                "depth" => limits.depth = number.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
+                "mate" => limits.mate = number.map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
+                "ponder" => {
+                    ponder = true;
+                    took_value = false;
+                }
+                "searchmoves" => {
+                    let moves: Vec<String> = words[i + 1..]
+                        .iter()
+                        .take_while(|w| !GO_WORDS.contains(w))
+                        .map(|w| (*w).to_owned())
+                        .collect();
+                    i += moves.len();
+                    search_moves = moves;
+                    took_value = false;
+                }
                 "nodes" => limits.simulations = number,
                 "movetime" => limits.movetime = number.map(Duration::from_millis),
                 "wtime" => wtime = number,
@@ -250,7 +310,6 @@ impl<W: Write> Server<W> {
                 "winc" => winc = number.unwrap_or(0),
                 "binc" => binc = number.unwrap_or(0),
                 "movestogo" => movestogo = number,
-                "depth" | "mate" => {}
                 "infinite" => {
                     limits.infinite = true;
                     took_value = false;
@@ -270,14 +329,38 @@ impl<W: Write> Server<W> {
             let share = t / movestogo.unwrap_or(30).max(1) + inc * 3 / 4;
             limits.movetime = Some(Duration::from_millis(share.min(t.saturating_sub(50)).max(10)));
         }
-        if !limits.infinite && limits.movetime.is_none() && limits.simulations.is_none() {
+        let unlimited = limits.movetime.is_none() && limits.simulations.is_none();
+        if !limits.infinite && unlimited && limits.depth.is_none() && limits.mate.is_none() {
             limits.simulations = Some(self.simulations);
         }
+        let params = MctsParams { root_moves: search_moves, ..self.params.clone() };
         self.ensure_loaded()?;
-        self.infinite = limits.infinite;
         self.held = None;
         self.searching += 1;
-        self.engine.send(Command::Go { limits, params: self.params.clone() })?;
+        let limits = if ponder {
+            // The search runs until `ponderhit` (then `limits` apply) or `stop`, like `go infinite`.
+            self.pondering = Some((limits, params.clone()));
+            GoLimits { infinite: true, ..GoLimits::default() }
+        } else {
+            self.pondering = None;
+            limits
+        };
+        self.infinite = limits.infinite;
+        self.engine.send(Command::Go { limits, params })?;
+        Ok(())
+    }
+
+    /// `ponderhit`: the opponent played the expected move, so the ponder search goes on as a normal search
+    /// with the limits of its `go` (the tree it built is kept: the engine reuses it for the same position).
+    fn ponderhit(&mut self) -> Result<(), UciServerError> {
+        let Some((limits, params)) = self.pondering.take() else { return Ok(()) };
+        // Unless the ponder search already ended (its bestmove held back), its Done is still to come.
+        if self.held.take().is_none() {
+            self.swallow += 1;
+        }
+        self.infinite = limits.infinite;
+        self.searching += 1;
+        self.engine.send(Command::Go { limits, params })?;
         Ok(())
     }
 
@@ -339,12 +422,21 @@ impl<W: Write> Server<W> {
                 }
                 _ => Err(bad("is not a positive whole number")),
             },
-            "uci_chess960" => match value.to_ascii_lowercase().as_str() {
-                "true" => Ok(true),
-                "false" => Ok(false),
-                _ => Err(bad("is not true or false")),
+            "uci_chess960" => {
+                parse_check(&value).map(|on| self.chess960 = on).map_err(|()| bad("is not true or false"))
             }
-            .map(|on| self.chess960 = on),
+            "multipv" => match value.parse::<usize>() {
+                Ok(n) if (1..=MAX_MULTIPV).contains(&n) => {
+                    self.info.multipv = n;
+                    Ok(())
+                }
+                _ => Err(bad(&format!("is not a whole number from 1 to {MAX_MULTIPV}"))),
+            },
+            "uci_showwdl" => {
+                parse_check(&value).map(|on| self.info.wdl = on).map_err(|()| bad("is not true or false"))
+            }
+            // The GUI says whether it will send `go ponder`; nothing to change here.
+            "ponder" => parse_check(&value).map(|_| ()).map_err(|()| bad("is not true or false")),
             _ => Err(format!("unknown option '{name}'")),
         };
         if let Err(e) = result {
@@ -355,12 +447,23 @@ impl<W: Write> Server<W> {
 
     fn event(&mut self, event: Event) -> Result<(), UciServerError> {
         match event {
-            Event::Info(report) => self.say(&info_line(&report))?,
-            Event::Done { report, best_move } => {
-                if let Some(report) = &report {
-                    self.say(&info_line(report))?;
+            Event::Info(report) => {
+                for line in info_lines(&report, self.info) {
+                    self.say(&line)?;
                 }
+            }
+            Event::Done { report, best_move } => {
                 self.searching = self.searching.saturating_sub(1);
+                if self.swallow > 0 {
+                    // A ponder search ended by `ponderhit`: its successor answers.
+                    self.swallow -= 1;
+                    return Ok(());
+                }
+                if let Some(report) = &report {
+                    for line in info_lines(report, self.info) {
+                        self.say(&line)?;
+                    }
+                }
                 let line = format!("bestmove {}", best_move.as_deref().unwrap_or("0000"));
                 if self.infinite && self.searching == 0 {
                     self.held = Some(line);
@@ -393,22 +496,91 @@ impl<W: Write> Server<W> {
     }
 }
 
-/// A UCI `info` line for a search report.
-pub fn info_line(report: &SearchReport) -> String {
+/// The words of `go` that start a new argument (they end a `searchmoves` list).
+const GO_WORDS: &[&str] = &[
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+];
+
+/// A `check` option's value.
+fn parse_check(value: &str) -> Result<bool, ()> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(()),
+    }
+}
+
+/// The root moves shown as `MultiPV` lines, best first: the search's choice, then the others that were
+/// visited, most visited first (failed and excluded moves are left out).
+fn ranked_moves(s: &MctsSnapshot) -> Vec<&MoveStats> {
+    let usable = |m: &&MoveStats| m.status != NodeStatus::Failed && m.visits > 0;
+    let best = s.best.as_deref().and_then(|b| s.moves.iter().find(|m| m.action == b));
+    let mut ranked: Vec<&MoveStats> = best.into_iter().collect();
+    ranked.extend(s.moves.iter().filter(usable).filter(|m| Some(m.action.as_str()) != s.best.as_deref()));
+    ranked
+}
+
+/// The `score` of a line: `mate N` (N > 0: the side to move mates in N moves; N < 0: it is mated) when the
+/// line ends in a won or lost finished game, else `cp X` from the value.
+fn score(value: f64, plies: usize, result: Option<f64>) -> String {
+    let moves = |plies: usize| i64::try_from(plies.div_ceil(2)).unwrap_or(i64::MAX);
+    match result {
+        Some(r) if r >= 1.0 => format!("mate {}", moves(plies)),
+        Some(r) if r <= 0.0 => format!("mate -{}", moves(plies)),
+        _ => format!("cp {}", cp_from_win_prob(value).clamp(-MAX_CP, MAX_CP).round() as i64),
+    }
+}
+
+/// The UCI `info` lines for a search report: one per `MultiPV` line, best first (one line without a
+/// score or pv before the root has a visited move).
+pub fn info_lines(report: &SearchReport, options: InfoOptions) -> Vec<String> {
     let s = &report.snapshot;
     let ms = report.elapsed.as_millis();
     let nps = (u128::from(report.simulations) * 1000).checked_div(ms).unwrap_or(0);
-    let mut line =
-        format!("info depth {} nodes {} nps {nps} time {ms}", s.pv.len().max(1), report.simulations);
-    if let Some(v) = s.value {
-        let cp = cp_from_win_prob(v).clamp(-MAX_CP, MAX_CP).round() as i64;
-        line.push_str(&format!(" score cp {cp}"));
+    let hashfull = (report.cache_used * 1000).checked_div(report.cache_capacity).unwrap_or(0).min(1000);
+    let seldepth = s.totals.stats.max_depth;
+    let stats = format!("nodes {} nps {nps} hashfull {hashfull} time {ms}", report.simulations);
+    let ranked = ranked_moves(s);
+    if ranked.is_empty() {
+        let depth = s.pv.len().max(1);
+        let mut line = format!("info depth {depth} seldepth {} {stats}", seldepth.max(depth as u64));
+        if let Some(v) = s.value {
+            line.push_str(&format!(" score {}", score(v, s.pv.len(), s.pv_result)));
+        }
+        return vec![line];
     }
-    if !s.pv.is_empty() {
-        line.push_str(" pv ");
-        line.push_str(&s.pv.join(" "));
-    }
-    line
+    let multi = options.multipv > 1;
+    ranked
+        .into_iter()
+        .take(options.multipv.max(1))
+        .enumerate()
+        .map(|(i, m)| {
+            let depth = m.pv.len().max(1);
+            let mut line = format!("info depth {depth} seldepth {}", seldepth.max(depth as u64));
+            if multi {
+                line.push_str(&format!(" multipv {}", i + 1));
+            }
+            let value = m.q.or(m.model_mean).or(s.value).unwrap_or(0.5);
+            line.push_str(&format!(" score {}", score(value, m.pv.len(), m.pv_result)));
+            if options.wdl {
+                let w = wdl(value, m.distribution.as_deref());
+                line.push_str(&format!(" wdl {} {} {}", w.win, w.draw, w.loss));
+            }
+            line.push_str(&format!(" {stats} pv {}", m.pv.join(" ")));
+            line
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -417,21 +589,79 @@ mod tests {
     use crate::search::mcts::Mcts;
     use crate::search::mcts::RunLimits;
     use crate::search::mock::MaterialEvaluator;
+    use crate::uci::info::{ScoreValue, parse_info};
+
+    fn report(fen: &str, simulations: u64) -> SearchReport {
+        let start = ChessState::from_fen(fen).expect("valid FEN");
+        let mut tree = Mcts::new(start, 0, MctsParams::default()).expect("valid params");
+        let limits = RunLimits { simulations, batch_size: 8 };
+        tree.run(&mut MaterialEvaluator::new(3), limits).expect("runs");
+        SearchReport {
+            snapshot: tree.snapshot(),
+            elapsed: Duration::from_millis(500),
+            simulations,
+            cache_hits: 0,
+            cache_used: 512,
+            cache_capacity: 2048,
+        }
+    }
 
     #[test]
-    fn info_line_inverts_the_lichess_formula() {
-        let mut tree = Mcts::new(ChessState::startpos(), 0, MctsParams::default()).expect("valid params");
-        tree.run(&mut MaterialEvaluator::new(3), RunLimits { simulations: 64, batch_size: 8 }).expect("runs");
-        let mut snapshot = tree.snapshot();
-        snapshot.value = Some(crate::mav::buckets::win_prob_from_cp(123.0));
-        let report =
-            SearchReport { snapshot, elapsed: Duration::from_millis(500), simulations: 64, cache_hits: 0 };
-        let line = info_line(&report);
-        let pv = report.snapshot.pv.join(" ");
-        let depth = report.snapshot.pv.len();
-        assert_eq!(line, format!("info depth {depth} nodes 64 nps 128 time 500 score cp 123 pv {pv}"));
-        let mut report = report;
-        report.snapshot.value = Some(1.0);
-        assert!(info_line(&report).contains("score cp 10000"));
+    fn info_lines_invert_the_lichess_formula_for_the_best_move() {
+        let mut report = report("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 64);
+        let best = report.snapshot.best.clone().expect("a best move");
+        let m = report.snapshot.moves.iter_mut().find(|m| m.action == best).expect("the best move's stats");
+        m.q = Some(crate::mav::buckets::win_prob_from_cp(123.0));
+        let pv = m.pv.join(" ");
+        let depth = m.pv.len();
+        let seldepth = report.snapshot.totals.stats.max_depth.max(depth as u64);
+        let lines = info_lines(&report, InfoOptions::default());
+        assert_eq!(
+            lines,
+            [format!(
+                "info depth {depth} seldepth {seldepth} score cp 123 nodes 64 nps 128 hashfull 250 time 500 pv {pv}"
+            )]
+        );
+        let m = report.snapshot.moves.iter_mut().find(|m| m.action == best).expect("the best move's stats");
+        m.q = Some(1.0);
+        assert!(info_lines(&report, InfoOptions::default())[0].contains("score cp 10000"));
+    }
+
+    #[test]
+    fn multipv_lines_are_ranked_with_wdl_that_matches_the_score() {
+        let report = report("3q3k/8/8/8/8/8/6PP/3R3K w - - 0 1", 300);
+        let lines = info_lines(&report, InfoOptions { multipv: 3, wdl: true });
+        assert_eq!(lines.len(), 3, "{lines:#?}");
+        for (i, line) in lines.iter().enumerate() {
+            let info = parse_info(line).expect("a valid info line");
+            assert_eq!(info.multipv, Some(i as u32 + 1));
+            let [w, d, l] = info.wdl.expect("wdl");
+            assert_eq!(w + d + l, 1000);
+            let Some(ScoreValue::Cp(cp)) = info.score.map(|s| s.value) else { panic!("{line}") };
+            let expected = (f64::from(w) + f64::from(d) / 2.0) / 1000.0;
+            let from_cp = crate::mav::buckets::win_prob_from_cp(cp as f64);
+            assert!((expected - from_cp).abs() < 0.002, "{line}");
+            assert_eq!(info.hashfull, Some(250));
+            assert!(info.seldepth >= info.depth, "{line}");
+        }
+        // The search's choice first: taking the queen.
+        assert!(lines[0].contains(" pv d1d8"), "{}", lines[0]);
+        // Lines other than the first differ in their first move.
+        let first = |l: &String| parse_info(l).expect("valid").pv[0].clone();
+        assert_ne!(first(&lines[1]), first(&lines[2]));
+    }
+
+    #[test]
+    fn a_line_that_ends_in_checkmate_is_a_mate_score() {
+        // Back-rank mate in one: Rd8#.
+        let report = report("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 200);
+        let lines = info_lines(&report, InfoOptions { multipv: 2, wdl: true });
+        assert!(lines[0].starts_with("info depth 1 "), "{}", lines[0]);
+        assert!(lines[0].contains(" score mate 1 wdl 1000 0 0 "), "{}", lines[0]);
+        assert!(lines[0].ends_with(" pv d1d8"), "{}", lines[0]);
+        assert!(!lines[1].contains("mate"), "{}", lines[1]);
+        assert_eq!(score(0.0, 4, Some(0.0)), "mate -2");
+        assert_eq!(score(1.0, 3, Some(1.0)), "mate 2");
+        assert_eq!(score(0.5, 6, Some(0.5)), "cp 0");
     }
 }

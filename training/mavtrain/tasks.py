@@ -1,4 +1,12 @@
-"""Per-format data loading, batching and losses (the parts of training that differ by format)."""
+"""Per-format data loading, batching and losses (the parts of training that differ by format).
+
+Every task's `loss(model, batch, norm=None)` returns the batch's mean loss. With `norm` (the global
+micro-batch's denominators: the sum over all ranks and chunks of `loss_norm`), it returns instead this
+batch's *share* of the global mean: its loss sum divided by the global count. The shares of all
+batches of a micro-batch add up to the loss one device would compute on the whole micro-batch, which is
+what makes data-parallel training (mavtrain.train) the same computation as training on one device,
+also for the token- and move-weighted means whose counts differ from rank to rank.
+"""
 
 from __future__ import annotations
 
@@ -80,13 +88,19 @@ class LMTask:
         inp, lab = D.lm_batch(d, idx, self.ids["pad"])
         return torch.from_numpy(inp).to(device), torch.from_numpy(lab).to(device)
 
-    def loss(self, model, batch):
+    def loss_norm(self, batch) -> dict:
+        """Denominator of the loss: the target tokens (target + `<eos>`) of the batch."""
+        return {"loss_tokens": (batch[1] != -100).sum()}
+
+    def loss(self, model, batch, norm=None):
+        """Mean cross-entropy per target token (or this batch's share of the global mean, see the module docstring)."""
         inp, lab = batch
         logits = model(inp)
         n = (lab != -100).sum()
-        loss = F.cross_entropy(logits.float().flatten(0, 1), lab.flatten(), ignore_index=-100, reduction="sum") / n.clamp_min(1)
+        denom = n.clamp_min(1) if norm is None else norm["loss_tokens"].clamp_min(1)
+        loss = F.cross_entropy(logits.float().flatten(0, 1), lab.flatten(), ignore_index=-100, reduction="sum") / denom
         with torch.no_grad():
-            acc = ((logits.argmax(-1) == lab) & (lab != -100)).sum().float() / n.clamp_min(1)
+            acc = ((logits.argmax(-1) == lab) & (lab != -100)).sum().float() / denom
         real = int((inp != self.ids["pad"]).sum()) + inp.shape[0]  # real input tokens (+1 last per seq)
         return loss, {"loss": loss.detach(), "token_acc": acc}, {"examples": inp.shape[0], "tokens": real, "loss_tokens": int(n)}
 
@@ -141,7 +155,12 @@ class EncoderTask:
         d = self.train if split == "train" else self.val
         return tuple(torch.from_numpy(a).to(device) for a in D.enc_batch(d, idx, self.ids["pad"]))
 
-    def loss(self, model, batch):
+    def loss_norm(self, batch) -> dict:
+        """Denominators of the loss: candidate moves (value loss) and examples (best-move loss)."""
+        return {"moves": batch[3].sum(), "examples": torch.tensor(batch[0].shape[0])}
+
+    def loss(self, model, batch, norm=None):
+        """Value loss per move + weighted best-move loss per example (or this batch's share of the global means)."""
         inp, att, mpos, mmask, bk, wp, best = batch
         vlog, blog = model(inp, att)
         K = vlog.shape[-1]
@@ -154,14 +173,20 @@ class EncoderTask:
         else:
             per_move = -logp.gather(-1, bk.unsqueeze(-1)).squeeze(-1)
         nm = mmask.sum().clamp_min(1)
-        v_loss = (per_move * mmask).sum() / nm
-        b_loss = F.cross_entropy(bl, best)
+        if norm is None:
+            v_loss = (per_move * mmask).sum() / nm
+            b_loss = F.cross_entropy(bl, best)
+        else:
+            nm = norm["moves"].clamp_min(1)
+            v_loss = (per_move * mmask).sum() / nm
+            b_loss = F.cross_entropy(bl, best, reduction="sum") / norm["examples"]
         loss = v_loss + self.best_weight * b_loss
         with torch.no_grad():
             bucket_acc = ((vl.argmax(-1) == bk) & mmask).sum().float() / nm
-            best_acc = (bl.argmax(-1) == best).float().mean()
+            hits = (bl.argmax(-1) == best).float()
+            best_acc = hits.mean() if norm is None else hits.sum() / norm["examples"]
         stats = {"loss": loss.detach(), "value_loss": v_loss.detach(), "best_loss": b_loss.detach(), "bucket_acc": bucket_acc, "best_acc": best_acc}
-        return loss, stats, {"examples": inp.shape[0], "tokens": int(att.sum()), "moves": int(nm)}
+        return loss, stats, {"examples": inp.shape[0], "tokens": int(att.sum()), "moves": int(mmask.sum().clamp_min(1))}
 
 
 class ActionValueTask:
@@ -208,12 +233,22 @@ class ActionValueTask:
         inp, bk = D.av_batch(d, idx)
         return torch.from_numpy(inp).to(device), torch.from_numpy(bk).to(device)
 
-    def loss(self, model, batch):
+    def loss_norm(self, batch) -> dict:
+        """Denominator of the loss: the examples of the batch."""
+        return {"examples": torch.tensor(batch[0].shape[0])}
+
+    def loss(self, model, batch, norm=None):
+        """Mean cross-entropy per example (or this batch's share of the global mean)."""
         inp, bk = batch
         logits = model(inp).float()
-        loss = F.cross_entropy(logits, bk)
         with torch.no_grad():
-            acc = (logits.argmax(-1) == bk).float().mean()
+            hits = (logits.argmax(-1) == bk).float()
+        if norm is None:
+            loss = F.cross_entropy(logits, bk)
+            acc = hits.mean()
+        else:
+            loss = F.cross_entropy(logits, bk, reduction="sum") / norm["examples"]
+            acc = hits.sum() / norm["examples"]
         return loss, {"loss": loss.detach(), "bucket_acc": acc}, {"examples": inp.shape[0], "tokens": inp.numel()}
 
 

@@ -163,3 +163,24 @@ def test_bench_reports_both_precisions(data_dir):
     for prec in ("fp32", "bf16"):
         assert res[prec]["tokens_per_s_median"] > 0 and res[prec]["examples_per_s_median"] > 0
     assert res["bf16_speedup"] > 0
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_searchless_size_configs_have_the_papers_shapes(fmt):
+    """configs/<format>-{9m,136m,270m}.json: Ruoss et al.'s 9M / 136M / 270M shapes (layers x width x 8
+    heads), d_ff 6 x width (our two-matrix GELU MLP then has the parameters of their SwiGLU MLP with
+    widening 4), so each lands within 2 % of its name (vocabulary 2188, the shipped tokenizer's; 32 state
+    tokens for action-value). Built on the meta device: no memory, no time."""
+    from mavtrain.models import ModelConfig, build_model, count_parameters
+    from mavtrain.train import load_config
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for size, (layers, width, millions) in {"9m": (8, 256, 9), "136m": (8, 1024, 136), "270m": (16, 1024, 270)}.items():
+        cfg = load_config(os.path.join(here, "configs", f"{fmt}-{size}.json"))
+        m = ModelConfig.from_dict(cfg["model"])
+        assert (m.num_layers, m.d_model, m.num_heads, m.d_ff) == (layers, width, 8, 6 * width)
+        m.vocab_size = 32 if fmt == "action-value" else 2188
+        m.num_buckets = 128 if fmt == "action-value" else 64
+        with torch.device("meta"):
+            n = count_parameters(build_model(fmt, m))
+        assert abs(n / 1e6 - millions) < 0.02 * millions, (size, n)

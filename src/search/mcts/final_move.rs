@@ -9,7 +9,7 @@ use crate::inference::evaluator::Scoring;
 
 /// The child to play from `node`: the most visited; among equals the highest estimated value (Q from the
 /// parent's perspective, or the model's value for an unvisited move), then the highest prior, then the first
-/// in move order. Failed children are never chosen; `None` when there is no other.
+/// in move order. Failed and excluded children are never chosen; `None` when there is no other.
 pub(crate) fn best_child<S: GameState>(tree: &Tree<S>, node: u32, scoring: Scoring) -> Option<u32> {
     let key = |c: u32| {
         let n = tree.node(c);
@@ -18,7 +18,7 @@ pub(crate) fn best_child<S: GameState>(tree: &Tree<S>, node: u32, scoring: Scori
     };
     let mut best: Option<(u32, (u32, f64, f32))> = None;
     for c in tree.node(node).children() {
-        if tree.node(c).status == NodeStatus::Failed {
+        if tree.node(c).status == NodeStatus::Failed || tree.node(c).excluded {
             continue;
         }
         let k = key(c);
@@ -47,4 +47,16 @@ pub(crate) fn principal_variation<S: GameState>(tree: &Tree<S>, node: u32, scori
         at = c;
     }
     line
+}
+
+/// When `line` (from [`principal_variation`] of `from`) ends in a finished game: its exact result as a win
+/// probability for the player to move at `from` (1 a win, 0 a loss, ½ a draw).
+pub(crate) fn line_result<S: GameState>(tree: &Tree<S>, from: u32, line: &[u32]) -> Option<f64> {
+    let &last = line.last()?;
+    let end = tree.node(last);
+    if end.status != NodeStatus::Terminal {
+        return None;
+    }
+    let v = f64::from(end.terminal_value);
+    Some(if end.player == tree.node(from).player { v } else { 1.0 - v })
 }

@@ -179,6 +179,9 @@ pub struct MctsParams {
     /// only ... 2 = also the moves after each root move, so they survive one tree reuse). Deeper nodes keep
     /// the max and mean values only.
     pub keep_distributions_depth: u32,
+    /// Only these root moves are searched and can be chosen (in the game's move notation; UCI's
+    /// `searchmoves`); empty: every move.
+    pub root_moves: Vec<String>,
 }
 
 impl Default for MctsParams {
@@ -196,6 +199,7 @@ impl Default for MctsParams {
             decode: DecodeMode::Constrained,
             seed: 0,
             keep_distributions_depth: 2,
+            root_moves: Vec::new(),
         }
     }
 }

@@ -60,7 +60,7 @@ pub(crate) fn select_child<S: GameState, R: Rng>(
     let mut ties: Vec<u32> = Vec::new();
     for c in range {
         let child = tree.node(c);
-        if child.status == NodeStatus::Failed {
+        if child.status == NodeStatus::Failed || child.excluded {
             continue;
         }
         let q = q_with_virtual(tree, c).unwrap_or_else(|| match first_play {

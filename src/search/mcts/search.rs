@@ -98,6 +98,9 @@ pub struct MctsStats {
     pub reused_evaluations: u64,
     /// Nodes kept by the last tree reuse.
     pub reused_nodes: u64,
+    /// The deepest pass: plies from the root to the node where it ended (UCI's `seldepth`).
+    #[serde(default)]
+    pub max_depth: u64,
 }
 
 /// An evaluation that is out.
@@ -145,7 +148,7 @@ impl<S: GameState> Mcts<S> {
             r.status = NodeStatus::Terminal;
             r.terminal_value = outcome.value_for(r.player) as f32;
         }
-        Ok(Mcts {
+        let mut mcts = Mcts {
             params,
             tree,
             rng,
@@ -154,7 +157,40 @@ impl<S: GameState> Mcts<S> {
             pending_leaf: HashMap::new(),
             next_ticket: 0,
             stats: MctsStats::default(),
-        })
+        };
+        mcts.restrict_root()?;
+        Ok(mcts)
+    }
+
+    /// Marks the root's children outside [`MctsParams::root_moves`] as excluded (none when it is empty).
+    fn restrict_root(&mut self) -> Result<(), SearchError> {
+        let allowed = if self.params.root_moves.is_empty() {
+            None
+        } else {
+            let state = self.root_state();
+            let parsed: Result<Vec<S::Action>, SearchError> = self
+                .params
+                .root_moves
+                .iter()
+                .map(|t| {
+                    state
+                        .parse_action(t)
+                        .map_err(|source| SearchError::IllegalAction { text: t.clone(), source })
+                })
+                .collect();
+            Some(parsed?)
+        };
+        let children: Vec<u32> = self.tree.node(ROOT).children().collect();
+        for c in children {
+            let keep = match (&allowed, self.tree.node(c).action) {
+                (None, _) => true,
+                (Some(allowed), Some(a)) => allowed.contains(&a),
+                (Some(_), None) => false,
+            };
+            self.tree.node_mut(c).excluded = !keep;
+        }
+        self.tree.node_mut(ROOT).excluded = false;
+        Ok(())
     }
 
     /// The settings.
@@ -166,10 +202,16 @@ impl<S: GameState> Mcts<S> {
     /// random generator is reseeded only if the seed changed.
     pub fn set_params(&mut self, params: MctsParams) -> Result<(), SearchError> {
         params.validate()?;
-        if params.seed != self.params.seed {
-            self.rng = ChaCha8Rng::seed_from_u64(params.seed);
+        let old = std::mem::replace(&mut self.params, params);
+        if let Err(e) = self.restrict_root() {
+            self.params = old;
+            // The old restriction was valid for this root.
+            let _ = self.restrict_root();
+            return Err(e);
         }
-        self.params = params;
+        if self.params.seed != old.seed {
+            self.rng = ChaCha8Rng::seed_from_u64(self.params.seed);
+        }
         Ok(())
     }
 
@@ -231,7 +273,10 @@ impl<S: GameState> Mcts<S> {
         match root.status {
             NodeStatus::Terminal | NodeStatus::Failed => true,
             NodeStatus::Unexpanded | NodeStatus::Pending => false,
-            NodeStatus::Expanded => root.children().all(|c| self.tree.node(c).status == NodeStatus::Failed),
+            NodeStatus::Expanded => root.children().all(|c| {
+                let child = self.tree.node(c);
+                child.status == NodeStatus::Failed || child.excluded
+            }),
         }
     }
 
@@ -265,6 +310,7 @@ impl<S: GameState> Mcts<S> {
                     match select_child(&self.tree, node, p.c_puct, p.first_play, p.scoring, &mut self.rng) {
                         Some(c) => {
                             path.push(c);
+                            self.stats.max_depth = self.stats.max_depth.max(path.len() as u64);
                             node = c;
                         }
                         None if node == ROOT => return Pass::Stuck,
@@ -467,6 +513,10 @@ impl<S: GameState> Mcts<S> {
         self.tree.add_children(leaf, children);
         self.tree.set_data(leaf, NodeData { state, dists, hallucinations });
         self.tree.node_mut(leaf).status = NodeStatus::Expanded;
+        if leaf == ROOT {
+            // Checked when the restriction was set: the moves are legal here.
+            let _ = self.restrict_root();
+        }
         if leaf != ROOT {
             backup(&mut self.tree, leaf, q_star);
             self.stats.simulations += 1;
@@ -582,6 +632,9 @@ impl<S: GameState> Mcts<S> {
             reused_nodes: if reused_evaluations > 0 { self.tree.nodes.len() as u64 } else { 0 },
             ..MctsStats::default()
         };
+        // The restriction named moves of the old root; the new root searches every move.
+        self.params.root_moves.clear();
+        let _ = self.restrict_root();
         Ok(reused_evaluations)
     }
 }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::final_move::{best_child, principal_variation};
+use super::final_move::{best_child, line_result, principal_variation};
 use super::puct::{model_value, q};
 use super::search::{Mcts, MctsStats};
 use super::tree::{NONE, NodeStatus, ROOT};
@@ -39,6 +39,10 @@ pub struct MoveStats {
     pub hallucinations: u32,
     /// The principal variation from this move on (the move first).
     pub pv: Vec<String>,
+    /// When that line ends in a finished game: its exact result for the player choosing the move (1 a win,
+    /// e.g. checkmate; 0 a loss; ½ a draw).
+    #[serde(default)]
+    pub pv_result: Option<f64>,
 }
 
 /// Totals of the search.
@@ -72,6 +76,10 @@ pub struct MctsSnapshot {
     pub value: Option<f64>,
     /// The principal variation.
     pub pv: Vec<String>,
+    /// When the principal variation ends in a finished game: its exact result for the player to move at the
+    /// root (1 a win, e.g. checkmate; 0 a loss; ½ a draw).
+    #[serde(default)]
+    pub pv_result: Option<f64>,
     /// Per root move, most visited first.
     pub moves: Vec<MoveStats>,
     /// Totals.
@@ -88,6 +96,7 @@ impl<S: GameState> Mcts<S> {
     /// The whole search as plain data.
     pub fn snapshot(&self) -> MctsSnapshot {
         let root = self.tree.node(ROOT);
+        let line = principal_variation(&self.tree, ROOT, self.params.scoring);
         let mut moves = self.children_of(ROOT);
         moves.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
         MctsSnapshot {
@@ -97,7 +106,8 @@ impl<S: GameState> Mcts<S> {
             scoring: self.params.scoring,
             best: self.best_action().map(|a| self.root_state().action_to_text(a)),
             value: (root.visits > 0).then(|| root.value_sum / f64::from(root.visits)),
-            pv: self.pv_texts(ROOT),
+            pv: self.line_texts(&line),
+            pv_result: line_result(&self.tree, ROOT, &line),
             moves,
             totals: Totals {
                 stats: self.stats,
@@ -106,6 +116,13 @@ impl<S: GameState> Mcts<S> {
                 in_flight: self.in_flight(),
             },
         }
+    }
+
+    /// The principal variation's length in plies and, when it ends in a finished game, its exact result
+    /// for the player to move at the root (cheaper than a whole [`Mcts::snapshot`]).
+    pub fn pv_outcome(&self) -> (usize, Option<f64>) {
+        let line = principal_variation(&self.tree, ROOT, self.params.scoring);
+        (line.len(), line_result(&self.tree, ROOT, &line))
     }
 
     /// The tree explorer: the children's statistics of the node reached from the root by `path`.
@@ -151,8 +168,9 @@ impl<S: GameState> Mcts<S> {
                     .and_then(|v| v.get(i))
                     .and_then(|d| d.as_ref())
                     .map(|d| d.probs().to_vec());
-                let mut pv = vec![action.clone()];
-                pv.extend(self.pv_texts(c));
+                let mut line = vec![c];
+                line.extend(principal_variation(t, c, self.params.scoring));
+                let pv = self.line_texts(&line);
                 MoveStats {
                     action,
                     visits: child.visits,
@@ -166,15 +184,17 @@ impl<S: GameState> Mcts<S> {
                     status: child.status,
                     hallucinations: t.node_data(c).map_or(0, |d| d.hallucinations),
                     pv,
+                    pv_result: line_result(t, node, &line),
                 }
             })
             .collect()
     }
 
-    fn pv_texts(&self, node: u32) -> Vec<String> {
+    /// The moves into the nodes of `line`, in the game's notation.
+    fn line_texts(&self, line: &[u32]) -> Vec<String> {
         let t = &self.tree;
-        principal_variation(t, node, self.params.scoring)
-            .into_iter()
+        line.iter()
+            .copied()
             .filter_map(|c| {
                 let parent = t.node(c).parent;
                 let a = t.node(c).action?;

@@ -60,6 +60,9 @@ pub(crate) struct Node<A> {
     pub player: Player,
     /// Life cycle.
     pub status: NodeStatus,
+    /// A root move left out of the search ([`crate::search::mcts::MctsParams::root_moves`]): never selected
+    /// nor chosen, like a failed one, but only while the restriction lasts.
+    pub excluded: bool,
 }
 
 impl<A> Node<A> {
@@ -76,6 +79,7 @@ impl<A> Node<A> {
             model_max: f32::NAN,
             model_mean: f32::NAN,
             terminal_value: 0.0,
+            excluded: false,
             data: NONE,
             action,
             player,
