@@ -106,6 +106,7 @@ fn bench(c: &mut Criterion) {
             review: ReviewOptions { batch_size: 16, ..ReviewOptions::default() },
             workers,
             model: "mav-enc-tiny".into(),
+            judge: None,
         };
         g.bench_function(format!("4_games_{workers}_workers"), |bench| {
             bench.iter(|| {

@@ -31,7 +31,7 @@ fn model_factory() -> EvaluatorFactory {
 }
 
 fn options() -> BatchOptions {
-    BatchOptions { review: ReviewOptions::default(), workers: 1, model: "mav-enc-tiny".into() }
+    BatchOptions { review: ReviewOptions::default(), workers: 1, model: "mav-enc-tiny".into(), judge: None }
 }
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -373,5 +373,69 @@ fn ctrl_c_stops_the_cli_with_a_valid_partial_output_and_a_second_run_resumes() {
     let output = fs::read(dir.join("games.annotated.pgn")).expect("output");
     assert_eq!(check_nothing_lost(text.as_bytes(), &output), (25, 25));
     assert!(!state_path.exists());
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn stockfish_judges_and_the_model_view_is_kept_beside_it() {
+    let stockfish = match mavboard::uci::locate::locate_stockfish(None) {
+        Ok(p) => p,
+        Err(e) => return eprintln!("SKIPPED: {e}"),
+    };
+    let dir = temp_dir("uci-judge");
+    // 3... Nf6?? allows mate in one; 4. Qxf7# mates.
+    let input = dir.join("scholar.pgn");
+    fs::write(&input, "[Event \"t\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n")
+        .expect("write");
+    let report = dir.join("r.json");
+    let out = mavboard()
+        .arg("annotate")
+        .arg(&input)
+        .arg("--report")
+        .arg(&report)
+        .arg("--reviewer")
+        .arg(format!("uci:{}", stockfish.display()))
+        .args(["--depth", "8"])
+        .output()
+        .expect("mavboard runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let annotated = fs::read_to_string(dir.join("scholar.annotated.pgn")).expect("output");
+    assert!(annotated.contains("Stockfish") && annotated.contains("at depth 8"), "{annotated}");
+    assert!(
+        annotated.contains("the model beside") && annotated.contains("the model disagrees on"),
+        "{annotated}"
+    );
+    assert!(
+        annotated.contains("Nf6 ??") || annotated.contains("Nf6 $4"),
+        "the judge calls 3... Nf6 a blunder: {annotated}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&report).expect("report")).expect("JSON");
+    let entry = &report["games"][0];
+    let moves = entry["review"]["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 7);
+    for m in moves {
+        let view = &m["model"];
+        let (played, best, count) =
+            (view["played_rank"].as_u64(), view["best_rank"].as_u64(), view["moves"].as_u64());
+        let (Some(played), Some(best), Some(count)) = (played, best, count) else { panic!("{m}") };
+        assert!((1..=count).contains(&played) && (1..=count).contains(&best), "{m}");
+        let disagrees = view["classification"] != m["classification"];
+        assert_eq!(view["disagrees"].as_bool(), Some(disagrees), "{m}");
+    }
+    // The judge's values: 3... Nf6 loses (the mate follows), 4. Qxf7# is valued by the rules.
+    assert_eq!(moves[5]["san"], "Nf6");
+    assert_eq!(moves[5]["classification"], "blunder");
+    assert_eq!(moves[5]["best_san"].as_str().map(|s| s != "Nf6"), Some(true));
+    assert_eq!((moves[6]["san"].as_str(), moves[6]["value_after"].as_f64()), (Some("Qxf7#"), Some(1.0)));
+    let white = entry["review"]["white"]["model_disagrees"].as_u64().expect("count");
+    let black = entry["review"]["black"]["model_disagrees"].as_u64().expect("count");
+    let counted = moves.iter().filter(|m| m["model"]["disagrees"] == true).count() as u64;
+    assert_eq!(white + black, counted);
+    // --sims cannot go with a UCI reviewer; a bad reviewer name is refused with the choices.
+    let bad =
+        mavboard().arg("annotate").arg(&input).args(["--reviewer", "deep-blue"]).output().expect("runs");
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("use model, uci or uci:PATH"));
     fs::remove_dir_all(&dir).ok();
 }

@@ -1,5 +1,6 @@
-//! `mavboard annotate`: review every game of a PGN file with the model and write it back annotated
-//! (`[%eval]`, `?!`/`?`/`??`, best-move comments), with an optional JSON report. Resumable after Ctrl+C.
+//! `mavboard annotate`: review every game of a PGN file with the model (or a UCI engine such as Stockfish,
+//! with the model's view beside it) and write it back annotated (`[%eval]`, `?!`/`?`/`??`, best-move
+//! comments), with an optional JSON report. Resumable after Ctrl+C.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,9 +16,12 @@ use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::model::ModelPackage;
 use mavboard::model::package::default_package_dir;
+use mavboard::review::batch::JudgeSpec;
 use mavboard::review::{
     BatchEnd, BatchOptions, BatchPaths, Progress, ReviewOptions, Thresholds, review_file,
 };
+use mavboard::uci::SearchLimits;
+use mavboard::uci::locate::locate_stockfish;
 
 /// Arguments of `mavboard annotate`.
 #[derive(Debug, clap::Args)]
@@ -28,8 +32,20 @@ pub struct Args {
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Run an MCTS of this many simulations per position (default: the model alone, one call per position).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "reviewer")]
     sims: Option<u64>,
+    /// Who judges the moves: `model` (the default), or `uci` (Stockfish, found as for the app's UCI
+    /// panel) or `uci:PATH` (any UCI engine with MultiPV) — then the model's view is kept beside each move:
+    /// its values and ranks of the played and the engine's best move, and where it would class the move
+    /// differently ("model disagrees").
+    #[arg(long)]
+    reviewer: Option<String>,
+    /// With a UCI reviewer: search each position to this depth [default: 10 unless --nodes is given].
+    #[arg(long, requires = "reviewer")]
+    depth: Option<u32>,
+    /// With a UCI reviewer: search each position this many nodes.
+    #[arg(long, requires = "reviewer")]
+    nodes: Option<u64>,
     /// Scoring of a move's value distribution: mean or max.
     #[arg(long, default_value = "mean")]
     scoring: String,
@@ -68,6 +84,29 @@ fn message(p: &Progress, started: Instant) -> String {
     text
 }
 
+/// The UCI judge `--reviewer` asks for (`None` for the model).
+fn judge_spec(
+    reviewer: Option<&str>,
+    depth: Option<u32>,
+    nodes: Option<u64>,
+) -> anyhow::Result<Option<JudgeSpec>> {
+    let path = match reviewer {
+        None | Some("model") => return Ok(None),
+        Some("uci") => locate_stockfish(None)?,
+        Some(other) => match other.strip_prefix("uci:") {
+            Some(path) if !path.is_empty() => locate_stockfish(Some(std::path::Path::new(path)))?,
+            _ => anyhow::bail!("--reviewer {other}: use model, uci or uci:PATH"),
+        },
+    };
+    anyhow::ensure!(depth != Some(0) && nodes != Some(0), "--depth and --nodes must be at least 1");
+    let limits = SearchLimits {
+        depth: depth.or(if nodes.is_none() { Some(10) } else { None }),
+        nodes,
+        ..SearchLimits::default()
+    };
+    Ok(Some(JudgeSpec { path, limits }))
+}
+
 /// Runs `mavboard annotate`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let scoring = match args.scoring.as_str() {
@@ -83,6 +122,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     review.validate()?;
     anyhow::ensure!(args.threads >= 1, "--threads must be at least 1");
+    let judge = judge_spec(args.reviewer.as_deref(), args.depth, args.nodes)?;
     let dir = match args.model {
         Some(d) => d,
         None => default_package_dir()?,
@@ -103,7 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         input: args.input,
         report: args.report,
     };
-    let options = BatchOptions { review, workers: args.threads, model: package.manifest.name.clone() };
+    let options = BatchOptions { review, workers: args.threads, model: package.manifest.name.clone(), judge };
 
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
@@ -116,8 +156,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let started = Instant::now();
+    let judged_by =
+        options.judge.as_ref().map(|j| format!("{} judging, ", j.path.display())).unwrap_or_default();
     eprintln!(
-        "annotating {} with {} ({}) on {} worker(s) → {}",
+        "annotating {} with {judged_by}{} ({}) on {} worker(s) → {}",
         paths.input.display(),
         options.model,
         options.review.describe(),

@@ -4,6 +4,7 @@
 
 use pgn_reader::Nag;
 
+use super::classify::Classification;
 use super::error::ReviewError;
 use super::eval_text::eval_command;
 use super::report::{GameReview, MoveReview};
@@ -25,7 +26,8 @@ fn percent(p: f64) -> String {
 /// The comment written after a reviewed move: `[%eval]` (unless the move already has one, which is kept
 /// as the only one, or the move ended the game: a finished game has nothing left to evaluate), then for a
 /// classified move its class, and when another move was better, that move with its max and mean values
-/// (win probabilities for the mover).
+/// (win probabilities for the mover); when a model ran beside a UCI judge and classes the move
+/// differently, what the model thinks.
 pub fn move_comment(m: &MoveReview, has_eval: bool) -> String {
     let mut parts = Vec::new();
     if !has_eval && !m.ends_game {
@@ -36,11 +38,28 @@ pub fn move_comment(m: &MoveReview, has_eval: bool) -> String {
         parts.push(format!("{word}."));
     }
     if m.best_uci != m.uci {
+        // A judging engine's value is one number: both scorings agree.
+        if (m.best.max - m.best.mean).abs() < 0.001 {
+            parts.push(format!("Best {} ({}).", m.best_san, percent(m.best.mean)));
+        } else {
+            parts.push(format!(
+                "Best {} (max {}, mean {}).",
+                m.best_san,
+                percent(m.best.max),
+                percent(m.best.mean)
+            ));
+        }
+    }
+    if let Some(v) = m.model.as_ref().filter(|v| v.disagrees) {
+        let class = match v.classification {
+            Classification::Good => "a good move",
+            Classification::Inaccuracy => "an inaccuracy",
+            Classification::Mistake => "a mistake",
+            Classification::Blunder => "a blunder",
+        };
         parts.push(format!(
-            "Best {} (max {}, mean {}).",
-            m.best_san,
-            percent(m.best.max),
-            percent(m.best.mean)
+            "Model disagrees: {class} (rank {} of {}, prefers {}).",
+            v.played_rank, v.moves, v.favourite_san
         ));
     }
     parts.join(" ")
@@ -58,11 +77,18 @@ pub fn summary_comment(review: &GameReview, model: &str) -> String {
         ),
         _ => format!("{name} no moves reviewed"),
     };
+    let disagrees = review.moves.iter().any(|m| m.model.is_some()).then(|| {
+        format!(
+            "; the model disagrees on {} of White's and {} of Black's moves",
+            review.white.model_disagrees, review.black.model_disagrees
+        )
+    });
     comment_text(&format!(
-        "mavboard review ({model}, {}): {}; {}",
+        "mavboard review ({model}, {}): {}; {}{}",
         review.method,
         player("White", &review.white),
-        player("Black", &review.black)
+        player("Black", &review.black),
+        disagrees.unwrap_or_default()
     ))
 }
 

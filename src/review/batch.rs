@@ -16,12 +16,14 @@ use std::time::{Duration, Instant};
 
 use super::error::ReviewError;
 use super::job::{Job, JobOutput, report_line, review_job};
+use super::judge::{EngineJudge, describe_limits};
 use super::options::ReviewOptions;
 use super::output::{Slot, copied, copy_tail, finish, open_sink, save};
 use super::resume::with_suffix;
 use crate::engine::pool::{JobError, Pool};
 use crate::engine::{EvaluatorBox, EvaluatorFactory};
 use crate::pgn::{GameTree, PgnReader, WriteOptions, game_to_string};
+use crate::uci::SearchLimits;
 
 /// The files of a batch run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +70,18 @@ pub struct BatchOptions {
     pub workers: usize,
     /// The model's name, for comments, the report and the resume check.
     pub model: String,
+    /// A UCI engine that judges the moves instead of the model; the model's view is then recorded beside
+    /// each move ([`super::report::ModelView`]).
+    pub judge: Option<JudgeSpec>,
+}
+
+/// The UCI engine judging a review: each worker starts its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeSpec {
+    /// The engine's executable.
+    pub path: PathBuf,
+    /// How long it searches each position.
+    pub limits: SearchLimits,
 }
 
 /// Where a run stands.
@@ -125,8 +139,13 @@ impl<R: Read> Read for Counting<R> {
 
 fn settings_key(options: &BatchOptions, report: bool) -> String {
     let t = options.review.thresholds;
+    let judge = options
+        .judge
+        .as_ref()
+        .map(|j| format!("judge={} at {}; ", j.path.display(), describe_limits(&j.limits)))
+        .unwrap_or_default();
     format!(
-        "model={}; {}; thresholds={},{},{}; report={}",
+        "{judge}model={}; {}; thresholds={},{},{}; report={}",
         options.model,
         options.review.describe(),
         t.inaccuracy,
@@ -165,15 +184,19 @@ pub fn review_file(
     }
     let review = options.review;
     let model = options.model.clone();
+    let judge = options.judge.clone();
     let mut pool: Pool<Job, JobOutput, ReviewError> = Pool::new(
         "review",
         options.workers,
         move |worker| {
-            factory(worker)
-                .map_err(|e| ReviewError::Workers(format!("worker {worker} could not load the model: {e}")))
+            let evaluator = factory(worker).map_err(|e| {
+                ReviewError::Workers(format!("worker {worker} could not load the model: {e}"))
+            })?;
+            let judge = judge.as_ref().map(|j| EngineJudge::start(&j.path, j.limits)).transpose()?;
+            Ok((evaluator, judge))
         },
-        move |evaluator: &mut EvaluatorBox, job: Job| {
-            Ok(review_job(evaluator.as_mut(), job, &review, &model))
+        move |(evaluator, judge): &mut (EvaluatorBox, Option<EngineJudge>), job: Job| {
+            Ok(review_job(evaluator.as_mut(), judge.as_mut(), job, &review, &model))
         },
     )
     .map_err(|e| ReviewError::Workers(e.to_string()))?;
@@ -381,6 +404,7 @@ mod tests {
             review: ReviewOptions { batch_size: 3, ..ReviewOptions::default() },
             workers,
             model: "mock".into(),
+            judge: None,
         }
     }
 

@@ -76,6 +76,9 @@ pub enum ReviewError {
         /// What differs.
         why: String,
     },
+    /// The UCI engine judging the review could not be started or set up.
+    #[error("the judging engine could not start: {0}")]
+    Judge(String),
     /// A worker could not build its evaluator, or every worker is gone.
     #[error("review workers: {0}")]
     Workers(String),

@@ -8,7 +8,7 @@ use super::accuracy::{AccuracyInput, game_accuracy};
 use super::error::ReviewError;
 use super::options::ReviewOptions;
 use super::phase::phases;
-use super::report::{GameReview, MoveReview, PlayerSummary, SearchInfo, Values};
+use super::report::{GameReview, ModelView, MoveReview, PlayerSummary, SearchInfo, Values};
 use crate::game::chess::ChessState;
 use crate::game::{GameState, Outcome, OutcomeReason};
 use crate::inference::evaluator::{EvalRequest, EvalResult, Evaluator, Scoring};
@@ -186,6 +186,121 @@ fn from_answer(
     }
 }
 
+/// The model's view of each pending move (in order), from one model answer per position, against the
+/// judge's valued moves.
+fn model_views<M: Evaluator<ChessState> + ?Sized>(
+    pending: &[Pending],
+    valued: &[Valued],
+    model: &mut M,
+    options: &ReviewOptions,
+) -> Result<Vec<ModelView>, ReviewError> {
+    let mut views = Vec::with_capacity(pending.len());
+    for (chunk, judged) in pending.chunks(options.batch_size).zip(valued.chunks(options.batch_size)) {
+        let requests: Vec<_> = chunk.iter().map(|p| EvalRequest::values(p.state.clone())).collect();
+        let results = model.evaluate(&requests);
+        for (i, (p, v)) in chunk.iter().zip(judged).enumerate() {
+            let result = match results.get(i) {
+                Some(Ok(r)) => r,
+                Some(Err(e)) => return Err(ReviewError::Eval { ply: p.ply, source: e.clone() }),
+                None => {
+                    let why = "the model returned fewer results than requests".to_owned();
+                    let source = crate::inference::evaluator::EvalError::Backend(why);
+                    return Err(ReviewError::Eval { ply: p.ply, source });
+                }
+            };
+            views.push(model_view(p, v, result, options)?);
+        }
+    }
+    Ok(views)
+}
+
+/// One move's [`ModelView`].
+fn model_view(
+    p: &Pending,
+    judged: &Valued,
+    result: &EvalResult<ChessState>,
+    options: &ReviewOptions,
+) -> Result<ModelView, ReviewError> {
+    let not_valued = || ReviewError::MoveNotValued { ply: p.ply, san: san(&p.state, p.mv) };
+    let valued: Vec<(Move, Values)> =
+        result.moves.iter().map(|m| (m.action, move_values(&p.state, m.action, values(&m.dist)))).collect();
+    let find = |mv: Move| valued.iter().find(|(m, _)| *m == mv).map(|&(_, v)| v).ok_or_else(not_valued);
+    let rank = |v: Values| {
+        1 + valued.iter().filter(|(_, o)| pick(options.scoring, *o) > pick(options.scoring, v)).count()
+    };
+    let (played, best) = (find(p.mv)?, find(judged.best_move)?);
+    let (favourite, favourite_v) = valued
+        .iter()
+        .copied()
+        .reduce(|f, m| if pick(options.scoring, m.1) > pick(options.scoring, f.1) { m } else { f })
+        .ok_or_else(not_valued)?;
+    let loss = (pick(options.scoring, favourite_v) - pick(options.scoring, played)).max(0.0);
+    let classification = options.thresholds.classify(loss);
+    let judge_class = options.thresholds.classify((judged.before - judged.after).max(0.0));
+    Ok(ModelView {
+        played,
+        best,
+        played_rank: rank(played),
+        best_rank: rank(best),
+        moves: valued.len(),
+        favourite_san: san(&p.state, favourite),
+        loss,
+        classification,
+        disagrees: classification != judge_class,
+    })
+}
+
+/// Reviews the main line of `tree` with `judge` (a UCI engine through [`super::judge::EngineJudge`], or a
+/// model, as [`review_game`] does) and, when given, records `model`'s view of every move beside it: its
+/// values and ranks of the played and the judge's best move, its own favourite, and whether it would have
+/// classed the move differently ([`ModelView`]). `method` names the judge for the report.
+pub fn review_game_beside<J, M>(
+    tree: &GameTree,
+    judge: &mut J,
+    model: Option<&mut M>,
+    options: &ReviewOptions,
+    method: Option<&str>,
+) -> Result<GameReview, ReviewError>
+where
+    J: Evaluator<ChessState> + ?Sized,
+    M: Evaluator<ChessState> + ?Sized,
+{
+    let mut review = review_game(tree, judge, options)?;
+    if let Some(model) = model {
+        let (pending, _) = pending_moves(tree)?;
+        let valued: Vec<Valued> = review
+            .moves
+            .iter()
+            .zip(&pending)
+            .map(|(m, p)| {
+                let best_move = p
+                    .state
+                    .parse_action(&m.best_uci)
+                    .map_err(|_| ReviewError::MoveNotValued { ply: m.ply, san: m.best_san.clone() })?;
+                Ok(Valued {
+                    played: m.played,
+                    best: m.best,
+                    best_move,
+                    before: m.value_before,
+                    after: m.value_after,
+                    search: m.search,
+                })
+            })
+            .collect::<Result<_, ReviewError>>()?;
+        let views = model_views(&pending, &valued, model, options)?;
+        for (m, view) in review.moves.iter_mut().zip(views) {
+            m.model = Some(view);
+        }
+        let of = |white: bool| review.moves.iter().filter(|m| m.white == white).collect::<Vec<_>>();
+        review.white = PlayerSummary::of(&of(true), review.white.accuracy);
+        review.black = PlayerSummary::of(&of(false), review.black.accuracy);
+    }
+    if let Some(method) = method {
+        review.method = method.to_owned();
+    }
+    Ok(review)
+}
+
 /// Reviews the main line of `tree` with `evaluator`.
 ///
 /// Without search, the positions before the moves go to the model `options.batch_size` at a time, each
@@ -260,6 +375,7 @@ fn summarise(
             phase: game_phases[i],
             ends_game: rules_value(&p.state, p.mv).is_some(),
             search: v.search,
+            model: None,
         });
     }
     let white_side = |m: &MoveReview, p: f64| if m.white { p } else { 1.0 - p };
@@ -369,5 +485,37 @@ mod tests {
         }
         assert_eq!(review.moves[0].ply, 1);
         assert_eq!(review.moves[1].ply, 3);
+    }
+
+    #[test]
+    fn a_model_beside_the_judge_records_its_view_and_disagreements() {
+        let tree = game("[Event \"t\"]\n\n1. e4 d5 2. Qg4 Nf6 3. Qxc8 Qxc8 *\n");
+        let options = ReviewOptions::default();
+        let judged = review_game(&tree, &mut MaterialEvaluator::new(3), &options).expect("review");
+        let mut judge = MaterialEvaluator::new(3);
+        let mut model = HashEvaluator::new(7);
+        let beside =
+            review_game_beside(&tree, &mut judge, Some(&mut model), &options, Some("judge")).expect("review");
+        assert_eq!(beside.method, "judge");
+        let mut disagreements = 0;
+        for (a, b) in judged.moves.iter().zip(&beside.moves) {
+            // The judge's numbers are those of a review without a model.
+            assert_eq!((a.loss, a.classification, &a.best_san), (b.loss, b.classification, &b.best_san));
+            let v = b.model.as_ref().expect("a model view");
+            assert!((1..=v.moves).contains(&v.played_rank) && (1..=v.moves).contains(&v.best_rank));
+            assert_eq!(v.disagrees, v.classification != b.classification);
+            assert!(v.loss >= 0.0);
+            disagreements += usize::from(v.disagrees);
+        }
+        assert_eq!(beside.white.model_disagrees + beside.black.model_disagrees, disagreements);
+        // The same model as judge and beside agrees with itself everywhere.
+        let mut same = MaterialEvaluator::new(3);
+        let itself =
+            review_game_beside(&tree, &mut MaterialEvaluator::new(3), Some(&mut same), &options, None)
+                .expect("review");
+        assert!(
+            itself.moves.iter().all(|m| m.model.as_ref().is_some_and(|v| !v.disagrees && v.best_rank == 1))
+        );
+        assert_eq!(itself.method, options.describe());
     }
 }

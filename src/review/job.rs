@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 use super::annotate::{annotate, annotate_failure, game_text};
-use super::game::review_game;
+use super::game::{review_game, review_game_beside};
+use super::judge::EngineJudge;
 use super::options::ReviewOptions;
 use super::report::GameReview;
 use crate::game::chess::ChessState;
@@ -61,15 +62,23 @@ pub(super) fn report_line(
 }
 
 /// Reviews one game and returns its annotated text and report line; a failed review is noted in the
-/// game instead.
+/// game instead. With a `judge`, the engine values the moves and `evaluator` (the model) runs beside it.
 pub fn review_job<E: Evaluator<ChessState> + ?Sized>(
     evaluator: &mut E,
+    judge: Option<&mut EngineJudge>,
     job: Job,
     options: &ReviewOptions,
     model: &str,
 ) -> JobOutput {
     let mut tree = job.tree;
-    let outcome = review_game(&tree, evaluator, options).and_then(|review| {
+    let reviewed = match judge {
+        Some(judge) => {
+            let method = format!("{}; the model beside: {}", judge.describe(), options.describe());
+            review_game_beside(&tree, judge, Some(evaluator), options, Some(&method))
+        }
+        None => review_game(&tree, evaluator, options),
+    };
+    let outcome = reviewed.and_then(|review| {
         annotate(&mut tree, &review, model)?;
         Ok(review)
     });

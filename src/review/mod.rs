@@ -20,6 +20,7 @@ pub mod error;
 pub mod eval_text;
 pub mod game;
 pub mod job;
+pub mod judge;
 pub mod options;
 mod output;
 pub mod phase;

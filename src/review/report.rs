@@ -28,6 +28,31 @@ pub struct SearchInfo {
     pub played_visits: u32,
 }
 
+/// The model's view of a move when something else judged the review (a UCI engine): where the model would
+/// have judged differently. Values are win probabilities for the mover under both scorings; ranks count
+/// from 1 (the model's favourite) under the review's scoring.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelView {
+    /// The model's values of the move played.
+    pub played: Values,
+    /// The model's values of the judge's best move.
+    pub best: Values,
+    /// The played move's rank among the model's moves.
+    pub played_rank: usize,
+    /// The judge's best move's rank among the model's moves.
+    pub best_rank: usize,
+    /// How many moves the model valued.
+    pub moves: usize,
+    /// The model's own favourite, in SAN.
+    pub favourite_san: String,
+    /// The model's own loss for the move: its favourite's value minus the played move's (review scoring).
+    pub loss: f64,
+    /// The class the model's loss gets by the same thresholds.
+    pub classification: Classification,
+    /// The model classes the move differently from the judge.
+    pub disagrees: bool,
+}
+
 /// One reviewed move of the main line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MoveReview {
@@ -70,6 +95,9 @@ pub struct MoveReview {
     pub ends_game: bool,
     /// Search statistics, with `--sims`.
     pub search: Option<SearchInfo>,
+    /// The model's view, when a UCI engine judged the review and the model ran beside it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelView>,
 }
 
 /// One player's moves in one phase.
@@ -100,6 +128,8 @@ pub struct PlayerSummary {
     pub mistakes: usize,
     /// Moves classified as blunders.
     pub blunders: usize,
+    /// Moves the model, running beside a UCI judge, classes differently (0 without one).
+    pub model_disagrees: usize,
     /// Per phase that the player has moves in, in game order.
     pub phases: Vec<PhaseSummary>,
 }
@@ -131,6 +161,7 @@ impl PlayerSummary {
             inaccuracies: count(Classification::Inaccuracy),
             mistakes: count(Classification::Mistake),
             blunders: count(Classification::Blunder),
+            model_disagrees: moves.iter().filter(|m| m.model.as_ref().is_some_and(|v| v.disagrees)).count(),
             phases,
         }
     }
