@@ -11,6 +11,7 @@ pub mod eval;
 pub mod game;
 pub mod inference;
 pub mod league;
+pub mod logging;
 pub mod mav;
 pub mod model;
 pub mod pgn;

@@ -48,8 +48,32 @@ enum Command {
     Uci(cli::uci::Args),
 }
 
+/// The app's log file and crash reports (see `mavboard::logging`); a message for the user when the last
+/// run crashed or no log can be written (the app runs either way).
+fn start_app_log() -> Option<mavboard::app::command::Command> {
+    use mavboard::app::command::Command as AppCommand;
+    let Some(dir) = mavboard::logging::log_dir() else {
+        let _ = mavboard::logging::init_stderr();
+        return None;
+    };
+    if let Err(e) = mavboard::logging::init_file(&dir) {
+        let _ = mavboard::logging::init_stderr();
+        return Some(AppCommand::ShowError(format!("No log is written: {e}")));
+    }
+    mavboard::logging::take_crash_report(&dir).map(|report| {
+        AppCommand::ShowError(format!(
+            "mavboard stopped unexpectedly last time. The report is {} (Help → Open log folder).",
+            report.display()
+        ))
+    })
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    if cli.command.is_some() {
+        // The command line logs to stderr; a second logger cannot be installed, which only happens in tests.
+        let _ = mavboard::logging::init_stderr();
+    }
     let result = match cli.command {
         Some(Command::Perft(args)) => cli::perft::run(args),
         Some(Command::Pgn(args)) => cli::pgn::run(args),
@@ -65,7 +89,9 @@ fn main() -> std::process::ExitCode {
         Some(Command::Import(args)) => cli::import::run(args),
         Some(Command::Package(args)) => cli::package::run(args),
         None => {
-            mavboard::app::run_with(mavboard::app::startup_commands(cli.file.as_deref(), cli.fen.as_deref()))
+            let mut startup = mavboard::app::startup_commands(cli.file.as_deref(), cli.fen.as_deref());
+            startup.extend(start_app_log());
+            mavboard::app::run_with(startup)
                 .map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}"))
         }
     };

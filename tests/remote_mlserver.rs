@@ -3,12 +3,15 @@
 //! results agree within 1e-5 per bucket (mav-encoder and action-value), a 400-simulation MAV-MCTS runs
 //! remotely, killing the server in the middle of a search gives failed evaluations and a search that ends
 //! (and once restarted on the same port the same evaluator works again), and a server with another model's
-//! signature is a named error.
+//! signature is a named error. In the app, a remote package analyses the board with its server named in
+//! the status bar, and when the server is gone its Reconnect says so without freezing the board.
 //!
 //! The server comes from `.venv-serve/` (`./packaging/dev.sh test` installs it and sets
 //! MAVBOARD_REQUIRE_SERVE=1, so in CI these tests run; outside dev.sh, without the venv, they skip with a
 //! message). Each test starts its own server on random free ports and kills it (its process group) when
 //! done; every wait is bounded.
+
+mod ui_common;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -390,4 +393,47 @@ fn remote_action_value_matches_local() {
             assert!(worst <= 1e-5, "position {i} move {}: {worst:e}", a.text);
         }
     }
+}
+
+#[test]
+fn the_app_analyses_with_a_remote_package_and_reconnect_reports_a_dead_server() {
+    use egui_kittest::kittest::Queryable;
+    let Some(python) = serve_python() else { return };
+    let package = asset("mav-enc-tiny");
+    let mut server = Server::start(&python, &package, "mav-enc-tiny");
+    let remote = remote_package(&package, "app", &server.endpoint(), "mav-enc-tiny", 4);
+    let settings =
+        mavboard::app::settings::Settings { model_dir: Some(remote.clone()), ..Default::default() };
+    let mut h = ui_common::app_with_model(settings);
+    let arrived = ui_common::step_until(&mut h, Duration::from_secs(120), |app| {
+        !mavboard::ui::values_panel::current_rows(&app.state).is_empty()
+    });
+    assert!(arrived, "the remote model's values arrive: {:?}", h.state().state.analysis.model);
+    assert_eq!(mavboard::ui::values_panel::current_rows(&h.state().state).len(), 20);
+    let info = h.state().state.analysis.model.info().cloned().expect("model info");
+    assert_eq!(info.workers, 4, "one batch out per in-flight request the package allows");
+    let served = format!("served by {} · mav-enc-tiny", server.endpoint());
+    assert!(h.get_all_by_label_contains(&served).next().is_some(), "the status bar names the server");
+
+    // The server goes away; Reconnect loads the package again and says why it cannot.
+    server.kill();
+    h.get_by_label("Reconnect").click();
+    let failed = ui_common::step_until(&mut h, Duration::from_secs(60), |app| {
+        matches!(app.state.analysis.model, mavboard::app::analysis::ModelStatus::Failed(_))
+    });
+    assert!(failed, "a dead server is a failed load: {:?}", h.state().state.analysis.model);
+    let mavboard::app::analysis::ModelStatus::Failed(why) = &h.state().state.analysis.model else {
+        unreachable!()
+    };
+    assert!(why.contains("connection refused"), "{why}");
+    // The board still answers: a move is played.
+    ui_common::click_square(&mut h, shakmaty::Square::E2);
+    ui_common::click_square(&mut h, shakmaty::Square::E4);
+    assert!(
+        ui_common::board_fen(&h).starts_with("rnbqkbnr/pppppppp/8/8/4P3/"),
+        "{}",
+        ui_common::board_fen(&h)
+    );
+    drop(h);
+    let _ = std::fs::remove_dir_all(&remote);
 }

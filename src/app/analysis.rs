@@ -28,6 +28,11 @@ pub struct ModelInfo {
     pub buckets: usize,
     /// Trainable parameters.
     pub parameters: u64,
+    /// For a remote package: the server and the model's name there (`http://host:8000 · mav-enc-tiny`).
+    pub served_by: Option<String>,
+    /// Inference workers, i.e. batches out at once: one locally (ONNX Runtime threads inside it), the
+    /// package's `max_in_flight` for a remote one, so that the server's latency is hidden.
+    pub workers: usize,
 }
 
 /// Where the model is in its life.

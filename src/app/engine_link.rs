@@ -23,6 +23,8 @@ use crate::search::internal::InternalConfig;
 
 /// Inference workers for the app: one keeps a 2-core laptop responsive; ONNX Runtime threads inside it.
 const APP_WORKERS: usize = 1;
+/// The most inference workers for a remote package (each holds one batch out at the server).
+const MAX_REMOTE_WORKERS: usize = 16;
 
 /// What the `Go`s that are out were for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +110,12 @@ impl EngineLink {
             dir: dir.clone(),
             buckets: package.manifest.num_buckets,
             parameters: package.manifest.parameters,
+            served_by: package.manifest.remote.as_ref().map(|r| format!("{} · {}", r.endpoint, r.model)),
+            workers: package
+                .manifest
+                .remote
+                .as_ref()
+                .map_or(APP_WORKERS, |r| r.max_in_flight.clamp(1, MAX_REMOTE_WORKERS)),
         };
         let options = model_runtime::session_options(&state.settings);
         let factory = model_runtime::model_factory(dir.clone(), options.clone(), self.device.clone());
@@ -124,13 +132,14 @@ impl EngineLink {
                 info.name, info.format
             ),
         });
+        let workers = info.workers.max(1);
         state.analysis.model = ModelStatus::Loading(info);
         state.analysis.device = None;
         if let Ok(mut slot) = self.device.lock() {
             *slot = None;
         }
         self.has_model = true;
-        if self.engine.send(Command::LoadEvaluator { factory, workers: APP_WORKERS }).is_err() {
+        if self.engine.send(Command::LoadEvaluator { factory, workers }).is_err() {
             self.model_failed(state, "The engine thread has stopped; restart mavboard.".to_owned());
             return;
         }

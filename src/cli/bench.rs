@@ -6,16 +6,32 @@
 //! `mavboard bench search`: MAV-MCTS with the model — simulations per second at several batch sizes, and the
 //! search overhead: the wall time of whole searches over the summed time inside ONNX Runtime (and over the
 //! time inside the evaluator's calls, which separates the tree's own cost from the evaluator's).
+//!
+//! Both accept a remote package (mav.json `remote`, a model on an Open Inference Protocol server) and then
+//! measure it against its local twin — the package folder with the same model.onnx, `--local DIR` or the
+//! shipped package of the same name — in the same run, so the figures are ratios taken under the same
+//! load. `--latency-ms` puts a proxy of ours ([`LatencyProxy`]) in front of the server that delays every
+//! request; `--in-flight` sets how many requests may be out at once: for `bench inference` the concurrent
+//! requests one batch is split into (the package's `max_in_flight`), for `bench search` the batches the
+//! engine keeps out at once (its inference workers; each batch goes as one request), which is how the
+//! asynchronous batches hide the latency.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use mavboard::engine::{Command, Engine, EngineConfig, EvaluatorBox, EvaluatorFactory, Event, GoLimits};
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, Evaluator, TopK};
+use mavboard::inference::load::load_package_evaluator;
 use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::SessionOptions;
+use mavboard::inference::remote::MAX_IN_FLIGHT;
+use mavboard::inference::remote::latency_proxy::LatencyProxy;
+use mavboard::model::ModelPackage;
 use mavboard::model::package::shipped_package_dirs;
 use mavboard::search::mcts::{Mcts, MctsParams, RunLimits, VirtualCounts};
 use rand::seq::IndexedRandom;
@@ -34,9 +50,11 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum What {
     /// Positions and tokens per second of model packages at several batch sizes and `%top_k` settings, and
-    /// the wall time over the time spent inside ONNX Runtime.
+    /// the wall time over the time spent inside ONNX Runtime. A remote package is measured against its
+    /// local twin, at each --in-flight and --latency-ms.
     Inference(InferenceArgs),
-    /// MAV-MCTS with a model: simulations/s at each batch size, and wall time over model time.
+    /// MAV-MCTS with a model: simulations/s at each batch size, and wall time over model time. A remote
+    /// package (or --in-flight) runs the engine's asynchronous batches, remote against the local twin.
     Search(SearchArgs),
     /// The exact Connect Four solver: nodes/s and the time to solve every move of positions of 8, 12 and 16
     /// plies (and the empty board with --empty).
@@ -46,15 +64,31 @@ enum What {
 /// Arguments of `mavboard bench search`.
 #[derive(Debug, clap::Args)]
 struct SearchArgs {
-    /// The model package folder [default: the shipped mav-enc-tiny].
+    /// The model package folder, local or remote [default: the shipped mav-enc-tiny].
     #[arg(long)]
     model: Option<PathBuf>,
+    /// The local twin of a remote --model: the package folder with the model.onnx the server serves
+    /// [default: the shipped package of the same name].
+    #[arg(long)]
+    local: Option<PathBuf>,
     /// Simulations per search.
     #[arg(long, default_value_t = 400)]
     sims: u64,
     /// Batch sizes b, comma-separated.
     #[arg(long, default_value = "1,8,16", value_delimiter = ',')]
     batch: Vec<usize>,
+    /// Batches out at once, comma-separated (the engine's inference workers; a remote batch is one
+    /// request). Given, or with a remote --model, the searches run on the engine's asynchronous batches
+    /// instead of the synchronous driver [default with a remote --model: 1].
+    #[arg(long, value_delimiter = ',')]
+    in_flight: Vec<usize>,
+    /// Milliseconds a proxy of ours adds to every remote request, comma-separated [default: 0, no proxy].
+    #[arg(long, value_delimiter = ',')]
+    latency_ms: Vec<u64>,
+    /// With --in-flight or a remote --model: measure every row this many times, local and remote in turn,
+    /// and keep the fastest of each (on a machine busy with other work the slower ones measure that work).
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
     /// Searches per batch size (one per position, drawn by seeded random play).
     #[arg(long, default_value_t = 8)]
     positions: usize,
@@ -70,6 +104,419 @@ struct SearchArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// The local twin of the remote package `remote`: `explicit` (which must be a local package), or the
+/// shipped package whose mav.json has the same name (or the served model's name) and format.
+fn local_twin(remote: &ModelPackage, explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(dir) = explicit {
+        let p = ModelPackage::open(dir).with_context(|| format!("opening --local {}", dir.display()))?;
+        anyhow::ensure!(
+            p.manifest.remote.is_none(),
+            "--local {} is a remote package too: give the folder with the model.onnx the server serves",
+            dir.display()
+        );
+        anyhow::ensure!(
+            p.manifest.format == remote.manifest.format,
+            "--local {} is a {} package, the remote one a {} package",
+            dir.display(),
+            p.manifest.format.name(),
+            remote.manifest.format.name()
+        );
+        return Ok(dir.to_path_buf());
+    }
+    let served = remote.manifest.remote.as_ref().map(|r| r.model.as_str());
+    for dir in shipped_package_dirs() {
+        let Ok(p) = ModelPackage::open(&dir) else { continue };
+        let same_name = p.manifest.name == remote.manifest.name || Some(p.manifest.name.as_str()) == served;
+        if p.manifest.remote.is_none() && same_name && p.manifest.format == remote.manifest.format {
+            return Ok(dir);
+        }
+    }
+    anyhow::bail!(
+        "{} is a remote package and no shipped package is its local twin (none is named {}); pass --local DIR, \
+         the package folder with the model.onnx the server serves",
+        remote.dir.display(),
+        remote.manifest.name
+    )
+}
+
+/// `package` (a remote one) pointed at `endpoint` and allowed `in_flight` requests per batch.
+fn remote_variant(package: &ModelPackage, endpoint: &str, in_flight: usize) -> ModelPackage {
+    let mut p = package.clone();
+    if let Some(r) = p.manifest.remote.as_mut() {
+        r.endpoint = endpoint.to_owned();
+        r.max_in_flight = in_flight;
+    }
+    p
+}
+
+/// Checks `--in-flight` values (1 to the protocol client's limit).
+fn check_in_flight(values: &[usize]) -> anyhow::Result<()> {
+    for &n in values {
+        anyhow::ensure!((1..=MAX_IN_FLIGHT).contains(&n), "--in-flight {n}: must be 1 to {MAX_IN_FLIGHT}");
+    }
+    Ok(())
+}
+
+/// One latency proxy per nonzero `--latency-ms` in front of `endpoint`; `None` for 0 (direct).
+fn start_proxies(endpoint: &str, latencies: &[u64]) -> anyhow::Result<Vec<(u64, Option<LatencyProxy>)>> {
+    latencies
+        .iter()
+        .map(|&ms| {
+            let proxy = (ms > 0)
+                .then(|| LatencyProxy::start(endpoint, Duration::from_millis(ms)))
+                .transpose()
+                .with_context(|| format!("starting a latency proxy for {endpoint}"))?;
+            Ok((ms, proxy))
+        })
+        .collect()
+}
+
+/// Batches, requests and concurrency seen by [`Gauged`] evaluators (shared by an engine's workers).
+#[derive(Debug, Default)]
+struct Gauge {
+    batches: AtomicU64,
+    requests: AtomicU64,
+    out: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl Gauge {
+    fn reset(&self) {
+        self.batches.store(0, Ordering::SeqCst);
+        self.requests.store(0, Ordering::SeqCst);
+        self.peak.store(self.out.load(Ordering::SeqCst), Ordering::SeqCst);
+    }
+}
+
+/// An evaluator that counts its calls and how many are running at once (across the workers).
+struct Gauged {
+    inner: EvaluatorBox,
+    gauge: Arc<Gauge>,
+}
+
+impl Evaluator<ChessState> for Gauged {
+    fn evaluate(
+        &mut self,
+        requests: &[EvalRequest<ChessState>],
+    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        let now = self.gauge.out.fetch_add(1, Ordering::SeqCst) + 1;
+        self.gauge.peak.fetch_max(now, Ordering::SeqCst);
+        let out = self.inner.evaluate(requests);
+        self.gauge.out.fetch_sub(1, Ordering::SeqCst);
+        self.gauge.batches.fetch_add(1, Ordering::SeqCst);
+        self.gauge.requests.fetch_add(requests.len() as u64, Ordering::SeqCst);
+        out
+    }
+}
+
+/// What the engine's searches of one row did.
+struct EngineRun {
+    simulations: u64,
+    wall: Duration,
+    batches: u64,
+    requests: u64,
+    peak_batches: usize,
+    failed: u64,
+}
+
+impl EngineRun {
+    /// Simulations per second.
+    fn rate(&self) -> f64 {
+        self.simulations as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+}
+
+/// The longest a bench search (or a model load) may take before the bench gives up.
+const ENGINE_WAIT: Duration = Duration::from_secs(900);
+
+/// Waits for the event `want` picks, failing on an engine error or after [`ENGINE_WAIT`].
+fn wait_event<T>(engine: &Engine, what: &str, mut want: impl FnMut(Event) -> Option<T>) -> anyhow::Result<T> {
+    let deadline = Instant::now() + ENGINE_WAIT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match engine.events().recv_timeout(left) {
+            Ok(Event::Error(e)) => anyhow::bail!("{what}: {e}"),
+            Ok(event) => {
+                if let Some(t) = want(event) {
+                    return Ok(t);
+                }
+            }
+            Err(_) => anyhow::bail!("{what}: no answer from the engine within {} s", ENGINE_WAIT.as_secs()),
+        }
+    }
+}
+
+/// One search of `sims` simulations of `state` on the engine: (simulations, wall time, failed evaluations).
+fn engine_search(
+    engine: &Engine,
+    state: &ChessState,
+    sims: u64,
+    params: &MctsParams,
+) -> anyhow::Result<(u64, Duration, u64)> {
+    engine.send(Command::SetPosition { start: state.clone(), moves: Vec::new() })?;
+    let start = Instant::now();
+    let limits = GoLimits { simulations: Some(sims), ..GoLimits::default() };
+    engine.send(Command::Go { limits, params: params.clone() })?;
+    let report = wait_event(engine, "searching", |e| match e {
+        Event::Done { report, .. } => Some(report),
+        _ => None,
+    })?;
+    let wall = start.elapsed();
+    let report = report.context("the engine ran no search")?;
+    Ok((report.simulations, wall, report.snapshot.totals.stats.failed))
+}
+
+/// Searches every position on an engine with `workers` inference workers built by `build` and batches of
+/// `b`, after one warm-up search.
+fn engine_run(
+    build: impl Fn() -> anyhow::Result<EvaluatorBox> + Send + Sync + 'static,
+    workers: usize,
+    b: usize,
+    positions: &[ChessState],
+    sims: u64,
+    params: &MctsParams,
+) -> anyhow::Result<EngineRun> {
+    let gauge = Arc::new(Gauge::default());
+    let worker_gauge = gauge.clone();
+    let factory: EvaluatorFactory = Arc::new(move |_| {
+        let inner = build().map_err(|e| format!("{e:#}"))?;
+        let gauged: EvaluatorBox = Box::new(Gauged { inner, gauge: worker_gauge.clone() });
+        Ok(gauged)
+    });
+    let config = EngineConfig {
+        batch_size: b,
+        // No answers kept between searches: every row pays for its own evaluations.
+        cache_entries: 0,
+        // A slow server is measured, not given up on.
+        eval_timeout: Duration::from_secs(600),
+        ..EngineConfig::default()
+    };
+    let engine = Engine::start(config, Arc::new(|| {}))?;
+    engine.send(Command::LoadEvaluator { factory, workers })?;
+    wait_event(&engine, "loading the model", |e| matches!(e, Event::EvaluatorReady { .. }).then_some(()))?;
+    // Warm-up (first runs of a session allocate), on a position of its own.
+    let start = ChessState::startpos();
+    let warm = start.parse_action("g1f3").and_then(|m| start.play(m)).unwrap_or(start);
+    let warm_sims = sims.min((2 * workers * b).max(64) as u64);
+    engine_search(&engine, &warm, warm_sims, params)?;
+    gauge.reset();
+    let mut run = EngineRun {
+        simulations: 0,
+        wall: Duration::ZERO,
+        batches: 0,
+        requests: 0,
+        peak_batches: 0,
+        failed: 0,
+    };
+    for s in positions {
+        let (n, wall, failed) = engine_search(&engine, s, sims, params)?;
+        run.simulations += n;
+        run.wall += wall;
+        run.failed += failed;
+    }
+    run.batches = gauge.batches.load(Ordering::SeqCst);
+    run.requests = gauge.requests.load(Ordering::SeqCst);
+    run.peak_batches = gauge.peak.load(Ordering::SeqCst);
+    Ok(run)
+}
+
+/// One row of the engine-driven search benchmark.
+#[derive(Debug, serde::Serialize)]
+struct EngineRow {
+    batch: usize,
+    in_flight: usize,
+    /// `local` or `remote`.
+    source: &'static str,
+    latency_ms: u64,
+    searches: usize,
+    simulations: u64,
+    evaluate_calls: u64,
+    model_calls: u64,
+    failed: u64,
+    wall_s: f64,
+    sims_per_s: f64,
+    /// Simulations/s over the local twin's at the same batch size and in-flight limit.
+    vs_local: Option<f64>,
+    /// The most batches out on the workers at once.
+    peak_batches: usize,
+    /// The most requests the latency proxy saw out at once.
+    proxy_peak: Option<usize>,
+}
+
+fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> anyhow::Result<()> {
+    let spec = package.manifest.remote.clone();
+    let local_dir = match spec {
+        Some(_) => local_twin(package, a.local.as_deref())?,
+        None => dir.to_path_buf(),
+    };
+    let in_flight = if a.in_flight.is_empty() { vec![1] } else { a.in_flight.clone() };
+    check_in_flight(&in_flight)?;
+    let latencies = if a.latency_ms.is_empty() { vec![0] } else { a.latency_ms.clone() };
+    let proxies = match &spec {
+        Some(spec) => start_proxies(&spec.endpoint, &latencies)?,
+        None => {
+            anyhow::ensure!(
+                latencies.iter().all(|&l| l == 0),
+                "--latency-ms needs a remote --model (a package whose mav.json has a remote section)"
+            );
+            Vec::new()
+        }
+    };
+    let mut options = SessionOptions { ort_lib: a.ort_lib.clone(), ..SessionOptions::default() };
+    options.threads.intra_op = a.threads.max(1);
+    let positions = random_positions(a.positions.max(1), a.seed);
+    let params = MctsParams { virtual_counts: VirtualCounts::paper_dynamic(a.sims), ..MctsParams::default() };
+    if !a.json {
+        println!(
+            "{} ({}), {} searches of {} simulations per row (the fastest of {}), {} ONNX Runtime thread(s) \
+             per session, mean scoring, rules world model, the engine's asynchronous batches (no result cache)",
+            package.manifest.name,
+            package.manifest.format.name(),
+            positions.len(),
+            a.sims,
+            a.repeat.max(1),
+            options.threads.intra_op
+        );
+        println!("local: {}", local_dir.display());
+        if let Some(spec) = &spec {
+            println!("remote: {} model {} (one request per batch)", spec.endpoint, spec.model);
+        }
+        println!(
+            "{:>6} {:>9} {:>7} {:>6} {:>9} {:>8} {:>10} {:>9} {:>9} {:>6} {:>6}",
+            "batch",
+            "in-flight",
+            "where",
+            "+ms",
+            "sims",
+            "calls",
+            "wall ms",
+            "sims/s",
+            "vs local",
+            "peak",
+            "proxy"
+        );
+    }
+    let mut rows = Vec::new();
+    let print = |row: &EngineRow| {
+        if a.json {
+            return;
+        }
+        println!(
+            "{:>6} {:>9} {:>7} {:>6} {:>9} {:>8} {:>10.1} {:>9.1} {:>9} {:>6} {:>6}",
+            row.batch,
+            row.in_flight,
+            row.source,
+            if row.source == "local" { "-".to_owned() } else { row.latency_ms.to_string() },
+            row.simulations,
+            row.evaluate_calls,
+            row.wall_s * 1e3,
+            row.sims_per_s,
+            row.vs_local.map_or("-".to_owned(), |r| format!("{:.0} %", r * 100.0)),
+            row.peak_batches,
+            row.proxy_peak.map_or("-".to_owned(), |p| p.to_string()),
+        );
+        if row.failed > 0 {
+            println!("       ({} evaluations failed in this row)", row.failed);
+        }
+    };
+    for &b in &a.batch {
+        let b = b.max(1);
+        for &n in &in_flight {
+            let row_of = |source, latency_ms, run: EngineRun, local: Option<f64>, proxy_peak| {
+                let secs = run.wall.as_secs_f64().max(1e-9);
+                let sims_per_s = run.simulations as f64 / secs;
+                EngineRow {
+                    batch: b,
+                    in_flight: n,
+                    source,
+                    latency_ms,
+                    searches: positions.len(),
+                    simulations: run.simulations,
+                    evaluate_calls: run.batches,
+                    model_calls: run.requests,
+                    failed: run.failed,
+                    wall_s: secs,
+                    sims_per_s,
+                    vs_local: local.map(|l| sims_per_s / l.max(1e-9)),
+                    peak_batches: run.peak_batches,
+                    proxy_peak,
+                }
+            };
+            // Each configuration `--repeat` times, local and remote in turn, keeping the fastest of each.
+            let mut best_local: Option<EngineRun> = None;
+            let mut best_remote: Vec<Option<(EngineRun, Option<usize>)>> =
+                proxies.iter().map(|_| None).collect();
+            for _ in 0..a.repeat.max(1) {
+                let (ldir, lopts) = (local_dir.clone(), options.clone());
+                let local = engine_run(
+                    move || Ok(load_evaluator(&ldir, &lopts).map(|(e, _)| e)?),
+                    n,
+                    b,
+                    &positions,
+                    a.sims,
+                    &params,
+                )
+                .with_context(|| format!("local {}", local_dir.display()))?;
+                if best_local.as_ref().is_none_or(|b| local.rate() > b.rate()) {
+                    best_local = Some(local);
+                }
+                for ((_, proxy), best) in proxies.iter().zip(best_remote.iter_mut()) {
+                    let endpoint = match (proxy, &spec) {
+                        (Some(p), _) => p.endpoint(),
+                        (None, Some(s)) => s.endpoint.clone(),
+                        (None, None) => continue,
+                    };
+                    let variant = remote_variant(package, &endpoint, 1);
+                    let ropts = options.clone();
+                    if let Some(p) = proxy {
+                        p.reset_peak();
+                    }
+                    let remote = engine_run(
+                        move || Ok(load_package_evaluator(&variant, &ropts).map(|(e, _)| e)?),
+                        n,
+                        b,
+                        &positions,
+                        a.sims,
+                        &params,
+                    )
+                    .with_context(|| format!("remote {endpoint}"))?;
+                    let peak = proxy.as_ref().map(|p| p.stats().peak_in_flight);
+                    if best.as_ref().is_none_or(|(b, _)| remote.rate() > b.rate()) {
+                        *best = Some((remote, peak));
+                    }
+                }
+            }
+            let Some(local) = best_local else { continue };
+            let row = row_of("local", 0, local, None, None);
+            print(&row);
+            let local_rate = row.sims_per_s;
+            rows.push(row);
+            for ((ms, _), best) in proxies.iter().zip(best_remote) {
+                if let Some((remote, peak)) = best {
+                    let row = row_of("remote", *ms, remote, Some(local_rate), peak);
+                    print(&row);
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    if a.json {
+        let out = serde_json::json!({
+            "model": package.manifest.name, "format": package.manifest.format.name(), "sims": a.sims,
+            "threads": options.threads.intra_op, "local": local_dir, "driver": "engine", "repeat": a.repeat.max(1),
+            "remote": spec.as_ref().map(|s| s.endpoint.clone()), "rows": rows,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!(
+            "(in-flight: batches out at once, one inference worker each; +ms: latency added to every remote \
+             request by a proxy; vs local: simulations/s over the local twin's at the same batch and in-flight; \
+             peak: the most batches that were out at once; proxy: the most requests the proxy saw out at once)"
+        );
+    }
+    Ok(())
 }
 
 /// An evaluator decorator that adds up where the time of its calls went.
@@ -119,11 +566,15 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
         Some(d) => d,
         None => mavboard::model::package::default_package_dir()?,
     };
+    let package = ModelPackage::open(&dir).with_context(|| format!("opening {}", dir.display()))?;
+    anyhow::ensure!(a.sims >= 1, "--sims must be at least 1");
+    if package.manifest.remote.is_some() || !a.in_flight.is_empty() || !a.latency_ms.is_empty() {
+        return bench_search_engine(&a, &dir, &package);
+    }
     let mut options = SessionOptions { ort_lib: a.ort_lib.clone(), ..SessionOptions::default() };
     options.threads.intra_op = a.threads.max(1);
     let (mut evaluator, package) =
         load_evaluator(&dir, &options).with_context(|| format!("opening {}", dir.display()))?;
-    anyhow::ensure!(a.sims >= 1, "--sims must be at least 1");
     let positions = random_positions(a.positions.max(1), a.seed);
     let params = |sims: u64| MctsParams {
         virtual_counts: VirtualCounts::paper_dynamic(sims),
@@ -239,6 +690,22 @@ struct InferenceArgs {
     /// ONNX Runtime library to use.
     #[arg(long)]
     ort_lib: Option<PathBuf>,
+    /// The local twin of remote --model packages: the package folder with the model.onnx the server
+    /// serves [default: the shipped package of the same name].
+    #[arg(long)]
+    local: Option<PathBuf>,
+    /// Remote packages: the concurrent requests one batch is split into, comma-separated [default: the
+    /// package's max_in_flight].
+    #[arg(long, value_delimiter = ',')]
+    in_flight: Vec<usize>,
+    /// Remote packages: milliseconds a proxy of ours adds to every request, comma-separated [default: 0, no
+    /// proxy].
+    #[arg(long, value_delimiter = ',')]
+    latency_ms: Vec<u64>,
+    /// Measure every row this many times and keep the fastest (on a machine busy with other work the slower
+    /// ones measure that work).
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -273,11 +740,16 @@ fn parse_k(k: &str) -> anyhow::Result<TopK> {
     Ok(TopK::Count(n))
 }
 
-/// One measurement: a model, a k, a batch size.
+/// One measurement: a model, a k, a batch size (and for a remote package, an in-flight limit and a
+/// latency).
 #[derive(Debug, serde::Serialize)]
 struct Row {
     model: String,
     format: &'static str,
+    /// `local` or `remote`.
+    source: &'static str,
+    in_flight: Option<usize>,
+    latency_ms: Option<u64>,
     k: String,
     batch: usize,
     positions: usize,
@@ -287,6 +759,71 @@ struct Row {
     wall_s: f64,
     ort_s: f64,
     wall_over_ort: f64,
+    /// Positions/s over the local twin's at the same k and batch size.
+    vs_local: Option<f64>,
+}
+
+/// One evaluator to measure: a local package, or a remote one at an in-flight limit and a latency.
+struct Variant {
+    source: &'static str,
+    in_flight: Option<usize>,
+    latency_ms: Option<u64>,
+    evaluator: Box<dyn Evaluator<ChessState> + Send>,
+    name: String,
+    format: &'static str,
+}
+
+/// The evaluators `bench inference` measures for the package in `dir`: the package itself when it is
+/// local; its local twin, then the remote model at each latency and in-flight limit when it is remote
+/// (with the proxies that add the latency, which must live as long as the evaluators).
+fn inference_variants(
+    a: &InferenceArgs,
+    dir: &Path,
+    options: &SessionOptions,
+) -> anyhow::Result<(Vec<Variant>, Vec<LatencyProxy>)> {
+    let package = ModelPackage::open(dir).with_context(|| format!("opening {}", dir.display()))?;
+    let local = |d: &Path| -> anyhow::Result<Variant> {
+        let (evaluator, p) =
+            load_evaluator(d, options).with_context(|| format!("opening {}", d.display()))?;
+        Ok(Variant {
+            source: "local",
+            in_flight: None,
+            latency_ms: None,
+            evaluator,
+            name: p.manifest.name.clone(),
+            format: p.manifest.format.name(),
+        })
+    };
+    let Some(spec) = package.manifest.remote.clone() else {
+        anyhow::ensure!(
+            a.latency_ms.iter().all(|&l| l == 0),
+            "--latency-ms applies to remote packages only; {} is local",
+            dir.display()
+        );
+        return Ok((vec![local(dir)?], Vec::new()));
+    };
+    let mut variants = vec![local(&local_twin(&package, a.local.as_deref())?)?];
+    let in_flight = if a.in_flight.is_empty() { vec![spec.max_in_flight] } else { a.in_flight.clone() };
+    check_in_flight(&in_flight)?;
+    let latencies = if a.latency_ms.is_empty() { vec![0] } else { a.latency_ms.clone() };
+    let mut kept = Vec::new();
+    for (ms, proxy) in start_proxies(&spec.endpoint, &latencies)? {
+        let endpoint = proxy.as_ref().map_or_else(|| spec.endpoint.clone(), LatencyProxy::endpoint);
+        for &n in &in_flight {
+            let (evaluator, _) = load_package_evaluator(&remote_variant(&package, &endpoint, n), options)
+                .with_context(|| format!("opening {} at {endpoint}", dir.display()))?;
+            variants.push(Variant {
+                source: "remote",
+                in_flight: Some(n),
+                latency_ms: Some(ms),
+                evaluator,
+                name: package.manifest.name.clone(),
+                format: package.manifest.format.name(),
+            });
+        }
+        kept.extend(proxy);
+    }
+    Ok((variants, kept))
 }
 
 /// Runs `mavboard bench`.
@@ -306,97 +843,140 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     if !a.json {
         println!(
-            "{} positions per row, {} ONNX Runtime thread(s), {}",
+            "{} positions per row (the fastest of {}), {} ONNX Runtime thread(s), {}",
             positions.len(),
+            a.repeat.max(1),
             options.threads.intra_op,
             if a.free { "free decoding" } else { "constrained decoding" }
         );
         println!(
-            "{:<14} {:<13} {:>4} {:>6} {:>9} {:>10} {:>10} {:>10} {:>9}",
-            "model", "format", "k", "batch", "pos/s", "tokens/s", "wall ms", "ORT ms", "wall/ORT"
+            "{:<14} {:<13} {:<17} {:>4} {:>6} {:>9} {:>10} {:>10} {:>10} {:>9} {:>8}",
+            "model",
+            "format",
+            "where",
+            "k",
+            "batch",
+            "pos/s",
+            "tokens/s",
+            "wall ms",
+            "ORT ms",
+            "wall/ORT",
+            "vs local"
         );
     }
     for dir in &dirs {
-        let (mut evaluator, package) =
-            load_evaluator(dir, &options).with_context(|| format!("opening {}", dir.display()))?;
-        let name = package.manifest.name.clone();
-        let format = package.manifest.format.name();
-        for (&k, k_text) in ks.iter().zip(&a.k) {
-            let requests: Vec<EvalRequest<ChessState>> = positions
-                .iter()
-                .map(|s| {
-                    let mut r = EvalRequest::values(s.clone());
-                    r.top_k = k;
-                    r.mode = mode;
-                    r
-                })
-                .collect();
-            // Warm-up at the largest batch: the first runs of a session allocate.
-            let warm = a.batch.iter().copied().max().unwrap_or(1).clamp(1, requests.len());
-            for r in evaluator.evaluate(&requests[..warm]) {
-                r.with_context(|| format!("{name}: an evaluation failed"))?;
-            }
-            for &b in &a.batch {
-                let b = b.max(1);
-                let mut model = Duration::ZERO;
-                let mut tokens = 0usize;
-                let start = Instant::now();
-                let mut results = Vec::with_capacity(requests.len());
-                for chunk in requests.chunks(b) {
-                    results.extend(evaluator.evaluate(chunk));
+        let (variants, _proxies) = inference_variants(&a, dir, &options)?;
+        // The local twin's positions/s by (k, batch), for the remote rows' ratios.
+        let mut local_rate: std::collections::HashMap<(String, usize), f64> =
+            std::collections::HashMap::new();
+        for mut v in variants {
+            let name = v.name.clone();
+            for (&k, k_text) in ks.iter().zip(&a.k) {
+                let requests: Vec<EvalRequest<ChessState>> = positions
+                    .iter()
+                    .map(|s| {
+                        let mut r = EvalRequest::values(s.clone());
+                        r.top_k = k;
+                        r.mode = mode;
+                        r
+                    })
+                    .collect();
+                // Warm-up at the largest batch: the first runs of a session allocate.
+                let warm = a.batch.iter().copied().max().unwrap_or(1).clamp(1, requests.len());
+                for r in v.evaluator.evaluate(&requests[..warm]) {
+                    r.with_context(|| format!("{name}: an evaluation failed"))?;
                 }
-                let wall = start.elapsed();
-                for r in results {
-                    let r = r.with_context(|| format!("{name}: an evaluation failed"))?;
-                    model += r.timing.model;
-                    tokens += r.timing.tokens;
+                for &b in &a.batch {
+                    let b = b.max(1);
+                    // The fastest of `--repeat` passes over the positions.
+                    let (mut wall, mut model, mut tokens) = (Duration::MAX, Duration::ZERO, 0usize);
+                    for _ in 0..a.repeat.max(1) {
+                        let start = Instant::now();
+                        let mut results = Vec::with_capacity(requests.len());
+                        for chunk in requests.chunks(b) {
+                            results.extend(v.evaluator.evaluate(chunk));
+                        }
+                        let this_wall = start.elapsed();
+                        let (mut this_model, mut this_tokens) = (Duration::ZERO, 0usize);
+                        for r in results {
+                            let r = r.with_context(|| format!("{name}: an evaluation failed"))?;
+                            this_model += r.timing.model;
+                            this_tokens += r.timing.tokens;
+                        }
+                        if this_wall < wall {
+                            (wall, model, tokens) = (this_wall, this_model, this_tokens);
+                        }
+                    }
+                    let secs = wall.as_secs_f64().max(1e-9);
+                    let positions_per_s = requests.len() as f64 / secs;
+                    let key = (k_text.clone(), b);
+                    let vs_local = match v.source {
+                        "local" => {
+                            local_rate.insert(key, positions_per_s);
+                            None
+                        }
+                        _ => local_rate.get(&key).map(|l| positions_per_s / l.max(1e-9)),
+                    };
+                    let row = Row {
+                        model: name.clone(),
+                        format: v.format,
+                        source: v.source,
+                        in_flight: v.in_flight,
+                        latency_ms: v.latency_ms,
+                        k: k_text.clone(),
+                        batch: b,
+                        positions: requests.len(),
+                        positions_per_s,
+                        tokens,
+                        tokens_per_s: tokens as f64 / secs,
+                        wall_s: wall.as_secs_f64(),
+                        ort_s: model.as_secs_f64(),
+                        wall_over_ort: wall.as_secs_f64() / model.as_secs_f64().max(1e-9),
+                        vs_local,
+                    };
+                    if !a.json {
+                        let place = match (row.in_flight, row.latency_ms) {
+                            (Some(n), Some(ms)) if ms > 0 => format!("remote n={n} +{ms}ms"),
+                            (Some(n), _) => format!("remote n={n}"),
+                            _ => "local".to_owned(),
+                        };
+                        println!(
+                            "{:<14} {:<13} {:<17} {:>4} {:>6} {:>9} {:>10.0} {:>10.1} {:>10.1} {:>9.3} {:>8}",
+                            row.model,
+                            row.format,
+                            place,
+                            row.k,
+                            row.batch,
+                            // Three significant digits: a large model does well under one position a second.
+                            if row.positions_per_s >= 10.0 {
+                                format!("{:.1}", row.positions_per_s)
+                            } else {
+                                format!("{:.3}", row.positions_per_s)
+                            },
+                            row.tokens_per_s,
+                            row.wall_s * 1e3,
+                            row.ort_s * 1e3,
+                            row.wall_over_ort,
+                            row.vs_local.map_or("-".to_owned(), |r| format!("{:.0} %", r * 100.0)),
+                        );
+                    }
+                    rows.push(row);
                 }
-                let secs = wall.as_secs_f64().max(1e-9);
-                let row = Row {
-                    model: name.clone(),
-                    format,
-                    k: k_text.clone(),
-                    batch: b,
-                    positions: requests.len(),
-                    positions_per_s: requests.len() as f64 / secs,
-                    tokens,
-                    tokens_per_s: tokens as f64 / secs,
-                    wall_s: wall.as_secs_f64(),
-                    ort_s: model.as_secs_f64(),
-                    wall_over_ort: wall.as_secs_f64() / model.as_secs_f64().max(1e-9),
-                };
-                if !a.json {
-                    println!(
-                        "{:<14} {:<13} {:>4} {:>6} {:>9} {:>10.0} {:>10.1} {:>10.1} {:>9.3}",
-                        row.model,
-                        row.format,
-                        row.k,
-                        row.batch,
-                        // Three significant digits: a large model does well under one position a second.
-                        if row.positions_per_s >= 10.0 {
-                            format!("{:.1}", row.positions_per_s)
-                        } else {
-                            format!("{:.3}", row.positions_per_s)
-                        },
-                        row.tokens_per_s,
-                        row.wall_s * 1e3,
-                        row.ort_s * 1e3,
-                        row.wall_over_ort
-                    );
-                }
-                rows.push(row);
             }
         }
     }
     if a.json {
         let out = serde_json::json!({
-            "positions": positions.len(), "threads": options.threads.intra_op, "free": a.free, "runs": rows,
+            "positions": positions.len(), "threads": options.threads.intra_op, "free": a.free,
+            "repeat": a.repeat.max(1), "runs": rows,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         println!(
             "(tokens: prompt + generated for text models, input tokens otherwise; wall/ORT: wall time over the \
-             summed time inside ONNX Runtime's Session::run, 1.000 = no overhead)"
+             summed time inside ONNX Runtime's Session::run, 1.000 = no overhead — for a remote model, the time \
+             inside the server calls; where: remote n=N is a batch split into up to N concurrent requests, +Lms \
+             a proxy adding L ms to each; vs local: positions/s over the local twin's at the same k and batch)"
         );
     }
     Ok(())

@@ -11,7 +11,7 @@ use mavboard::datagen::render_run::render_dirs;
 use mavboard::datagen::run::{DEFAULT_SEARCH_BREADTH, DEFAULT_SEARCH_DEPTH};
 use mavboard::datagen::{
     EpdSource, GameLabelSettings, HexLabelOptions, LabelGame, LabelSettings, Limit, PgnSource, Progress,
-    SourceMix, StockfishLabeler, run_game_labels, run_labels,
+    ShardSpec, SourceMix, StockfishLabeler, merge_label_sets, run_game_labels_shard, run_labels_shard,
 };
 use mavboard::uci::locate::locate_stockfish;
 
@@ -29,6 +29,21 @@ enum DatagenCommand {
     Labels(Box<LabelsArgs>),
     /// Render training examples (mav-lm texts, mav-encoder and action-value records) from label folders.
     Render(RenderArgs),
+    /// Join label folders into one without duplicate positions: the shards of one run (`labels --shard
+    /// K/N`, giving exactly the single run's records) or ordinary folders of different seeds.
+    Merge(MergeArgs),
+}
+
+/// Arguments of `mavboard datagen merge`.
+#[derive(Debug, clap::Args)]
+struct MergeArgs {
+    /// Label folders: every shard of one run (any order), or ordinary label folders (kept in this order,
+    /// each position where it first occurs).
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// The label folder to write (new or empty).
+    #[arg(long)]
+    out: PathBuf,
 }
 
 /// Arguments of `mavboard datagen render`.
@@ -109,9 +124,17 @@ struct LabelsArgs {
     /// Hex: MCTS playouts per position beyond the exact solver's reach.
     #[arg(long, default_value_t = 20_000)]
     playouts: u32,
-    /// Records to write (distinct positions).
+    /// Records to write (distinct positions); with --shard, of the whole run.
     #[arg(long, default_value_t = 10_000)]
     positions: usize,
+    /// Label only shard K of N of the run (0 <= K < N): every N-th chain of seeded positions, from chain
+    /// K. Run each shard anywhere with the same settings, then join them with `datagen merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// With --shard: stop once the shard holds this many records [default: ceil(1.25 · positions / N) +
+    /// 16]. Raise it to resume a shard that `datagen merge` found short.
+    #[arg(long, requires = "shard")]
+    shard_target: Option<usize>,
     /// Search depth per position [default: 8 when --nodes is not given].
     #[arg(long, conflicts_with = "nodes")]
     depth: Option<u32>,
@@ -180,7 +203,51 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         DatagenCommand::Labels(a) => labels(*a),
         DatagenCommand::Render(a) => render(a),
+        DatagenCommand::Merge(a) => merge(a),
     }
+}
+
+fn merge(a: MergeArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let s = merge_label_sets(&a.dirs, &a.out)?;
+    let m = &s.manifest;
+    let val: usize = m.shards.iter().map(|f| f.val).sum();
+    println!(
+        "merged {} {} into {}: {} records ({} train, {val} val) in {} files; {} read, {} duplicates left out; \
+         {:.1} s",
+        a.dirs.len(),
+        if s.sharded { "shards" } else { "label folders" },
+        a.out.display(),
+        m.records,
+        m.records - val,
+        m.shards.len(),
+        s.read,
+        s.duplicates,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The `--shard` of a labels run (with `--shard-target`), if any.
+fn shard_spec(a: &LabelsArgs) -> anyhow::Result<Option<ShardSpec>> {
+    let Some(text) = &a.shard else { return Ok(None) };
+    let mut spec = ShardSpec::parse(text, a.positions)?;
+    if let Some(target) = a.shard_target {
+        spec.target = target;
+        spec.check()?;
+    }
+    Ok(Some(spec))
+}
+
+/// What the progress bar counts to: the shard's target or the run's positions.
+fn bar_target(settings: &LabelSettings, shard: Option<ShardSpec>) -> usize {
+    shard.map_or(settings.positions, |s| s.target)
+}
+
+/// The `(shard K/N of …)` part of the start message.
+fn shard_note(shard: Option<ShardSpec>) -> String {
+    shard
+        .map_or_else(String::new, |s| format!(" as shard {} (until it holds {} records)", s.name(), s.target))
 }
 
 fn render(a: RenderArgs) -> anyhow::Result<()> {
@@ -336,6 +403,14 @@ fn report(out: &std::path::Path, summary: &mavboard::datagen::RunSummary, secs: 
         summary.labelled_now as f64 / secs.max(1e-9),
         if m.complete { "" } else { "; not complete yet, run the same command again to resume" }
     );
+    if let Some(shard) = m.shard.filter(|_| m.complete) {
+        eprintln!(
+            "shard {} of a run of {} positions is done; when every shard is, join them with `mavboard datagen \
+             merge DIR… --out DIR`",
+            shard.name(),
+            m.settings.positions
+        );
+    }
 }
 
 /// `datagen labels --game connect_four|hex`: the solvers label, on the same run machinery as chess.
@@ -387,21 +462,23 @@ fn game_labels(a: &LabelsArgs, threads: usize) -> anyhow::Result<()> {
         search_depth: a.search_depth,
         game: Some(g.clone()),
     };
+    let shard = shard_spec(a)?;
     eprintln!(
-        "labelling {} {} positions with the {} ({threads} threads), openings of {} to {} random plies",
+        "labelling {} {} positions{} with the {} ({threads} threads), openings of {} to {} random plies",
         settings.positions,
         game.name(),
+        shard_note(shard),
         g.labeler_name(),
         g.opening_min,
         g.opening_max
     );
-    let bar = progress_bar(settings.positions)?;
+    let bar = progress_bar(bar_target(&settings, shard))?;
     let started = Instant::now();
     let mut on_progress = |p: Progress| {
         bar.set_position(((p.written + p.pending) as u64).min(p.target as u64));
         bar.set_message(format!("{} shards", p.shards));
     };
-    let summary = run_game_labels(&a.out, &settings, threads, a.max_shards, &mut on_progress)?;
+    let summary = run_game_labels_shard(&a.out, &settings, shard, threads, a.max_shards, &mut on_progress)?;
     bar.finish_and_clear();
     report(&a.out, &summary, started.elapsed().as_secs_f64());
     Ok(())
@@ -431,17 +508,19 @@ fn labels(a: LabelsArgs) -> anyhow::Result<()> {
         search_depth: a.search_depth,
         game: None,
     };
+    let shard = shard_spec(&a)?;
     let stockfish = locate_stockfish(a.stockfish.as_deref())?;
     let mix = build_mix(&a)?;
     eprintln!(
-        "labelling {} positions with {} ({:?}, {threads} threads) from {}",
+        "labelling {} positions{} with {} ({:?}, {threads} threads) from {}",
         settings.positions,
+        shard_note(shard),
         stockfish.display(),
         settings.limit,
         mavboard::datagen::run::describe_sources(&mix)
     );
 
-    let bar = progress_bar(settings.positions)?;
+    let bar = progress_bar(bar_target(&settings, shard))?;
     let started = Instant::now();
     let mut first: Option<usize> = None;
     let mut on_progress = |p: Progress| {
@@ -456,9 +535,10 @@ fn labels(a: LabelsArgs) -> anyhow::Result<()> {
     };
     let hash = settings.hash_mb;
     let search = settings.limit.search_limits().context("chess needs an engine limit")?;
-    let summary = run_labels(
+    let summary = run_labels_shard(
         &a.out,
         &settings,
+        shard,
         &mix,
         threads,
         move |_| StockfishLabeler::start(&stockfish, hash, search),

@@ -81,6 +81,67 @@ pub enum DatagenError {
         /// Why.
         reason: String,
     },
+    /// A folder given to `datagen merge` holds no labels manifest.
+    #[error("{}: no manifest.json here: not a label folder written by `mavboard datagen labels`", .dir.display())]
+    NoManifest {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// `datagen merge` was given folders of runs with different settings.
+    #[error(
+        "{} and {} were made with different settings ({difference}); merge only the shards of one run, or \
+         label folders that differ in nothing but --seed and --positions",
+        .first.display(),
+        .other.display()
+    )]
+    MergeMismatch {
+        /// The first folder given.
+        first: PathBuf,
+        /// The folder that differs from it.
+        other: PathBuf,
+        /// The first field that differs, with both values.
+        difference: String,
+    },
+    /// `datagen merge` is missing shards of a sharded run.
+    #[error(
+        "missing shards of the run of {}: {missing} (of {count}); merge needs every shard of a run",
+        .first.display()
+    )]
+    ShardMissing {
+        /// The missing shards, as `K/N, …`.
+        missing: String,
+        /// N.
+        count: u64,
+        /// A folder of the run.
+        first: PathBuf,
+    },
+    /// A shard stopped before a chain the merge needs.
+    #[error(
+        "{} (shard {shard}) stopped before chain {chain}, which the merge needs (it labelled its chains below \
+         {reached}, {records} records); resume it: rerun its `datagen labels --shard {shard}` command with \
+         --shard-target {suggested} (an estimate), then merge again",
+        .dir.display()
+    )]
+    ShardShort {
+        /// The shard's folder.
+        dir: PathBuf,
+        /// `K/N`.
+        shard: String,
+        /// The chain the merge needs.
+        chain: u64,
+        /// The first chain the shard did not label.
+        reached: u64,
+        /// Its records.
+        records: usize,
+        /// A target that should suffice.
+        suggested: usize,
+    },
+    /// `datagen merge` writes only into a new or empty folder.
+    #[error("{} is not empty: `datagen merge` writes a new label folder (give a new --out)", .dir.display())]
+    OutNotEmpty {
+        /// The folder.
+        dir: PathBuf,
+    },
     /// A worker thread failed outside the labeler (a panic).
     #[error("a labelling worker failed: {0}")]
     Worker(String),

@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use super::DatagenError;
 use super::game_label::{GameLabelSettings, GameLabeler};
 use super::label::Label;
-use super::manifest::SourceInfo;
+use super::manifest::{ShardSpec, SourceInfo};
 use super::record::{LabelGame, LabelRecord};
 use super::run::{LabelSettings, Labelled, Progress, RunSummary, drive};
 use super::sample::{chain_rng, sample_move, split_of};
@@ -152,6 +152,19 @@ pub fn run_game_labels(
     stop_after_shards: Option<usize>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<RunSummary, DatagenError> {
+    run_game_labels_shard(out, settings, None, threads, stop_after_shards, progress)
+}
+
+/// [`run_game_labels`] for one shard of a run split over machines (`shard`; `None` = the whole run; see
+/// [`super::run`]).
+pub fn run_game_labels_shard(
+    out: &Path,
+    settings: &LabelSettings,
+    shard: Option<ShardSpec>,
+    threads: usize,
+    stop_after_shards: Option<usize>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<RunSummary, DatagenError> {
     let Some(g) = settings.game.clone() else {
         return Err(DatagenError::Settings("chess labels are run by run_labels".into()));
     };
@@ -159,6 +172,7 @@ pub fn run_game_labels(
     drive(
         out,
         settings,
+        shard,
         vec![game_source(&g)],
         threads,
         move |_| Ok((GameLabeler::new(&factory_g, seed)?, factory_g.labeler_name())),

@@ -13,6 +13,10 @@
 //! ([`game_label`], [`game_run`]: random openings, continuations from the labels) and rendered through
 //! the same protocol code ([`game_render`]); their scores are proven results or MCTS estimates
 //! ([`score`]).
+//!
+//! A run can be split over machines: `datagen labels --shard K/N` labels every N-th chain of the run
+//! (by chain, not by position hash: see [`run`]) and `datagen merge` ([`merge`]) joins the shards into
+//! exactly the single run's label folder; it also joins ordinary folders without duplicates.
 
 pub mod error;
 pub mod game_label;
@@ -20,6 +24,7 @@ pub mod game_render;
 pub mod game_run;
 pub mod label;
 pub mod manifest;
+pub mod merge;
 pub mod pgn_source;
 pub mod record;
 pub mod render;
@@ -35,10 +40,12 @@ pub mod tree;
 
 pub use error::DatagenError;
 pub use game_label::{GameLabelSettings, GameLabeler, HexLabelOptions};
-pub use game_run::run_game_labels;
+pub use game_run::{run_game_labels, run_game_labels_shard};
 pub use label::{Label, Labeler, StockfishLabeler};
+pub use manifest::ShardSpec;
+pub use merge::{MergeSummary, merge_label_sets};
 pub use pgn_source::PgnSource;
 pub use record::{LabelGame, LabelRecord, MoveLabel, Split};
-pub use run::{LabelSettings, Limit, Progress, RunSummary, run_labels};
+pub use run::{LabelSettings, Limit, Progress, RunSummary, run_labels, run_labels_shard};
 pub use score::{ExactResult, LabelScore};
 pub use source::{EpdSource, PositionSource, SourceMix};

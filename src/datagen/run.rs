@@ -6,6 +6,24 @@
 //! the results of a consecutive range of chains *in chain order*, drops positions already seen (Zobrist
 //! hash), and is written atomically before the manifest records it. So the output depends only on the
 //! settings and the labeller, and a killed run resumes after its last recorded shard.
+//!
+//! The records of a run are therefore *the first `positions` distinct positions in chain order* (chain
+//! index, then each chain's own order), whatever `chains_per_shard`, the thread count or interruptions.
+//!
+//! # Many machines: `--shard K/N` splits by chain, not by position hash
+//!
+//! A chain cannot be cut by position: its third position is the move sampled from the labels of its
+//! second, so to know which positions a chain reaches one must label all of it, whatever their hashes.
+//! Splitting the positions by hash would make every machine label every chain. So shard `K` of `N`
+//! ([`ShardSpec`]) labels the chains `c` with `c mod N == K`, in order, deduplicates within itself and
+//! keeps *whole* chains until it holds its [`ShardSpec::target`] (by default a quarter above its even
+//! share); each file's manifest entry counts the records of each of its chains
+//! ([`ShardInfo::chain_records`]). The globally first occurrence of a position is also the first in its
+//! own shard, so nothing the single run keeps is dropped by a shard. `datagen merge`
+//! ([`super::merge`]) takes the chains back in order from the shards, deduplicates across them, stops at
+//! `positions` and writes the files exactly as the single run lays them out: the merged folder is
+//! byte-for-byte the single run's. If a shard stopped before a chain the merge needs, the merge says which
+//! shard and how far to resume it (`--shard-target`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -15,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use super::game_label::{GameLabelSettings, game_state_hash};
 use super::label::Labeler;
-use super::manifest::{FORMAT_VERSION, Manifest, ShardInfo, SourceInfo};
+use super::manifest::{FORMAT_VERSION, Manifest, ShardInfo, ShardSpec, SourceInfo};
 use super::record::{LabelGame, LabelRecord, Split};
 use super::sample::{chain_rng, sample_move, split_of};
 use super::shard::{read_shard, shard_file_name, write_shard};
@@ -241,7 +259,8 @@ fn label_chain<L: Labeler>(
     Ok(out)
 }
 
-fn record_hash(r: &LabelRecord, path: &Path) -> Result<u64, DatagenError> {
+/// The position hash of a stored record (the hash the run deduplicated it by).
+pub(crate) fn record_hash(r: &LabelRecord, path: &Path) -> Result<u64, DatagenError> {
     let corrupt = |reason: String| DatagenError::Corrupt { path: path.to_path_buf(), reason };
     match r.game {
         LabelGame::Chess => Ok(parse_epd_line(&r.fen, r.chess960).map_err(corrupt)?.hash64()),
@@ -274,11 +293,32 @@ fn check_resumable(dir: &Path, old: &Manifest, new: &Manifest) -> Result<(), Dat
     if old.engine != new.engine {
         return mismatch(format!("engine {:?} there, {:?} now", old.engine, new.engine));
     }
-    let key = |s: &[SourceInfo]| s.iter().map(|i| (i.tag.clone(), i.weight, i.positions)).collect::<Vec<_>>();
-    if key(&old.sources) != key(&new.sources) {
-        return mismatch(format!("sources there: {:?}; now: {:?}", key(&old.sources), key(&new.sources)));
+    if source_key(&old.sources) != source_key(&new.sources) {
+        return mismatch(format!(
+            "sources there: {:?}; now: {:?}",
+            source_key(&old.sources),
+            source_key(&new.sources)
+        ));
+    }
+    let which = |s: &Option<ShardSpec>| {
+        s.map_or_else(|| "no --shard".to_owned(), |s| format!("--shard {}", s.name()))
+    };
+    if which(&old.shard) != which(&new.shard) {
+        return mismatch(format!("{} there, {} now", which(&old.shard), which(&new.shard)));
+    }
+    if !old.joined.is_empty() {
+        return mismatch(
+            "it was joined by datagen merge from folders of different seeds; resume those and merge again"
+                .into(),
+        );
     }
     Ok(())
+}
+
+/// What identifies a run's sources: tag, weight and size (not where they were read from, which may differ
+/// between machines).
+pub(crate) fn source_key(s: &[SourceInfo]) -> Vec<(String, f64, usize)> {
+    s.iter().map(|i| (i.tag.clone(), i.weight, i.positions)).collect()
 }
 
 /// After this many shards in a row that add nothing new, the sources are taken to be exhausted.
@@ -302,6 +342,26 @@ where
     L: Labeler + 'static,
     F: Fn(usize) -> Result<L, DatagenError> + Send + Sync + 'static,
 {
+    run_labels_shard(out, settings, None, mix, threads, factory, stop_after_shards, progress)
+}
+
+/// [`run_labels`] for one shard of a run split over machines (`shard`; `None` = the whole run): see the
+/// module documentation. `datagen merge` joins the shards.
+#[allow(clippy::too_many_arguments)]
+pub fn run_labels_shard<L, F>(
+    out: &Path,
+    settings: &LabelSettings,
+    shard: Option<ShardSpec>,
+    mix: &SourceMix,
+    threads: usize,
+    factory: F,
+    stop_after_shards: Option<usize>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<RunSummary, DatagenError>
+where
+    L: Labeler + 'static,
+    F: Fn(usize) -> Result<L, DatagenError> + Send + Sync + 'static,
+{
     if settings.game.is_some() {
         return Err(DatagenError::Settings("Connect Four and Hex labels are run by run_game_labels".into()));
     }
@@ -313,6 +373,7 @@ where
     drive(
         out,
         settings,
+        shard,
         source_infos(mix),
         threads,
         move |worker| {
@@ -328,11 +389,13 @@ where
 
 /// The run driver shared by every game: the worker pool (`factory(worker)` builds a worker's labeller
 /// and names it for the manifest, `job(labeller, chain)` labels one chain), the manifest, resume,
-/// deduplication and shards (see the module documentation).
+/// deduplication and shards (see the module documentation); `shard` makes it one shard of a run split
+/// over machines.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn drive<S, F, J>(
     out: &Path,
     settings: &LabelSettings,
+    shard: Option<ShardSpec>,
     sources: Vec<SourceInfo>,
     threads: usize,
     factory: F,
@@ -346,6 +409,9 @@ where
     J: Fn(&mut S, u64) -> Result<Vec<Labelled>, DatagenError> + Send + Sync + 'static,
 {
     settings.check()?;
+    if let Some(s) = &shard {
+        s.check()?;
+    }
     std::fs::create_dir_all(out).map_err(|e| DatagenError::io(out, e))?;
 
     let engine_name = Arc::new(OnceLock::new());
@@ -374,10 +440,18 @@ where
         shards: Vec::new(),
         records: 0,
         complete: false,
+        shard,
+        joined: Vec::new(),
     };
     let mut manifest = match Manifest::load(out)? {
-        Some(old) => {
+        Some(mut old) => {
             check_resumable(out, &old, &fresh)?;
+            if old.shard != shard {
+                // Only the shard's target differs (check_resumable compares the rest).
+                old.shard = shard;
+                old.complete = shard.is_some_and(|s| old.records >= s.target);
+                old.save(out)?;
+            }
             old
         }
         None => {
@@ -389,17 +463,21 @@ where
     // Rebuild the set of positions already written.
     let mut seen: HashSet<u64> = HashSet::new();
     let mut counted = 0;
-    for shard in &manifest.shards {
-        let path = out.join(&shard.file);
+    let spec = shard;
+    for info in &manifest.shards {
+        let path = out.join(&info.file);
         let records = read_shard(&path)?;
-        if records.len() != shard.records {
+        if records.len() != info.records {
             return Err(DatagenError::Corrupt {
                 path,
-                reason: format!("holds {} records, the manifest says {}", records.len(), shard.records),
+                reason: format!("holds {} records, the manifest says {}", records.len(), info.records),
             });
         }
         for r in &records {
             seen.insert(record_hash(r, &path)?);
+        }
+        if let Some(spec) = &spec {
+            check_sharded_file(&path, info, spec)?;
         }
         counted += records.len();
     }
@@ -410,12 +488,16 @@ where
         });
     }
 
-    let target = settings.positions;
+    let target = spec.map_or(settings.positions, |s| s.target);
     let mut written_now = 0;
     let mut labelled_now = 0;
     let mut shards_now = 0;
     let mut fruitless = 0;
-    let mut next_chain = manifest.shards.last().map_or(0, |s| s.first_chain + s.chains);
+    // Chain numbers are the shard's own (0, 1, …; the run's `spec.chain(n)`) when sharded.
+    let mut next_chain = manifest.shards.last().map_or(0, |s| match spec {
+        Some(spec) => (s.first_chain - spec.index) / spec.count + s.chains,
+        None => s.first_chain + s.chains,
+    });
     while manifest.records < target {
         if stop_after_shards.is_some_and(|k| shards_now >= k) {
             return Ok(RunSummary { manifest, written_now, labelled_now });
@@ -426,9 +508,10 @@ where
         let first_chain = next_chain;
         let mut slots: Vec<Option<Vec<Labelled>>> = (0..chains).map(|_| None).collect();
         // Job indices are consecutive, so chain `first_chain + i` comes back as index `base + i`.
-        let base = pool.submit(first_chain);
+        let run_chain = |c: u64| spec.map_or(c, |s| s.chain(c));
+        let base = pool.submit(run_chain(first_chain));
         for c in first_chain + 1..first_chain + chains {
-            pool.submit(c);
+            pool.submit(run_chain(c));
         }
         let mut pending = 0;
         for _ in 0..chains {
@@ -453,13 +536,29 @@ where
             });
         }
         let mut records = Vec::new();
-        'chains: for chain in slots.into_iter().flatten() {
-            for (hash, record) in chain {
-                if manifest.records + records.len() >= target {
-                    break 'chains;
+        let mut chain_records = Vec::new();
+        if spec.is_some() {
+            // A shard keeps whole chains, counting each one's records, for `datagen merge`.
+            for chain in slots {
+                let chain =
+                    chain.ok_or_else(|| DatagenError::Worker("a chain's result went missing".into()))?;
+                let before = records.len();
+                for (hash, record) in chain {
+                    if seen.insert(hash) {
+                        records.push(record);
+                    }
                 }
-                if seen.insert(hash) {
-                    records.push(record);
+                chain_records.push(u32::try_from(records.len() - before).unwrap_or(u32::MAX));
+            }
+        } else {
+            'chains: for chain in slots.into_iter().flatten() {
+                for (hash, record) in chain {
+                    if manifest.records + records.len() >= target {
+                        break 'chains;
+                    }
+                    if seen.insert(hash) {
+                        records.push(record);
+                    }
                 }
             }
         }
@@ -481,11 +580,12 @@ where
         let bytes = write_shard(out, index, &records)?;
         manifest.shards.push(ShardInfo {
             file: shard_file_name(index),
-            first_chain,
+            first_chain: run_chain(first_chain),
             chains,
             records: records.len(),
             val: records.iter().filter(|r| r.split == Split::Val).count(),
             bytes,
+            chain_records,
         });
         manifest.records += records.len();
         written_now += records.len();
@@ -499,6 +599,32 @@ where
         manifest.save(out)?;
     }
     Ok(RunSummary { manifest, written_now, labelled_now })
+}
+
+/// Checks a sharded run's file entry: its first chain is one of the shard's, and its chain counts add up.
+pub(crate) fn check_sharded_file(
+    path: &Path,
+    info: &ShardInfo,
+    spec: &ShardSpec,
+) -> Result<(), DatagenError> {
+    let corrupt = |reason: String| Err(DatagenError::Corrupt { path: path.to_path_buf(), reason });
+    if info.first_chain % spec.count != spec.index {
+        return corrupt(format!(
+            "the manifest says it starts at chain {}, which is not one of shard {}'s",
+            info.first_chain,
+            spec.name()
+        ));
+    }
+    let sum: u64 = info.chain_records.iter().map(|&n| u64::from(n)).sum();
+    if info.chain_records.len() as u64 != info.chains || sum != info.records as u64 {
+        return corrupt(format!(
+            "the manifest counts {} chains with {sum} records for it, not {} chains with {}",
+            info.chain_records.len(),
+            info.chains,
+            info.records
+        ));
+    }
+    Ok(())
 }
 
 /// The sources of a mix as `tag (count)` text, for messages.

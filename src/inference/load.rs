@@ -225,6 +225,24 @@ pub fn load_evaluator_with_status(
     Ok((e, package, status))
 }
 
+/// Opens an already opened package as an evaluator of chess positions, with its session's device status.
+/// For a package changed in memory after [`ModelPackage::open`], e.g. a remote package pointed at another
+/// endpoint or given another `max_in_flight` (the benchmarks do that); the package must list chess or
+/// Chess960.
+pub fn load_package_evaluator(
+    package: &ModelPackage,
+    options: &SessionOptions,
+) -> Result<(Box<dyn Evaluator<ChessState> + Send>, DeviceStatus), LoadError> {
+    if !package.manifest.games.iter().any(|g| matches!(g, GameKind::Chess | GameKind::Chess960)) {
+        return Err(LoadError::WrongGame {
+            dir: package.dir.clone(),
+            game: GameKind::Chess.name(),
+            games: game_names(&package.manifest.games),
+        });
+    }
+    build::<ChessState>(package, options, GameKind::Chess)
+}
+
 /// Opens the package in `dir` as an evaluator of chess positions.
 pub fn load_evaluator(
     dir: &Path,

@@ -156,6 +156,21 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             if ui.button("About and keys").clicked() {
                 out.push(Command::ShowDialog(Some(Dialog::About)));
             }
+            if let Some(dir) = crate::logging::log_dir() {
+                let button = ui.button("Open log folder").on_hover_text(format!(
+                    "{}: the log ({}) and crash reports",
+                    dir.display(),
+                    crate::logging::LOG_FILE
+                ));
+                if button.clicked() {
+                    match std::fs::create_dir_all(&dir) {
+                        Ok(()) => {
+                            ui.ctx().open_url(egui::OpenUrl::new_tab(format!("file://{}", dir.display())))
+                        }
+                        Err(e) => out.push(Command::ShowError(format!("{}: {e}", dir.display()))),
+                    }
+                }
+            }
         });
     });
     out

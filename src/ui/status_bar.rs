@@ -33,6 +33,7 @@ pub fn position_summary(state: &crate::game::chess::ChessState) -> String {
 
 /// The status bar.
 pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+    let mut out = Vec::new();
     ui.horizontal(|ui| {
         if let Some(game) = &state.board_game {
             // Connect Four or Hex: the game and the solver (the side panel says whose move it is).
@@ -67,6 +68,16 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         match &state.analysis.model {
             ModelStatus::Ready(i) => {
                 ui.label(format!("Model: {}", i.name));
+                if let Some(server) = &i.served_by {
+                    ui.label(format!("served by {server}")).on_hover_text(format!(
+                        "A remote package: the weights live on the server, {} batches go out at once. If the \
+                         server went away, evaluations fail with a message; Reconnect loads the package again.",
+                        i.workers
+                    ));
+                    if ui.small_button("Reconnect").clicked() {
+                        out.push(Command::LoadModel(i.dir.clone()));
+                    }
+                }
                 if let Some(d) = &state.analysis.device {
                     let text = format!("on {}", d.provider);
                     match &d.notice {
@@ -132,5 +143,5 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             ui.label(note);
         }
     });
-    Vec::new()
+    out
 }

@@ -10,6 +10,7 @@
 //! with backoff. A failed call is a [`RemoteError`] that names what went wrong; the evaluators turn it into
 //! the failed evaluation of each request of the batch.
 
+pub mod latency_proxy;
 pub mod triton;
 pub mod wire;
 
