@@ -2,7 +2,9 @@
 //! (through the `log` bridge). The command line writes them to stderr; the app to `mavboard.log` in the
 //! platform's log folder ([`log_dir`]), rotated at [`MAX_LOG_BYTES`] with [`KEPT_LOGS`] old files kept. A
 //! panic in the app writes its report (message, place, backtrace) to a `panic-<unix time>.txt` there and
-//! names it on stderr; the next start of the app says where it is ([`take_crash_report`]).
+//! names it on stderr. A panic of the main (UI) thread ends the app, so the next start says where its
+//! report is ([`take_crash_report`]); a panic on another thread is one the engine catches and reports
+//! itself (a crashed evaluator is rebuilt), so it leaves its report without that message.
 //!
 //! `RUST_LOG` chooses what is written, as everywhere in Rust (`RUST_LOG=debug`, `RUST_LOG=ort=info,warn`);
 //! without it, warnings and errors.
@@ -124,10 +126,11 @@ pub fn init_file(dir: &Path) -> Result<PathBuf, LogError> {
     Ok(path)
 }
 
-/// Writes a report for `info` into `dir` and names it in the crash marker; returns the report's path.
-pub fn write_crash_report(dir: &Path, info: &str) -> Result<PathBuf, LogError> {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let path = dir.join(format!("panic-{secs}.txt"));
+/// Writes a report for `info` into `dir` and, when `fatal`, names it in the crash marker that the next start
+/// reads; returns the report's path.
+pub fn write_crash_report(dir: &Path, info: &str, fatal: bool) -> Result<PathBuf, LogError> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let path = dir.join(format!("panic-{}-{:09}.txt", now.as_secs(), now.subsec_nanos()));
     let report = format!(
         "mavboard {} stopped on a panic.\n\n{info}\n\nBacktrace:\n{}\n",
         env!("CARGO_PKG_VERSION"),
@@ -138,8 +141,10 @@ pub fn write_crash_report(dir: &Path, info: &str) -> Result<PathBuf, LogError> {
         move |source| LogError::Io { path, source }
     };
     File::create(&path).and_then(|mut f| f.write_all(report.as_bytes())).map_err(io(&path))?;
-    let marker = dir.join(CRASH_MARKER);
-    fs::write(&marker, path.to_string_lossy().as_bytes()).map_err(io(&marker))?;
+    if fatal {
+        let marker = dir.join(CRASH_MARKER);
+        fs::write(&marker, path.to_string_lossy().as_bytes()).map_err(io(&marker))?;
+    }
     Ok(path)
 }
 
@@ -157,8 +162,10 @@ fn install_panic_hook(dir: PathBuf) {
     std::panic::set_hook(Box::new(move |info| {
         default(info);
         let what = info.to_string();
-        tracing::error!(panic = %what, "mavboard panicked");
-        match write_crash_report(&dir, &what) {
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("unnamed");
+        tracing::error!(panic = %what, thread = name, "mavboard panicked");
+        match write_crash_report(&dir, &what, name == "main") {
             Ok(path) => eprintln!("mavboard: the crash report is in {}", path.display()),
             Err(e) => eprintln!("mavboard: could not write the crash report: {e}"),
         }
@@ -200,7 +207,11 @@ mod tests {
     fn a_crash_report_is_told_once() {
         let dir = temp("crash");
         assert_eq!(take_crash_report(&dir), None);
-        let path = write_crash_report(&dir, "panicked at src/x.rs:1:1: boom").expect("written");
+        // A panic the app survives leaves its report but no message for the next start.
+        let caught = write_crash_report(&dir, "panicked at src/y.rs:2:2: caught", false).expect("written");
+        assert!(caught.is_file());
+        assert_eq!(take_crash_report(&dir), None);
+        let path = write_crash_report(&dir, "panicked at src/x.rs:1:1: boom", true).expect("written");
         let text = fs::read_to_string(&path).expect("report");
         assert!(text.contains("boom") && text.contains("Backtrace"), "{text}");
         assert_eq!(take_crash_report(&dir), Some(path));

@@ -32,8 +32,16 @@ fn panel_runs_minimax_and_shows_the_tree_and_the_chosen_move() {
     );
     click(&mut h, "Internal search (minimax)");
     assert!(h.get_all_by_label_contains("Run minimax over the model").next().is_some());
-    // The defaults are b = 2, d = 1.
-    click(&mut h, "Run");
+    // The defaults are b = 2, d = 1. The board's values arriving can move the button between finding it
+    // and clicking it (one run in ten missed it): wait for them, and click again until the run starts.
+    step_until(&mut h, WAIT, |app| !mavboard::ui::values_panel::current_rows(&app.state).is_empty());
+    for _ in 0..5 {
+        click(&mut h, "Run");
+        let internal = &h.state().state.analysis.internal;
+        if internal.running || internal.result.is_some() {
+            break;
+        }
+    }
     assert!(
         step_until(&mut h, WAIT, |app| app.state.analysis.internal.result.is_some()),
         "the internal search answers"
