@@ -9,10 +9,11 @@
 //! remote batch split into `max_in_flight` requests, the engine's asynchronous batches with several
 //! inference workers, and `mavboard bench search` itself on a remote package.
 
+mod mlserver_common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command as Process, Stdio};
+use std::process::Command as Process;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -26,6 +27,7 @@ use mavboard::inference::onnx::SessionOptions;
 use mavboard::inference::remote::latency_proxy::LatencyProxy;
 use mavboard::model::ModelPackage;
 use mavboard::search::mcts::MctsParams;
+use mlserver_common::{Server, asset, remote_package, serve_python};
 
 /// Requests that must all be out at once before the upstream answers any.
 struct Gate {
@@ -171,146 +173,6 @@ fn a_proxy_to_an_unusable_endpoint_is_a_named_error() {
 
 // ---- Against a real MLServer ----
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The serving venv's Python, or `None` (with a message) when the test may skip: only outside dev.sh.
-fn serve_python() -> Option<PathBuf> {
-    let py = root().join(".venv-serve/bin/python");
-    if py.is_file() {
-        return Some(py);
-    }
-    assert!(
-        std::env::var_os("MAVBOARD_REQUIRE_SERVE").is_none(),
-        "MAVBOARD_REQUIRE_SERVE is set but {} is missing: ./packaging/dev.sh test installs it",
-        py.display()
-    );
-    eprintln!(
-        "skipped: no MLServer venv at {} (run ./packaging/dev.sh test, which installs it)",
-        py.display()
-    );
-    None
-}
-
-fn temp(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mavboard-remote-bench-{tag}-{}", std::process::id()));
-    std::fs::remove_dir_all(&dir).ok();
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
-}
-
-/// MLServer serving the shipped mav-enc-tiny, killed (with its process group) on drop.
-struct Server {
-    child: Child,
-    port: u16,
-    log: PathBuf,
-}
-
-impl Server {
-    /// Starts the server; a start that fails (e.g. a port taken meanwhile) is tried again, three times.
-    fn start(python: &Path, tag: &str) -> Server {
-        let mut last = String::new();
-        for attempt in 0..3 {
-            let mut server = Server::spawn(python, &format!("{tag}-{attempt}"));
-            match server.wait_ready() {
-                Ok(()) => return server,
-                Err(why) => last = why,
-            }
-        }
-        panic!("MLServer did not start in three tries: {last}");
-    }
-
-    fn spawn(python: &Path, tag: &str) -> Server {
-        use std::os::unix::process::CommandExt;
-        let (port, grpc, metrics) = (free_port(), free_port(), free_port());
-        let dir = temp(&format!("server-{tag}"));
-        let log = dir.join("server.log");
-        let out = std::fs::File::create(&log).expect("log");
-        let err = out.try_clone().expect("log");
-        let child = Process::new(python)
-            .arg(root().join("packaging/mlserver/serve.py"))
-            .arg(root().join("assets/models/mav-enc-tiny"))
-            .args(["--port", &port.to_string(), "--grpc-port", &grpc.to_string()])
-            .args(["--metrics-port", &metrics.to_string()])
-            .arg("--dir")
-            .arg(dir.join("repo"))
-            .env("MAVBOARD_SERVE_THREADS", "1")
-            .stdin(Stdio::null())
-            .stdout(out)
-            .stderr(err)
-            .process_group(0)
-            .spawn()
-            .expect("starts serve.py");
-        Server { child, port, log }
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// Waits (at most 120 s) until the model is ready; on failure returns why, with the log.
-    fn wait_ready(&mut self) -> Result<(), String> {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_secs(2)))
-            .http_status_as_error(false)
-            .build()
-            .into();
-        let url = format!("{}/v2/models/mav-enc-tiny/ready", self.endpoint());
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Err(format!("MLServer exited ({status}) before it was ready:\n{}", self.log()));
-            }
-            if agent.get(&url).call().is_ok_and(|r| r.status().as_u16() == 200) {
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(250));
-        }
-        self.kill();
-        Err(format!("MLServer was not ready within 120 s:\n{}", self.log()))
-    }
-
-    fn kill(&mut self) {
-        if self.child.try_wait().is_ok_and(|s| s.is_some()) {
-            return;
-        }
-        let group = format!("-{}", self.child.id());
-        Process::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status().ok();
-        self.child.kill().ok();
-        self.child.wait().ok();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// A remote copy of the shipped mav-enc-tiny (mav.json and tokenizer.json, no model.onnx) served at
-/// `endpoint` with `in_flight` requests per batch.
-fn remote_package(tag: &str, endpoint: &str, in_flight: usize) -> PathBuf {
-    let src = root().join("assets/models/mav-enc-tiny");
-    let dir = temp(&format!("pkg-{tag}"));
-    std::fs::copy(src.join("tokenizer.json"), dir.join("tokenizer.json")).expect("tokenizer");
-    let text = std::fs::read_to_string(src.join("mav.json")).expect("mav.json");
-    let mut m: serde_json::Value = serde_json::from_str(&text).expect("json");
-    m["remote"] = serde_json::json!({
-        "endpoint": endpoint, "model": "mav-enc-tiny", "timeout_ms": 60000, "max_in_flight": in_flight,
-    });
-    std::fs::write(dir.join("mav.json"), serde_json::to_string_pretty(&m).expect("json")).expect("write");
-    dir
-}
-
 /// `n` distinct positions along a fixed line from the start.
 fn line(n: usize) -> Vec<ChessState> {
     let mut out = vec![ChessState::startpos()];
@@ -342,13 +204,13 @@ fn wait_event<T>(engine: &Engine, mut want: impl FnMut(Event) -> Option<T>) -> T
 #[test]
 fn remote_requests_overlap_through_the_latency_proxy() {
     let Some(python) = serve_python() else { return };
-    let server = Server::start(&python, "overlap");
+    let server = Server::start(&python, &asset("mav-enc-tiny"), "mav-enc-tiny");
     let delay = Duration::from_millis(500);
     let proxy = LatencyProxy::start(&server.endpoint(), delay).expect("proxy starts");
     let options = SessionOptions::default();
 
     // One batch of 8 positions split into 4 concurrent requests: all 4 out at once.
-    let dir = remote_package("split", &proxy.endpoint(), 4);
+    let dir = remote_package(&asset("mav-enc-tiny"), "split", &proxy.endpoint(), "mav-enc-tiny", 4);
     let package = ModelPackage::open(&dir).expect("opens");
     let (mut far, _) = load_package_evaluator(&package, &options)
         .unwrap_or_else(|e| panic!("remote opens through the proxy: {e}\n{}", server.log()));
@@ -367,7 +229,7 @@ fn remote_requests_overlap_through_the_latency_proxy() {
     assert!(took >= delay);
 
     // The engine with 4 inference workers (one request per batch) keeps several batches out at once.
-    let one = remote_package("workers", &proxy.endpoint(), 1);
+    let one = remote_package(&asset("mav-enc-tiny"), "workers", &proxy.endpoint(), "mav-enc-tiny", 1);
     let package = ModelPackage::open(&one).expect("opens");
     let factory: EvaluatorFactory = Arc::new(move |_| {
         let (e, _): (EvaluatorBox, _) = load_package_evaluator(&package, &SessionOptions::default())?;
@@ -406,8 +268,8 @@ fn remote_requests_overlap_through_the_latency_proxy() {
 #[test]
 fn bench_search_measures_a_remote_package_against_its_local_twin() {
     let Some(python) = serve_python() else { return };
-    let server = Server::start(&python, "cli");
-    let remote = remote_package("cli", &server.endpoint(), 4);
+    let server = Server::start(&python, &asset("mav-enc-tiny"), "mav-enc-tiny");
+    let remote = remote_package(&asset("mav-enc-tiny"), "cli", &server.endpoint(), "mav-enc-tiny", 4);
     let out = Process::new(env!("CARGO_BIN_EXE_mavboard"))
         .args(["bench", "search", "--model"])
         .arg(&remote)
