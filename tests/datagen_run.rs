@@ -1,70 +1,20 @@
 //! The labels driver over the fixture opening files, with a small deterministic labeller (one-ply
 //! material count) standing in for Stockfish: resume, thread-independence, dedupe and split.
 
+mod datagen_common;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use datagen_common::MaterialLabeler;
 use mavboard::datagen::manifest::Manifest;
 use mavboard::datagen::run::{LabelSettings, Limit};
 use mavboard::datagen::sample::split_of;
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
-use mavboard::datagen::{DatagenError, EpdSource, Label, Labeler, MoveLabel, SourceMix, run_labels};
+use mavboard::datagen::{DatagenError, EpdSource, SourceMix, run_labels};
 use mavboard::game::GameState;
-use mavboard::game::chess::ChessState;
-use mavboard::uci::ScoreValue;
-use shakmaty::{Position, Role};
-
-/// Scores each move by the material balance after it (mover's view, centipawns), mate as mate in 1.
-struct MaterialLabeler;
-
-fn material(pos: &shakmaty::Chess, color: shakmaty::Color) -> i32 {
-    let value = |r: Role| match r {
-        Role::Pawn => 100,
-        Role::Knight | Role::Bishop => 300,
-        Role::Rook => 500,
-        Role::Queen => 900,
-        Role::King => 0,
-    };
-    let board = pos.board();
-    let mut total = 0;
-    for sq in board.occupied() {
-        if let Some(piece) = board.piece_at(sq) {
-            let v = value(piece.role);
-            total += if piece.color == color { v } else { -v };
-        }
-    }
-    total
-}
-
-impl Labeler for MaterialLabeler {
-    fn name(&self) -> String {
-        "material-1ply".into()
-    }
-
-    fn label(&mut self, state: &ChessState) -> Result<Label, DatagenError> {
-        let mover = state.position().turn();
-        let mut moves: Vec<MoveLabel> = state
-            .legal_actions()
-            .into_iter()
-            .map(|m| {
-                let after = state.play(m).expect("legal move");
-                let score = if after.position().is_checkmate() {
-                    ScoreValue::Mate(1)
-                } else {
-                    // A small move-dependent term so that continuations branch.
-                    let tie = (after.hash64() % 7) as i32;
-                    ScoreValue::Cp(material(after.position(), mover) + tie)
-                };
-                MoveLabel { uci: state.action_to_text(m), score: score.into() }
-            })
-            .collect();
-        moves.sort_by(|a, b| b.score.win_probability().total_cmp(&a.score.win_probability()));
-        let best = moves.first().map(|m| m.uci.clone()).expect("at least one legal move");
-        Ok(Label { moves, best, depth: 1, nodes: 0 })
-    }
-}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/datagen")

@@ -4,11 +4,14 @@
 //! folders are joined without duplicates. The labeller is a small deterministic stand-in for Stockfish
 //! (one-ply material count, as in `datagen_run.rs`).
 
+mod datagen_common;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use datagen_common::MaterialLabeler;
 use mavboard::datagen::manifest::Manifest;
 use mavboard::datagen::render::RenderOptions;
 use mavboard::datagen::render_run::render_dirs;
@@ -16,60 +19,10 @@ use mavboard::datagen::run::{LabelSettings, Limit};
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
 use mavboard::datagen::{
-    DatagenError, EpdSource, Label, LabelRecord, Labeler, MoveLabel, ShardSpec, SourceMix, merge_label_sets,
-    run_labels, run_labels_shard,
+    DatagenError, EpdSource, LabelRecord, ShardSpec, SourceMix, merge_label_sets, run_labels,
+    run_labels_shard,
 };
 use mavboard::game::GameState;
-use mavboard::game::chess::ChessState;
-use mavboard::uci::ScoreValue;
-use shakmaty::{Position, Role};
-
-/// Scores each move by the material balance after it (mover's view), plus a small hash-dependent term so
-/// that continuations branch; mate as mate in 1.
-struct MaterialLabeler;
-
-fn material(pos: &shakmaty::Chess, color: shakmaty::Color) -> i32 {
-    let value = |r: Role| match r {
-        Role::Pawn => 100,
-        Role::Knight | Role::Bishop => 300,
-        Role::Rook => 500,
-        Role::Queen => 900,
-        Role::King => 0,
-    };
-    let board = pos.board();
-    board
-        .occupied()
-        .into_iter()
-        .filter_map(|sq| board.piece_at(sq))
-        .map(|p| if p.color == color { value(p.role) } else { -value(p.role) })
-        .sum()
-}
-
-impl Labeler for MaterialLabeler {
-    fn name(&self) -> String {
-        "material-1ply".into()
-    }
-
-    fn label(&mut self, state: &ChessState) -> Result<Label, DatagenError> {
-        let mover = state.position().turn();
-        let mut moves: Vec<MoveLabel> = state
-            .legal_actions()
-            .into_iter()
-            .map(|m| {
-                let after = state.play(m).expect("legal move");
-                let score = if after.position().is_checkmate() {
-                    ScoreValue::Mate(1)
-                } else {
-                    ScoreValue::Cp(material(after.position(), mover) + (after.hash64() % 7) as i32)
-                };
-                MoveLabel { uci: state.action_to_text(m), score: score.into() }
-            })
-            .collect();
-        moves.sort_by(|a, b| b.score.win_probability().total_cmp(&a.score.win_probability()));
-        let best = moves.first().map(|m| m.uci.clone()).expect("at least one legal move");
-        Ok(Label { moves, best, depth: 1, nodes: 0 })
-    }
-}
 
 fn mix() -> SourceMix {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/datagen");

@@ -1,0 +1,60 @@
+//! Shared by the labels tests (tests/datagen_run.rs, tests/datagen_shard.rs): a small deterministic
+//! labeller standing in for Stockfish.
+
+#![allow(dead_code)]
+
+use mavboard::datagen::{DatagenError, Label, Labeler, MoveLabel};
+use mavboard::game::GameState;
+use mavboard::game::chess::ChessState;
+use mavboard::uci::ScoreValue;
+use shakmaty::{Position, Role};
+
+/// Scores each move by the material balance after it (mover's view, centipawns), mate as mate in 1.
+pub struct MaterialLabeler;
+
+fn material(pos: &shakmaty::Chess, color: shakmaty::Color) -> i32 {
+    let value = |r: Role| match r {
+        Role::Pawn => 100,
+        Role::Knight | Role::Bishop => 300,
+        Role::Rook => 500,
+        Role::Queen => 900,
+        Role::King => 0,
+    };
+    let board = pos.board();
+    let mut total = 0;
+    for sq in board.occupied() {
+        if let Some(piece) = board.piece_at(sq) {
+            let v = value(piece.role);
+            total += if piece.color == color { v } else { -v };
+        }
+    }
+    total
+}
+
+impl Labeler for MaterialLabeler {
+    fn name(&self) -> String {
+        "material-1ply".into()
+    }
+
+    fn label(&mut self, state: &ChessState) -> Result<Label, DatagenError> {
+        let mover = state.position().turn();
+        let mut moves: Vec<MoveLabel> = state
+            .legal_actions()
+            .into_iter()
+            .map(|m| {
+                let after = state.play(m).expect("legal move");
+                let score = if after.position().is_checkmate() {
+                    ScoreValue::Mate(1)
+                } else {
+                    // A small move-dependent term so that continuations branch.
+                    let tie = (after.hash64() % 7) as i32;
+                    ScoreValue::Cp(material(after.position(), mover) + tie)
+                };
+                MoveLabel { uci: state.action_to_text(m), score: score.into() }
+            })
+            .collect();
+        moves.sort_by(|a, b| b.score.win_probability().total_cmp(&a.score.win_probability()));
+        let best = moves.first().map(|m| m.uci.clone()).expect("at least one legal move");
+        Ok(Label { moves, best, depth: 1, nodes: 0 })
+    }
+}
