@@ -5,35 +5,15 @@ mod datagen_common;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use datagen_common::MaterialLabeler;
+use datagen_common::{MaterialLabeler, mix};
 use mavboard::datagen::manifest::Manifest;
 use mavboard::datagen::run::{LabelSettings, Limit};
 use mavboard::datagen::sample::split_of;
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
-use mavboard::datagen::{DatagenError, EpdSource, SourceMix, run_labels};
+use mavboard::datagen::{DatagenError, run_labels};
 use mavboard::game::GameState;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/datagen")
-}
-
-fn mix() -> SourceMix {
-    let dir = fixtures();
-    let mut mix = SourceMix::new();
-    for (file, chess960, weight) in [
-        ("2moves_v1_head40.epd", false, 0.5),
-        ("UHO_4060_v2_head20.epd.zip", false, 0.3),
-        ("FRC_openings_head12.epd", true, 0.2),
-    ] {
-        let path = dir.join(file);
-        let source = EpdSource::open(&path, &EpdSource::tag_for(&path), chess960).expect("fixture opens");
-        mix.add(Arc::new(source), weight).expect("valid weight");
-    }
-    mix
-}
 
 fn settings(positions: usize) -> LabelSettings {
     LabelSettings {

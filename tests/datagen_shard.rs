@@ -9,9 +9,8 @@ mod datagen_common;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 
-use datagen_common::MaterialLabeler;
+use datagen_common::{MaterialLabeler, mix};
 use mavboard::datagen::manifest::Manifest;
 use mavboard::datagen::render::RenderOptions;
 use mavboard::datagen::render_run::render_dirs;
@@ -19,25 +18,9 @@ use mavboard::datagen::run::{LabelSettings, Limit};
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
 use mavboard::datagen::{
-    DatagenError, EpdSource, LabelRecord, ShardSpec, SourceMix, merge_label_sets, run_labels,
-    run_labels_shard,
+    DatagenError, LabelRecord, ShardSpec, merge_label_sets, run_labels, run_labels_shard,
 };
 use mavboard::game::GameState;
-
-fn mix() -> SourceMix {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/datagen");
-    let mut mix = SourceMix::new();
-    for (file, chess960, weight) in [
-        ("2moves_v1_head40.epd", false, 0.5),
-        ("UHO_4060_v2_head20.epd.zip", false, 0.3),
-        ("FRC_openings_head12.epd", true, 0.2),
-    ] {
-        let path = dir.join(file);
-        let source = EpdSource::open(&path, &EpdSource::tag_for(&path), chess960).expect("fixture opens");
-        mix.add(Arc::new(source), weight).expect("valid weight");
-    }
-    mix
-}
 
 fn settings(positions: usize, search_share: f64) -> LabelSettings {
     LabelSettings {

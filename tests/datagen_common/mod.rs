@@ -1,9 +1,11 @@
 //! Shared by the labels tests (tests/datagen_run.rs, tests/datagen_shard.rs): a small deterministic
-//! labeller standing in for Stockfish.
+//! labeller standing in for Stockfish, and the fixture opening files as sources.
 
 #![allow(dead_code)]
 
-use mavboard::datagen::{DatagenError, Label, Labeler, MoveLabel};
+use std::sync::Arc;
+
+use mavboard::datagen::{DatagenError, EpdSource, Label, Labeler, MoveLabel, SourceMix};
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::uci::ScoreValue;
@@ -57,4 +59,20 @@ impl Labeler for MaterialLabeler {
         let best = moves.first().map(|m| m.uci.clone()).expect("at least one legal move");
         Ok(Label { moves, best, depth: 1, nodes: 0 })
     }
+}
+
+/// The fixture opening files as a source mix (2moves 0.5, UHO 0.3, Chess960 0.2).
+pub fn mix() -> SourceMix {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/datagen");
+    let mut mix = SourceMix::new();
+    for (file, chess960, weight) in [
+        ("2moves_v1_head40.epd", false, 0.5),
+        ("UHO_4060_v2_head20.epd.zip", false, 0.3),
+        ("FRC_openings_head12.epd", true, 0.2),
+    ] {
+        let path = dir.join(file);
+        let source = EpdSource::open(&path, &EpdSource::tag_for(&path), chess960).expect("fixture opens");
+        mix.add(Arc::new(source), weight).expect("valid weight");
+    }
+    mix
 }
