@@ -11,12 +11,14 @@ also for the token- and move-weighted means whose counts differ from rank to ran
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from . import data as D
+from . import pack as P
 from .models import ModelConfig
 
 
@@ -127,11 +129,16 @@ class EncoderTask:
 
     def _load(self, data_dir, split, limit, vocab, required=True):
         path = D.split_path(data_dir, self.prefix, split)
-        if path is None:
+        packed = os.path.join(data_dir, f"{self.prefix}_{split}{P.PACK_SUFFIX}")
+        if path is None and os.path.exists(packed):
+            d = P.load_enc_pack(packed, self.K, self.max_len, limit)
+        elif path is None:
             if required:
-                raise D.DataError(f"no {self.prefix}_{split}.jsonl[.zst] in {data_dir}; render it with mavboard")
+                raise D.DataError(f"no {self.prefix}_{split}.jsonl[.zst] (or .pack) in {data_dir}; render it with mavboard")
             return None
-        d = D.load_enc_split(path, self.K, self.max_len, limit)
+        else:
+            d = D.load_enc_split(path, self.K, self.max_len, limit)
+        path = path or packed
         if d.ids:
             hi = max(int(x.max()) for x in d.ids)
             if hi >= vocab:

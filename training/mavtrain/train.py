@@ -37,6 +37,11 @@ from .models import FORMATS, ModelConfig, build_model, count_parameters
 from .tasks import TASKS
 from .warmstart import WarmStartError, load_package_weights
 
+# --time-budget: the steps (counted from the start or resume) whose pace sets max_steps, and the share
+# of the budget planned for steps (the rest covers evaluations, checkpoints and the final evaluation)
+BUDGET_CALIBRATION = (10, 60)
+BUDGET_SAFETY = 0.92
+
 TRAIN_DEFAULTS = {
     "batch_size": 32,
     "grad_accum": 1,
@@ -343,6 +348,7 @@ def train(
     _kill_after_step: int | None = None,
     init_from: str | None = None,
     device_batch: int | None = None,
+    time_budget_s: float | None = None,
 ) -> dict:
     """Train (or resume) a run; returns the summary written to run_dir/summary.json.
 
@@ -354,6 +360,11 @@ def train(
     on a device: a rank's share of a micro-batch is then run in chunks with their gradients summed, which
     saves memory without changing the result (beyond float rounding). World size and `device_batch`
     are not part of the run: a checkpoint resumes under any of them.
+
+    `time_budget_s` fits the run to a wall-clock budget (a lent GPU for a few minutes): after
+    `BUDGET_CALIBRATION` steps it measures the time per step and sets `max_steps` so that the run, with its
+    evaluations and checkpoints, ends within `BUDGET_SAFETY` of the budget, the cosine schedule complete. The
+    chosen `max_steps` is logged; a later resume passes it as `--max-steps`.
 
     `_kill_after_step` is for tests only: it returns right after that step *without* writing a
     checkpoint, as if the process had been killed there.
@@ -483,6 +494,7 @@ def train(
     accum = t["grad_accum"]
     model.train()
     win = {"t": time.perf_counter(), "examples": 0, "tokens": 0, "loss": 0.0, "steps": 0}
+    budget = {"start": time.perf_counter(), "first": step + BUDGET_CALIBRATION[0], "last": step + BUDGET_CALIBRATION[1], "t": None}
     while step < t["max_steps"]:
         t0 = time.perf_counter()
         lr = lr_at(step, t)
@@ -533,6 +545,11 @@ def train(
         if ema is not None:
             ema.update(model, step)
         wall += time.perf_counter() - t0
+        if time_budget_s is not None and step == budget["first"]:
+            budget["t"] = time.perf_counter()
+        if time_budget_s is not None and step == budget["last"]:
+            t["max_steps"] = fit_to_budget(budget, step, time_budget_s, dev, dist)
+            log.write({"step": step, "time_budget_s": time_budget_s, "max_steps": t["max_steps"]})
         win["loss"] += step_loss
         win["steps"] += 1
         if not math.isfinite(step_loss):
@@ -578,6 +595,18 @@ def train(
     return summary
 
 
+def fit_to_budget(budget: dict, step: int, time_budget_s: float, dev: torch.device, info: DistInfo) -> int:
+    """The `max_steps` that ends a run within its time budget, from the steps timed since calibration began
+    (rank 0's answer on every rank, so that all ranks stop at the same step)."""
+    now = time.perf_counter()
+    per_step = (now - budget["t"]) / (budget["last"] - budget["first"])
+    left = time_budget_s * BUDGET_SAFETY - (now - budget["start"])
+    steps = torch.tensor([step + max(1, int(left / per_step))], dtype=torch.int64, device=dev)
+    if info.active:
+        tdist.broadcast(steps, src=0)
+    return int(steps.item())
+
+
 def global_loss_norm(parts: list[dict], device: torch.device, info: DistInfo) -> dict:
     """The loss denominators of the global micro-batch: each chunk's `task.loss_norm`, summed over this
     rank's chunks and (one all-reduce) over all ranks; fp32 scalars keyed like `loss_norm`."""
@@ -615,6 +644,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, help="override train.seed (another run of the same config)")
     ap.add_argument("--limit", type=int, help="use only the first N training records")
     ap.add_argument("--init-from", help="model package folder to start from (fine-tuning; its vocabulary may be extended by the data's)")
+    ap.add_argument("--time-budget", type=float, help="seconds: set max_steps after the first 60 steps so that the run ends within this wall-clock time")
     ap.add_argument("--device-batch", type=int, help="at most N examples per forward pass on a device (a rank's share runs in chunks; same result, less memory)")
     args = ap.parse_args(argv)
     if args.threads:
@@ -624,7 +654,7 @@ def main(argv=None) -> int:
         for key, val in (("precision", args.precision), ("max_steps", args.max_steps), ("batch_size", args.batch_size), ("seed", args.seed), ("limit_train_examples", args.limit)):
             if val is not None:
                 cfg["train"][key] = val
-        summary = train(cfg, args.data, args.run, args.device, init_from=args.init_from, device_batch=args.device_batch)
+        summary = train(cfg, args.data, args.run, args.device, init_from=args.init_from, device_batch=args.device_batch, time_budget_s=args.time_budget)
     except (D.DataError, WarmStartError, ValueError, RuntimeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

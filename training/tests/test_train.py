@@ -184,3 +184,16 @@ def test_searchless_size_configs_have_the_papers_shapes(fmt):
         with torch.device("meta"):
             n = count_parameters(build_model(fmt, m))
         assert abs(n / 1e6 - millions) < 0.02 * millions, (size, n)
+
+
+def test_a_time_budget_sets_max_steps_from_the_measured_pace(data_dir, tmp_path, monkeypatch):
+    import mavtrain.train as T
+
+    monkeypatch.setattr(T, "BUDGET_CALIBRATION", (2, 6))
+    cfg = toy_config("mav-encoder", max_steps=100_000, eval_every=1000, checkpoint_every=1000)
+    summary = train(cfg, data_dir, str(tmp_path / "run"), device="cpu", time_budget_s=3.0)
+    chosen = [e for e in read_log(str(tmp_path / "run")) if "time_budget_s" in e]
+    assert len(chosen) == 1 and chosen[0]["step"] == 6
+    # the toy steps take milliseconds: 3 s holds far more than the calibration, far fewer than 100,000
+    assert 6 < chosen[0]["max_steps"] < 100_000
+    assert summary["steps"] == chosen[0]["max_steps"]
