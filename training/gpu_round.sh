@@ -37,6 +37,11 @@ for r in small tiny; do
 done
 wait
 tail -n 2 "$WORK"/export-*.log
+for r in small tiny; do
+    # an export that failed still sends the EMA weights home (weights.pt: the checkpoint without the live weights and
+    # the optimiser state; export it there as the run's checkpoint.pt)
+    [ -f "$WORK/pkg-$r/model.onnx" ] || python3 -c "import sys, torch; ck = torch.load(sys.argv[1], weights_only=False); ck.pop('optimizer', None); ck.pop('model', None); torch.save(ck, sys.argv[2])" "$WORK/$r/checkpoint.pt" "$WORK/$r/weights.pt"
+done
 cd "$WORK" || exit 1
 tar -cf "$OUT/round.tar" --exclude=checkpoint.pt machine.txt ./*.log small tiny pkg-small pkg-tiny 2>&1 | grep -v "No such file"
 split -b 15M -d "$OUT/round.tar" "$OUT/round.tar.part-" && rm "$OUT/round.tar"
