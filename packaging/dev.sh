@@ -2,6 +2,8 @@
 # mavboard's two set-up commands, for a fresh Debian/Ubuntu machine:
 #   ./packaging/dev.sh run [ARGS...]   install what is missing, build, and run mavboard (no ARGS: the app)
 #   ./packaging/dev.sh test            install what is missing, build, and run the whole test suite
+#   ./packaging/dev.sh package         install what is missing, build the release binary and the Debian package
+#                                      target/debian/mavboard_<version>-1_<arch>.deb (see packaging/README.md)
 #   ./packaging/dev.sh ort             only fetch the ONNX Runtime library into .ort/lib/
 #   ./packaging/dev.sh import-deps     only install the searchless importer's Python packages (.venv-import/)
 #   ./packaging/dev.sh serve PACKAGE [--port N]
@@ -129,6 +131,16 @@ install_uci_check() {
   .venv-uci/bin/pip install --quiet --disable-pip-version-check "chess==$PYTHON_CHESS_VERSION"
 }
 
+# cargo-deb, the Debian packager (from crates.io, pinned), into Cargo's bin folder.
+CARGO_DEB_VERSION=3.8.0
+install_cargo_deb() {
+  if cargo deb --version 2>/dev/null | grep -qF "$CARGO_DEB_VERSION"; then
+    return
+  fi
+  log "installing cargo-deb $CARGO_DEB_VERSION from crates.io"
+  cargo install --quiet --locked --version "$CARGO_DEB_VERSION" cargo-deb
+}
+
 cmd="${1:-}"
 shift || true
 case "$cmd" in
@@ -148,6 +160,16 @@ case "$cmd" in
     install_apt
     install_serve
     exec .venv-serve/bin/python packaging/mlserver/serve.py "$@"
+    ;;
+  package)
+    # dpkg-dev: dpkg-shlibdeps, which cargo-deb asks for the package's library dependencies.
+    install_apt dpkg-dev
+    install_rust
+    install_ort
+    install_cargo_deb
+    # Builds the release binary and packs it with ONNX Runtime (.ort/lib/), every model under assets/models/,
+    # the desktop entry, the icon and the PGN MIME type ([package.metadata.deb] in Cargo.toml).
+    cargo deb --locked "$@"
     ;;
   run)
     install_apt "${RUN_PACKAGES[@]}"
@@ -172,11 +194,20 @@ case "$cmd" in
     # No incremental caches: the test binaries link egui/wgpu and would fill a small disk.
     export CARGO_INCREMENTAL=0
     cargo build --locked --all-targets
+    # The Debian package, made from the binary just built (the dev profile: no release build here) with fast
+    # compression, into its own folder so that it never replaces a release .deb; tests/packaging_deb.rs
+    # unpacks it and runs it, and must not skip.
+    install_cargo_deb
+    deb_dir="$(realpath -m "${CARGO_TARGET_DIR:-./target}/debian-dev")"
+    rm -rf "$deb_dir" && mkdir -p "$deb_dir"
+    cargo deb --locked --no-build --profile dev --fast --no-dbgsym --quiet --output "$deb_dir/mavboard-dev.deb"
+    export MAVBOARD_DEB="$deb_dir/mavboard-dev.deb"
+    export MAVBOARD_REQUIRE_DEB=1
     cargo test --locked --all-targets
     cargo test --locked --doc
     ;;
   *)
-    echo "usage: $0 run [ARGS...] | test | ort | import-deps | serve PACKAGE [--port N]" >&2
+    echo "usage: $0 run [ARGS...] | test | package [CARGO-DEB ARGS...] | ort | import-deps | serve PACKAGE [--port N]" >&2
     exit 2
     ;;
 esac

@@ -20,6 +20,7 @@ pub mod pgn_loader;
 pub mod position_setup;
 pub mod pv_preview;
 pub mod settings;
+pub mod settings_file;
 pub mod shell;
 pub mod state;
 pub mod tree_explorer;
@@ -71,7 +72,12 @@ fn epd_to_fen(line: &str) -> String {
 
 /// [`run`], applying `startup` (see [`startup_commands`]) in the first frame.
 pub fn run_with(startup: Vec<command::Command>) -> Result<(), eframe::Error> {
+    // Settings live in the config folder; without one the app runs, logging why nothing is saved.
+    let persistence_path = settings_file::prepare("mavboard")
+        .map_err(|e| tracing::warn!("settings will not be saved: {e}"))
+        .ok();
     let options = eframe::NativeOptions {
+        persistence_path,
         viewport: eframe::egui::ViewportBuilder::default()
             .with_title("mavboard")
             .with_app_id("mavboard")

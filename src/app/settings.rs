@@ -1,5 +1,5 @@
-//! Settings the user chose, saved between runs (eframe persistence); runtime state lives in
-//! [`crate::app::state`].
+//! Settings the user chose, saved between runs (eframe persistence, in the file that
+//! [`crate::app::settings_file`] names); runtime state lives in [`crate::app::state`].
 
 use std::path::{Path, PathBuf};
 

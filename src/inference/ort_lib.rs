@@ -2,8 +2,12 @@
 //!
 //! mavboard links ONNX Runtime dynamically (ort's `load-dynamic`): the library is looked up at run time, in
 //! this order — an explicit path (`--ort-lib` or the app's settings), the `ORT_DYLIB_PATH` environment
-//! variable, beside the executable, and the project-local copy that `./packaging/dev.sh` installs under
-//! `.ort/lib/`. A missing or too-old library is an [`OrtLibError`] naming every path tried and the fix.
+//! variable, beside the executable, a `.ort/lib/` up from it, the installed layout (`<prefix>/lib/mavboard/`
+//! for `<prefix>/bin/mavboard`, where the Debian package puts it: see `packaging/README.md`), and the
+//! project-local copy that `./packaging/dev.sh` installs under `.ort/lib/` in the checkout the binary was
+//! built from. The executable's folder is taken both as reported and with its links resolved, so an
+//! unpacked package works from any root. A missing or too-old library is an [`OrtLibError`] naming every
+//! path tried and the fix.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -21,7 +25,8 @@ const LIB_NAMES: &[&str] = &["libonnxruntime.so"];
 /// The command that installs the library where mavboard finds it.
 pub const INSTALL_HINT: &str = "run `./packaging/dev.sh ort` in the mavboard checkout (it fetches the PyPI wheel \
 onnxruntime==1.31.1 and places libonnxruntime.so under .ort/lib/), or point ORT_DYLIB_PATH at an ONNX Runtime \
-1.31 library";
+1.31 library; an installed mavboard package carries its own copy in <prefix>/lib/mavboard/ (reinstall \
+the package if it is missing)";
 
 /// Why the ONNX Runtime library could not be used.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -54,24 +59,45 @@ fn list(paths: &[PathBuf]) -> String {
     paths.iter().map(|p| format!("  - {}", p.display())).collect::<Vec<_>>().join("\n")
 }
 
+/// Where an installed package keeps its private copy of the library, relative to the folder of its
+/// executable: `<prefix>/bin/mavboard` → `<prefix>/lib/mavboard/` (the Debian package's
+/// `/usr/lib/mavboard/`).
+pub fn installed_lib_dir(exe_dir: &Path) -> Option<PathBuf> {
+    exe_dir.parent().map(|prefix| prefix.join("lib").join("mavboard"))
+}
+
 /// The candidate paths, in lookup order, for an optional explicit path.
 pub fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
+    let env = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()).map(PathBuf::from);
+    let exe_dirs = crate::model::package::executable_dirs();
+    candidates_for(explicit, env.as_deref(), &exe_dirs, Path::new(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// [`candidates`] for given inputs: an explicit path, the value of `ORT_DYLIB_PATH`, the executable's
+/// folders and the checkout the binary was built from. In lookup order, without duplicates.
+pub fn candidates_for(
+    explicit: Option<&Path>,
+    env_path: Option<&Path>,
+    exe_dirs: &[PathBuf],
+    checkout: &Path,
+) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    if let Some(p) = explicit {
-        out.push(p.to_path_buf());
-    }
-    if let Some(p) = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()) {
-        out.push(PathBuf::from(p));
-    }
-    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
-        out.extend(LIB_NAMES.iter().map(|n| dir.join(n)));
+    out.extend(explicit.map(Path::to_path_buf));
+    out.extend(env_path.map(Path::to_path_buf));
+    let in_dir = |dir: &Path| LIB_NAMES.iter().map(|n| dir.join(n)).collect::<Vec<_>>();
+    for dir in exe_dirs {
+        out.extend(in_dir(dir));
         // target/{debug,release}/mavboard and target/debug/deps/test-binary → the checkout's .ort/lib.
         for up in dir.ancestors().skip(1).take(3) {
-            out.extend(LIB_NAMES.iter().map(|n| up.join(".ort").join("lib").join(n)));
+            out.extend(in_dir(&up.join(".ort").join("lib")));
         }
     }
-    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ort").join("lib");
-    out.extend(LIB_NAMES.iter().map(|n| project.join(n)));
+    for dir in exe_dirs {
+        if let Some(lib) = installed_lib_dir(dir) {
+            out.extend(in_dir(&lib));
+        }
+    }
+    out.extend(in_dir(&checkout.join(".ort").join("lib")));
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| seen.insert(p.clone()));
     out
@@ -127,6 +153,7 @@ pub fn init(explicit: Option<&Path>) -> Result<&'static OrtRuntime, OrtLibError>
         .with_telemetry(false)
         .build()
         .map_err(|e| OrtLibError::Environment { path: path.clone(), reason: e.to_string() })?;
+    tracing::info!("ONNX Runtime library loaded from {}", path.display());
     Ok(RUNTIME.get_or_init(|| OrtRuntime { path, env }))
 }
 
@@ -149,5 +176,46 @@ mod tests {
         let c = candidates(Some(p));
         assert_eq!(c[0], p);
         assert!(c.iter().any(|q| q.ends_with(".ort/lib/libonnxruntime.so")));
+    }
+
+    #[test]
+    fn installed_lib_dir_is_beside_the_bin_folder() {
+        assert_eq!(installed_lib_dir(Path::new("/usr/bin")), Some(PathBuf::from("/usr/lib/mavboard")));
+        assert_eq!(
+            installed_lib_dir(Path::new("/tmp/root/usr/bin")),
+            Some(PathBuf::from("/tmp/root/usr/lib/mavboard"))
+        );
+    }
+
+    #[test]
+    fn installed_candidates_come_after_the_existing_ones() {
+        let explicit = Path::new("/x/libonnxruntime.so");
+        let env = Path::new("/env/libonnxruntime.so");
+        let exe = PathBuf::from("/opt/root/usr/bin");
+        let c =
+            candidates_for(Some(explicit), Some(env), std::slice::from_ref(&exe), Path::new("/src/mavboard"));
+        assert_eq!(c[0], explicit);
+        assert_eq!(c[1], env);
+        assert_eq!(c[2], exe.join(LIB_NAMES[0]), "beside the executable before anything else");
+        let pos = |p: &str| c.iter().position(|q| q == Path::new(p)).expect(p);
+        let installed = pos(&format!("/opt/root/usr/lib/mavboard/{}", LIB_NAMES[0]));
+        assert!(pos(&format!("/opt/root/usr/.ort/lib/{}", LIB_NAMES[0])) < installed);
+        assert!(installed < pos(&format!("/src/mavboard/.ort/lib/{}", LIB_NAMES[0])));
+    }
+
+    #[test]
+    fn library_in_an_unpacked_installed_tree_is_the_first_that_exists() {
+        let root = std::env::temp_dir().join(format!("mavboard-ort-installed-{}", std::process::id()));
+        std::fs::remove_dir_all(&root).ok();
+        let bin = root.join("usr").join("bin");
+        let lib_dir = root.join("usr").join("lib").join("mavboard");
+        std::fs::create_dir_all(&bin).expect("bin");
+        std::fs::create_dir_all(&lib_dir).expect("lib");
+        let lib = lib_dir.join(LIB_NAMES[LIB_NAMES.len() - 1]);
+        std::fs::write(&lib, b"").expect("library stand-in");
+        let c = candidates_for(None, None, &[bin], &root.join("no-checkout"));
+        let found = c.iter().find(|p| p.is_file()).cloned();
+        std::fs::remove_dir_all(&root).ok();
+        assert_eq!(found, Some(lib));
     }
 }

@@ -60,16 +60,49 @@ impl ModelPackage {
     }
 }
 
-/// Folders that may hold `assets/models`: beside the executable (installed layouts), up from it (a cargo
-/// build inside the checkout), and the checkout this binary was built from.
+/// The folders the running executable is in: the path the system reports and, where it differs, the real
+/// path with every symbolic link resolved (an installed `/usr/bin/mavboard` may be a link into the package's
+/// own folder). Empty when the system cannot say.
+pub fn executable_dirs() -> Vec<PathBuf> {
+    let Ok(exe) = std::env::current_exe() else {
+        return Vec::new();
+    };
+    let real = std::fs::canonicalize(&exe).ok();
+    let mut dirs: Vec<PathBuf> =
+        [Some(exe), real].into_iter().flatten().filter_map(|e| e.parent().map(Path::to_path_buf)).collect();
+    dirs.dedup();
+    dirs
+}
+
+/// Where an installed package keeps its shared data, relative to the folder of its executable:
+/// `<prefix>/bin/mavboard` → `<prefix>/share/mavboard/` (the Debian package's `/usr/share/mavboard/`).
+/// Derived from the executable's folder, so a package unpacked under any root works as well as one
+/// installed under `/usr`.
+pub fn installed_data_dir(exe_dir: &Path) -> Option<PathBuf> {
+    exe_dir.parent().map(|prefix| prefix.join("share").join("mavboard"))
+}
+
+/// Folders that may hold `assets/models`: beside the executable and up from it (a cargo build inside the
+/// checkout, an unpacked archive), the installed layout (`<prefix>/share/mavboard/assets/models` for
+/// `<prefix>/bin/mavboard`, see [`installed_data_dir`]), and the checkout this binary was built from.
 pub fn model_roots() -> Vec<PathBuf> {
+    model_roots_for(&executable_dirs(), Path::new(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// [`model_roots`] for given executable folders and build checkout, in lookup order, without duplicates.
+pub fn model_roots_for(exe_dirs: &[PathBuf], checkout: &Path) -> Vec<PathBuf> {
     let mut roots = Vec::new();
-    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
+    for dir in exe_dirs {
         for up in dir.ancestors().take(4) {
             roots.push(up.join("assets").join("models"));
         }
     }
-    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets").join("models"));
+    for dir in exe_dirs {
+        if let Some(data) = installed_data_dir(dir) {
+            roots.push(data.join("assets").join("models"));
+        }
+    }
+    roots.push(checkout.join("assets").join("models"));
     let mut seen = std::collections::HashSet::new();
     roots.retain(|p| seen.insert(p.clone()));
     roots
@@ -77,7 +110,11 @@ pub fn model_roots() -> Vec<PathBuf> {
 
 /// Every shipped package found under [`model_roots`] (the first copy of each), in [`SHIPPED`] order.
 pub fn shipped_package_dirs() -> Vec<PathBuf> {
-    let roots = model_roots();
+    shipped_package_dirs_in(&model_roots())
+}
+
+/// Every shipped package found under `roots` (the first copy of each), in [`SHIPPED`] order.
+pub fn shipped_package_dirs_in(roots: &[PathBuf]) -> Vec<PathBuf> {
     SHIPPED
         .iter()
         .filter_map(|name| roots.iter().map(|r| r.join(name)).find(|d| d.join("mav.json").is_file()))
@@ -121,5 +158,55 @@ mod tests {
         let err = ModelPackage::open(&tmp).expect_err("bad json");
         assert!(err.to_string().contains("mav.json is invalid"), "{err}");
         std::fs::remove_dir_all(&tmp).ok();
+    }
+
+    /// A scratch folder of this test process, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(tag: &str) -> Scratch {
+            let dir = std::env::temp_dir().join(format!("mavboard-pkg-{tag}-{}", std::process::id()));
+            std::fs::remove_dir_all(&dir).ok();
+            std::fs::create_dir_all(&dir).expect("scratch folder");
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            std::fs::remove_dir_all(&self.0).ok();
+        }
+    }
+
+    #[test]
+    fn installed_layout_is_beside_the_bin_folder() {
+        let data = installed_data_dir(Path::new("/opt/root/usr/bin")).expect("has a parent");
+        assert_eq!(data, Path::new("/opt/root/usr/share/mavboard"));
+        let roots = model_roots_for(&[PathBuf::from("/usr/bin")], Path::new("/src/mavboard"));
+        assert!(roots.contains(&PathBuf::from("/usr/share/mavboard/assets/models")), "{roots:?}");
+    }
+
+    #[test]
+    fn existing_roots_keep_their_order_before_the_installed_one() {
+        let exe = PathBuf::from("/build/mavboard/target/debug");
+        let roots = model_roots_for(std::slice::from_ref(&exe), Path::new("/src/mavboard"));
+        assert_eq!(roots[0], exe.join("assets/models"), "beside the executable first");
+        let pos = |p: &str| roots.iter().position(|r| r == Path::new(p)).expect(p);
+        let up = pos("/build/mavboard/assets/models");
+        let installed = pos("/build/mavboard/target/share/mavboard/assets/models");
+        assert!(up < installed, "{roots:?}");
+        assert_eq!(pos("/src/mavboard/assets/models"), roots.len() - 1, "the build checkout last");
+    }
+
+    #[test]
+    fn shipped_packages_are_found_in_an_unpacked_installed_tree() {
+        let scratch = Scratch::new("installed");
+        let bin = scratch.0.join("usr").join("bin");
+        std::fs::create_dir_all(&bin).expect("bin");
+        let pkg = scratch.0.join("usr/share/mavboard/assets/models").join(SHIPPED[0]);
+        std::fs::create_dir_all(&pkg).expect("package folder");
+        std::fs::write(pkg.join("mav.json"), "{}").expect("mav.json");
+        let roots = model_roots_for(&[bin], &scratch.0.join("no-checkout"));
+        assert_eq!(shipped_package_dirs_in(&roots), vec![pkg]);
     }
 }
