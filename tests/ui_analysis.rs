@@ -147,14 +147,21 @@ fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() 
         other => panic!("expected a failed model, got {other:?}"),
     }
     assert!(h.get_all_by_label_contains("cannot be used").next().is_some());
+    let model_errors = |app: &mavboard::app::MavboardApp| {
+        app.state.messages.items().iter().filter(|m| m.text.contains("/nonexistent/model")).count()
+    };
+    assert_eq!(model_errors(h.state()), 1, "the failure is a toast");
     click_square(&mut h, Square::E2);
     click_square(&mut h, Square::E4);
     assert_eq!(ui_common::sans(&h), ["e4"]);
-    // Loading the shipped default from the menu command recovers.
+    // Loading the shipped default from the menu command recovers, and the error goes with its cause.
     let ctx = h.ctx.clone();
     h.state_mut().state.apply(Command::LoadDefaultModel, &ctx);
     assert!(step_until(&mut h, WAIT, has_values));
     assert!(current_rows(&h.state().state).iter().any(|r| r.san == "e5"));
+    assert_eq!(model_errors(h.state()), 0, "the toast about the failed model is gone once a model is ready");
+    h.step();
+    assert!(h.get_all_by_label_contains("cannot be used").next().is_none());
 }
 
 #[test]

@@ -11,6 +11,7 @@ use super::analysis::{EngineRequest, ModelInfo, ModelStatus, PositionEval};
 use super::file_review::FileReview;
 use super::game_review::{self, DocStamp, PendingReview};
 use super::line::MoveHistory;
+use super::messages::Topic;
 use super::model_runtime;
 use super::state::AppState;
 use crate::engine::internal::{InternalRun, InternalSource};
@@ -152,7 +153,7 @@ impl EngineLink {
         self.internal_source = None;
         state.analysis.model = ModelStatus::Failed(text.clone());
         state.analysis.evaluating = false;
-        state.messages.error(text);
+        state.messages.error_about(Topic::Model, text);
     }
 
     /// Once per frame: takes the engine's events, then sends what changed (position, requests).
@@ -211,7 +212,9 @@ impl EngineLink {
     /// [`super::analysis::AnalysisState::game_review`].
     fn review_game(&mut self, state: &mut AppState) {
         if !self.has_model {
-            state.messages.error("No model is loaded: load one before reviewing the game.");
+            state
+                .messages
+                .error_about(Topic::Model, "No model is loaded: load one before reviewing the game.");
             return;
         }
         if self.review.is_some() {
@@ -242,7 +245,9 @@ impl EngineLink {
     /// Starts reviewing every readable game of the game list, one after another (see [`FileReview`]).
     fn review_file(&mut self, state: &mut AppState) {
         if !self.has_model {
-            state.messages.error("No model is loaded: load one before reviewing the games.");
+            state
+                .messages
+                .error_about(Topic::Model, "No model is loaded: load one before reviewing the games.");
             return;
         }
         let Some(list) = &state.games else {
@@ -384,7 +389,10 @@ impl EngineLink {
         if !self.has_model {
             state.analysis.searching = false;
             if kind == GoKind::Search {
-                state.messages.error("No model is loaded: choose a model package (Engine > Load model…).");
+                state.messages.error_about(
+                    Topic::Model,
+                    "No model is loaded: choose a model package (Engine > Load model…).",
+                );
             }
             return;
         }
@@ -436,7 +444,9 @@ impl EngineLink {
             return;
         }
         let (Some(source), Some(info)) = (self.internal_source.clone(), state.analysis.model.info()) else {
-            state.messages.error("No model is loaded: load one before running internal search.");
+            state
+                .messages
+                .error_about(Topic::Model, "No model is loaded: load one before running internal search.");
             return;
         };
         let buckets = match crate::mav::buckets::Buckets::new(u32::try_from(info.buckets).unwrap_or(0)) {
@@ -479,6 +489,7 @@ impl EngineLink {
         while let Ok(event) = self.engine.events().try_recv() {
             match event {
                 Event::Info(report) => {
+                    state.messages.resolve(Topic::Evaluation);
                     let current = state.current().clone();
                     if state.analysis.accept_report(report, &current) {
                         self.refresh_explorer(state);
@@ -487,6 +498,7 @@ impl EngineLink {
                 Event::Done { report, .. } => {
                     self.gos_out = self.gos_out.saturating_sub(1);
                     if let Some(report) = report {
+                        state.messages.resolve(Topic::Evaluation);
                         let current = state.current().clone();
                         if state.analysis.accept_report(report, &current) {
                             self.refresh_explorer(state);
@@ -504,6 +516,7 @@ impl EngineLink {
                     }
                 }
                 Event::EvaluatorReady { .. } => {
+                    state.messages.resolve(Topic::Model);
                     if let ModelStatus::Loading(info) = &state.analysis.model {
                         state.analysis.model = ModelStatus::Ready(info.clone());
                     }
@@ -517,7 +530,7 @@ impl EngineLink {
                     self.model_failed(state, format!("The model could not be loaded: {reason}"));
                 }
                 Event::Error(e) => {
-                    state.messages.error(e.to_string());
+                    state.messages.error_about(Topic::Evaluation, e.to_string());
                 }
             }
         }
