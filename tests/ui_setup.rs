@@ -198,3 +198,22 @@ fn paste_dialog_loads_pgn_and_fen() {
     assert_eq!(sans(&h), ["e4", "c5", "Nf3", "d6"]);
     h.get_by_label_contains("2. Ke3 is not a legal move");
 }
+
+#[test]
+fn open_by_path_has_the_keyboard_at_once_and_enter_opens_the_file() {
+    let mut h = app_harness();
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pgn/blank-lines.pgn");
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Open by path...").click();
+    h.run();
+    // Typed without clicking into the field: it took the keyboard when the dialog opened.
+    h.input_mut().events.push(egui::Event::Text(file.display().to_string()));
+    h.run();
+    assert_eq!(h.get_by_label("Path").value().as_deref(), Some(file.display().to_string().as_str()));
+    h.key_press(egui::Key::Enter);
+    h.run();
+    ui_common::wait_for_open(&mut h);
+    assert_eq!(h.state().state.current_file.as_deref(), Some(file.as_path()), "Enter opened the file");
+    assert_eq!(sans(&h)[..3], ["e4", "e5", "Nf3"]);
+}

@@ -98,11 +98,13 @@ fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out:
                 .labelled_by(l.id)
         })
         .inner;
+    // Enter leaves the field and acts; read it before giving the field the keyboard back below, since a field
+    // that has the focus again has not lost it.
+    let enter = response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
     // Type straight away when the dialog opens (nothing else has the keyboard then).
-    if ui.memory(|m| m.focused().is_none()) {
+    if !enter && ui.memory(|m| m.focused().is_none()) {
         response.request_focus();
     }
-    let enter = response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
     ui.horizontal(|ui| {
         if ui.button(action).clicked() || enter {
             let path = std::path::PathBuf::from(ui_state.path_input.trim());
