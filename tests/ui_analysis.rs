@@ -161,7 +161,7 @@ fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() 
     assert!(current_rows(&h.state().state).iter().any(|r| r.san == "e5"));
     assert_eq!(model_errors(h.state()), 0, "the toast about the failed model is gone once a model is ready");
     h.step();
-    assert!(h.get_all_by_label_contains("cannot be used").next().is_none());
+    assert!(h.query_by_label_contains("cannot be used").is_none());
 }
 
 #[test]
