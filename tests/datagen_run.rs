@@ -6,31 +6,14 @@ mod datagen_common;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use datagen_common::{MaterialLabeler, mix};
+use datagen_common::{MaterialLabeler, mix, settings};
 use mavboard::datagen::manifest::Manifest;
-use mavboard::datagen::run::{LabelSettings, Limit};
+use mavboard::datagen::run::LabelSettings;
 use mavboard::datagen::sample::split_of;
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
 use mavboard::datagen::{DatagenError, run_labels};
 use mavboard::game::GameState;
-
-fn settings(positions: usize) -> LabelSettings {
-    LabelSettings {
-        positions,
-        limit: Limit::Depth(1),
-        continuations: 6,
-        temperature: 0.3,
-        seed: 2024,
-        val_fraction: 0.2,
-        chains_per_shard: 3,
-        hash_mb: 1,
-        search_share: 0.0,
-        search_breadth: 3,
-        search_depth: 2,
-        game: None,
-    }
-}
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mavboard-datagen-{name}-{}", std::process::id()));

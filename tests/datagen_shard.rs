@@ -14,7 +14,7 @@ use datagen_common::{MaterialLabeler, mix};
 use mavboard::datagen::manifest::Manifest;
 use mavboard::datagen::render::RenderOptions;
 use mavboard::datagen::render_run::render_dirs;
-use mavboard::datagen::run::{LabelSettings, Limit};
+use mavboard::datagen::run::LabelSettings;
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
 use mavboard::datagen::{
@@ -23,20 +23,7 @@ use mavboard::datagen::{
 use mavboard::game::GameState;
 
 fn settings(positions: usize, search_share: f64) -> LabelSettings {
-    LabelSettings {
-        positions,
-        limit: Limit::Depth(1),
-        continuations: 6,
-        temperature: 0.3,
-        seed: 2024,
-        val_fraction: 0.2,
-        chains_per_shard: 3,
-        hash_mb: 1,
-        search_share,
-        search_breadth: 2,
-        search_depth: 1,
-        game: None,
-    }
+    LabelSettings { search_share, search_breadth: 2, search_depth: 1, ..datagen_common::settings(positions) }
 }
 
 struct Temp(PathBuf);

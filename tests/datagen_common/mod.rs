@@ -1,10 +1,11 @@
 //! Shared by the labels tests (tests/datagen_run.rs, tests/datagen_shard.rs): a small deterministic
-//! labeller standing in for Stockfish, and the fixture opening files as sources.
+//! labeller standing in for Stockfish, the fixture opening files as sources, and the run's settings.
 
 #![allow(dead_code)]
 
 use std::sync::Arc;
 
+use mavboard::datagen::run::{LabelSettings, Limit};
 use mavboard::datagen::{DatagenError, EpdSource, Label, Labeler, MoveLabel, SourceMix};
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
@@ -75,4 +76,22 @@ pub fn mix() -> SourceMix {
         mix.add(Arc::new(source), weight).expect("valid weight");
     }
     mix
+}
+
+/// The tests' label settings for `positions` records: depth 1, 3 chains per shard, no search trees.
+pub fn settings(positions: usize) -> LabelSettings {
+    LabelSettings {
+        positions,
+        limit: Limit::Depth(1),
+        continuations: 6,
+        temperature: 0.3,
+        seed: 2024,
+        val_fraction: 0.2,
+        chains_per_shard: 3,
+        hash_mb: 1,
+        search_share: 0.0,
+        search_breadth: 3,
+        search_depth: 2,
+        game: None,
+    }
 }
