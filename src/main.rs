@@ -30,6 +30,9 @@ enum Command {
     Eval(cli::eval::Args),
     /// Convert published checkpoints into model packages (`import searchless`: DeepMind's searchless models).
     Import(cli::import::Args),
+    /// Inside the model for one position: values after each layer (logit lens), a head's attention, a head
+    /// switched off (needs a package with an inspection graph).
+    Inspect(cli::inspect::Args),
     /// Write a package for a serving engine (`package triton`: a Triton Inference Server model repository).
     Package(cli::package::Args),
     /// Count leaf nodes of the move tree (move-generator check and speed test).
@@ -87,6 +90,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Annotate(args)) => cli::annotate::run(args),
         Some(Command::League(args)) => cli::league::run(args),
         Some(Command::Import(args)) => cli::import::run(args),
+        Some(Command::Inspect(args)) => cli::inspect::run(args),
         Some(Command::Package(args)) => cli::package::run(args),
         None => {
             let mut startup = mavboard::app::startup_commands(cli.file.as_deref(), cli.fen.as_deref());

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod datagen;
 pub mod eval;
 pub mod import;
+pub mod inspect;
 pub mod internal;
 pub mod league;
 pub mod mav;

@@ -10,6 +10,7 @@ pub mod complete;
 pub mod device;
 pub mod encoder;
 pub mod evaluator;
+pub mod inspect;
 pub mod lm;
 pub mod load;
 

@@ -3,8 +3,9 @@
 //! The checkpoints are orbax folders, which only orbax reads reliably, so the conversion to ONNX is a
 //! Python step (`training/searchless/import_searchless.py`, built into this binary and run with the
 //! importer's Python environment, see [`find_python`]). It recognises the configuration from the
-//! parameter shapes and writes `model.onnx`; this module writes `mav.json` and the model card around it,
-//! in a temporary folder renamed into place only when everything is written.
+//! parameter shapes and writes `model.onnx` and `inspect.onnx` (the inspection graph, which reads its
+//! weights from model.onnx: `inference::inspect`); this module writes `mav.json` and the model card
+//! around it, in a temporary folder renamed into place only when everything is written.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -183,6 +184,8 @@ fn convert_into(options: &ImportOptions, dir: &Path) -> Result<CheckpointConfig,
         if let Some(h) = options.heads {
             cmd.arg("--heads").arg(h.to_string());
         }
+        // the inspection graph (mav.json `inspection`): the same weights, read from model.onnx's bytes
+        cmd.arg("--inspect").arg(dir.join(INSPECT_FILE));
         match cmd.output() {
             Ok(o) => {
                 output = Some(o);
@@ -219,12 +222,41 @@ fn convert_into(options: &ImportOptions, dir: &Path) -> Result<CheckpointConfig,
     })?;
     let manifest = manifest_for(&cfg, options);
     let path = dir.join("mav.json");
-    let text = serde_json::to_string_pretty(&manifest)
-        .map_err(|e| ImportError::Io { path: path.clone(), reason: e.to_string() })?;
+    let json_err = |e: serde_json::Error| ImportError::Io { path: path.clone(), reason: e.to_string() };
+    let mut value = serde_json::to_value(&manifest).map_err(json_err)?;
+    if let Some(spec) = inspection_spec(dir)? {
+        value["inspection"] = serde_json::to_value(spec).map_err(json_err)?;
+    }
+    let text = serde_json::to_string_pretty(&value).map_err(json_err)?;
     std::fs::write(&path, text + "\n").map_err(io(&path))?;
     let card = dir.join("MODEL_CARD.md");
     std::fs::write(&card, model_card(&manifest, &cfg)).map_err(io(&card))?;
     Ok(cfg)
+}
+
+/// The inspection graph's file name in an imported package.
+const INSPECT_FILE: &str = "inspect.onnx";
+
+/// The mav.json `inspection` entry for the inspection graph the script wrote into `dir` (`None` when it
+/// wrote none): the graph reads its weights from model.onnx, or from model.onnx.data for a model saved
+/// with external data, whose size and checksum are recorded.
+fn inspection_spec(dir: &Path) -> Result<Option<super::manifest::InspectionSpec>, ImportError> {
+    if !dir.join(INSPECT_FILE).is_file() {
+        return Ok(None);
+    }
+    let data = dir.join("model.onnx.data");
+    let weights = if data.is_file() { data } else { dir.join("model.onnx") };
+    let bytes = std::fs::metadata(&weights).map_err(io(&weights))?.len();
+    let checksum = crate::inference::inspect::weights_checksum(&weights).map_err(io(&weights))?;
+    let file = weights.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(Some(super::manifest::InspectionSpec {
+        file: INSPECT_FILE.into(),
+        head_scale: "head_scale".into(),
+        attention: "attention".into(),
+        residual: "residual".into(),
+        lens_logits: "lens_logits".into(),
+        weights: Some(super::manifest::SharedWeights { file, bytes, checksum }),
+    }))
 }
 
 /// The mav.json of an imported checkpoint.

@@ -192,3 +192,80 @@ pub struct Manifest {
 
 /// The `format_version` this build reads.
 pub const FORMAT_VERSION: u32 = 1;
+
+/// mav.json `inspection`: the package's inspection graph (the same weights as `model.onnx`, with its
+/// attention, residual stream and logit lens as outputs and a per-head scale as an input), written by
+/// `python -m mavtrain.inspect_export` for a `mav-encoder`, and by `mavboard import searchless` for an
+/// action-value package, whose graph has no `value_logits`/`best_logits` but `logits` [batch, K], a sequence
+/// of 79 positions (the zero BOS token, then the 78 inputs) and `lens_logits` [batch, layers, K] read at
+/// the action. Optional: packages without it load and run as before; only [`crate::inference::inspect`]
+/// reads it, on demand (mav-encoder graphs only, so far).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InspectionSpec {
+    /// The graph's file name in the package folder (`inspect.onnx`).
+    pub file: String,
+    /// The float input [layers, heads] that scales each head's output (1 unchanged, 0 removed).
+    #[serde(default = "default_head_scale")]
+    pub head_scale: String,
+    /// The output [batch, layers, heads, seq, seq] of attention probabilities.
+    #[serde(default = "default_attention")]
+    pub attention: String,
+    /// The output [batch, layers + 1, seq, d_model]: the residual stream after the embedding and each layer.
+    #[serde(default = "default_residual")]
+    pub residual: String,
+    /// The output [batch, layers, seq, K]: the final norm and value head applied after each layer.
+    #[serde(default = "default_lens_logits")]
+    pub lens_logits: String,
+    /// Where the graph reads its weights when it stores none of its own (ONNX external data pointing into
+    /// `model.onnx`); `None` for a graph with its own copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<SharedWeights>,
+}
+
+/// mav.json `inspection.weights`: the file an inspection graph reads its weights from, as it was when the
+/// graph was written (a changed file would give the graph other weights, so it is refused).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedWeights {
+    /// The file's name in the package folder (`model.onnx`).
+    pub file: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its checksum (`crate::inference::inspect::weights_checksum`), 16 hex digits.
+    pub checksum: String,
+}
+
+fn default_head_scale() -> String {
+    "head_scale".into()
+}
+
+fn default_attention() -> String {
+    "attention".into()
+}
+
+fn default_residual() -> String {
+    "residual".into()
+}
+
+fn default_lens_logits() -> String {
+    "lens_logits".into()
+}
+
+/// The `inspection` entry of the mav.json in `dir`, `None` when the package declares none.
+///
+/// Read apart from [`Manifest`] (which ignores the entry), so that the inspection graph never changes how
+/// a package loads for analysis or search.
+pub fn read_inspection(dir: &std::path::Path) -> Result<Option<InspectionSpec>, super::ModelError> {
+    #[derive(Deserialize)]
+    struct Entry {
+        #[serde(default)]
+        inspection: Option<InspectionSpec>,
+    }
+    let path = dir.join("mav.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| super::ModelError::Io { path: path.clone(), reason: e.to_string() })?;
+    let entry: Entry = serde_json::from_str(&text)
+        .map_err(|e| super::ModelError::Manifest { path: path.clone(), reason: e.to_string() })?;
+    Ok(entry.inspection)
+}

@@ -17,6 +17,15 @@ positions over 79 tokens, pre-LN blocks with bidirectional multi-head attention 
 QK-norm) and a SwiGLU MLP, a final LayerNorm, and a linear head read at the last position; output
 `logits` [N, 128] holds the log-probabilities of the return buckets (log-softmax, as theirs).
 
+`--inspect INSPECT.onnx` also writes the inspection graph (the same weights; mavboard's
+`inference::inspect` reads such graphs): an extra input `head_scale` [layers, heads] (float) multiplies each
+head's output before the output projection (1 unchanged, 0 removed), and extra outputs `attention`
+[N, layers, heads, 79, 79] (query, key; position 0 is the zero BOS token, then the 78 inputs), `residual`
+[N, layers + 1, 79, width] (after the embedding and after each layer) and `lens_logits` [N, layers, 128]:
+the final LayerNorm and head (log-softmax) applied at the last position after each layer, whose last
+layer is `logits`. Every query position is computed in every layer (the plain graph skips all but the
+last query in the last layer).
+
 On success the script prints one JSON object on stdout (the configuration found); on failure it prints
 `error: ...` on stderr and exits with status 2.
 """
@@ -183,7 +192,8 @@ def read_config(p: dict, heads: int | None, source_name: str) -> dict:
             "positions": SEQ_LEN, "published": name, "parameters": params}
 
 
-def build_onnx(p: dict, cfg: dict, path: str) -> None:
+def build_onnx(p: dict, cfg: dict, path: str, inspect: bool = False) -> None:
+    """Writes the action-value graph (`inspect`: the inspection graph, see the module documentation)."""
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -218,12 +228,22 @@ def build_onnx(p: dict, cfg: dict, path: str) -> None:
     h = node("Gather", [const("embed.embeddings_scaled", emb.astype(np.float32)), ids], axis=0)
     h = node("Add", [h, const("embed_1.embeddings", p["embed_1/embeddings"])])
     scale = const("attn_scale", np.array(1.0 / math.sqrt(dh), dtype=np.float32))
+    attention, residual, lens = [], [h], []
+    head_axes = const("head_axes", np.array([1, H, 1, 1], dtype=np.int64)) if inspect else None
+
+    def read_out(x: str) -> str:
+        """Final LayerNorm and head at the last position -> [N, buckets] log-probabilities."""
+        y = layer_norm(node("Gather", [x, last], axis=1), suffix("layer_norm", 2 * L))
+        head = suffix("linear", 3 * L)
+        logits = node("Add", [node("MatMul", [y, const("head.w", p[f"{head}/w"])]), const("head.b", p[f"{head}/b"])])
+        return node("LogSoftmax", [node("Squeeze", [logits, const("squeeze_axis", np.array([1], dtype=np.int64))])], axis=-1)
+
     for i in range(L):
         att = suffix("multi_head_dot_product_attention", i)
         w = [p[f"{suffix(att + '/linear', j)}/w"] for j in range(4)]
         x = layer_norm(h, suffix("layer_norm", 2 * i))
         q_in = x
-        if i == L - 1:
+        if i == L - 1 and not inspect:
             # Only the last position is read: the last layer needs every key and value but one query.
             q_in = node("Gather", [x, last], axis=1)
             h = node("Gather", [h, last], axis=1)
@@ -235,7 +255,12 @@ def build_onnx(p: dict, cfg: dict, path: str) -> None:
                  perm=[0, 2, 1, 3])
         scores = node("Mul", [node("MatMul", [q, k]), scale])
         probs = node("Softmax", [scores], axis=-1)
-        ctx = node("Reshape", [node("Transpose", [node("MatMul", [probs, v])], perm=[0, 2, 1, 3]), width_shape])
+        heads_out = node("MatMul", [probs, v])
+        if inspect:
+            layer_scale = node("Gather", ["head_scale", const(f"layer_{i}", np.array(i, dtype=np.int64))], axis=0)
+            heads_out = node("Mul", [heads_out, node("Reshape", [layer_scale, head_axes])])
+            attention.append(node("Unsqueeze", [probs, const(f"axis1_{i}", np.array([1], dtype=np.int64))]))
+        ctx = node("Reshape", [node("Transpose", [heads_out], perm=[0, 2, 1, 3]), width_shape])
         h = node("Add", [h, node("MatMul", [ctx, const(f"{att}.o", w[3])])])
         x = layer_norm(h, suffix("layer_norm", 2 * i + 1))
         gate = node("MatMul", [x, const(f"mlp{i}.gate", p[f"{suffix('linear', 3 * i)}/w"])])
@@ -243,6 +268,28 @@ def build_onnx(p: dict, cfg: dict, path: str) -> None:
         silu = node("Mul", [gate, node("Sigmoid", [gate])])
         down = node("MatMul", [node("Mul", [silu, up]), const(f"mlp{i}.down", p[f"{suffix('linear', 3 * i + 2)}/w"])])
         h = node("Add", [h, down])
+        if inspect:
+            residual.append(h)
+            lens.append(read_out(h))
+    if inspect:
+        # the same read-out as the plain graph's, after every layer; the last one is `logits`
+        nodes.append(helper.make_node("Identity", [lens[-1]], ["logits"]))
+        nodes.append(helper.make_node("Concat", attention, ["attention"], axis=1))
+        unsq = [node("Unsqueeze", [r, const(f"axis1_r{j}", np.array([1], dtype=np.int64))]) for j, r in enumerate(residual)]
+        nodes.append(helper.make_node("Concat", unsq, ["residual"], axis=1))
+        unsq = [node("Unsqueeze", [x, const(f"axis1_l{j}", np.array([1], dtype=np.int64))]) for j, x in enumerate(lens)]
+        nodes.append(helper.make_node("Concat", unsq, ["lens_logits"], axis=1))
+        graph = helper.make_graph(
+            nodes, "searchless_action_value_inspect",
+            [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", SEQ_LEN - 1]),
+             helper.make_tensor_value_info("head_scale", TensorProto.FLOAT, [L, H])],
+            [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", cfg["buckets"]]),
+             helper.make_tensor_value_info("attention", TensorProto.FLOAT, ["batch", L, H, SEQ_LEN, SEQ_LEN]),
+             helper.make_tensor_value_info("residual", TensorProto.FLOAT, ["batch", L + 1, SEQ_LEN, D]),
+             helper.make_tensor_value_info("lens_logits", TensorProto.FLOAT, ["batch", L, cfg["buckets"]])],
+            _unique(inits))
+        _save(helper, onnx, graph, path, inits)
+        return
     x = layer_norm(h, suffix("layer_norm", 2 * L))
     head = suffix("linear", 3 * L)
     logits = node("Add", [node("MatMul", [x, const("head.w", p[f"{head}/w"])]), const("head.b", p[f"{head}/b"])])
@@ -253,6 +300,20 @@ def build_onnx(p: dict, cfg: dict, path: str) -> None:
         [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", SEQ_LEN - 1])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", cfg["buckets"]])],
         inits)
+    _save(helper, onnx, graph, path, inits)
+
+
+def _unique(inits: list) -> list:
+    """Initializers by name, each once (the inspection graph's read-out adds the same head each layer)."""
+    seen, out = set(), []
+    for t in inits:
+        if t.name not in seen:
+            seen.add(t.name)
+            out.append(t)
+    return out
+
+
+def _save(helper, onnx, graph, path: str, inits: list) -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="mavboard")
     model.ir_version = 8
     onnx.checker.check_model(model)
@@ -265,6 +326,39 @@ def build_onnx(p: dict, cfg: dict, path: str) -> None:
     os.replace(tmp, path)
 
 
+def share_weights(graph_path: str, model_path: str, min_bytes: int = 1024) -> None:
+    """Rewrites the inspection graph so that it stores no second copy of the weights: each initializer of at
+    least `min_bytes` reads the same tensor of the plain graph, as ONNX external data pointing at its bytes
+    inside the plain graph's file (or at the plain graph's own external data file, for a large model)."""
+    import onnx
+
+    plain = onnx.load(model_path, load_external_data=False)
+    by_name = {t.name: t for t in plain.graph.initializer}
+    with open(model_path, "rb") as f:
+        blob = f.read()
+    graph = onnx.load(graph_path)
+    for t in graph.graph.initializer:
+        src = by_name.get(t.name)
+        if src is None or len(t.raw_data) < min_bytes:
+            continue
+        if src.data_location == onnx.TensorProto.EXTERNAL:
+            entries = [(e.key, e.value) for e in src.external_data]
+        else:
+            offset = blob.find(t.raw_data)
+            if offset < 0 or src.raw_data != t.raw_data:
+                continue
+            entries = [("location", os.path.basename(model_path)), ("offset", str(offset)), ("length", str(len(t.raw_data)))]
+        t.ClearField("raw_data")
+        t.data_location = onnx.TensorProto.EXTERNAL
+        del t.external_data[:]
+        for key, value in entries:
+            e = t.external_data.add()
+            e.key, e.value = key, value
+    tmp = graph_path + ".partial"
+    onnx.save_model(graph, tmp)
+    os.replace(tmp, graph_path)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("checkpoint")
@@ -272,12 +366,16 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--step", type=int)
     ap.add_argument("--ema", action="store_true", help="read params_ema instead of params")
     ap.add_argument("--heads", type=int)
+    ap.add_argument("--inspect", metavar="INSPECT.onnx", help="also write the inspection graph there")
     a = ap.parse_args(argv)
     try:
         params_dir, step = find_params_dir(a.checkpoint, a.step, a.ema)
         p = restore(params_dir)
         cfg = read_config(p, a.heads, os.path.basename(os.path.normpath(a.checkpoint)))
         build_onnx(p, cfg, a.out)
+        if a.inspect:
+            build_onnx(p, cfg, a.inspect, inspect=True)
+            share_weights(a.inspect, a.out)
     except CheckpointError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
