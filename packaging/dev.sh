@@ -2,8 +2,9 @@
 # mavboard's two set-up commands, for a fresh Debian/Ubuntu machine:
 #   ./packaging/dev.sh run [ARGS...]   install what is missing, build, and run mavboard (no ARGS: the app)
 #   ./packaging/dev.sh test            install what is missing, build, and run the whole test suite
-#   ./packaging/dev.sh package         install what is missing, build the release binary and the Debian package
-#                                      target/debian/mavboard_<version>-1_<arch>.deb (see packaging/README.md)
+#   ./packaging/dev.sh package         install what is missing, build the release binary, the Debian package
+#                                      target/debian/mavboard_<version>-1_<arch>.deb and the relocatable tarball
+#                                      target/mavboard-<version>-linux-<arch>.tar.gz (see packaging/README.md)
 #   ./packaging/dev.sh ort             only fetch the ONNX Runtime library into .ort/lib/
 #   ./packaging/dev.sh import-deps     only install the searchless importer's Python packages (.venv-import/)
 #   ./packaging/dev.sh serve PACKAGE [--port N]
@@ -141,6 +142,31 @@ install_cargo_deb() {
   cargo install --quiet --locked --version "$CARGO_DEB_VERSION" cargo-deb
 }
 
+# The Linux tarball, made from a .deb: its files (dpkg-deb -x) with usr/ renamed to the archive's one top
+# folder, so that the tree is a relocatable prefix (bin/, lib/mavboard/, share/...) that mavboard finds its
+# models and ONNX Runtime in wherever it is unpacked; README.md, LICENSE and INSTALL.md on top.
+#   make_tarball DEB OUT.tar.gz TOP [GZIP LEVEL]
+make_tarball() {
+  local deb="$1" out="$2" top="$3" level="${4:-9}"
+  local work
+  work="$(mktemp -d)"
+  dpkg-deb -x "$deb" "$work/root"
+  local extra
+  extra="$(find "$work/root" -mindepth 1 -maxdepth 1 ! -name usr)"
+  if [ -n "$extra" ]; then
+    log "the package has files outside usr/, which the tarball would drop: $extra"
+    rm -rf "$work"
+    return 1
+  fi
+  mv "$work/root/usr" "$work/$top"
+  install -m 644 README.md LICENSE "$work/$top/"
+  install -m 644 packaging/linux/INSTALL.md "$work/$top/INSTALL.md"
+  mkdir -p "$(dirname "$out")"
+  tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner -cf - "$top" | gzip "-$level" > "$out.part"
+  mv "$out.part" "$out"
+  rm -rf "$work"
+}
+
 cmd="${1:-}"
 shift || true
 case "$cmd" in
@@ -168,8 +194,21 @@ case "$cmd" in
     install_ort
     install_cargo_deb
     # Builds the release binary and packs it with ONNX Runtime (.ort/lib/), every model under assets/models/,
-    # the desktop entry, the icon and the PGN MIME type ([package.metadata.deb] in Cargo.toml).
-    cargo deb --locked "$@"
+    # the desktop entry, the icon and the PGN MIME type ([package.metadata.deb] in Cargo.toml). cargo-deb
+    # prints the paths it wrote, the .ddeb of the debug symbols and the .deb, one a line.
+    deb="$(cargo deb --locked "$@" | grep '\.deb$' | tail -n 1)"
+    if [ ! -f "$deb" ]; then
+      log "cargo deb did not name the package it wrote (got: $deb)"
+      exit 1
+    fi
+    log "Debian package: $deb"
+    # The same files as a relocatable tarball, named after the version (without the Debian revision) and
+    # the machine.
+    version="$(dpkg-deb -f "$deb" Version)"
+    version="${version%-*}"
+    tarball="$(realpath -m "${CARGO_TARGET_DIR:-./target}")/mavboard-$version-linux-$(uname -m).tar.gz"
+    make_tarball "$deb" "$tarball" "mavboard-$version"
+    log "tarball: $tarball"
     ;;
   run)
     install_apt "${RUN_PACKAGES[@]}"
@@ -202,6 +241,9 @@ case "$cmd" in
     rm -rf "$deb_dir" && mkdir -p "$deb_dir"
     cargo deb --locked --no-build --profile dev --fast --no-dbgsym --quiet --output "$deb_dir/mavboard-dev.deb"
     export MAVBOARD_DEB="$deb_dir/mavboard-dev.deb"
+    # The tarball from that package, quickly compressed; tests/packaging_deb.rs unpacks and runs it too.
+    make_tarball "$MAVBOARD_DEB" "$deb_dir/mavboard-dev.tar.gz" mavboard-dev 1
+    export MAVBOARD_TARBALL="$deb_dir/mavboard-dev.tar.gz"
     export MAVBOARD_REQUIRE_DEB=1
     cargo test --locked --all-targets
     cargo test --locked --doc

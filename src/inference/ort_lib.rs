@@ -2,12 +2,13 @@
 //!
 //! mavboard links ONNX Runtime dynamically (ort's `load-dynamic`): the library is looked up at run time, in
 //! this order — an explicit path (`--ort-lib` or the app's settings), the `ORT_DYLIB_PATH` environment
-//! variable, beside the executable, a `.ort/lib/` up from it, the installed layout (`<prefix>/lib/mavboard/`
-//! for `<prefix>/bin/mavboard`, where the Debian package puts it: see `packaging/README.md`), and the
-//! project-local copy that `./packaging/dev.sh` installs under `.ort/lib/` in the checkout the binary was
-//! built from. The executable's folder is taken both as reported and with its links resolved, so an
-//! unpacked package works from any root. A missing or too-old library is an [`OrtLibError`] naming every
-//! path tried and the fix.
+//! variable, beside the executable (where the Windows installer puts `onnxruntime.dll`), a `.ort/lib/` up
+//! from it, the installed layout (`<prefix>/lib/mavboard/` for `<prefix>/bin/mavboard`, where the Debian
+//! package and the Linux tarball put it: see `packaging/README.md`), a macOS app bundle's
+//! `Contents/Frameworks/` (for `mavboard.app/Contents/MacOS/mavboard`), and the project-local copy that
+//! `./packaging/dev.sh` installs under `.ort/lib/` in the checkout the binary was built from. The
+//! executable's folder is taken both as reported and with its links resolved, so an unpacked package works
+//! from any root. A missing or too-old library is an [`OrtLibError`] naming every path tried and the fix.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -25,8 +26,8 @@ const LIB_NAMES: &[&str] = &["libonnxruntime.so"];
 /// The command that installs the library where mavboard finds it.
 pub const INSTALL_HINT: &str = "run `./packaging/dev.sh ort` in the mavboard checkout (it fetches the PyPI wheel \
 onnxruntime==1.31.1 and places libonnxruntime.so under .ort/lib/), or point ORT_DYLIB_PATH at an ONNX Runtime \
-1.31 library; an installed mavboard package carries its own copy in <prefix>/lib/mavboard/ (reinstall \
-the package if it is missing)";
+1.31 library; an installed mavboard package carries its own copy in <prefix>/lib/mavboard/ (on macOS in \
+mavboard.app/Contents/Frameworks/, on Windows beside mavboard.exe; reinstall the package if it is missing)";
 
 /// Why the ONNX Runtime library could not be used.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -66,6 +67,13 @@ pub fn installed_lib_dir(exe_dir: &Path) -> Option<PathBuf> {
     exe_dir.parent().map(|prefix| prefix.join("lib").join("mavboard"))
 }
 
+/// Where a macOS app bundle keeps its private copy of the library, relative to the folder of its
+/// executable: `mavboard.app/Contents/MacOS/` → `mavboard.app/Contents/Frameworks/` (where cargo-packager
+/// copies the `frameworks` of `[package.metadata.packager.macos]`). `None` for any other layout.
+pub fn bundle_frameworks_dir(exe_dir: &Path) -> Option<PathBuf> {
+    crate::model::package::bundle_contents_dir(exe_dir).map(|contents| contents.join("Frameworks"))
+}
+
 /// The candidate paths, in lookup order, for an optional explicit path.
 pub fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     let env = std::env::var_os("ORT_DYLIB_PATH").filter(|p| !p.is_empty()).map(PathBuf::from);
@@ -95,6 +103,11 @@ pub fn candidates_for(
     for dir in exe_dirs {
         if let Some(lib) = installed_lib_dir(dir) {
             out.extend(in_dir(&lib));
+        }
+    }
+    for dir in exe_dirs {
+        if let Some(frameworks) = bundle_frameworks_dir(dir) {
+            out.extend(in_dir(&frameworks));
         }
     }
     out.extend(in_dir(&checkout.join(".ort").join("lib")));
@@ -201,6 +214,56 @@ mod tests {
         let installed = pos(&format!("/opt/root/usr/lib/mavboard/{}", LIB_NAMES[0]));
         assert!(pos(&format!("/opt/root/usr/.ort/lib/{}", LIB_NAMES[0])) < installed);
         assert!(installed < pos(&format!("/src/mavboard/.ort/lib/{}", LIB_NAMES[0])));
+    }
+
+    #[test]
+    fn bundle_frameworks_dir_is_only_for_contents_macos() {
+        assert_eq!(
+            bundle_frameworks_dir(Path::new("/Applications/mavboard.app/Contents/MacOS")),
+            Some(PathBuf::from("/Applications/mavboard.app/Contents/Frameworks"))
+        );
+        assert_eq!(bundle_frameworks_dir(Path::new("/usr/bin")), None);
+        assert_eq!(bundle_frameworks_dir(Path::new("/opt/MacOS")), None);
+    }
+
+    #[test]
+    fn bundle_candidates_come_after_the_installed_ones() {
+        let exe = PathBuf::from("/Applications/mavboard.app/Contents/MacOS");
+        let c = candidates_for(None, None, std::slice::from_ref(&exe), Path::new("/src/mavboard"));
+        assert_eq!(c[0], exe.join(LIB_NAMES[0]), "beside the executable first");
+        let pos = |p: &str| c.iter().position(|q| q == Path::new(p)).expect(p);
+        let installed = pos(&format!("/Applications/mavboard.app/Contents/lib/mavboard/{}", LIB_NAMES[0]));
+        let bundle = pos(&format!("/Applications/mavboard.app/Contents/Frameworks/{}", LIB_NAMES[0]));
+        assert!(installed < bundle, "{c:?}");
+        assert!(bundle < pos(&format!("/src/mavboard/.ort/lib/{}", LIB_NAMES[0])), "{c:?}");
+        // A Linux prefix gets no bundle candidates.
+        let linux = candidates_for(None, None, &[PathBuf::from("/usr/bin")], Path::new("/src/mavboard"));
+        assert!(!linux.iter().any(|p| p.to_string_lossy().contains("Frameworks")), "{linux:?}");
+    }
+
+    #[test]
+    fn library_beside_a_windows_style_install_folder_is_found_first() {
+        // The Windows installer puts the library beside the executable: the first folder looked in.
+        let install = PathBuf::from("/Program Files/mavboard");
+        let c = candidates_for(None, None, std::slice::from_ref(&install), Path::new("/src/mavboard"));
+        assert_eq!(c[0], install.join(LIB_NAMES[0]));
+    }
+
+    #[test]
+    fn library_in_a_macos_bundle_is_the_first_that_exists() {
+        let root = std::env::temp_dir().join(format!("mavboard-ort-bundle-{}", std::process::id()));
+        std::fs::remove_dir_all(&root).ok();
+        let contents = root.join("mavboard.app").join("Contents");
+        let macos = contents.join("MacOS");
+        let frameworks = contents.join("Frameworks");
+        std::fs::create_dir_all(&macos).expect("MacOS");
+        std::fs::create_dir_all(&frameworks).expect("Frameworks");
+        let lib = frameworks.join(LIB_NAMES[0]);
+        std::fs::write(&lib, b"").expect("library stand-in");
+        let c = candidates_for(None, None, &[macos], &root.join("no-checkout"));
+        let found = c.iter().find(|p| p.is_file()).cloned();
+        std::fs::remove_dir_all(&root).ok();
+        assert_eq!(found, Some(lib));
     }
 
     #[test]

@@ -82,9 +82,30 @@ pub fn installed_data_dir(exe_dir: &Path) -> Option<PathBuf> {
     exe_dir.parent().map(|prefix| prefix.join("share").join("mavboard"))
 }
 
+/// The `Contents` folder of a macOS app bundle whose executable is in `exe_dir`
+/// (`mavboard.app/Contents/MacOS/mavboard` → `mavboard.app/Contents`); `None` for any other layout. A pure
+/// function of the path (nothing is read), so it can be checked on any system.
+pub fn bundle_contents_dir(exe_dir: &Path) -> Option<&Path> {
+    if exe_dir.file_name()? != "MacOS" {
+        return None;
+    }
+    let contents = exe_dir.parent()?;
+    (contents.file_name()? == "Contents").then_some(contents)
+}
+
+/// Where a macOS app bundle keeps its resources, relative to the folder of its executable:
+/// `mavboard.app/Contents/MacOS/` → `mavboard.app/Contents/Resources/` (the shipped models are in its
+/// `assets/models/`, see `packaging/README.md`). `None` when `exe_dir` is not a bundle's `Contents/MacOS`.
+pub fn bundle_resources_dir(exe_dir: &Path) -> Option<PathBuf> {
+    bundle_contents_dir(exe_dir).map(|contents| contents.join("Resources"))
+}
+
 /// Folders that may hold `assets/models`: beside the executable and up from it (a cargo build inside the
-/// checkout, an unpacked archive), the installed layout (`<prefix>/share/mavboard/assets/models` for
-/// `<prefix>/bin/mavboard`, see [`installed_data_dir`]), and the checkout this binary was built from.
+/// checkout, an unpacked archive, the Windows install folder where `mavboard.exe` sits beside
+/// `assets\models`), the installed layout (`<prefix>/share/mavboard/assets/models` for
+/// `<prefix>/bin/mavboard`, see [`installed_data_dir`]), a macOS app bundle's
+/// `Contents/Resources/assets/models` (see [`bundle_resources_dir`]), and the checkout this binary was built
+/// from.
 pub fn model_roots() -> Vec<PathBuf> {
     model_roots_for(&executable_dirs(), Path::new(env!("CARGO_MANIFEST_DIR")))
 }
@@ -100,6 +121,11 @@ pub fn model_roots_for(exe_dirs: &[PathBuf], checkout: &Path) -> Vec<PathBuf> {
     for dir in exe_dirs {
         if let Some(data) = installed_data_dir(dir) {
             roots.push(data.join("assets").join("models"));
+        }
+    }
+    for dir in exe_dirs {
+        if let Some(resources) = bundle_resources_dir(dir) {
+            roots.push(resources.join("assets").join("models"));
         }
     }
     roots.push(checkout.join("assets").join("models"));
@@ -207,6 +233,61 @@ mod tests {
         std::fs::create_dir_all(&pkg).expect("package folder");
         std::fs::write(pkg.join("mav.json"), "{}").expect("mav.json");
         let roots = model_roots_for(&[bin], &scratch.0.join("no-checkout"));
+        assert_eq!(shipped_package_dirs_in(&roots), vec![pkg]);
+    }
+
+    #[test]
+    fn bundle_folders_are_found_only_in_contents_macos() {
+        let exe = Path::new("/Applications/mavboard.app/Contents/MacOS");
+        assert_eq!(bundle_contents_dir(exe), Some(Path::new("/Applications/mavboard.app/Contents")));
+        assert_eq!(
+            bundle_resources_dir(exe),
+            Some(PathBuf::from("/Applications/mavboard.app/Contents/Resources"))
+        );
+        for other in ["/usr/bin", "/opt/MacOS", "/x/Contents", "MacOS", "/", ""] {
+            assert_eq!(bundle_resources_dir(Path::new(other)), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn bundle_resources_come_after_the_existing_roots() {
+        let exe = PathBuf::from("/Applications/mavboard.app/Contents/MacOS");
+        let roots = model_roots_for(std::slice::from_ref(&exe), Path::new("/src/mavboard"));
+        let pos = |p: &str| roots.iter().position(|r| r == Path::new(p)).expect(p);
+        assert_eq!(pos("/Applications/mavboard.app/Contents/MacOS/assets/models"), 0);
+        let installed = pos("/Applications/mavboard.app/Contents/share/mavboard/assets/models");
+        let bundle = pos("/Applications/mavboard.app/Contents/Resources/assets/models");
+        assert!(pos("/Applications/assets/models") < installed, "{roots:?}");
+        assert!(installed < bundle, "{roots:?}");
+        assert_eq!(bundle + 1, roots.len() - 1, "the bundle just before the build checkout: {roots:?}");
+        // Elsewhere the bundle adds nothing: the Linux roots are unchanged.
+        let linux = model_roots_for(&[PathBuf::from("/usr/bin")], Path::new("/src/mavboard"));
+        assert!(!linux.iter().any(|r| r.to_string_lossy().contains("Resources")), "{linux:?}");
+    }
+
+    #[test]
+    fn shipped_packages_are_found_in_a_macos_bundle() {
+        let scratch = Scratch::new("bundle");
+        let contents = scratch.0.join("mavboard.app").join("Contents");
+        let macos = contents.join("MacOS");
+        std::fs::create_dir_all(&macos).expect("MacOS");
+        let pkg = contents.join("Resources/assets/models").join(SHIPPED[0]);
+        std::fs::create_dir_all(&pkg).expect("package folder");
+        std::fs::write(pkg.join("mav.json"), "{}").expect("mav.json");
+        let roots = model_roots_for(&[macos], &scratch.0.join("no-checkout"));
+        assert_eq!(shipped_package_dirs_in(&roots), vec![pkg]);
+    }
+
+    #[test]
+    fn shipped_packages_are_found_beside_a_windows_executable() {
+        // The Windows installer's folder: mavboard.exe, onnxruntime.dll and assets\models side by side.
+        let scratch = Scratch::new("windows");
+        let install = scratch.0.join("Program Files").join("mavboard");
+        let pkg = install.join("assets").join("models").join(SHIPPED[0]);
+        std::fs::create_dir_all(&pkg).expect("package folder");
+        std::fs::write(pkg.join("mav.json"), "{}").expect("mav.json");
+        let roots = model_roots_for(std::slice::from_ref(&install), &scratch.0.join("no-checkout"));
+        assert_eq!(roots[0], install.join("assets").join("models"), "beside the executable first");
         assert_eq!(shipped_package_dirs_in(&roots), vec![pkg]);
     }
 }
