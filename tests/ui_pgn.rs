@@ -114,7 +114,7 @@ fn a_move_off_the_line_adds_a_variation_and_the_game_saves_with_it() {
     let text = std::fs::read_to_string(&out).expect("saved");
     let back = GameList::read(&text, "saved.pgn");
     assert_eq!(back.entries.len(), 1);
-    assert_eq!(back.entries[0].game.as_ref().expect("reads back"), h.state().state.line.tree());
+    assert_eq!(&back.game(1).expect("reads back"), h.state().state.line.tree());
     assert!(text.contains("2. Nf3!?") || text.contains("2. Nf3 $5"), "{text}");
     assert!(text.contains("{Indian}") || text.contains("{ Indian }"), "the comment is kept: {text}");
     // No temporary file is left beside it.

@@ -84,6 +84,9 @@ pub enum EngineRequest {
         /// d.
         depth: u32,
     },
+    /// Search the board position with these limits for the model's move in a game against it; its end is
+    /// recorded in [`AnalysisState::finished_search`].
+    PlaySearch(crate::engine::GoLimits),
 }
 
 /// The model's value of a position: its best move's win probability for the player to move, under each
@@ -150,6 +153,8 @@ pub struct AnalysisState {
     pub explorer: super::tree_explorer::ExplorerState,
     /// The provider the loaded model runs on, and any fallback notice (once it is loaded).
     pub device: Option<crate::inference::device::DeviceStatus>,
+    /// The root (position text) of the last search that ended, not counting one-call evaluations.
+    pub finished_search: Option<String>,
 }
 
 impl AnalysisState {

@@ -69,6 +69,8 @@ struct GameModel<S: MavState> {
     internal: InternalSource<S>,
     /// The model's value buckets.
     buckets: Buckets,
+    /// Whether the last `Go` was a search (not the one-call evaluation of a new position).
+    last_was_search: bool,
 }
 
 impl<S: MavState> GameModel<S> {
@@ -82,7 +84,7 @@ impl<S: MavState> GameModel<S> {
     ) -> Result<Self, String> {
         let engine = Engine::start_at(start, config, repaint).map_err(|e| e.to_string())?;
         engine.send(Command::LoadEvaluator { factory, workers: 1 }).map_err(|e| e.to_string())?;
-        Ok(GameModel { engine, gos_out: 0, internal, buckets })
+        Ok(GameModel { engine, gos_out: 0, internal, buckets, last_was_search: false })
     }
 
     /// Starts internal search from `root` on its own thread.
@@ -111,6 +113,7 @@ impl<S: MavState> GameModel<S> {
     fn go(&mut self, limits: GoLimits, params: MctsParams) -> Result<(), String> {
         self.engine.send(Command::Go { limits, params }).map_err(|e| e.to_string())?;
         self.gos_out += 1;
+        self.last_was_search = limits.simulations != Some(1);
         Ok(())
     }
 
@@ -127,6 +130,9 @@ impl<S: MavState> GameModel<S> {
                 Event::Done { report, .. } => {
                     self.gos_out = self.gos_out.saturating_sub(1);
                     if self.gos_out == 0 {
+                        if self.last_was_search {
+                            view.finished_search = report.as_ref().map(|r| r.snapshot.root.clone());
+                        }
                         if report.is_some() {
                             view.report = report;
                         }
@@ -173,6 +179,8 @@ pub struct BoardModelView {
     pub error: Option<String>,
     /// Internal search: whether a run is out, and the last report.
     pub internal: InternalSearchState,
+    /// The root (position text) of the last search that ended, not counting one-call evaluations.
+    pub finished_search: Option<String>,
 }
 
 /// The model beside the Connect Four / Hex board (runtime state, not persisted).
@@ -189,6 +197,9 @@ pub struct BoardModel {
     pub view: BoardModelView,
     /// A search start or stop asked for by the panel, applied at the next [`BoardModel::follow`].
     pub request: Option<BoardSearchRequest>,
+    /// The limits of the next search started by [`BoardModel::request`] instead of the search settings'
+    /// (the model's move in a game against it).
+    pub play_limits: Option<GoLimits>,
     /// The internal search in progress.
     internal_run: Option<InternalRun>,
     /// Wakes the UI when an internal search ends.
@@ -395,6 +406,8 @@ impl BoardModel {
             match request {
                 BoardSearchRequest::Start if !over => {
                     self.view.searching = true;
+                    self.view.finished_search = None;
+                    let limits = self.play_limits.take().unwrap_or(limits);
                     result = match side {
                         Side::ConnectFour(m) => m.go(limits, params.clone()),
                         Side::Hex(m) => m.go(limits, params.clone()),

@@ -159,4 +159,8 @@ pub enum Command {
     ToggleOracle,
     /// Start or stop the model's MCTS on the Connect Four / Hex board.
     BoardSearch(super::board_model::BoardSearchRequest),
+    /// Something for the game against the model (its choices, start, resign, stop).
+    Play(super::play::PlayCommand),
+    /// Change who judges a game review (the model or a UCI engine, and its depth).
+    SetReviewSettings(super::uci_review::ReviewSettings),
 }

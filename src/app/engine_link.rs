@@ -63,6 +63,12 @@ pub struct EngineLink {
     internal_run: Option<InternalRun>,
     /// Where the model's loader leaves the provider in use.
     device: model_runtime::DeviceSlot,
+    /// The UCI engine judging the game review's moves, when the review is by an engine.
+    judge_run: Option<super::uci_review::JudgeRun>,
+    /// The UCI engine judging the file review's current game, when the review is by an engine.
+    file_judge: Option<super::uci_review::JudgeRun>,
+    /// The engine that judges the file review's games (found when the review starts).
+    file_judge_path: Option<PathBuf>,
 }
 
 impl EngineLink {
@@ -83,6 +89,9 @@ impl EngineLink {
             internal_source: None,
             internal_run: None,
             device: model_runtime::DeviceSlot::default(),
+            judge_run: None,
+            file_judge: None,
+            file_judge_path: None,
         })
     }
 
@@ -161,6 +170,7 @@ impl EngineLink {
         self.drain(state);
         let requests = std::mem::take(&mut state.analysis.requests);
         let mut search = None;
+        let mut play_search = None;
         for r in requests {
             match r {
                 EngineRequest::StartSearch => search = Some(true),
@@ -169,6 +179,7 @@ impl EngineLink {
                 EngineRequest::ReviewFile => self.review_file(state),
                 EngineRequest::StopFileReview => {
                     self.file_game = None;
+                    self.file_judge = None;
                     if let Some(f) = state.analysis.file_review.as_mut() {
                         f.stop();
                     }
@@ -181,6 +192,7 @@ impl EngineLink {
                     self.internal_search(state, breadth, depth)
                 }
                 EngineRequest::Explore(path) => self.explore(state, path),
+                EngineRequest::PlaySearch(limits) => play_search = Some(limits),
             }
         }
         // A file review ends when its game list is replaced (another file opened or text pasted).
@@ -188,11 +200,18 @@ impl EngineLink {
             && state.games.as_ref().is_none_or(|l| l.id != f.list)
         {
             self.file_game = None;
+            self.file_judge = None;
             state.analysis.file_review = None;
         }
         let moved = self.sent_generation != Some(state.position_generation);
         if moved {
             self.send_position(state);
+        }
+        if let Some(limits) = play_search {
+            // The model's move in a game against it: this search ends the frame's requests.
+            state.analysis.finished_search = None;
+            self.go_with(state, GoKind::Search, Some(limits));
+            return;
         }
         match search {
             Some(true) => self.go(state, GoKind::Search),
@@ -231,6 +250,33 @@ impl EngineLink {
             state.messages.info("The game has no moves to review.");
             return;
         }
+        let mut pending = pending;
+        if state.settings.review.reviewer == super::uci_review::Reviewer::Uci {
+            let path = match crate::uci::locate::locate_stockfish(state.settings.uci_engine.path.as_deref()) {
+                Ok(p) => p,
+                Err(e) => {
+                    state.messages.error(format!(
+                        "The review's engine: {e}. Set the engine's path in the UCI engine panel, or review \
+                         by the model."
+                    ));
+                    return;
+                }
+            };
+            let requests = pending.requests[..pending.review_len].to_vec();
+            match super::uci_review::JudgeRun::start(
+                path,
+                state.settings.review.depth,
+                requests,
+                self.repaint.clone(),
+            ) {
+                Ok(run) => self.judge_run = Some(run),
+                Err(e) => {
+                    state.messages.error(format!("The review could not start: {e}"));
+                    return;
+                }
+            }
+            pending.wants_judge = true;
+        }
         let chunks = pending.chunks();
         self.next_tag += chunks.len() as u64;
         for (tag, requests) in chunks {
@@ -240,6 +286,7 @@ impl EngineLink {
         }
         state.analysis.reviewing = Some(pending.progress());
         self.review = Some(pending);
+        self.review_progress(state);
     }
 
     /// Starts reviewing every readable game of the game list, one after another (see [`FileReview`]).
@@ -264,6 +311,20 @@ impl EngineLink {
             state.messages.error(format!("{}: no game could be read, so none can be reviewed.", list.source));
             return;
         }
+        self.file_judge = None;
+        self.file_judge_path = None;
+        if state.settings.review.reviewer == super::uci_review::Reviewer::Uci {
+            match crate::uci::locate::locate_stockfish(state.settings.uci_engine.path.as_deref()) {
+                Ok(p) => self.file_judge_path = Some(p),
+                Err(e) => {
+                    state.messages.error(format!(
+                        "The review's engine: {e}. Set the engine's path in the UCI engine panel, or review \
+                         by the model."
+                    ));
+                    return;
+                }
+            }
+        }
         state.analysis.file_review = Some(review);
         self.file_game = None;
         self.next_file_game(state);
@@ -278,14 +339,17 @@ impl EngineLink {
                 .games
                 .as_ref()
                 .filter(|l| l.id == f.list)
-                .and_then(|l| l.entries.iter().find(|e| e.number == number))
-                .and_then(|e| e.game.as_ref().ok())
-                .cloned();
-            let Some(tree) = tree else {
-                f.finish(number, Err("the game is no longer in the list".into()));
-                continue;
+                .map(|l| l.game(number))
+                .unwrap_or_else(|| Err("the game is no longer in the list".into()));
+            let tree = match tree {
+                Ok(tree) => tree,
+                Err(e) => {
+                    f.finish(number, Err(e));
+                    continue;
+                }
             };
-            let pending = match PendingReview::new(tree, DocStamp { doc: 0, structure: 0 }, self.next_tag) {
+            let mut pending = match PendingReview::new(tree, DocStamp { doc: 0, structure: 0 }, self.next_tag)
+            {
                 Ok(p) if p.review_len == 0 => {
                     f.finish(number, Err("the game has no moves to review".into()));
                     continue;
@@ -296,6 +360,18 @@ impl EngineLink {
                     continue;
                 }
             };
+            if let Some(path) = self.file_judge_path.clone() {
+                let requests = pending.requests[..pending.review_len].to_vec();
+                let depth = state.settings.review.depth;
+                match super::uci_review::JudgeRun::start(path, depth, requests, self.repaint.clone()) {
+                    Ok(run) => self.file_judge = Some(run),
+                    Err(e) => {
+                        f.finish(number, Err(e));
+                        continue;
+                    }
+                }
+                pending.wants_judge = true;
+            }
             let chunks = pending.chunks();
             self.next_tag += chunks.len() as u64;
             for (tag, requests) in chunks {
@@ -322,22 +398,60 @@ impl EngineLink {
     /// Takes a chunk of the file review's answers; when its game is complete, keeps its review and
     /// sends the next game.
     fn file_answers(&mut self, state: &mut AppState, tag: u64, results: Vec<game_review::Answer>) {
-        let Some((number, pending)) = self.file_game.as_mut().filter(|(_, p)| p.owns(tag)) else { return };
-        let number = *number;
+        let Some((_, pending)) = self.file_game.as_mut().filter(|(_, p)| p.owns(tag)) else { return };
         for (fen, answer) in pending.accept(tag, results) {
             if let Some(eval) = answer.as_ref().ok().and_then(PositionEval::from_result) {
                 state.analysis.evals.insert(fen, eval);
             }
         }
-        let progress = pending.progress();
+        self.finish_file_game(state);
+    }
+
+    /// Ends the file review's current game once every answer (the model's, and the judge's when an engine
+    /// judges) is in, and goes on with the next.
+    fn finish_file_game(&mut self, state: &mut AppState) {
+        let Some((number, pending)) = self.file_game.as_ref() else { return };
+        let number = *number;
+        let (mut done, mut total) = pending.progress();
+        if let Some(run) = &self.file_judge {
+            done += run.progress.0;
+            total += run.progress.1;
+        }
         let finished = pending.finish(state.settings.scoring.into());
         let Some(f) = state.analysis.file_review.as_mut() else { return };
-        f.current = Some((number, progress));
+        f.current = Some((number, (done, total)));
         let Some(finished) = finished else { return };
         self.file_game = None;
         f.finish(number, finished.map_err(|e| e.to_string()));
         state.attach_file_review();
         self.next_file_game(state);
+    }
+
+    /// Takes the file review's UCI judge's news for the current game.
+    fn poll_file_judge(&mut self, state: &mut AppState) {
+        let Some(news) = self.file_judge.as_mut().and_then(super::uci_review::JudgeRun::poll) else {
+            if self.file_judge.is_some() {
+                self.finish_file_game(state);
+            }
+            return;
+        };
+        self.file_judge = None;
+        match news {
+            Ok(judged) => {
+                if let Some((_, pending)) = self.file_game.as_mut() {
+                    pending.judged = Some(judged);
+                }
+                self.finish_file_game(state);
+            }
+            Err(e) => {
+                if let (Some((number, _)), Some(f)) =
+                    (self.file_game.take(), state.analysis.file_review.as_mut())
+                {
+                    f.finish(number, Err(format!("the review's engine failed: {e}")));
+                }
+                self.next_file_game(state);
+            }
+        }
     }
 
     /// Takes a chunk of review answers; finishes the review when they are all in.
@@ -351,8 +465,55 @@ impl EngineLink {
                 state.analysis.evals.insert(fen, eval);
             }
         }
-        state.analysis.reviewing = Some(pending.progress());
-        let Some(finished) = pending.finish(state.settings.scoring.into()) else { return };
+        self.review_progress(state);
+        self.finish_review(state);
+    }
+
+    /// The review's progress: the model's answers, and the UCI judge's when an engine judges.
+    fn review_progress(&self, state: &mut AppState) {
+        let Some(pending) = self.review.as_ref() else { return };
+        let (mut done, mut total) = pending.progress();
+        if let Some(run) = &self.judge_run {
+            done += run.progress.0;
+            total += run.progress.1;
+        } else if let Some(j) = &pending.judged {
+            done += j.judge.len();
+            total += j.judge.len();
+        }
+        state.analysis.reviewing = Some((done, total));
+    }
+
+    /// Takes the UCI judge's news (its progress, its answers, or why it failed).
+    fn poll_judge(&mut self, state: &mut AppState) {
+        let Some(news) = self.judge_run.as_mut().and_then(super::uci_review::JudgeRun::poll) else {
+            if self.judge_run.is_some() {
+                self.review_progress(state);
+            }
+            return;
+        };
+        self.judge_run = None;
+        match news {
+            Ok(judged) => {
+                if let Some(pending) = self.review.as_mut() {
+                    pending.judged = Some(judged);
+                }
+                self.review_progress(state);
+                self.finish_review(state);
+            }
+            Err(e) => {
+                self.review = None;
+                state.analysis.reviewing = None;
+                state.messages.error(format!("The review's engine failed: {e}"));
+            }
+        }
+    }
+
+    /// Ends the review once every answer is in.
+    fn finish_review(&mut self, state: &mut AppState) {
+        let Some(finished) = self.review.as_ref().and_then(|p| p.finish(state.settings.scoring.into()))
+        else {
+            return;
+        };
         self.review = None;
         state.analysis.reviewing = None;
         match finished {
@@ -386,6 +547,11 @@ impl EngineLink {
     }
 
     fn go(&mut self, state: &mut AppState, kind: GoKind) {
+        self.go_with(state, kind, None);
+    }
+
+    /// Sends a `Go` of `kind`; a search runs with `limits` when given, else with the search settings'.
+    fn go_with(&mut self, state: &mut AppState, kind: GoKind, limits: Option<GoLimits>) {
         if !self.has_model {
             state.analysis.searching = false;
             if kind == GoKind::Search {
@@ -410,10 +576,15 @@ impl EngineLink {
             }
         }
         let params = settings.params(state.settings.scoring);
-        let limits = match kind {
-            GoKind::Evaluate => GoLimits { simulations: Some(1), ..GoLimits::default() },
-            GoKind::Search if settings.simulations == 0 => GoLimits { infinite: true, ..GoLimits::default() },
-            GoKind::Search => GoLimits { simulations: Some(settings.simulations), ..GoLimits::default() },
+        let limits = match (kind, limits) {
+            (GoKind::Evaluate, _) => GoLimits { simulations: Some(1), ..GoLimits::default() },
+            (GoKind::Search, Some(limits)) => limits,
+            (GoKind::Search, None) if settings.simulations == 0 => {
+                GoLimits { infinite: true, ..GoLimits::default() }
+            }
+            (GoKind::Search, None) => {
+                GoLimits { simulations: Some(settings.simulations), ..GoLimits::default() }
+            }
         };
         if self.engine.send(Command::Go { limits, params }).is_err() {
             return self.engine_gone(state);
@@ -486,6 +657,8 @@ impl EngineLink {
     /// Applies the events that arrived since the last frame.
     pub fn drain(&mut self, state: &mut AppState) {
         self.poll_internal(state);
+        self.poll_judge(state);
+        self.poll_file_judge(state);
         while let Ok(event) = self.engine.events().try_recv() {
             match event {
                 Event::Info(report) => {
@@ -497,6 +670,7 @@ impl EngineLink {
                 }
                 Event::Done { report, .. } => {
                     self.gos_out = self.gos_out.saturating_sub(1);
+                    let root = report.as_ref().map(|r| r.snapshot.root.clone());
                     if let Some(report) = report {
                         state.messages.resolve(Topic::Evaluation);
                         let current = state.current().clone();
@@ -505,6 +679,9 @@ impl EngineLink {
                         }
                     }
                     if self.gos_out == 0 {
+                        if self.last_go == Some(GoKind::Search) {
+                            state.analysis.finished_search = root;
+                        }
                         state.analysis.searching = false;
                         state.analysis.evaluating = false;
                     }

@@ -56,7 +56,8 @@ pub struct FileReview {
 }
 
 impl FileReview {
-    /// A review of every readable game of `list`, none started yet.
+    /// A review of every readable game of `list`, none started yet (while the file is still being read:
+    /// the games listed so far).
     pub fn new(list: &GameList) -> FileReview {
         let queue: VecDeque<usize> =
             list.entries.iter().filter(|e| e.game.is_ok()).map(|e| e.number).collect();
@@ -128,23 +129,22 @@ impl FileReview {
 
     /// The whole list as PGN with the finished reviews written in (`[%eval]`, `?!`/`?`/`??`, best moves, a
     /// summary comment — the same as `mavboard annotate`). Every game is kept: games not reviewed are
-    /// written as they were read, and games that could not be read are copied through as they stood in
-    /// the file after a `%` line saying why.
+    /// written as they were read, and games that could not be read are copied through as they stand in
+    /// the file after a `%` line saying why. The games are read again from the file one at a time.
     pub fn export(&self, list: &GameList, model: &str) -> Result<String, ReviewError> {
         let mut out = String::new();
         for e in &list.entries {
             if !out.is_empty() {
                 out.push('\n');
             }
-            match &e.game {
-                Ok(tree) => {
+            match list.game(e.number) {
+                Ok(mut tree) => {
                     let text = match self.reviewed(list.id, e.number) {
                         Some(r) => {
-                            let mut tree = tree.clone();
                             annotate(&mut tree, &r.review, model)?;
                             game_text(&tree)
                         }
-                        None => game_text(tree),
+                        None => game_text(&tree),
                     };
                     out.push_str(text.trim_end());
                     out.push('\n');
@@ -154,9 +154,9 @@ impl FileReview {
                     out.push_str(&format!(
                         "% mavboard: game {} could not be read: {}\n",
                         e.number,
-                        one_line(why)
+                        one_line(&why)
                     ));
-                    if let Some(raw) = &e.raw {
+                    if let Ok(raw) = list.raw(e.number) {
                         out.push_str(raw.trim_end());
                         out.push('\n');
                     }
@@ -184,7 +184,7 @@ mod tests {
                         [Event \"three\"]\n\n{A comment} 1. d4 d5 2. c4 *\n";
 
     fn review(list: &GameList, number: usize) -> ReviewedGame {
-        let tree = list.entries[number - 1].game.clone().expect("a good game");
+        let tree = list.game(number).expect("a good game");
         let mut pending = PendingReview::new(tree, DocStamp { doc: 0, structure: 0 }, 0).expect("requests");
         let mut evaluator = MaterialEvaluator::new(3);
         for (tag, requests) in pending.chunks() {

@@ -108,6 +108,25 @@ impl GameDoc {
         Ok(())
     }
 
+    /// Sets a header (the players' names of a game played in the app, its `Result`).
+    pub fn set_header(&mut self, name: &str, value: &str) {
+        if self.tree.header(name) != Some(value) {
+            self.tree.set_header(name, value);
+            self.modified = true;
+        }
+    }
+
+    /// Ends the game with `result` (`1-0`, `0-1`, `1/2-1/2`): the `Result` header and the termination
+    /// written after the moves. Text that is no result is ignored.
+    pub fn set_result(&mut self, result: &str) {
+        let Ok(outcome) = result.parse::<shakmaty::Outcome>() else { return };
+        if self.tree.result() != outcome {
+            self.tree.set_result(outcome);
+            self.modified = true;
+        }
+        self.set_header("Result", result);
+    }
+
     /// Marks the game as saved.
     pub fn mark_saved(&mut self) {
         self.modified = false;

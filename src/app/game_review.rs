@@ -44,6 +44,10 @@ pub struct PendingReview {
     pub answers: Vec<Option<Answer>>,
     /// The first engine tag used; chunk `i` has tag `first_tag + i`.
     pub first_tag: u64,
+    /// A UCI engine judges the moves: the review waits for its answers too ([`PendingReview::judged`]).
+    pub wants_judge: bool,
+    /// The UCI judge's answers, once in.
+    pub judged: Option<super::uci_review::JudgedAnswers>,
 }
 
 impl PendingReview {
@@ -58,7 +62,16 @@ impl PendingReview {
             requests.push(EvalRequest::values(last));
         }
         let answers = vec![None; requests.len()];
-        Ok(PendingReview { tree, stamp, requests, review_len, answers, first_tag })
+        Ok(PendingReview {
+            tree,
+            stamp,
+            requests,
+            review_len,
+            answers,
+            first_tag,
+            wants_judge: false,
+            judged: None,
+        })
     }
 
     /// The engine commands' payloads: `(tag, requests)` per chunk.
@@ -103,6 +116,10 @@ impl PendingReview {
         if self.answers.iter().any(Option::is_none) {
             return None;
         }
+        if self.wants_judge {
+            let judged = self.judged.clone()?;
+            return Some(ReviewedGame::judged(self.tree.clone(), self.stamp, answers, judged, scoring));
+        }
         Some(ReviewedGame::new(self.tree.clone(), self.stamp, answers, scoring))
     }
 }
@@ -121,6 +138,8 @@ pub struct ReviewedGame {
     /// Whether its annotations were written into the game.
     pub annotated: bool,
     classes: HashMap<NodeId, Classification>,
+    /// The UCI judge's answers when an engine judged the moves (`answers` are then the model's view).
+    judge: Option<super::uci_review::JudgedAnswers>,
 }
 
 impl ReviewedGame {
@@ -131,15 +150,37 @@ impl ReviewedGame {
         answers: Vec<Answer>,
         scoring: Scoring,
     ) -> Result<ReviewedGame, ReviewError> {
-        let review = derive(&tree, &answers, scoring)?;
+        let review = derive(&tree, &answers, None, scoring)?;
         let classes = review.moves.iter().map(|m| (m.node, m.classification)).collect();
-        Ok(ReviewedGame { tree, answers, stamp, review, scoring, annotated: false, classes })
+        Ok(ReviewedGame { tree, answers, stamp, review, scoring, annotated: false, classes, judge: None })
+    }
+
+    /// The review of `tree` judged by a UCI engine (`judged`), with the model's `answers` beside each move.
+    pub fn judged(
+        tree: GameTree,
+        stamp: DocStamp,
+        answers: Vec<Answer>,
+        judged: super::uci_review::JudgedAnswers,
+        scoring: Scoring,
+    ) -> Result<ReviewedGame, ReviewError> {
+        let review = derive(&tree, &answers, Some(&judged), scoring)?;
+        let classes = review.moves.iter().map(|m| (m.node, m.classification)).collect();
+        Ok(ReviewedGame {
+            tree,
+            answers,
+            stamp,
+            review,
+            scoring,
+            annotated: false,
+            classes,
+            judge: Some(judged),
+        })
     }
 
     /// Re-derives the review under another scoring (no model calls).
     pub fn rescore(&mut self, scoring: Scoring) -> Result<(), ReviewError> {
         if scoring != self.scoring {
-            self.review = derive(&self.tree, &self.answers, scoring)?;
+            self.review = derive(&self.tree, &self.answers, self.judge.as_ref(), scoring)?;
             self.classes = self.review.moves.iter().map(|m| (m.node, m.classification)).collect();
             self.scoring = scoring;
         }
@@ -157,7 +198,16 @@ pub fn for_doc(review: Option<&ReviewedGame>, stamp: DocStamp) -> Option<&Review
     review.filter(|r| r.stamp == stamp)
 }
 
-fn derive(tree: &GameTree, answers: &[Answer], scoring: Scoring) -> Result<GameReview, ReviewError> {
+/// The review from the model's `answers`, or, with a UCI `judge`, the judge's review with the model's view.
+fn derive(
+    tree: &GameTree,
+    answers: &[Answer],
+    judge: Option<&super::uci_review::JudgedAnswers>,
+    scoring: Scoring,
+) -> Result<GameReview, ReviewError> {
+    if let Some(judge) = judge {
+        return judge.review(tree, answers, scoring);
+    }
     let options = ReviewOptions { scoring, ..ReviewOptions::default() };
     review_from_results(tree, answers, &options)
 }

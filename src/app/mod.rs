@@ -17,6 +17,8 @@ pub mod line;
 pub mod messages;
 pub mod model_runtime;
 pub mod pgn_loader;
+pub mod play;
+pub mod play_glue;
 pub mod position_setup;
 pub mod pv_preview;
 pub mod settings;
@@ -25,6 +27,7 @@ pub mod shell;
 pub mod state;
 pub mod tree_explorer;
 pub mod uci_panel;
+pub mod uci_review;
 pub mod unsaved;
 
 pub use shell::MavboardApp;

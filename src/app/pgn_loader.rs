@@ -1,21 +1,34 @@
-//! Opening a PGN file off the UI thread: a background thread reads the file and its games while the UI
-//! shows how far it got (games read, share of the file) and stays responsive. A newer open supersedes an
-//! older one: the older thread is told to stop and its answer is never looked at.
+//! Opening a PGN file off the UI thread: a background thread indexes the file in one streaming pass (each
+//! game's place and headers, see [`crate::pgn::index`]), so a file of any size costs only its index in
+//! memory. The UI shows how far it got (games read, share of the file) and stays responsive.
+//!
+//! A small file (up to [`EARLY_LIST_BYTES`], or a pipe) has each game checked as it is indexed (whether
+//! it reads, its moves counted; the tree is dropped) and its text kept in memory, and its list appears
+//! when the file is read, as one piece, its broken games marked. A big file's games are not parsed until they are opened (a broken one shows its
+//! error then); its list appears as soon as its first game is indexed (that game opens on the board) and
+//! fills while the rest is read; the games already listed can be opened meanwhile. A newer open supersedes an older one: the older thread
+//! is told to stop and its answer is never looked at; so does replacing the list (another file, pasted
+//! text), which stops the reading.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::time::{Duration, Instant};
 
-use super::game_list::GameList;
-use super::state::{AppState, MAX_PGN_BYTES};
+use super::game_list::{GameEntry, GameList};
+use super::state::AppState;
+use super::unsaved::PendingAction;
+use crate::pgn::index::{IndexError, index_games};
 
 /// Wakes the UI when the loader has news.
 pub type Wake = Arc<dyn Fn() + Send + Sync>;
 
-/// Shortest time between two progress wake-ups of the UI.
+/// Shortest time between two progress wake-ups of the UI (and batches of games sent to it).
 const PROGRESS_EVERY: Duration = Duration::from_millis(50);
+
+/// Files bigger than this show their list before they are read to the end.
+pub const EARLY_LIST_BYTES: u64 = 8 * 1024 * 1024;
 
 /// How far a load has got, shared with its thread.
 #[derive(Debug, Default)]
@@ -26,37 +39,75 @@ pub struct LoadProgress {
     stop: AtomicBool,
 }
 
+/// What the loader thread sends.
+#[derive(Debug)]
+enum News {
+    /// The next games, in file order.
+    Games(Vec<GameEntry>),
+    /// A small file's text from its first game on (at this offset), sent before [`News::Done`].
+    Text(Vec<u8>, u64),
+    /// The file is read to the end, or why it could not be.
+    Done(Result<(), String>),
+}
+
+/// What [`PgnLoad::take_news`] found.
+#[derive(Debug, Default)]
+pub struct LoadNews {
+    /// Games read since the last call, in file order.
+    pub games: Vec<GameEntry>,
+    /// A small file's text from its first game on, and the offset where it starts (its games are read
+    /// from it when opened).
+    pub text: Option<(Vec<u8>, u64)>,
+    /// Once the thread is done: `Ok` when the whole file was read, else why not (the games before the
+    /// failure were sent).
+    pub done: Option<Result<(), String>>,
+}
+
 /// A PGN file being read on a background thread.
 #[derive(Debug)]
 pub struct PgnLoad {
     path: PathBuf,
     progress: Arc<LoadProgress>,
-    answer: Receiver<Result<GameList, String>>,
+    news: Receiver<News>,
+    /// The list being filled, until it is handed to the app.
+    list: Option<GameList>,
+    /// The list's [`GameList::id`].
+    list_id: u64,
+    /// Whether the list is shown before the file is read to the end.
+    early: bool,
 }
 
 impl PgnLoad {
     /// Starts reading `path` on a new thread; `wake` is called as it progresses and when it is done.
     pub fn start(path: &Path, wake: Wake) -> PgnLoad {
         let progress = Arc::new(LoadProgress::default());
-        let (tx, answer) = std::sync::mpsc::channel();
+        let (tx, news) = std::sync::mpsc::channel();
+        let name =
+            path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let list = GameList::for_file(path.to_path_buf(), &name);
+        let early = std::fs::metadata(path).is_ok_and(|m| m.len() > EARLY_LIST_BYTES);
         let (thread_path, thread_progress) = (path.to_path_buf(), Arc::clone(&progress));
         let spawned = std::thread::Builder::new().name("mavboard-pgn-open".into()).spawn(move || {
-            let result = read_file(&thread_path, &thread_progress, &wake);
+            let result = index_file(&thread_path, &thread_progress, &wake, &tx);
             if !thread_progress.stop.load(Ordering::Relaxed) {
                 // The receiver is gone only when a newer open replaced this one.
-                let _ = tx.send(result);
+                let _ = tx.send(News::Done(result));
                 wake();
             }
         });
-        if let Err(e) = spawned {
-            let (tx, rx) = std::sync::mpsc::channel();
-            let _ = tx.send(Err(format!(
-                "Cannot open {}: no thread could be started to read it ({e}). Close other programs and try again.",
-                path.display()
-            )));
-            return PgnLoad { path: path.to_path_buf(), progress, answer: rx };
-        }
-        PgnLoad { path: path.to_path_buf(), progress, answer }
+        let news = match spawned {
+            Ok(_) => news,
+            Err(e) => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let _ = tx.send(News::Done(Err(format!(
+                    "Cannot open {}: no thread could be started to read it ({e}). Close other programs and try \
+                     again.",
+                    path.display()
+                ))));
+                rx
+            }
+        };
+        PgnLoad { path: path.to_path_buf(), progress, news, list_id: list.id, list: Some(list), early }
     }
 
     /// The file being read.
@@ -78,16 +129,27 @@ impl PgnLoad {
         (self.progress.bytes_done.load(Ordering::Relaxed) as f64 / total as f64).clamp(0.0, 1.0) as f32
     }
 
-    /// The list of games (or why the file could not be read) once the thread is done.
-    pub fn try_answer(&self) -> Option<Result<GameList, String>> {
-        match self.answer.try_recv() {
-            Ok(answer) => Some(answer),
-            Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => Some(Err(format!(
-                "Cannot read {}: the reading thread stopped unexpectedly. Try again, or check the file with \
-                 `mavboard pgn check`.",
-                self.path.display()
-            ))),
+    /// Takes what the thread sent since the last call.
+    pub fn take_news(&mut self) -> LoadNews {
+        let mut out = LoadNews::default();
+        loop {
+            match self.news.try_recv() {
+                Ok(News::Games(mut games)) => out.games.append(&mut games),
+                Ok(News::Text(text, base)) => out.text = Some((text, base)),
+                Ok(News::Done(result)) => {
+                    out.done = Some(result);
+                    return out;
+                }
+                Err(TryRecvError::Empty) => return out,
+                Err(TryRecvError::Disconnected) => {
+                    out.done = Some(Err(format!(
+                        "Cannot read {}: the reading thread stopped unexpectedly. Try again, or check the file \
+                         with `mavboard pgn check`.",
+                        self.path.display()
+                    )));
+                    return out;
+                }
+            }
         }
     }
 
@@ -103,40 +165,70 @@ impl Drop for PgnLoad {
     }
 }
 
-/// Reads and parses the file (on the loader thread), with the app's messages for what goes wrong.
-fn read_file(path: &Path, progress: &LoadProgress, wake: &Wake) -> Result<GameList, String> {
+/// Indexes and checks the file (on the loader thread), sending its games in batches, with the app's
+/// messages for what goes wrong.
+fn index_file(path: &Path, progress: &LoadProgress, wake: &Wake, tx: &Sender<News>) -> Result<(), String> {
     let shown = path.display();
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("Cannot open {shown}: {e}. Check the path and the file's permissions."))?
-        .len();
-    if size > MAX_PGN_BYTES {
-        return Err(format!(
-            "{shown} is {size} bytes, more than the board opens ({MAX_PGN_BYTES}). Split it, or check it with \
-             `mavboard pgn`."
-        ));
+    let file = std::fs::File::open(path)
+        .map_err(|e| format!("Cannot open {shown}: {e}. Check the path and the file's permissions."))?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let check = size <= EARLY_LIST_BYTES;
+    progress.bytes_total.store(size, Ordering::Relaxed);
+    let mut batch = Vec::new();
+    let mut last_send: Option<Instant> = None;
+    // A small file (or a pipe, whose size is unknown) is kept in memory: it may not be there to read
+    // again (a pipe), and its list is a snapshot as before.
+    let mut text: Option<(Vec<u8>, u64)> = check.then(|| (Vec::new(), 0));
+    let result =
+        index_games(std::io::BufReader::with_capacity(1 << 16, file), &progress.stop, |game, bytes| {
+            let end = game.end();
+            progress.games.store(game.number, Ordering::Relaxed);
+            progress.bytes_done.store(end, Ordering::Relaxed);
+            if end > progress.bytes_total.load(Ordering::Relaxed) {
+                progress.bytes_total.store(end, Ordering::Relaxed);
+            }
+            // A big file's games are parsed when opened; a small file's are checked now, so its broken games
+            // are listed as such from the start.
+            if let Some((kept, base)) = text.as_mut() {
+                if kept.is_empty() {
+                    *base = game.offset;
+                }
+                kept.extend_from_slice(bytes);
+            }
+            batch.push(if check { GameEntry::check(game, bytes) } else { GameEntry::unchecked(game) });
+            // The first game goes at once (a big file's list shows it), then a batch every PROGRESS_EVERY.
+            if last_send.is_none_or(|t| t.elapsed() >= PROGRESS_EVERY) {
+                last_send = Some(Instant::now());
+                let _ = tx.send(News::Games(std::mem::take(&mut batch)));
+                wake();
+            }
+        });
+    if !batch.is_empty() {
+        let _ = tx.send(News::Games(batch));
     }
-    let bytes = std::fs::read(path)
-        .map_err(|e| format!("Cannot read {shown}: {e}. Check the file's permissions."))?;
-    let text = String::from_utf8_lossy(&bytes);
-    progress.bytes_total.store(text.len() as u64, Ordering::Relaxed);
-    let name = path.file_name().map_or_else(|| shown.to_string(), |n| n.to_string_lossy().into_owned());
-    let mut last_wake = Instant::now();
-    let list = GameList::read_with_progress(&text, &name, |games, bytes| {
-        progress.games.store(games, Ordering::Relaxed);
-        progress.bytes_done.store(bytes as u64, Ordering::Relaxed);
-        if last_wake.elapsed() >= PROGRESS_EVERY {
-            last_wake = Instant::now();
-            wake();
+    if let Some((kept, base)) = text {
+        let _ = tx.send(News::Text(kept, base));
+    }
+    match result {
+        Ok(read) => {
+            progress.bytes_done.store(read, Ordering::Relaxed);
+            progress.bytes_total.store(read.max(size), Ordering::Relaxed);
+            if read < size {
+                progress.bytes_done.store(size, Ordering::Relaxed);
+            }
+            Ok(())
         }
-        !progress.stop.load(Ordering::Relaxed)
-    });
-    // A stopped load's answer is never read; the message only fills the slot.
-    list.ok_or_else(|| format!("Opening {shown} was replaced by a newer one."))
+        // A stopped load's answer is never read; the message only fills the slot.
+        Err(IndexError::Stopped) => Err(format!("Opening {shown} was replaced by a newer one.")),
+        Err(e) => Err(format!(
+            "{shown} could not be read to the end ({e}); the games before that point are listed. Check the file."
+        )),
+    }
 }
 
 impl AppState {
-    /// Starts opening a PGN file in the background (replacing an open still in progress). When its games
-    /// are read, [`AppState::poll_loading`] opens the first good one (asking first if the game on the board
+    /// Starts opening a PGN file in the background (replacing an open still in progress). When its list is
+    /// ready, [`AppState::poll_loading`] opens the first good game (asking first if the game on the board
     /// has unsaved changes).
     pub fn open_path(&mut self, path: &Path, ctx: &eframe::egui::Context) {
         if let Some(old) = self.loading.take() {
@@ -146,15 +238,77 @@ impl AppState {
         self.loading = Some(PgnLoad::start(path, Arc::new(move || ctx.request_repaint())));
     }
 
-    /// Checks whether the file being opened has been read and acts on it. Called once per frame.
+    /// The list with id `id`, wherever it is: the open list, or one waiting for the question about
+    /// unsaved changes.
+    fn list_mut(&mut self, id: u64) -> Option<&mut GameList> {
+        if self.games.as_ref().is_some_and(|l| l.id == id) {
+            return self.games.as_mut();
+        }
+        [self.unsaved.as_mut(), self.after_save.as_mut()].into_iter().flatten().find_map(|a| match a {
+            PendingAction::OpenList(pending) if pending.0.id == id => Some(&mut pending.0),
+            _ => None,
+        })
+    }
+
+    /// Takes the games the file being opened has given since the last frame: shows its list when it is
+    /// ready (the whole file read, or for a big file its first good game), or adds them to the list shown.
+    /// Called once per frame.
     pub fn poll_loading(&mut self) {
-        let Some(answer) = self.loading.as_ref().and_then(PgnLoad::try_answer) else { return };
-        let Some(load) = self.loading.take() else { return };
-        match answer {
-            Ok(list) => self.offer_file_list(list, load.path().to_path_buf()),
-            Err(text) => {
+        let Some(load) = self.loading.as_mut() else { return };
+        let LoadNews { games, text, done } = load.take_news();
+        let (path, id, early) = (load.path.clone(), load.list_id, load.early);
+        if let Some(mut list) = load.list.take() {
+            // Not shown yet.
+            list.extend(games);
+            if let Some((text, base)) = text {
+                list.keep_text(text, base);
+            }
+            list.complete = done.is_some();
+            let ready = list.complete || (early && list.first_good().is_some());
+            if !ready {
+                load.list = Some(list);
+                return;
+            }
+            if list.complete {
+                self.loading = None;
+            }
+            match done {
+                Some(Err(text)) if list.entries.is_empty() => {
+                    self.messages.error(text);
+                }
+                Some(Err(text)) => {
+                    self.offer_file_list(list, path);
+                    self.messages.error(text);
+                }
+                _ => self.offer_file_list(list, path),
+            }
+            return;
+        }
+        // Shown already: the rest goes to the list wherever it is now.
+        let finished = done.is_some();
+        let Some(list) = self.list_mut(id) else {
+            // The list was replaced or dropped: nobody wants the rest.
+            self.loading = None;
+            return;
+        };
+        list.extend(games);
+        if !finished {
+            return;
+        }
+        list.complete = true;
+        let (broken, total, source) = (list.broken(), list.entries.len(), list.source.clone());
+        self.loading = None;
+        match done {
+            Some(Err(text)) => {
                 self.messages.error(text);
             }
+            _ if broken > 0 => {
+                self.messages.error(format!(
+                    "{source}: {broken} of {total} games could not be read; they are listed with the reason in \
+                     the game list."
+                ));
+            }
+            _ => {}
         }
     }
 }
@@ -163,40 +317,84 @@ impl AppState {
 mod tests {
     use super::*;
 
-    fn wait(load: &PgnLoad) -> Result<GameList, String> {
+    /// Waits for the load to finish and returns its whole list.
+    fn wait(load: &mut PgnLoad) -> Result<GameList, String> {
         let start = Instant::now();
+        let mut list = load.list.take().expect("not handed over");
         loop {
-            if let Some(a) = load.try_answer() {
-                return a;
+            let news = load.take_news();
+            list.extend(news.games);
+            if let Some((text, base)) = news.text {
+                list.keep_text(text, base);
+            }
+            if let Some(done) = news.done {
+                list.complete = true;
+                return done.map(|()| list);
             }
             assert!(start.elapsed() < Duration::from_secs(20), "the load never finished");
             std::thread::sleep(Duration::from_millis(2));
         }
     }
 
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("mavboard-pgn-loader-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        dir
+    }
+
     #[test]
     fn reads_a_file_on_a_thread_and_reports_progress() {
-        let dir = std::env::temp_dir().join(format!("mavboard-pgn-loader-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
+        let dir = temp_dir("three");
         let path = dir.join("three.pgn");
         std::fs::write(&path, "1. e4 *\n\n1. d4 *\n\n1. e4 e4 *\n").expect("write");
         let wakes = Arc::new(AtomicUsize::new(0));
         let w = Arc::clone(&wakes);
-        let load = PgnLoad::start(&path, Arc::new(move || _ = w.fetch_add(1, Ordering::Relaxed)));
-        let list = wait(&load).expect("read");
+        let mut load = PgnLoad::start(&path, Arc::new(move || _ = w.fetch_add(1, Ordering::Relaxed)));
+        assert!(!load.early, "a small file is shown when it is read");
+        let list = wait(&mut load).expect("read");
         assert_eq!((list.entries.len(), list.broken(), list.source.as_str()), (3, 1, "three.pgn"));
         assert_eq!((load.games(), load.fraction()), (3, 1.0));
         assert!(wakes.load(Ordering::Relaxed) >= 1, "the UI is woken when it is done");
         std::fs::remove_dir_all(&dir).ok();
+        let second = list.game(2).expect("a small file's games are kept in memory");
+        assert_eq!(second.mainline().count(), 1);
+        assert!(list.game(3).is_err_and(|e| e.contains("game 3")), "the broken game gives its error");
     }
 
     #[test]
     fn a_missing_file_is_an_error_naming_it() {
-        let load = PgnLoad::start(Path::new("/nonexistent/mavboard/x.pgn"), Arc::new(|| {}));
-        let err = wait(&load).expect_err("missing");
+        let mut load = PgnLoad::start(Path::new("/nonexistent/mavboard/x.pgn"), Arc::new(|| {}));
+        let err = wait(&mut load).expect_err("missing");
         assert!(
             err.contains("Cannot open /nonexistent/mavboard/x.pgn") && err.contains("Check the path"),
             "{err}"
         );
+    }
+
+    /// There is no size limit: a file above the 64 MB the app used to refuse is read like any other (65 MB
+    /// of spaces between two games, written and read in about a second).
+    #[cfg(unix)]
+    #[test]
+    fn a_file_above_the_old_size_limit_is_read() {
+        use std::io::{Seek, SeekFrom, Write};
+        let dir = temp_dir("big");
+        let path = dir.join("big.pgn");
+        let mut f = std::fs::File::create(&path).expect("create");
+        f.write_all(b"[White \"First\"]\n\n1. e4 *\n\n").expect("write");
+        let spaces = vec![b' '; 1 << 20];
+        for _ in 0..65 {
+            f.write_all(&spaces).expect("write");
+        }
+        f.write_all(b"\n[White \"Last\"]\n\n1. d4 *\n").expect("write");
+        f.flush().expect("flush");
+        let size = f.seek(SeekFrom::End(0)).expect("size");
+        assert!(size > 64 * 1024 * 1024);
+        drop(f);
+        let mut load = PgnLoad::start(&path, Arc::new(|| {}));
+        assert!(load.early, "a big file is listed before it is read to the end");
+        let list = wait(&mut load).expect("a big file is read, not refused");
+        assert_eq!(list.entries.iter().map(|e| e.header("White")).collect::<Vec<_>>(), ["First", "Last"]);
+        assert_eq!(list.game(2).expect("the last game").header("White"), Some("Last"));
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -74,6 +74,10 @@ pub struct Settings {
     pub game: super::board_game::GameChoice,
     /// Run the solver beside the Connect Four / Hex board.
     pub show_oracle: bool,
+    /// The choices of *Game > Play against the model*.
+    pub play: super::play::PlaySetup,
+    /// Who judges a game review (the model, or a UCI engine with the model beside it).
+    pub review: super::uci_review::ReviewSettings,
 }
 
 /// The UCI engine panel's settings.
@@ -206,6 +210,8 @@ impl Default for Settings {
             uci_engine: UciEngineSettings::default(),
             game: super::board_game::GameChoice::Chess,
             show_oracle: true,
+            play: super::play::PlaySetup::default(),
+            review: super::uci_review::ReviewSettings::default(),
         }
     }
 }

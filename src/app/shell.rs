@@ -134,6 +134,19 @@ impl MavboardApp {
                 repaint,
             );
         }
+        // In a game against the model, the chooser moves when it is its turn.
+        let now = std::time::Instant::now();
+        let moves = self.state.play_frame(now);
+        if !moves.is_empty() {
+            ctx.request_repaint();
+        }
+        for command in moves {
+            self.state.apply(command, &ctx);
+        }
+        if self.state.play.game.as_ref().is_some_and(|g| g.thinking_for(now).is_some()) {
+            // The time per move runs out without an event to wake the UI.
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
         if self.state.position_generation != self.seen_generation {
             self.seen_generation = self.state.position_generation;
             self.ui.board.reset();

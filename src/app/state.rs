@@ -17,9 +17,6 @@ use super::position_setup::{looks_like_fen, parse_fen};
 use super::settings::Settings;
 use crate::game::chess::ChessState;
 
-/// Largest PGN file the app opens (bigger files belong to the `pgn` subcommand and the game list).
-pub const MAX_PGN_BYTES: u64 = 64 * 1024 * 1024;
-
 /// A dialog window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialog {
@@ -33,6 +30,8 @@ pub enum Dialog {
     GameList,
     /// Edit the comment after a move.
     Comment(crate::pgn::NodeId),
+    /// Play against the model: side, chooser, time per move.
+    Play,
 }
 
 /// Everything the app knows while it runs. [`Settings`] inside it are what gets saved.
@@ -79,6 +78,8 @@ pub struct AppState {
     pub oracle: super::board_game::OracleLink,
     /// The model beside the Connect Four / Hex board (driven by the app shell when it has an engine).
     pub board_model: super::board_model::BoardModel,
+    /// The game against the model, while one is played.
+    pub play: super::play::PlayState,
     /// [`AppState::position_generation`] when the Connect Four or Hex game was put on the board.
     board_game_since: u64,
 }
@@ -109,6 +110,7 @@ impl AppState {
             board_game: None,
             oracle: Default::default(),
             board_model: Default::default(),
+            play: Default::default(),
             board_game_since: 0,
         };
         // The last game chosen comes back (chess when it cannot be set up).
@@ -301,6 +303,8 @@ impl AppState {
                 self.uci.apply(c, &mut self.settings.uci_engine, move || ctx.request_repaint());
             }
             Command::SetGame(choice) => self.set_game(choice),
+            Command::Play(c) => self.apply_play(c, ctx),
+            Command::SetReviewSettings(s) => self.settings.review = s,
             Command::PlayBoardMove(text) => {
                 if let Some(g) = self.board_game.as_mut() {
                     match g.play(&text) {
@@ -462,7 +466,7 @@ impl AppState {
             });
             return false;
         };
-        let show_list = list.entries.len() > 1;
+        let show_list = list.entries.len() > 1 || !list.complete;
         if list.broken() > 0 {
             self.messages.error(format!(
                 "{}: {} of {} games could not be read; they are listed with the reason in the game list.",
@@ -479,17 +483,16 @@ impl AppState {
 
     /// Opens game `number` (from 1) of the game list.
     pub fn open_game(&mut self, number: usize) {
-        let Some(entry) = self.games.as_ref().and_then(|l| l.entries.iter().find(|e| e.number == number))
-        else {
+        let Some(game) = self.games.as_ref().map(|l| l.game(number)) else {
             return;
         };
-        match &entry.game {
+        match game {
             Ok(tree) => {
                 let players = match (tree.header("White"), tree.header("Black")) {
                     (Some(w), Some(b)) => Some((w.to_owned(), b.to_owned())),
                     _ => None,
                 };
-                let doc = GameDoc::from_tree(tree.clone());
+                let doc = GameDoc::from_tree(tree);
                 let list = self.games.as_ref().map_or(0, |l| l.id);
                 self.opened_game = Some((list, number, doc.stamp()));
                 self.set_line(doc);

@@ -31,6 +31,7 @@ impl PendingAction {
         match self {
             PendingAction::Close => "closing mavboard",
             PendingAction::Replace(Command::NewGame | Command::NewChess960(_)) => "starting a new game",
+            PendingAction::Replace(Command::Play(_)) => "starting a game against the model",
             PendingAction::Replace(Command::LoadFen(_)) => "setting up the position",
             PendingAction::Replace(_) | PendingAction::OpenList(_) => "opening another game",
         }
@@ -55,6 +56,8 @@ impl AppState {
     pub fn replaces_game(&self, command: &Command) -> bool {
         match command {
             Command::NewGame => true,
+            // A game against the model replaces the chess game (Connect Four and Hex games are not saved).
+            Command::Play(super::play::PlayCommand::Start(_)) => self.board_game.is_none(),
             Command::NewChess960(n) => chess960_start(*n).is_ok(),
             Command::LoadFen(text) => parse_fen(text).is_ok(),
             Command::LoadPasted(text) if looks_like_fen(text) => parse_fen(text.trim()).is_ok(),

@@ -59,6 +59,120 @@ enum What {
     /// The exact Connect Four solver: nodes/s and the time to solve every move of positions of 8, 12 and 16
     /// plies (and the empty board with --empty).
     Solve(super::solve::BenchArgs),
+    /// Opening a big PGN file the way the app does: the time to the first game indexed and read back, the
+    /// time to the whole index (with --mode app: every game also checked, as the app's list does), the
+    /// games per second and the peak resident memory; --mode reference reads every game into a tree
+    /// with the whole-file reader instead, for comparison.
+    PgnIndex(PgnIndexArgs),
+}
+
+/// Arguments of `mavboard bench pgn-index`.
+#[derive(Debug, clap::Args)]
+struct PgnIndexArgs {
+    /// The PGN file.
+    file: PathBuf,
+    /// What to run: `index` (the streaming index alone), `app` (the app's list entries, as its loader
+    /// makes them: a big file's games indexed, a small file's also checked), `checked` (every game also
+    /// checked, whatever the size) or `reference` (every game read into a tree by the whole-file reader).
+    #[arg(long, default_value = "app")]
+    mode: String,
+}
+
+/// Peak resident memory of this process in MiB (Linux; `None` elsewhere).
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+fn bench_pgn_index(a: PgnIndexArgs) -> anyhow::Result<()> {
+    use mavboard::app::game_list::GameEntry;
+    use mavboard::pgn::index::{IndexedGame, index_games, read_game};
+    let start = Instant::now();
+    let file = std::fs::File::open(&a.file).with_context(|| format!("cannot open {}", a.file.display()))?;
+    let size = file.metadata()?.len();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut first: Option<(Duration, Duration)> = None;
+    let first_read = |game: &IndexedGame| -> anyhow::Result<(Duration, Duration)> {
+        let indexed = start.elapsed();
+        let mut again = std::fs::File::open(&a.file)?;
+        read_game(&mut again, game, mavboard::pgn::ReadOptions::default())
+            .map_err(|e| anyhow::anyhow!("the first game does not read back: {e}"))?;
+        Ok((indexed, start.elapsed()))
+    };
+    let (games, good) = match a.mode.as_str() {
+        "index" => {
+            let mut index: Vec<IndexedGame> = Vec::new();
+            let mut failed = None;
+            index_games(std::io::BufReader::with_capacity(1 << 16, file), &stop, |game, _| {
+                if first.is_none() {
+                    match first_read(&game) {
+                        Ok(t) => first = Some(t),
+                        Err(e) => failed = Some(e),
+                    }
+                }
+                index.push(game);
+            })?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            (index.len(), None)
+        }
+        "app" | "checked" => {
+            // As the app's loader: a big file's games are parsed when opened, a small file's checked now.
+            let check = a.mode == "checked" || size <= mavboard::app::pgn_loader::EARLY_LIST_BYTES;
+            let mut entries: Vec<GameEntry> = Vec::new();
+            let mut failed = None;
+            index_games(std::io::BufReader::with_capacity(1 << 16, file), &stop, |game, bytes| {
+                let entry = if check { GameEntry::check(game, bytes) } else { GameEntry::unchecked(game) };
+                if first.is_none() && entry.game.is_ok() {
+                    match first_read(&entry.index) {
+                        Ok(t) => first = Some(t),
+                        Err(e) => failed = Some(e),
+                    }
+                }
+                entries.push(entry);
+            })?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            (entries.len(), Some(entries.iter().filter(|e| e.game.is_ok()).count()))
+        }
+        "reference" => {
+            let mut trees = 0usize;
+            let mut good = 0usize;
+            for game in mavboard::pgn::PgnReader::new(std::io::BufReader::with_capacity(1 << 16, file)) {
+                trees += 1;
+                if game.is_ok() {
+                    good += 1;
+                    if first.is_none() {
+                        let t = start.elapsed();
+                        first = Some((t, t));
+                    }
+                }
+            }
+            (trees, Some(good))
+        }
+        other => anyhow::bail!("--mode {other}: use index, app, checked or reference"),
+    };
+    let total = start.elapsed();
+    let (first_indexed, first_read) = first.unwrap_or_default();
+    let mb = size as f64 / 1e6;
+    println!(
+        "pgn-index {mode}: {file} ({mb:.0} MB): {games} games{good}; first game indexed {fi:.3} s, read back {fr:.3} \
+         s; whole file {total:.2} s ({rate:.0} MB/s, {gps:.0} games/s); peak RSS {rss}",
+        mode = a.mode,
+        file = a.file.display(),
+        good = good.map_or(String::new(), |g| format!(" ({g} readable)")),
+        fi = first_indexed.as_secs_f64(),
+        fr = first_read.as_secs_f64(),
+        total = total.as_secs_f64(),
+        rate = mb / total.as_secs_f64().max(1e-9),
+        gps = games as f64 / total.as_secs_f64().max(1e-9),
+        rss = peak_rss_mib().map_or("unknown".to_owned(), |m| format!("{m:.0} MiB")),
+    );
+    Ok(())
 }
 
 /// Arguments of `mavboard bench search`.
@@ -832,6 +946,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         What::Inference(a) => a,
         What::Search(a) => return bench_search(a),
         What::Solve(a) => return super::solve::run_bench(a),
+        What::PgnIndex(a) => return bench_pgn_index(a),
     };
     let dirs = if a.model.is_empty() { shipped_package_dirs() } else { a.model.clone() };
     anyhow::ensure!(!dirs.is_empty(), "no shipped model package found; pass --model DIR");

@@ -62,6 +62,22 @@ pub enum Outcome {
     },
 }
 
+impl OutcomeReason {
+    /// How the game ended, in words (`checkmate`, `the fifty-move rule`, `four in a row`).
+    pub fn words(self) -> &'static str {
+        match self {
+            OutcomeReason::Checkmate => "checkmate",
+            OutcomeReason::Stalemate => "stalemate",
+            OutcomeReason::InsufficientMaterial => "insufficient material",
+            OutcomeReason::FiftyMoves => "the fifty-move rule",
+            OutcomeReason::Repetition => "repetition",
+            OutcomeReason::FourInARow => "four in a row",
+            OutcomeReason::BoardFull => "a full board",
+            OutcomeReason::Connection => "a connection",
+        }
+    }
+}
+
 impl Outcome {
     /// The winner, if any.
     pub fn winner(self) -> Option<Player> {

@@ -3,12 +3,15 @@
 //!
 //! - [`tree`]: [`GameTree`], an arena of move nodes with editing operations for the GUI.
 //! - [`reader`]: [`PgnReader`], a streaming iterator of per-game results over any `Read`.
+//! - [`index`]: a streaming index of a file's games (byte ranges, tags) for files of any size; one game is
+//!   read back and parsed when it is wanted.
 //! - [`writer`]: [`write_game`] / [`game_to_string`], PGN export (byte-identical for unmodified games).
 //! - [`comment`]: comments kept as written, with `[%eval]`, `[%clk]` and other commands parsed.
 //! - [`variant`]: `Variant`/`FEN` headers to the start position.
 
 pub mod blank_lines;
 pub mod comment;
+pub mod index;
 pub mod reader;
 mod spans;
 pub mod tree;

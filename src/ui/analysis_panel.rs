@@ -69,6 +69,10 @@ pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             .show(ui, |ui| {
                 out.extend(search_panel_ui(ui, state, &mut hovered));
             });
+        // After the search, so that the search's controls stay above the fold of a laptop screen.
+        egui::CollapsingHeader::new(egui::RichText::new("All moves × buckets").strong())
+            .default_open(true)
+            .show(ui, |ui| super::values_panel::buckets_heatmap_ui(ui, state, &mut hovered));
         egui::CollapsingHeader::new(egui::RichText::new("Search tree").strong())
             .default_open(false)
             .show(ui, |ui| out.extend(super::tree_explorer::tree_explorer_ui(ui, state)));

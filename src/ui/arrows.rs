@@ -139,6 +139,7 @@ pub fn paint_arrows(painter: &egui::Painter, arrows: &[Arrow], square: f32, cent
         let key = |x: &Arrow| (x.style == ArrowStyle::Candidate, x.weight);
         key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
     });
+    let mut labels: Vec<(Pos2, Pos2, String)> = Vec::new();
     for arrow in order {
         let (a, b) = (center(arrow.from), center(arrow.to));
         let width = match arrow.style {
@@ -163,14 +164,61 @@ pub fn paint_arrows(painter: &egui::Painter, arrows: &[Arrow], square: f32, cent
         painter.add(egui::Shape::convex_polygon(vec![points[2], points[3], points[4]], fill, Stroke::NONE));
         painter.add(egui::Shape::closed_line(points.clone(), stroke));
         if let (ArrowStyle::Candidate, Some(p)) = (arrow.style, arrow.win_probability) {
-            let at = a + (b - a) * 0.55;
-            let font = FontId::proportional((square * 0.2).clamp(9.0, 18.0));
-            let galley = painter.layout_no_wrap(percent_label(p), font, Color32::WHITE);
-            let rect = egui::Rect::from_center_size(at, galley.size() + Vec2::new(6.0, 2.0));
-            painter.rect_filled(rect, 3.0, Color32::from_black_alpha(170));
-            painter.galley(rect.min + Vec2::new(3.0, 1.0), galley, Color32::WHITE);
+            labels.push((a, b, percent_label(p)));
         }
     }
+    // Labels over every arrow, the heaviest arrow's placed first, none over another.
+    let font = FontId::proportional((square * 0.2).clamp(9.0, 18.0));
+    let galleys: Vec<_> = labels
+        .iter()
+        .rev()
+        .map(|(_, _, text)| painter.layout_no_wrap(text.clone(), font.clone(), Color32::WHITE))
+        .collect();
+    let segments: Vec<(Pos2, Pos2, Vec2)> = labels
+        .iter()
+        .rev()
+        .zip(&galleys)
+        .map(|((a, b, _), g)| (*a, *b, g.size() + Vec2::new(6.0, 2.0)))
+        .collect();
+    for (rect, galley) in place_labels(&segments).into_iter().zip(galleys) {
+        painter.rect_filled(rect, 3.0, Color32::from_black_alpha(170));
+        painter.galley(rect.min + Vec2::new(3.0, 1.0), galley, Color32::WHITE);
+    }
+}
+
+/// Where along its arrow each label goes (as a fraction from the start), tried in this order.
+const LABEL_SPOTS: [f32; 7] = [0.55, 0.4, 0.7, 0.3, 0.82, 0.2, 0.92];
+
+/// Places labels of `size` on arrows from `a` to `b` (in priority order): each at the first spot along
+/// its own arrow where it overlaps no label placed before it, else at the spot overlapping least.
+pub fn place_labels(arrows: &[(Pos2, Pos2, Vec2)]) -> Vec<egui::Rect> {
+    let mut placed: Vec<egui::Rect> = Vec::with_capacity(arrows.len());
+    for &(a, b, size) in arrows {
+        let overlap = |r: &egui::Rect| -> f32 {
+            placed
+                .iter()
+                .map(|p| {
+                    let i = p.intersect(*r);
+                    if i.is_positive() { i.area() } else { 0.0 }
+                })
+                .sum()
+        };
+        let mut best: Option<(f32, egui::Rect)> = None;
+        for t in LABEL_SPOTS {
+            let rect = egui::Rect::from_center_size(a + (b - a) * t, size);
+            let o = overlap(&rect);
+            if best.is_none_or(|(bo, _)| o < bo) {
+                best = Some((o, rect));
+            }
+            if o == 0.0 {
+                break;
+            }
+        }
+        if let Some((_, rect)) = best {
+            placed.push(rect);
+        }
+    }
+    placed
 }
 
 #[cfg(test)]
@@ -220,6 +268,31 @@ mod tests {
         let castle = Move::Castle { king: Square::E1, rook: Square::H1 };
         assert_eq!(move_squares(castle, CastlingMode::Standard), Some((Square::E1, Square::G1)));
         assert_eq!(move_squares(castle, CastlingMode::Chess960), Some((Square::E1, Square::H1)));
+    }
+
+    #[test]
+    fn labels_of_arrows_sharing_a_square_do_not_overlap() {
+        let size = Vec2::new(34.0, 16.0);
+        // Three arrows from one square (e2-e4, e2-e3, e2-d3 on 60-px squares), and two into one square.
+        let from = Pos2::new(270.0, 390.0);
+        let arrows = [
+            (from, Pos2::new(270.0, 270.0), size),
+            (from, Pos2::new(270.0, 330.0), size),
+            (from, Pos2::new(210.0, 330.0), size),
+            (Pos2::new(90.0, 90.0), Pos2::new(150.0, 150.0), size),
+            (Pos2::new(210.0, 90.0), Pos2::new(150.0, 150.0), size),
+        ];
+        let rects = place_labels(&arrows);
+        assert_eq!(rects.len(), arrows.len());
+        for (i, a) in rects.iter().enumerate() {
+            for b in &rects[i + 1..] {
+                let inter = a.intersect(*b);
+                assert!(!inter.is_positive(), "labels {a:?} and {b:?} overlap");
+            }
+        }
+        // Alone, a label sits at its usual spot.
+        let alone = place_labels(&arrows[..1]);
+        assert_eq!(alone[0].center(), Pos2::new(270.0, 390.0 - 120.0 * 0.55));
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
         Dialog::About => "About mavboard",
         Dialog::GameList => "Games",
         Dialog::Comment(_) => "Comment",
+        Dialog::Play => "Play against the model",
     };
     egui::Window::new(title).open(&mut open).collapsible(false).default_width(440.0).show(ctx, |ui| {
         match dialog {
@@ -49,6 +50,7 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
             Dialog::About => about_ui(ui),
             Dialog::GameList => game_list_ui(ui, state, ui_state, &mut out),
             Dialog::Comment(id) => comment_ui(ui, id, ui_state, &mut out),
+            Dialog::Play => out.extend(super::play::play_dialog_ui(ui, state)),
         }
     });
     if !open {
@@ -133,10 +135,11 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
         return;
     };
     ui.label(format!(
-        "{}: {} games{}",
+        "{}: {} games{}{}",
         list.source,
         list.entries.len(),
-        if list.broken() > 0 { format!(", {} could not be read", list.broken()) } else { String::new() }
+        if list.broken() > 0 { format!(", {} could not be read", list.broken()) } else { String::new() },
+        if list.complete { "" } else { " so far (reading the file…)" }
     ));
     let review = state.analysis.file_review.as_ref().filter(|f| f.list == list.id);
     file_review_ui(ui, state, review, out);
@@ -147,43 +150,82 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
     });
     let filter = ui_state.game_filter.trim().to_owned();
     let columns = if review.is_some() { 9 } else { 7 };
-    egui::ScrollArea::vertical().max_height(420.0).auto_shrink([false, true]).show(ui, |ui| {
-        egui::Grid::new("game_list").striped(true).num_columns(columns).spacing([10.0, 3.0]).show(ui, |ui| {
-            for h in ["#", "White", "Black", "Result", "Date", "Event", "Moves"] {
-                ui.strong(h);
-            }
-            if review.is_some() {
-                ui.strong("Accuracy").on_hover_text("White / Black (Lichess's accuracy formula)");
-                ui.strong("?! ? ??").on_hover_text("Inaccuracies, mistakes and blunders of both players");
-            }
-            ui.end_row();
-            for e in list.entries.iter().filter(|e| filter.is_empty() || e.matches(&filter)) {
-                match &e.game {
-                    Ok(_) => {
-                        if ui.link(e.number.to_string()).on_hover_text("Open this game").clicked() {
-                            out.push(Command::OpenGame(e.number));
-                            out.push(Command::ShowDialog(None));
-                        }
-                        for h in ["White", "Black", "Result", "Date", "Event"] {
-                            ui.label(e.header(h));
-                        }
-                        ui.label(e.plies().div_ceil(2).to_string());
-                        if let Some(review) = review {
-                            review_cells_ui(ui, review, e.number);
-                        }
-                    }
-                    Err(err) => {
-                        ui.label(e.number.to_string());
-                        ui.colored_label(ui.visuals().error_fg_color, "cannot be read").on_hover_text(err);
-                        ui.label(egui::RichText::new(err).small().color(ui.visuals().error_fg_color));
-                        for _ in 0..columns - 3 {
-                            ui.label("");
-                        }
-                    }
+    let row_height = ui.spacing().interact_size.y;
+    // Only the rows in view are laid out, so a list of a million games scrolls as lightly as ten.
+    list.with_matches(&filter, |rows| {
+        let mut table = egui_extras::TableBuilder::new(ui)
+            .id_salt("game_list")
+            .striped(true)
+            .max_scroll_height(420.0)
+            .auto_shrink([false, true])
+            .column(egui_extras::Column::auto().at_least(30.0))
+            .columns(egui_extras::Column::auto().at_most(220.0).clip(true), 4)
+            .column(egui_extras::Column::auto().at_most(260.0).clip(true))
+            .column(egui_extras::Column::auto());
+        if review.is_some() {
+            table = table.columns(egui_extras::Column::auto(), 2);
+        }
+        table
+            .header(row_height, |mut header| {
+                for h in ["#", "White", "Black", "Result", "Date", "Event", "Moves"] {
+                    header.col(|ui| {
+                        ui.strong(h);
+                    });
                 }
-                ui.end_row();
-            }
-        });
+                if review.is_some() {
+                    header.col(|ui| {
+                        ui.strong("Accuracy").on_hover_text("White / Black (Lichess's accuracy formula)");
+                    });
+                    header.col(|ui| {
+                        ui.strong("?! ? ??")
+                            .on_hover_text("Inaccuracies, mistakes and blunders of both players");
+                    });
+                }
+            })
+            .body(|body| {
+                body.rows(row_height, rows.len(), |mut row| {
+                    let Some(e) = rows.get(row.index()).and_then(|&i| list.entries.get(i as usize)) else {
+                        return;
+                    };
+                    match &e.game {
+                        Ok(_) => {
+                            row.col(|ui| {
+                                if ui.link(e.number.to_string()).on_hover_text("Open this game").clicked() {
+                                    out.push(Command::OpenGame(e.number));
+                                    out.push(Command::ShowDialog(None));
+                                }
+                            });
+                            for h in ["White", "Black", "Result", "Date", "Event"] {
+                                row.col(|ui| {
+                                    ui.label(e.header(h));
+                                });
+                            }
+                            row.col(|ui| {
+                                ui.label(e.plies().map_or_else(String::new, |p| p.div_ceil(2).to_string()));
+                            });
+                            if let Some(review) = review {
+                                review_cells_ui(&mut row, review, e.number);
+                            }
+                        }
+                        Err(err) => {
+                            row.col(|ui| {
+                                ui.label(e.number.to_string());
+                            });
+                            row.col(|ui| {
+                                ui.colored_label(ui.visuals().error_fg_color, "cannot be read")
+                                    .on_hover_text(err);
+                            });
+                            row.col(|ui| {
+                                ui.label(egui::RichText::new(err).small().color(ui.visuals().error_fg_color))
+                                    .on_hover_text(err);
+                            });
+                            for _ in 0..columns - 3 {
+                                row.col(|_| {});
+                            }
+                        }
+                    }
+                });
+            });
     });
 }
 
@@ -243,25 +285,39 @@ fn file_review_ui(
 }
 
 /// A game's accuracy and mistake counts in the game list (or where its review stands).
-fn review_cells_ui(ui: &mut egui::Ui, review: &crate::app::file_review::FileReview, number: usize) {
+fn review_cells_ui(
+    row: &mut egui_extras::TableRow<'_, '_>,
+    review: &crate::app::file_review::FileReview,
+    number: usize,
+) {
     match review.summary(number) {
         Some(Ok(s)) => {
             let acc = |a: Option<f64>| a.map_or("–".to_owned(), |a| format!("{a:.0}"));
-            ui.label(format!("{} / {}", acc(s.accuracy.0), acc(s.accuracy.1)));
-            ui.label(format!("{} {} {}", s.counts[0], s.counts[1], s.counts[2]));
+            row.col(|ui| {
+                ui.label(format!("{} / {}", acc(s.accuracy.0), acc(s.accuracy.1)));
+            });
+            row.col(|ui| {
+                ui.label(format!("{} {} {}", s.counts[0], s.counts[1], s.counts[2]));
+            });
         }
         Some(Err(why)) => {
-            ui.colored_label(ui.visuals().error_fg_color, "failed").on_hover_text(why);
-            ui.label("");
+            row.col(|ui| {
+                ui.colored_label(ui.visuals().error_fg_color, "failed").on_hover_text(why);
+            });
+            row.col(|_| {});
         }
         None if review.current.is_some_and(|(n, _)| n == number) => {
             let (a, n) = review.current.map_or((0, 0), |(_, p)| p);
-            ui.label(format!("{a}/{n}"));
-            ui.label("");
+            row.col(|ui| {
+                ui.label(format!("{a}/{n}"));
+            });
+            row.col(|_| {});
         }
         None => {
-            ui.weak(if review.running() { "waiting" } else { "" });
-            ui.label("");
+            row.col(|ui| {
+                ui.weak(if review.running() { "waiting" } else { "" });
+            });
+            row.col(|_| {});
         }
     }
 }

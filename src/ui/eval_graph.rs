@@ -10,6 +10,7 @@ use crate::app::game_review::{ReviewedGame, for_doc};
 use crate::app::line::MoveHistory;
 use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
+use crate::app::uci_review::{ReviewSettings, Reviewer};
 use crate::game::chess::ChessState;
 use crate::game::{GameState, Outcome, Player};
 use crate::review::classify::Classification;
@@ -94,6 +95,51 @@ pub fn mistakes(state: &AppState, reviewed: &ReviewedGame) -> Vec<Mistake> {
         .collect()
 }
 
+/// Who judges the review: the model, or the UCI engine to a depth.
+fn reviewer_ui(ui: &mut egui::Ui, settings: ReviewSettings) -> Option<Command> {
+    let mut s = settings;
+    let label = ui.label("by").on_hover_text("Who judges the moves");
+    egui::ComboBox::from_id_salt("reviewer")
+        .selected_text(match s.reviewer {
+            Reviewer::Model => "the model",
+            Reviewer::Uci => "a UCI engine",
+        })
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut s.reviewer, Reviewer::Model, "the model");
+            ui.selectable_value(&mut s.reviewer, Reviewer::Uci, "a UCI engine");
+        })
+        .response
+        .labelled_by(label.id);
+    if s.reviewer == Reviewer::Uci {
+        ui.add(egui::DragValue::new(&mut s.depth).range(1..=40).prefix("depth ")).on_hover_text(
+            "The engine's search depth per position (Stockfish at depth 10 takes about 0.1 s a position)",
+        );
+    }
+    (s != settings).then_some(Command::SetReviewSettings(s))
+}
+
+/// The moves a UCI-judged review says the model would have judged differently, with the two classes.
+pub fn disagreements(reviewed: &ReviewedGame) -> Vec<(crate::pgn::NodeId, String, String)> {
+    reviewed
+        .review
+        .moves
+        .iter()
+        .filter_map(|m| {
+            let view = m.model.as_ref().filter(|v| v.disagrees)?;
+            let label = format!("{}{}{}", m.move_number, if m.white { ". " } else { "... " }, m.san);
+            let why = format!(
+                "The judge: {}; the model: {} (it ranks the played move {} of {}, its favourite {})",
+                m.classification.word().unwrap_or("good"),
+                view.classification.word().unwrap_or("good"),
+                view.played_rank,
+                view.moves,
+                view.favourite_san
+            );
+            Some((m.node, label, why))
+        })
+        .collect()
+}
+
 /// The colour of a review class (Lichess's: yellow, orange, red).
 pub fn class_colour(class: Classification) -> egui::Color32 {
     match class {
@@ -119,13 +165,16 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                 );
             }
             None => {
-                if ui
-                    .button("Review game")
-                    .on_hover_text("Evaluate every position of this line with the model")
-                    .clicked()
-                {
+                let by_uci = state.settings.review.reviewer == Reviewer::Uci;
+                let hover = if by_uci {
+                    "Judge every move with the UCI engine (the engine panel's), the model's view beside it"
+                } else {
+                    "Evaluate every position of this line with the model"
+                };
+                if ui.button("Review game").on_hover_text(hover).clicked() {
                     out.push(Command::ReviewLine);
                 }
+                out.extend(reviewer_ui(ui, state.settings.review));
             }
         }
         ui.weak(format!("{known}/{}", points.len())).on_hover_text("positions the model has valued");
@@ -147,6 +196,18 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                 out.push(Command::AnnotateGame);
             }
         });
+        if r.review.moves.iter().any(|m| m.model.is_some()) {
+            let differ = disagreements(r);
+            ui.horizontal_wrapped(|ui| {
+                ui.strong(format!("Model disagrees ({} of {}):", differ.len(), r.review.moves.len()))
+                    .on_hover_text("Moves the model would have classed differently from the engine");
+                for (node, label, why) in differ {
+                    if ui.link(label).on_hover_text(why).clicked() {
+                        out.push(Command::SelectNode(node));
+                    }
+                }
+            });
+        }
     }
     let width = ui.available_width().max(160.0);
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, 110.0), Sense::click());

@@ -12,6 +12,10 @@ use crate::game::hex::DEFAULT_SIZE;
 /// The Game menu: chess, Connect Four, Hex at each size (with or without the swap rule).
 fn game_menu_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
+    if ui.button("Play against the model...").clicked() {
+        out.push(Command::ShowDialog(Some(Dialog::Play)));
+    }
+    ui.separator();
     let now = state.settings.game;
     for choice in [GameChoice::Chess, GameChoice::ConnectFour] {
         if ui.radio(now == choice, choice.label()).clicked() {

@@ -18,6 +18,7 @@ pub mod move_input;
 pub mod move_tree;
 pub mod moves_panel;
 pub mod pieces;
+pub mod play;
 pub mod search_panel;
 pub mod setup_panel;
 pub mod status_bar;
@@ -150,6 +151,9 @@ fn pv_preview_marker(ctx: &egui::Context, board: egui::Rect, line: &str) {
 pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> Vec<Command> {
     let mut out = shortcuts_ui(ui.ctx());
     egui::Panel::top("menu_bar").show(ui, |ui| out.extend(menu::menu_bar_ui(ui, state)));
+    if state.play.game.is_some() {
+        egui::Panel::top("play_bar").show(ui, |ui| out.extend(play::play_bar_ui(ui, state)));
+    }
     egui::Panel::bottom("status_bar").show(ui, |ui| out.extend(status_bar::status_bar_ui(ui, state)));
     if let Some(game) = &state.board_game {
         // Connect Four or Hex: the chess-only keys (search, flip) do nothing here.

@@ -13,7 +13,7 @@ use crate::game::GameState;
 /// One searched move's statistics as grid cells: visits, visit %, Q, prior, the model's max/mean value.
 /// Shared by the search table and the tree explorer so both read the same.
 pub fn stats_cells_ui(ui: &mut egui::Ui, m: &crate::search::mcts::MoveStats) {
-    ui.label(m.visits.to_string());
+    ui.label(egui::RichText::new(format!("{:>7}", m.visits)).monospace());
     ui.label(format!("{:.1}", m.visit_share * 100.0));
     ui.label(m.q.map_or("–".into(), |q| format!("{:.1}%", q * 100.0)));
     ui.label(format!("{:.3}", m.prior));
@@ -95,7 +95,8 @@ fn search_table_ui(
     let a = &state.analysis;
     let ready = matches!(a.model, ModelStatus::Ready(_) | ModelStatus::Loading(_));
     let over = state.current().outcome().is_some();
-    ui.horizontal(|ui| {
+    // Wrapped: the counters that grow during a search must not widen the panel (and move the board).
+    ui.horizontal_wrapped(|ui| {
         let (text, hint) = if a.searching {
             ("Stop", "Stop the search (Space)")
         } else {
@@ -154,7 +155,9 @@ fn search_table_ui(
             .strong(),
         );
     }
-    egui::ScrollArea::vertical().id_salt("search_table").max_height(260.0).auto_shrink([false, true]).show(
+    // Both ways: long PVs scroll sideways instead of widening the panel (and moving the board); hovering a
+    // move (first column) previews its PV on the board.
+    egui::ScrollArea::both().id_salt("search_table").max_height(260.0).auto_shrink([false, true]).show(
         ui,
         |ui| {
             egui::Grid::new("search_grid").num_columns(7).striped(true).spacing([8.0, 2.0]).show(ui, |ui| {

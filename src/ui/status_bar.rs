@@ -6,27 +6,14 @@ use crate::app::analysis::ModelStatus;
 use crate::app::command::Command;
 use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
-use crate::game::{GameKind, GameState, Outcome, OutcomeReason, Player};
-
-fn reason_text(reason: OutcomeReason) -> &'static str {
-    match reason {
-        OutcomeReason::Checkmate => "checkmate",
-        OutcomeReason::Stalemate => "stalemate",
-        OutcomeReason::InsufficientMaterial => "insufficient material",
-        OutcomeReason::FiftyMoves => "the fifty-move rule",
-        OutcomeReason::Repetition => "repetition",
-        OutcomeReason::FourInARow => "four in a row",
-        OutcomeReason::BoardFull => "a full board",
-        OutcomeReason::Connection => "a connection",
-    }
-}
+use crate::game::{GameKind, GameState, Outcome, Player};
 
 /// Describes the game state at the board position, e.g. `White to move` or `checkmate: Black wins`.
 pub fn position_summary(state: &crate::game::chess::ChessState) -> String {
     let side = |p: Player| if p == Player::First { "White" } else { "Black" };
     match state.outcome() {
-        Some(Outcome::Win { winner, reason }) => format!("{}: {} wins", reason_text(reason), side(winner)),
-        Some(Outcome::Draw { reason }) => format!("Draw by {}", reason_text(reason)),
+        Some(Outcome::Win { winner, reason }) => format!("{}: {} wins", reason.words(), side(winner)),
+        Some(Outcome::Draw { reason }) => format!("Draw by {}", reason.words()),
         None => format!("{} to move", side(state.to_move())),
     }
 }

@@ -75,7 +75,8 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
         rows.len(),
         if disagreements == 0 { "none".to_owned() } else { disagreements.to_string() }
     ));
-    egui::ScrollArea::vertical().id_salt("values_table").max_height(240.0).auto_shrink([false, true]).show(
+    // Both ways: a table wider than the panel scrolls instead of widening the panel (and moving the board).
+    egui::ScrollArea::both().id_salt("values_table").max_height(240.0).auto_shrink([false, true]).show(
         ui,
         |ui| {
             egui::Grid::new("values_grid").num_columns(5).striped(true).spacing([10.0, 2.0]).show(ui, |ui| {
@@ -109,7 +110,9 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                     } else {
                         ui.label("");
                     }
-                    ui.label(if searched { row.visits.to_string() } else { String::new() });
+                    // A fixed width, so the column does not grow when a search fills it.
+                    let visits = if searched { row.visits.to_string() } else { String::new() };
+                    ui.label(RichText::new(format!("{visits:>7}")).monospace());
                     ui.end_row();
                 }
             });
@@ -124,15 +127,22 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
         ));
         distribution_chart_ui(ui, &focus.distribution, 110.0);
     }
-    ui.separator();
-    egui::CollapsingHeader::new("All moves × buckets").default_open(true).show(ui, |ui| {
-        let labels: Vec<String> = rows.iter().map(|r| r.san.clone()).collect();
-        let dists: Vec<&[f64]> = rows.iter().map(|r| r.distribution.as_slice()).collect();
-        egui::ScrollArea::vertical().id_salt("heatmap").max_height(220.0).show(ui, |ui| {
-            if let Some(i) = heatmap_ui(ui, &labels, &dists, 12.0) {
-                *hovered = Some(rows[i].uci.clone());
-            }
-        });
-    });
     out
+}
+
+/// Every move's distribution as one heatmap (rows: moves in the values table's order; columns: buckets).
+/// The hovered row's move goes to `hovered`.
+pub fn buckets_heatmap_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option<String>) {
+    let rows = current_rows(state);
+    if rows.is_empty() {
+        ui.weak("No values yet.");
+        return;
+    }
+    let labels: Vec<String> = rows.iter().map(|r| r.san.clone()).collect();
+    let dists: Vec<&[f64]> = rows.iter().map(|r| r.distribution.as_slice()).collect();
+    egui::ScrollArea::vertical().id_salt("heatmap").max_height(220.0).show(ui, |ui| {
+        if let Some(i) = heatmap_ui(ui, &labels, &dists, 12.0) {
+            *hovered = Some(rows[i].uci.clone());
+        }
+    });
 }

@@ -1,0 +1,564 @@
+//! Indexing PGN files of any size: one streaming pass that finds where each game lies in the file (its
+//! byte range and first line) and its tag pairs, without building the games, in bounded memory (one game
+//! and the parser's buffers); then any one game is read back from its range and parsed with
+//! [`super::PgnReader`] when it is wanted.
+//!
+//! Games are split exactly as [`super::PgnReader`] splits them: the same parser ([`pgn_reader`]) behind
+//! the same paragraph joiner ([`super::blank_lines`]), so a blank line inside a game's movetext does not
+//! split it, and a broken game (an illegal move, a bad FEN, a syntax error) is one game of the index like
+//! any other; its error shows when it is parsed. A game's range runs from its first byte (its first tag,
+//! or its first movetext token) to the first byte of the next game (or the end of the file), so it also
+//! holds the blank lines and `%` escape lines after the game.
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use mavboard::pgn::index::{index_games, parse_game};
+//! let pgn = "[White \"A\"]\n\n1. e4 e5 *\n\n[White \"B\"]\n\n1. e4 e4 *\n";
+//! let mut games = Vec::new();
+//! index_games(pgn.as_bytes(), &AtomicBool::new(false), |game, _| games.push(game)).expect("indexed");
+//! assert_eq!(games.len(), 2);
+//! assert_eq!(games[1].tags.get("White"), Some("B"));
+//! let second = &pgn.as_bytes()[games[1].range()];
+//! let err = parse_game(second, &games[1], Default::default()).expect_err("1... e4 is illegal");
+//! assert_eq!((err.game, err.line), (2, 7)); // numbered and placed as in the whole file
+//! ```
+
+use std::cell::RefCell;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::ops::{ControlFlow, Range};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+
+use super::blank_lines::JoinParagraphs;
+use super::reader::{GameError, PgnReader, ReadOptions};
+use super::tree::GameTree;
+
+/// Why indexing stopped before the end of the source.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    /// The source could not be read further (the games before `offset` were indexed).
+    #[error("reading the file failed at byte {offset}: {message}")]
+    Io {
+        /// How far the source was read.
+        offset: u64,
+        /// The operating system's message.
+        message: String,
+    },
+    /// The stop flag was raised.
+    #[error("indexing was stopped")]
+    Stopped,
+}
+
+/// Why one indexed game could not be read back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadGameError {
+    /// Its bytes could not be read from the file (moved, truncated or changed since it was indexed).
+    #[error("game {game}: its text could not be read from the file ({message}); open the file again")]
+    Io {
+        /// The game's number in the file, from 1.
+        game: usize,
+        /// The operating system's message.
+        message: String,
+    },
+    /// Its text was read but is not a readable game (the same error the whole-file reader gives).
+    #[error(transparent)]
+    Game(#[from] GameError),
+}
+
+/// The tag pairs of one game, packed into one allocation (names and values as read, in file order).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tags(Box<str>);
+
+/// Separates names and values inside [`Tags`]; removed from the text it packs.
+const SEP: char = '\0';
+
+impl Tags {
+    /// Packs tag pairs (a NUL character inside a name or value is dropped).
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Tags {
+        let mut packed = String::new();
+        for (name, value) in pairs {
+            push_pair(&mut packed, name, value);
+        }
+        Tags(packed.into_boxed_str())
+    }
+
+    /// The value of the first tag called `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// Every tag pair in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        let mut parts = self.0.split(SEP);
+        std::iter::from_fn(move || {
+            let name = parts.next().filter(|n| !n.is_empty())?;
+            Some((name, parts.next().unwrap_or("")))
+        })
+    }
+
+    /// Whether the game has no tags.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+fn push_pair(packed: &mut String, name: &str, value: &str) {
+    if name.is_empty() {
+        return;
+    }
+    for text in [name, value] {
+        if text.contains(SEP) {
+            packed.extend(text.chars().filter(|&c| c != SEP));
+        } else {
+            packed.push_str(text);
+        }
+        packed.push(SEP);
+    }
+}
+
+/// Where one game lies in its file, and its tags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedGame {
+    /// Its number in the file, from 1 (broken games count, as with [`super::PgnReader`]).
+    pub number: usize,
+    /// The byte offset of its first byte.
+    pub offset: u64,
+    /// Its length in bytes (up to the next game, or to the end of the file).
+    pub len: u64,
+    /// The line of its first byte, from 1.
+    pub line: u64,
+    /// Its tag pairs (empty when the tags could not be read).
+    pub tags: Tags,
+}
+
+impl IndexedGame {
+    /// Its byte range in the file.
+    pub fn range(&self) -> Range<usize> {
+        let start = usize::try_from(self.offset).unwrap_or(usize::MAX);
+        start..start.saturating_add(usize::try_from(self.len).unwrap_or(usize::MAX))
+    }
+
+    /// The offset just past its last byte.
+    pub fn end(&self) -> u64 {
+        self.offset + self.len
+    }
+}
+
+/// Bytes before the current game are dropped from the [`Window`] once they exceed this (dropping them
+/// at every game would move the read-ahead each time).
+const KEEP: usize = 1 << 16;
+
+/// What was read from the source since (about) the game being indexed began.
+#[derive(Debug, Default)]
+struct Window {
+    bytes: Vec<u8>,
+    /// Source offset of `bytes[0]`.
+    base: u64,
+    failure: Option<String>,
+}
+
+impl Window {
+    fn index(&self, offset: u64) -> usize {
+        (offset.saturating_sub(self.base) as usize).min(self.bytes.len())
+    }
+}
+
+/// A source that copies what it reads into the shared [`Window`] and reports its position.
+struct Tracked<R> {
+    inner: R,
+    window: Rc<RefCell<Window>>,
+    pos: u64,
+}
+
+impl<R: Read> Read for Tracked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.window.borrow_mut().bytes.extend_from_slice(&buf[..n]);
+                self.pos += n as u64;
+                Ok(n)
+            }
+            Err(e) => {
+                self.window.borrow_mut().failure = Some(e.to_string());
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<R> Seek for Tracked<R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match pos {
+            SeekFrom::Current(0) => Ok(self.pos),
+            _ => Err(io::Error::new(io::ErrorKind::Unsupported, "the PGN source only reports its position")),
+        }
+    }
+
+    fn stream_position(&mut self) -> io::Result<u64> {
+        Ok(self.pos)
+    }
+}
+
+/// A visitor that keeps the tags and skips the movetext.
+struct TagsOnly;
+
+impl Visitor for TagsOnly {
+    type Tags = String;
+    type Movetext = ();
+    type Output = String;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue(String::new())
+    }
+
+    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Self::Output> {
+        push_pair(tags, &String::from_utf8_lossy(name), &value.decode_utf8_lossy());
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        // The parser skips the movetext from here, as it does after a game that failed.
+        ControlFlow::Break(tags)
+    }
+
+    fn san(&mut self, _: &mut Self::Movetext, _: SanPlus) -> ControlFlow<Self::Output> {
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, _: Self::Movetext) -> Self::Output {
+        String::new()
+    }
+}
+
+/// A game whose start is known and whose end is not yet.
+struct Open {
+    offset: u64,
+    line: u64,
+    tags: Tags,
+}
+
+/// Indexes every game of `source` in one pass, calling `on_game(game, its bytes)` for each in file order
+/// as soon as its end is known (the next game's start, or the end of the source). Memory stays bounded by
+/// the largest game and the parser's buffers. Returns how many bytes were read.
+///
+/// `stop` is checked before each game; when it is raised, indexing ends with [`IndexError::Stopped`]. An
+/// I/O error ends it with [`IndexError::Io`]; the games before it have been passed to `on_game`. Where
+/// the parser cannot move past a syntax error at all (the whole-file reader then ends with an error of
+/// its own), the index ends with the games before it.
+pub fn index_games<R: Read>(
+    source: R,
+    stop: &AtomicBool,
+    mut on_game: impl FnMut(IndexedGame, &[u8]),
+) -> Result<u64, IndexError> {
+    let window = Rc::new(RefCell::new(Window::default()));
+    let tracked = Tracked { inner: source, window: Rc::clone(&window), pos: 0 };
+    let mut reader = Reader::build(JoinParagraphs::new(tracked)).set_supported_tag_line_length(4096).finish();
+    let position = |reader: &mut Reader<JoinParagraphs<Tracked<R>>>| reader.stream_position().unwrap_or(0);
+    // Newlines counted up to `counted` (a source offset still inside the window, or its base).
+    let (mut counted, mut lines) = (0u64, 0u64);
+    let mut open: Option<Open> = None;
+    let mut number = 0usize;
+    let io_error = |window: &Rc<RefCell<Window>>, offset: u64| {
+        window.borrow_mut().failure.take().map(|message| IndexError::Io { offset, message })
+    };
+    let mut close = |open: Option<Open>, end: u64, number: usize, window: &Rc<RefCell<Window>>| {
+        let Some(open) = open else { return };
+        let w = window.borrow();
+        let bytes = &w.bytes[w.index(open.offset)..w.index(end)];
+        let game = IndexedGame {
+            number,
+            offset: open.offset,
+            len: end - open.offset,
+            line: open.line,
+            tags: open.tags,
+        };
+        on_game(game, bytes);
+    };
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Err(IndexError::Stopped);
+        }
+        // Find the next game, skipping the rest of the previous one; a syntax error while skipping is
+        // passed over as the whole-file reader does (unless nothing moved).
+        let mut last_error_at = None;
+        let more = loop {
+            match reader.has_more() {
+                Ok(more) => break more,
+                Err(_) => {
+                    let here = position(&mut reader);
+                    if let Some(e) = io_error(&window, here) {
+                        close(open.take(), here, number, &window);
+                        return Err(e);
+                    }
+                    if last_error_at == Some(here) {
+                        break false;
+                    }
+                    last_error_at = Some(here);
+                }
+            }
+        };
+        let start = if more {
+            position(&mut reader)
+        } else {
+            window.borrow().base + window.borrow().bytes.len() as u64
+        };
+        close(open.take(), start, number, &window);
+        if !more {
+            return Ok(start);
+        }
+        // Count the lines up to this game's start and forget the bytes before it.
+        let line = {
+            let mut w = window.borrow_mut();
+            let (from, to) = (w.index(counted), w.index(start));
+            lines += w.bytes[from..to].iter().filter(|&&b| b == b'\n').count() as u64;
+            counted = start;
+            let cut = w.index(start);
+            if cut > KEEP {
+                w.bytes.drain(..cut);
+                w.base += cut as u64;
+            }
+            lines + 1
+        };
+        number += 1;
+        let tags = match reader.read_game(&mut TagsOnly) {
+            Ok(Some(packed)) => Tags(packed.into_boxed_str()),
+            Ok(None) => {
+                // Nothing after all (only whitespace): no game here.
+                let end = position(&mut reader);
+                return Ok(end);
+            }
+            Err(_) => {
+                let here = position(&mut reader);
+                if let Some(e) = io_error(&window, here) {
+                    close(Some(Open { offset: start, line, tags: Tags::default() }), here, number, &window);
+                    return Err(e);
+                }
+                // A syntax error (an unterminated tag, say): still a game, whose error shows when read.
+                Tags::default()
+            }
+        };
+        open = Some(Open { offset: start, line, tags });
+    }
+}
+
+/// Indexes every game of `source` (see [`index_games`]) into a list.
+pub fn index_all<R: Read>(source: R) -> Result<Vec<IndexedGame>, IndexError> {
+    let mut games = Vec::new();
+    index_games(source, &AtomicBool::new(false), |game, _| games.push(game))?;
+    Ok(games)
+}
+
+/// Parses one game from its `bytes` (the file's bytes in `game`'s range). An error carries the game's
+/// number and the line in the whole file, as [`super::PgnReader`] reading the whole file would give.
+pub fn parse_game(bytes: &[u8], game: &IndexedGame, options: ReadOptions) -> Result<GameTree, GameError> {
+    let first = PgnReader::with_options(bytes, options).next();
+    match first {
+        Some(Ok(tree)) => Ok(tree),
+        Some(Err(mut e)) => {
+            e.game = game.number;
+            e.line += game.line - 1;
+            Err(e)
+        }
+        None => Err(GameError {
+            game: game.number,
+            line: game.line,
+            kind: super::reader::GameErrorKind::Syntax("no game where the index put one".to_owned()),
+        }),
+    }
+}
+
+/// Reads game `game` back from `file` (the file it was indexed from) and parses it.
+pub fn read_game<F: Read + Seek>(
+    file: &mut F,
+    game: &IndexedGame,
+    options: ReadOptions,
+) -> Result<GameTree, ReadGameError> {
+    let bytes = read_game_bytes(file, game)?;
+    Ok(parse_game(&bytes, game, options)?)
+}
+
+/// Reads the bytes of game `game` from `file` (the file it was indexed from).
+pub fn read_game_bytes<F: Read + Seek>(file: &mut F, game: &IndexedGame) -> Result<Vec<u8>, ReadGameError> {
+    let io = |e: io::Error| ReadGameError::Io { game: game.number, message: e.to_string() };
+    let len = usize::try_from(game.len)
+        .map_err(|_| ReadGameError::Io { game: game.number, message: "the game is too long".to_owned() })?;
+    file.seek(SeekFrom::Start(game.offset)).map_err(io)?;
+    let mut bytes = vec![0; len];
+    file.read_exact(&mut bytes).map_err(io)?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(text: &str) -> Vec<(IndexedGame, String)> {
+        let mut games = Vec::new();
+        index_games(text.as_bytes(), &AtomicBool::new(false), |g, bytes| {
+            assert_eq!(&text.as_bytes()[g.range()], bytes, "the bytes passed are the game's range");
+            games.push((g, String::from_utf8_lossy(bytes).into_owned()));
+        })
+        .expect("indexed");
+        games
+    }
+
+    #[test]
+    fn ranges_tags_and_lines() {
+        let text = "[Event \"a\"]\n[White \"W\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 *\n";
+        let games = index(text);
+        assert_eq!(games.len(), 2);
+        let (a, a_text) = &games[0];
+        assert_eq!((a.number, a.offset, a.line), (1, 0, 1));
+        assert_eq!(a_text, "[Event \"a\"]\n[White \"W\"]\n\n1. e4 e5 *\n\n");
+        assert_eq!(a.tags.iter().collect::<Vec<_>>(), [("Event", "a"), ("White", "W")]);
+        let (b, b_text) = &games[1];
+        assert_eq!((b.number, b.line, b.end()), (2, 6, text.len() as u64));
+        assert_eq!(b_text, "[Event \"b\"]\n\n1. d4 *\n");
+        assert_eq!((b.tags.get("Event"), b.tags.get("White")), (Some("b"), None));
+        let tree = parse_game(b_text.as_bytes(), b, ReadOptions::default()).expect("reads");
+        assert_eq!(tree.header("Event"), Some("b"));
+    }
+
+    #[test]
+    fn blank_lines_in_movetext_keep_a_game_whole() {
+        let text =
+            "[Event \"t\"]\n\n1. e4 e5 2. Nf3\n\n{A comment.}\n\n2... Nc6 *\n\n[Event \"u\"]\n\n1. d4 *\n";
+        let games = index(text);
+        assert_eq!(games.len(), 2, "{games:?}");
+        let first = parse_game(games[0].1.as_bytes(), &games[0].0, ReadOptions::default()).expect("whole");
+        assert_eq!(first.mainline().count(), 4);
+        assert_eq!(games[1].0.tags.get("Event"), Some("u"));
+    }
+
+    #[test]
+    fn a_broken_game_between_two_good_ones() {
+        let text = "[Event \"1\"]\n\n1. e4 *\n\n[Event \"2\"]\n\n1. e4 e5\n2. Ke3 Nc6 *\n\n[Event \"3\"]\n\n1. c4 *\n";
+        let games = index(text);
+        assert_eq!(
+            games.iter().map(|g| g.0.tags.get("Event")).collect::<Vec<_>>(),
+            [Some("1"), Some("2"), Some("3")]
+        );
+        let results: Vec<_> =
+            games.iter().map(|(g, bytes)| parse_game(bytes.as_bytes(), g, ReadOptions::default())).collect();
+        let whole = super::super::reader::read_all(text);
+        assert_eq!(results, whole, "the same trees and the same errors (game number and line)");
+        let err = results[1].as_ref().expect_err("2. Ke3 is illegal");
+        assert_eq!((err.game, err.line), (2, 8));
+    }
+
+    #[test]
+    fn no_trailing_newline_a_bom_and_no_tags() {
+        let text = "\u{feff}[Event \"bom\"]\n\n1. e4 *\n\n1. d4 d5";
+        let games = index(text);
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].0.offset, 3, "the byte-order mark is not part of the game");
+        assert_eq!(games[0].0.tags.get("Event"), Some("bom"));
+        assert!(games[1].0.tags.is_empty());
+        assert_eq!(games[1].1, "1. d4 d5", "the last game runs to the end of the file");
+        let last = parse_game(games[1].1.as_bytes(), &games[1].0, ReadOptions::default()).expect("reads");
+        assert_eq!(last.mainline().count(), 2);
+        assert!(index("").is_empty() && index("\n\n  \n").is_empty());
+    }
+
+    #[test]
+    fn stops_when_asked_and_reports_read_errors() {
+        let text = "1. e4 *\n\n1. d4 *\n\n1. c4 *\n";
+        let stop = AtomicBool::new(false);
+        let mut seen = 0;
+        let result = index_games(text.as_bytes(), &stop, |_, _| {
+            seen += 1;
+            stop.store(true, Ordering::Relaxed);
+        });
+        assert_eq!((result, seen), (Err(IndexError::Stopped), 1));
+
+        /// Gives its text, then fails.
+        struct Failing<'a>(&'a [u8]);
+        impl Read for Failing<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Err(io::Error::other("disk gone"));
+                }
+                self.0.read(buf)
+            }
+        }
+        let mut games = Vec::new();
+        let result =
+            index_games(Failing(b"1. e4 *\n\n1. d4 *\n\n1. c4"), &stop_never(), |g, _| games.push(g));
+        assert!(
+            matches!(&result, Err(IndexError::Io { message, .. }) if message.contains("disk gone")),
+            "{result:?}"
+        );
+        assert!(!games.is_empty(), "the games before the failure are indexed");
+    }
+
+    fn stop_never() -> AtomicBool {
+        AtomicBool::new(false)
+    }
+
+    #[test]
+    fn reads_a_game_back_from_a_file() {
+        let text = "[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 d5 *\n";
+        let games = index_all(text.as_bytes()).expect("indexed");
+        let mut file = io::Cursor::new(text.as_bytes().to_vec());
+        let tree = read_game(&mut file, &games[1], ReadOptions::default()).expect("reads back");
+        assert_eq!((tree.header("Event"), tree.mainline().count()), (Some("b"), 2));
+        let mut short = io::Cursor::new(text.as_bytes()[..20].to_vec());
+        let err = read_game(&mut short, &games[1], ReadOptions::default()).expect_err("truncated");
+        assert!(matches!(err, ReadGameError::Io { game: 2, .. }), "{err}");
+    }
+
+    #[test]
+    fn tags_pack_and_unpack() {
+        let tags =
+            Tags::from_pairs([("White", "Carlsen, M."), ("Black", ""), ("", "dropped"), ("Odd", "a\0b")]);
+        assert_eq!(tags.iter().collect::<Vec<_>>(), [("White", "Carlsen, M."), ("Black", ""), ("Odd", "ab")]);
+        assert_eq!((tags.get("Black"), tags.get("Event")), (Some(""), None));
+    }
+
+    /// The index splits every PGN fixture exactly as the whole-file reader does: each game's range, read
+    /// alone, gives the same game (or the same error) as reading the whole file.
+    #[test]
+    fn agrees_with_the_whole_file_reader_on_the_fixtures() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        // The project's shared data has more (tournament files, Chess960) when it is there.
+        let mut files: Vec<_> = [repo.join("tests/fixtures/pgn"), repo.join("../shared/data/pgn")]
+            .into_iter()
+            .filter(|d| d.is_dir())
+            .collect();
+        let mut checked = 0;
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files
+                    .extend(std::fs::read_dir(&path).expect("fixture dir").map(|e| e.expect("entry").path()));
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "pgn") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).expect("fixture");
+            let whole: Vec<_> = PgnReader::new(bytes.as_slice()).collect();
+            let games = index_all(bytes.as_slice()).expect("indexed");
+            assert_eq!(games.len(), whole.len(), "{}", path.display());
+            for (g, expected) in games.iter().zip(&whole) {
+                let got = parse_game(&bytes[g.range()], g, ReadOptions::default());
+                assert_eq!(&got, expected, "{} game {}", path.display(), g.number);
+                if let (Ok(tree), Ok(whole)) = (&got, expected) {
+                    assert_eq!(tree.source(), whole.source(), "{} game {}", path.display(), g.number);
+                    let from_tree: Vec<_> =
+                        tree.headers().iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+                    assert_eq!(
+                        g.tags.iter().collect::<Vec<_>>(),
+                        from_tree,
+                        "{} game {}",
+                        path.display(),
+                        g.number
+                    );
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 5, "the fixtures were found ({checked})");
+    }
+}
