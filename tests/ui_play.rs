@@ -132,6 +132,13 @@ fn the_model_plays_first_at_connect_four() {
     // The user's stone, then the model's answer.
     h.state_mut().state.apply(Command::PlayBoardMove("1".into()), &ctx);
     assert!(step_until(&mut h, WAIT, |app| count(app) == 3), "the model answered");
+    // Another game on the board ends the game against the model: the model no longer moves by itself.
+    h.state_mut().state.apply(Command::SetGame(mavboard::app::board_game::GameChoice::Chess), &ctx);
+    h.run_steps(3);
+    assert!(h.state().state.play.game.is_none(), "switching to chess ended the Connect Four game");
+    assert!(h.state().state.line.moves().is_empty(), "nobody moved on the chess board");
+    h.state_mut().state.apply(Command::SetGame(mavboard::app::board_game::GameChoice::ConnectFour), &ctx);
+    h.run_steps(2);
     // A UCI engine is refused for Connect Four, with the reason.
     let uci = PlaySetup { chooser: Chooser::Uci, ..setup };
     h.state_mut().state.apply(Command::Play(PlayCommand::Start(uci)), &ctx);

@@ -266,11 +266,23 @@ pub fn best_by_value(report: &SearchReport, by_max: bool) -> Option<String> {
     best.map(|(_, _, action)| action.to_owned())
 }
 
+/// Which document a game against the chooser is played in: the chess document (its identity), or the
+/// Connect Four / Hex game of this choice on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayDocument {
+    /// The chess document with this identity ([`super::game_review::DocStamp::doc`]).
+    Chess(u64),
+    /// The Connect Four or Hex game on the board.
+    Board(super::board_game::GameChoice),
+}
+
 /// The play state of the app: the dialog's choices live in the settings, this is the running game.
 #[derive(Debug, Clone, Default)]
 pub struct PlayState {
     /// The game against the chooser, while one is played.
     pub game: Option<PlayGame>,
+    /// The document it is played in; another game put on the board ends it.
+    pub document: Option<PlayDocument>,
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::board_game::BoardGame;
 use super::command::Command;
 use super::game::GameDoc;
 use super::line::MoveHistory;
-use super::play::{Action, PlayCommand, PlayGame, PlaySetup, Turn};
+use super::play::{Action, PlayCommand, PlayDocument, PlayGame, PlaySetup, Turn};
 use super::state::AppState;
 use super::uci_panel::UciCommand;
 use crate::game::{GameState, Player};
@@ -110,12 +110,27 @@ impl AppState {
         }
         self.settings.flipped = setup.human == Player::Second;
         self.play.game = Some(PlayGame::new(setup, opponent));
+        self.play.document = Some(self.play_document());
         self.status_note = None;
     }
 
+    /// The document on the board, as a game against the chooser is tied to it.
+    fn play_document(&self) -> PlayDocument {
+        match &self.board_game {
+            Some(_) => PlayDocument::Board(self.settings.game),
+            None => PlayDocument::Chess(self.line.stamp().doc),
+        }
+    }
+
     /// Once a frame, after the engine glue: lets the chooser move when it is its turn. Returns the
-    /// commands to apply (its move, starting the UCI engine).
+    /// commands to apply (its move, starting the UCI engine). Another game put on the board (a file, a
+    /// FEN, another game kind) ends the game against the chooser.
     pub fn play_frame(&mut self, now: Instant) -> Vec<Command> {
+        if self.play.game.is_some() && self.play.document != Some(self.play_document()) {
+            self.play.game = None;
+            self.status_note =
+                Some("The game against the model ended: another game is on the board".to_owned());
+        }
         let Some(mut game) = self.play.game.take() else { return Vec::new() };
         let out = match &self.board_game {
             Some(board) => self.board_play_step(&mut game, board.clone(), now),
