@@ -252,16 +252,7 @@ impl EngineLink {
         }
         let mut pending = pending;
         if state.settings.review.reviewer == super::uci_review::Reviewer::Uci {
-            let path = match crate::uci::locate::locate_stockfish(state.settings.uci_engine.path.as_deref()) {
-                Ok(p) => p,
-                Err(e) => {
-                    state.messages.error(format!(
-                        "The review's engine: {e}. Set the engine's path in the UCI engine panel, or review \
-                         by the model."
-                    ));
-                    return;
-                }
-            };
+            let Some(path) = review_engine(state) else { return };
             let requests = pending.requests[..pending.review_len].to_vec();
             match super::uci_review::JudgeRun::start(
                 path,
@@ -314,16 +305,8 @@ impl EngineLink {
         self.file_judge = None;
         self.file_judge_path = None;
         if state.settings.review.reviewer == super::uci_review::Reviewer::Uci {
-            match crate::uci::locate::locate_stockfish(state.settings.uci_engine.path.as_deref()) {
-                Ok(p) => self.file_judge_path = Some(p),
-                Err(e) => {
-                    state.messages.error(format!(
-                        "The review's engine: {e}. Set the engine's path in the UCI engine panel, or review \
-                         by the model."
-                    ));
-                    return;
-                }
-            }
+            let Some(path) = review_engine(state) else { return };
+            self.file_judge_path = Some(path);
         }
         state.analysis.file_review = Some(review);
         self.file_game = None;
@@ -731,6 +714,20 @@ impl EngineLink {
     /// Whether the last `Go` sent was a user's search that is still out.
     pub fn searching(&self) -> bool {
         self.gos_out > 0 && self.last_go == Some(GoKind::Search)
+    }
+}
+
+/// The UCI engine that judges a review (the engine panel's, else Stockfish), or `None` after telling the
+/// user why there is none and how to fix it.
+fn review_engine(state: &mut AppState) -> Option<PathBuf> {
+    match crate::uci::locate::locate_stockfish(state.settings.uci_engine.path.as_deref()) {
+        Ok(path) => Some(path),
+        Err(e) => {
+            state.messages.error(format!(
+                "The review's engine: {e}. Set the engine's path in the UCI engine panel, or review by the model."
+            ));
+            None
+        }
     }
 }
 
