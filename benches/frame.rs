@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use eframe::egui;
-use mavboard::app::MavboardApp;
 use mavboard::app::command::Command;
+use mavboard::app::command::{AnalysisCommand, DocCommand};
 use mavboard::app::settings::{SearchSettings, Settings};
+use mavboard::shell::MavboardApp;
 
 const FEN: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 const SIZE: egui::Vec2 = egui::vec2(1280.0, 800.0);
@@ -41,7 +42,7 @@ fn bench(c: &mut Criterion) {
     };
     let ctx = egui::Context::default();
     let mut app = MavboardApp::with_engine(settings, Arc::new(|| {}));
-    app.state.apply(Command::LoadFen(FEN.into()), &ctx);
+    app.state.apply(Command::Doc(DocCommand::LoadFen(FEN.into())), &ctx);
     // Wait (drawing frames) for the model's values of the position, then start the search.
     let start = Instant::now();
     while mavboard::ui::values_panel::current_rows(&app.state).len() < 40 {
@@ -54,7 +55,7 @@ fn bench(c: &mut Criterion) {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    app.state.apply(Command::StartSearch, &ctx);
+    app.state.apply(Command::Analysis(AnalysisCommand::StartSearch), &ctx);
     while app.state.analysis.report.as_ref().is_none_or(|r| r.snapshot.totals.root_visits < 50) {
         frame(&ctx, |ui| app.frame_ui(ui));
         std::thread::sleep(Duration::from_millis(10));
@@ -75,7 +76,7 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
     assert!(app.state.analysis.searching, "the search ran during the measurement");
-    app.state.apply(Command::StopSearch, &ctx);
+    app.state.apply(Command::Analysis(AnalysisCommand::StopSearch), &ctx);
 }
 
 criterion_group!(benches, bench);

@@ -17,6 +17,7 @@ pub mod model;
 pub mod pgn;
 pub mod review;
 pub mod search;
+pub mod shell;
 pub mod solve;
 pub mod uci;
 pub mod ui;

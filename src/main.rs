@@ -54,20 +54,21 @@ enum Command {
 /// The app's log file and crash reports (see `mavboard::logging`); a message for the user when the last
 /// run crashed or no log can be written (the app runs either way).
 fn start_app_log() -> Option<mavboard::app::command::Command> {
-    use mavboard::app::command::Command as AppCommand;
+    use mavboard::app::command::ViewCommand;
     let Some(dir) = mavboard::logging::log_dir() else {
         let _ = mavboard::logging::init_stderr();
         return None;
     };
     if let Err(e) = mavboard::logging::init_file(&dir) {
         let _ = mavboard::logging::init_stderr();
-        return Some(AppCommand::ShowError(format!("No log is written: {e}")));
+        return Some(ViewCommand::ShowError(format!("No log is written: {e}")).into());
     }
     mavboard::logging::take_crash_report(&dir).map(|report| {
-        AppCommand::ShowError(format!(
+        ViewCommand::ShowError(format!(
             "mavboard stopped unexpectedly last time. The report is {} (Help → Open log folder).",
             report.display()
         ))
+        .into()
     })
 }
 
@@ -95,7 +96,7 @@ fn main() -> std::process::ExitCode {
         None => {
             let mut startup = mavboard::app::startup_commands(cli.file.as_deref(), cli.fen.as_deref());
             startup.extend(start_app_log());
-            mavboard::app::run_with(startup)
+            mavboard::shell::run_with(startup)
                 .map_err(|e| anyhow::anyhow!("the analysis board could not start: {e}"))
         }
     };

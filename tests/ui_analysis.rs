@@ -10,6 +10,7 @@ use std::time::Duration;
 use egui_kittest::kittest::Queryable;
 use mavboard::app::analysis::ModelStatus;
 use mavboard::app::command::Command;
+use mavboard::app::command::{AnalysisCommand, DocCommand, FileCommand, ViewCommand};
 use mavboard::app::settings::{ScoringChoice, SearchSettings, Settings};
 use mavboard::game::GameState;
 use mavboard::ui::values_panel::current_rows;
@@ -18,7 +19,7 @@ use ui_common::{app_with_model, click_square, step_until};
 
 const WAIT: Duration = Duration::from_secs(60);
 
-fn has_values(app: &mavboard::app::MavboardApp) -> bool {
+fn has_values(app: &mavboard::shell::MavboardApp) -> bool {
     !current_rows(&app.state).is_empty()
 }
 
@@ -57,7 +58,7 @@ fn switching_scoring_reorders_moves_where_max_and_mean_disagree() {
     let mut h = app_with_model(Settings::default());
     let ctx = h.ctx.clone();
     let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
-    h.state_mut().state.apply(Command::LoadFen(fen.into()), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadFen(fen.into())), &ctx);
     assert!(step_until(&mut h, WAIT, |app| current_rows(&app.state).iter().any(|r| r.san == "Bb5")));
     let rows = current_rows(&h.state().state);
     let (a, b) = {
@@ -72,7 +73,7 @@ fn switching_scoring_reorders_moves_where_max_and_mean_disagree() {
         }
         pair.expect("the shipped model's max and mean disagree somewhere in this position")
     };
-    let y_of = |h: &egui_kittest::Harness<'_, mavboard::app::MavboardApp>, san: &str| {
+    let y_of = |h: &egui_kittest::Harness<'_, mavboard::shell::MavboardApp>, san: &str| {
         h.get_all_by_label(san).next().expect("the move is listed").rect().center().y
     };
     assert!(y_of(&h, &a) < y_of(&h, &b), "{a} above {b} under mean scoring");
@@ -147,8 +148,8 @@ fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() 
         other => panic!("expected a failed model, got {other:?}"),
     }
     assert!(h.get_all_by_label_contains("cannot be used").next().is_some());
-    let model_errors = |app: &mavboard::app::MavboardApp| {
-        app.state.messages.items().iter().filter(|m| m.text.contains("/nonexistent/model")).count()
+    let model_errors = |app: &mavboard::shell::MavboardApp| {
+        app.state.view.messages.items().iter().filter(|m| m.text.contains("/nonexistent/model")).count()
     };
     assert_eq!(model_errors(h.state()), 1, "the failure is a toast");
     click_square(&mut h, Square::E2);
@@ -156,7 +157,7 @@ fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() 
     assert_eq!(ui_common::sans(&h), ["e4"]);
     // Loading the shipped default from the menu command recovers, and the error goes with its cause.
     let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::LoadDefaultModel, &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::LoadDefaultModel), &ctx);
     assert!(step_until(&mut h, WAIT, has_values));
     assert!(current_rows(&h.state().state).iter().any(|r| r.san == "e5"));
     assert_eq!(model_errors(h.state()), 0, "the toast about the failed model is gone once a model is ready");
@@ -169,9 +170,10 @@ fn review_game_fills_the_graph_lists_mistakes_and_annotates_the_game() {
     use mavboard::ui::eval_graph::{graph_points, mistakes};
     let mut h = app_with_model(Settings::default());
     let ctx = h.ctx.clone();
-    h.state_mut()
-        .state
-        .apply(Command::LoadPasted("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0".into()), &ctx);
+    h.state_mut().state.apply(
+        Command::Doc(DocCommand::LoadPasted("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0".into())),
+        &ctx,
+    );
     assert!(step_until(&mut h, WAIT, has_values));
     h.get_by_label("Review game").click();
     h.step();
@@ -191,20 +193,20 @@ fn review_game_fills_the_graph_lists_mistakes_and_annotates_the_game() {
     h.run_steps(2);
     assert!(h.query_by_label_contains("Accuracy: White").is_some(), "accuracy shown");
     // Every listed mistake links into the list.
-    for m in mistakes(&h.state().state, &reviewed) {
+    for m in mistakes(&h.state().state.doc, &reviewed) {
         assert!(h.get_all_by_label(&m.label).next().is_some(), "{m:?} is listed");
     }
     h.get_by_label("Annotate game").click();
     h.run_steps(2);
-    let pgn = h.state().state.line.to_pgn();
+    let pgn = h.state().state.doc.line.to_pgn();
     // Every move but the mate (a model knows no mate distances, so none is written for it).
     assert_eq!(pgn.matches("[%eval").count(), 6, "{pgn}");
     assert!(pgn.contains("mavboard review"), "{pgn}");
-    assert!(h.state().state.line.is_modified());
+    assert!(h.state().state.doc.line.is_modified());
     // A second annotation is refused (the button is disabled).
     h.get_by_label("Annotate game").click();
     h.run_steps(2);
-    assert_eq!(h.state().state.line.to_pgn(), pgn);
+    assert_eq!(h.state().state.doc.line.to_pgn(), pgn);
     // The values panel shows the board's position again after the review.
     assert!(step_until(&mut h, WAIT, has_values));
 }
@@ -216,9 +218,11 @@ fn review_all_games_fills_the_game_list_attaches_reviews_and_exports_every_game(
     let pasted = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
                   [White \"C\"]\n[Black \"D\"]\n\n1. e4 e4 *\n\n\
                   [White \"E\"]\n[Black \"F\"]\n\n{Kept} 1. d4 d5 2. c4 e6 *\n";
-    h.state_mut().state.apply(Command::LoadPasted(pasted.into()), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(pasted.into())), &ctx);
     assert!(step_until(&mut h, WAIT, has_values));
-    h.state_mut().state.apply(Command::ShowDialog(Some(mavboard::app::state::Dialog::GameList)), &ctx);
+    h.state_mut()
+        .state
+        .apply(Command::View(ViewCommand::ShowDialog(Some(mavboard::app::state::Dialog::GameList))), &ctx);
     h.run_steps(2);
     h.get_by_label("Review all games").click();
     h.step();
@@ -238,13 +242,13 @@ fn review_all_games_fills_the_game_list_attaches_reviews_and_exports_every_game(
     h.run_steps(2);
     let state = &h.state().state;
     let attached = state.analysis.game_review.as_ref().expect("the file review's game 3 is attached");
-    assert_eq!(attached.stamp, state.line.stamp());
+    assert_eq!(attached.stamp, state.doc.line.stamp());
     assert_eq!(attached.review.moves.len(), 4);
     // Export writes all three games: the reviewed ones annotated, the broken one copied through.
     let dir = std::env::temp_dir().join(format!("mavboard-file-review-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let out = dir.join("reviewed.pgn");
-    h.state_mut().state.apply(Command::ExportReviewPath(out.clone()), &ctx);
+    h.state_mut().state.apply(Command::File(FileCommand::ExportReviewPath(out.clone())), &ctx);
     let text = std::fs::read_to_string(&out).expect("exported");
     let games = mavboard::pgn::reader::read_all(&text);
     assert_eq!(games.len(), 3, "{text}");

@@ -6,6 +6,7 @@ mod ui_common;
 use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use mavboard::app::command::Command;
+use mavboard::app::command::DocCommand;
 use mavboard::app::line::MoveHistory;
 use mavboard::game::GameKind;
 use mavboard::game::GameState;
@@ -33,7 +34,7 @@ fn illegal_move_is_rejected_and_the_board_is_unchanged() {
     click_square(&mut h, Square::E5);
     assert!(sans(&h).is_empty());
     assert_eq!(board_fen(&h), before);
-    let note = h.state().state.status_note.clone().expect("a note about the rejected move");
+    let note = h.state().state.view.status_note.clone().expect("a note about the rejected move");
     assert!(note.contains("e2-e5"), "{note}");
     h.get_by_label_contains("e2-e5 is not a legal move");
     // Clicking the opponent's piece selects nothing.
@@ -75,7 +76,9 @@ fn f_flips_the_board_and_clicks_follow() {
 fn promotion_picker_chooses_the_piece() {
     let mut h = app_harness();
     let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::LoadFen("8/4P3/8/8/8/8/k7/4K3 w - - 0 1".to_owned()), &ctx);
+    h.state_mut()
+        .state
+        .apply(Command::Doc(DocCommand::LoadFen("8/4P3/8/8/8/8/k7/4K3 w - - 0 1".to_owned())), &ctx);
     h.run();
     click_square(&mut h, Square::E7);
     click_square(&mut h, Square::E8);
@@ -90,7 +93,9 @@ fn promotion_picker_chooses_the_piece() {
 fn chess960_castling_king_onto_rook() {
     let mut h = app_harness();
     let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::LoadFen("k7/8/8/8/8/8/8/4RK1R w H - 0 1".to_owned()), &ctx);
+    h.state_mut()
+        .state
+        .apply(Command::Doc(DocCommand::LoadFen("k7/8/8/8/8/8/8/4RK1R w H - 0 1".to_owned())), &ctx);
     h.run();
     assert_eq!(h.state().state.current().kind(), GameKind::Chess960);
     click_square(&mut h, Square::F1);
@@ -103,10 +108,12 @@ fn chess960_castling_king_onto_rook() {
 fn standard_castling_king_two_squares() {
     let mut h = app_harness();
     let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::LoadFen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1".to_owned()), &ctx);
+    h.state_mut()
+        .state
+        .apply(Command::Doc(DocCommand::LoadFen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1".to_owned())), &ctx);
     h.run();
     click_square(&mut h, Square::E1);
     click_square(&mut h, Square::C1);
     assert_eq!(sans(&h), ["O-O-O"]);
-    assert_eq!(h.state().state.line.cursor(), 1);
+    assert_eq!(h.state().state.doc.line.cursor(), 1);
 }

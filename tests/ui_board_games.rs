@@ -9,15 +9,16 @@ use std::time::Duration;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use mavboard::app::MavboardApp;
 use mavboard::app::board_game::{BoardState, GameChoice};
 use mavboard::app::command::Command;
+use mavboard::app::command::DocCommand;
 use mavboard::app::settings::Settings;
 use mavboard::app::state::AppState;
 use mavboard::engine::oracle::OracleMethod;
 use mavboard::game::GameState;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::Cell;
+use mavboard::shell::MavboardApp;
 use mavboard::solve::connect_four::Solver;
 use mavboard::ui::{connect_four_board, hex_board};
 use ui_common::{app_harness, choose, step_until};
@@ -43,7 +44,7 @@ fn click_cell(h: &mut Harness<'_, MavboardApp>, name: &str) {
 }
 
 fn moves(h: &Harness<'_, MavboardApp>) -> Vec<String> {
-    h.state().state.board_game.as_ref().map(|g| g.moves().to_vec()).unwrap_or_default()
+    h.state().state.doc.board_game.as_ref().map(|g| g.moves().to_vec()).unwrap_or_default()
 }
 
 /// A Connect Four line of `plies` moves (pseudo-random, fixed seed) in which nobody has won.
@@ -80,7 +81,7 @@ fn connect_four_is_played_by_clicks_and_valued_by_the_solver() {
     // Back with the arrow key, then a different move replaces the rest of the line.
     h.key_press(egui::Key::ArrowLeft);
     let _ = h.try_run();
-    assert_eq!(h.state().state.board_game.as_ref().map(|g| g.cursor()), Some(2));
+    assert_eq!(h.state().state.doc.board_game.as_ref().map(|g| g.cursor()), Some(2));
     click_column(&mut h, 5);
     assert_eq!(moves(&h), ["4", "4", "5"]);
 
@@ -88,16 +89,24 @@ fn connect_four_is_played_by_clicks_and_valued_by_the_solver() {
     let line = quiet_line(18);
     let line = line.as_str();
     let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::NewBoardGame, &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::NewGame), &ctx);
     for c in line.chars() {
-        h.state_mut().state.apply(Command::PlayBoardMove(c.to_string()), &ctx);
+        h.state_mut().state.apply(
+            Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(c.to_string()))),
+            &ctx,
+        );
     }
     assert_eq!(moves(&h).concat(), line);
     let done = step_until(&mut h, Duration::from_secs(120), |app| {
-        app.state.oracle.report.as_ref().is_some_and(|r| r.done && r.position == current_text(&app.state))
+        app.state
+            .board_analysis
+            .oracle
+            .report
+            .as_ref()
+            .is_some_and(|r| r.done && r.position == current_text(&app.state))
     });
-    assert!(done, "the solver finished: {:?}", h.state().state.oracle.report);
-    let report = h.state().state.oracle.report.clone().expect("a report");
+    assert!(done, "the solver finished: {:?}", h.state().state.board_analysis.oracle.report);
+    let report = h.state().state.board_analysis.oracle.report.clone().expect("a report");
     assert_eq!(report.method, OracleMethod::Exact);
     let state = ConnectFourState::from_moves(line).expect("legal");
     let analysis = Solver::new().analyse(&state);
@@ -116,19 +125,19 @@ fn connect_four_is_played_by_clicks_and_valued_by_the_solver() {
 
     // A FEN that is not valid leaves the game on the board; a chess position that loads (here a pasted
     // FEN) brings the chess board back with it.
-    h.state_mut().state.apply(Command::LoadFen("not a fen".into()), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadFen("not a fen".into())), &ctx);
     assert_eq!(moves(&h).len(), line.len() + 1, "the Connect Four game is kept");
     assert_eq!(h.state().state.settings.game, GameChoice::ConnectFour);
     let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
-    h.state_mut().state.apply(Command::LoadPasted(fen.into()), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(fen.into())), &ctx);
     let _ = h.try_run();
-    assert!(h.state().state.board_game.is_none());
+    assert!(h.state().state.doc.board_game.is_none());
     assert_eq!(h.state().state.settings.game, GameChoice::Chess);
     assert_eq!(ui_common::board_fen(&h), fen);
 }
 
 fn current_text(state: &AppState) -> String {
-    state.board_game.as_ref().map(|g| g.current().text()).unwrap_or_default()
+    state.doc.board_game.as_ref().map(|g| g.current().text()).unwrap_or_default()
 }
 
 #[test]
@@ -143,10 +152,15 @@ fn hex_is_played_by_clicks_with_mcts_values_and_the_choice_persists() {
     click_cell(&mut h, "c5");
     assert_eq!(moves(&h), ["d4", "c5"]);
     let done = step_until(&mut h, Duration::from_secs(120), |app| {
-        app.state.oracle.report.as_ref().is_some_and(|r| r.done && r.position == current_text(&app.state))
+        app.state
+            .board_analysis
+            .oracle
+            .report
+            .as_ref()
+            .is_some_and(|r| r.done && r.position == current_text(&app.state))
     });
     assert!(done, "the MCTS rounds finished");
-    let report = h.state().state.oracle.report.clone().expect("a report");
+    let report = h.state().state.board_analysis.oracle.report.clone().expect("a report");
     assert!(matches!(report.method, OracleMethod::Mcts { .. }), "{:?}", report.method);
     assert_eq!(report.moves.len(), 47);
     assert!(report.moves.iter().all(|m| m.action != "d4" && m.action != "c5"));
@@ -155,23 +169,26 @@ fn hex_is_played_by_clicks_with_mcts_values_and_the_choice_persists() {
     h.key_press(egui::Key::Home);
     let _ = h.try_run();
     assert!(
-        matches!(h.state().state.board_game.as_ref().map(|g| g.current()), Some(BoardState::Hex(s)) if s.stone_count() == 0)
+        matches!(h.state().state.doc.board_game.as_ref().map(|g| g.current()), Some(BoardState::Hex(s)) if s.stone_count() == 0)
     );
     choose(&mut h, &["Game", "Hex", "Swap rule"]);
     assert_eq!(h.state().state.settings.game, GameChoice::Hex { size: 7, swap: true });
     click_cell(&mut h, "b2");
     let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::PlayBoardMove("swap".into()), &ctx);
+    h.state_mut().state.apply(
+        Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("swap".into()))),
+        &ctx,
+    );
     assert_eq!(moves(&h), ["b2", "swap"]);
 
     // The game chosen comes back with the settings; Chess goes back to the analysis board.
     let restored = AppState::new(h.state().state.settings.clone());
     assert!(
-        matches!(restored.board_game.as_ref().map(|g| g.current()), Some(BoardState::Hex(s)) if s.size() == 7 && s.swap_rule())
+        matches!(restored.doc.board_game.as_ref().map(|g| g.current()), Some(BoardState::Hex(s)) if s.size() == 7 && s.swap_rule())
     );
     choose(&mut h, &["Game", "Chess"]);
-    assert!(h.state().state.board_game.is_none());
+    assert!(h.state().state.doc.board_game.is_none());
     assert!(h.state().ui.board.last_rect().is_some(), "the chess board is drawn again");
     let fresh = AppState::new(Settings::default());
-    assert!(fresh.board_game.is_none());
+    assert!(fresh.doc.board_game.is_none());
 }

@@ -6,10 +6,10 @@ mod ui_common;
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
-use mavboard::app::MavboardApp;
 use mavboard::app::analysis::ModelStatus;
 use mavboard::app::settings::Settings;
 use mavboard::search::internal::ModelSide;
+use mavboard::shell::MavboardApp;
 use ui_common::{app_with_model, step_until};
 
 const WAIT: Duration = Duration::from_secs(60);

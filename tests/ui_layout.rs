@@ -8,9 +8,10 @@ use std::time::Duration;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use mavboard::app::MavboardApp;
+use mavboard::app::command::AnalysisCommand;
 use mavboard::app::command::Command;
 use mavboard::app::settings::{SearchSettings, Settings};
+use mavboard::shell::MavboardApp;
 use ui_common::{MAX_STEPS, step_until};
 
 const WAIT: Duration = Duration::from_secs(90);
@@ -50,8 +51,8 @@ fn a_search_filling_the_tables_moves_neither_the_panel_nor_the_board() {
     let board_before = h.state().ui.board.last_rect().expect("the board was drawn");
     let ctx = h.ctx.clone();
     let search = SearchSettings { simulations: 400, ..SearchSettings::default() };
-    h.state_mut().state.apply(Command::SetSearchSettings(search), &ctx);
-    h.state_mut().state.apply(Command::StartSearch, &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetSearchSettings(search)), &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::StartSearch), &ctx);
     assert!(
         step_until(&mut h, WAIT, |app| {
             !app.state.analysis.searching

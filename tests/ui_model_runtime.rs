@@ -8,10 +8,10 @@ use std::time::Duration;
 use eframe::egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use mavboard::app::MavboardApp;
 use mavboard::app::analysis::ModelStatus;
 use mavboard::app::settings::Settings;
 use mavboard::inference::device::{Device, Provider, SessionThreads};
+use mavboard::shell::MavboardApp;
 use ui_common::{app_with_model, step_until};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -77,7 +77,7 @@ fn a_device_this_build_lacks_falls_back_to_the_cpu_and_says_so() {
     h.get_by_label("on CPU (fallback)");
     h.get_by_label_contains("Fallback: coreml was requested but this mavboard was built without it");
     assert!(
-        h.state().state.messages.items().iter().any(|m| m.text.contains("CPU instead")),
+        h.state().state.view.messages.items().iter().any(|m| m.text.contains("CPU instead")),
         "a dismissible message says it too"
     );
     // Analysis goes on with the model.

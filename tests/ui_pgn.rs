@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use eframe::egui;
 use egui_kittest::kittest::Queryable;
 use mavboard::app::command::Command;
+use mavboard::app::command::{DocCommand, FileCommand, ViewCommand};
 use mavboard::app::game_list::GameList;
 use mavboard::app::line::MoveHistory;
 use mavboard::app::state::Dialog;
@@ -18,7 +19,7 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pgn").join(name)
 }
 
-fn apply(h: &mut egui_kittest::Harness<'_, mavboard::app::MavboardApp>, c: Command) {
+fn apply(h: &mut egui_kittest::Harness<'_, mavboard::shell::MavboardApp>, c: Command) {
     let ctx = h.ctx.clone();
     h.state_mut().state.apply(c, &ctx);
     h.run();
@@ -28,9 +29,9 @@ fn apply(h: &mut egui_kittest::Harness<'_, mavboard::app::MavboardApp>, c: Comma
 #[test]
 fn a_file_with_broken_games_lists_them_and_opens_the_good_ones() {
     let mut h = app_harness();
-    apply(&mut h, Command::OpenPath(fixture("broken-middle.pgn")));
-    assert_eq!(h.state().state.dialog, Some(Dialog::GameList));
-    let list = h.state().state.games.clone().expect("the game list");
+    apply(&mut h, Command::File(FileCommand::OpenPath(fixture("broken-middle.pgn"))));
+    assert_eq!(h.state().state.view.dialog, Some(Dialog::GameList));
+    let list = h.state().state.files.games.clone().expect("the game list");
     assert_eq!((list.entries.len(), list.broken()), (6, 2));
     assert_eq!(h.get_all_by_label("cannot be read").count(), 2, "both broken games are listed");
     h.get_by_label_contains("Bxc6");
@@ -46,20 +47,20 @@ fn a_file_with_broken_games_lists_them_and_opens_the_good_ones() {
     h.get_by_label("4").click();
     h.run();
     assert_eq!(sans(&h), ["c4", "c5", "Nc3", "Nc6"]);
-    assert_eq!(h.state().state.dialog, None, "opening a game closes the list");
+    assert_eq!(h.state().state.view.dialog, None, "opening a game closes the list");
 }
 
 #[test]
 fn the_move_tree_navigates_variations_with_keys_and_clicks() {
     let mut h = app_harness();
-    apply(&mut h, Command::OpenPath(fixture("broken-middle.pgn")));
-    apply(&mut h, Command::OpenGame(2));
-    apply(&mut h, Command::ShowDialog(None));
+    apply(&mut h, Command::File(FileCommand::OpenPath(fixture("broken-middle.pgn"))));
+    apply(&mut h, Command::File(FileCommand::OpenGame(2)));
+    apply(&mut h, Command::View(ViewCommand::ShowDialog(None)));
     assert_eq!(sans(&h), ["d4", "d5", "c4"]);
     h.get_by_label("Indian");
     h.key_press(egui::Key::End);
     h.run();
-    assert_eq!(h.state().state.line.cursor(), 3);
+    assert_eq!(h.state().state.doc.line.cursor(), 3);
     h.key_press(egui::Key::Home);
     h.run();
     h.key_press(egui::Key::ArrowRight);
@@ -76,20 +77,20 @@ fn the_move_tree_navigates_variations_with_keys_and_clicks() {
     d5.click();
     h.run();
     assert_eq!(sans(&h), ["d4", "d5", "c4"]);
-    assert_eq!(h.state().state.line.cursor(), 2);
+    assert_eq!(h.state().state.doc.line.cursor(), 2);
     // Clicking the variation's move goes into the variation.
     h.get_by_label("Nf6").click();
     h.run();
-    assert_eq!(h.state().state.line.cursor(), 2);
+    assert_eq!(h.state().state.doc.line.cursor(), 2);
     assert_eq!(sans(&h), ["d4", "Nf6", "c4"]);
 }
 
 #[test]
 fn a_move_off_the_line_adds_a_variation_and_the_game_saves_with_it() {
     let mut h = app_harness();
-    apply(&mut h, Command::OpenPath(fixture("broken-middle.pgn")));
-    apply(&mut h, Command::OpenGame(2));
-    apply(&mut h, Command::ShowDialog(None));
+    apply(&mut h, Command::File(FileCommand::OpenPath(fixture("broken-middle.pgn"))));
+    apply(&mut h, Command::File(FileCommand::OpenGame(2)));
+    apply(&mut h, Command::View(ViewCommand::ShowDialog(None)));
     h.key_press(egui::Key::ArrowRight);
     h.key_press(egui::Key::ArrowRight);
     h.run();
@@ -97,24 +98,24 @@ fn a_move_off_the_line_adds_a_variation_and_the_game_saves_with_it() {
     click_square(&mut h, Square::G1);
     click_square(&mut h, Square::F3);
     assert_eq!(sans(&h), ["d4", "d5", "Nf3"]);
-    assert!(h.state().state.line.is_modified());
-    let pgn = h.state().state.line.to_pgn();
+    assert!(h.state().state.doc.line.is_modified());
+    let pgn = h.state().state.doc.line.to_pgn();
     assert!(pgn.contains("2. c4 $1 ( 2. Nf3 )") || pgn.contains("2. c4 $1 (2. Nf3)"), "{pgn}");
     h.get_by_label("Nf3");
     // Annotate and promote through commands (the move's context menu sends them).
-    let nf3 = h.state().state.line.current_node();
-    apply(&mut h, Command::SetNags(nf3, vec![5]));
-    apply(&mut h, Command::MakeMainline(nf3));
+    let nf3 = h.state().state.doc.line.current_node();
+    apply(&mut h, Command::Doc(DocCommand::SetNags(nf3, vec![5])));
+    apply(&mut h, Command::Doc(DocCommand::MakeMainline(nf3)));
     h.get_by_label("Nf3!?");
     let dir = std::env::temp_dir().join(format!("mavboard-ui-pgn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let out = dir.join("saved.pgn");
-    apply(&mut h, Command::SavePath(out.clone()));
-    assert!(!h.state().state.line.is_modified());
+    apply(&mut h, Command::File(FileCommand::SavePath(out.clone())));
+    assert!(!h.state().state.doc.line.is_modified());
     let text = std::fs::read_to_string(&out).expect("saved");
     let back = GameList::read(&text, "saved.pgn");
     assert_eq!(back.entries.len(), 1);
-    assert_eq!(&back.game(1).expect("reads back"), h.state().state.line.tree());
+    assert_eq!(&back.game(1).expect("reads back"), h.state().state.doc.line.tree());
     assert!(text.contains("2. Nf3!?") || text.contains("2. Nf3 $5"), "{text}");
     assert!(text.contains("{Indian}") || text.contains("{ Indian }"), "the comment is kept: {text}");
     // No temporary file is left beside it.
@@ -135,11 +136,11 @@ fn a_real_tournament_file_opens_every_game_when_present() {
         return;
     }
     let mut h = app_harness();
-    apply(&mut h, Command::OpenPath(path));
-    let list = h.state().state.games.clone().expect("list");
+    apply(&mut h, Command::File(FileCommand::OpenPath(path)));
+    let list = h.state().state.files.games.clone().expect("list");
     assert_eq!((list.entries.len(), list.broken()), (20, 0));
     assert!(h.get_all_by_label_contains("Zukertort").next().is_some());
     h.key_press(egui::Key::End);
     h.run();
-    assert!(h.state().state.line.cursor() > 20);
+    assert!(h.state().state.doc.line.cursor() > 20);
 }

@@ -10,11 +10,12 @@ use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use mavboard::app::MavboardApp;
 use mavboard::app::command::Command;
+use mavboard::app::command::FileCommand;
 use mavboard::app::game_list::GameList;
 use mavboard::app::pgn_loader::EARLY_LIST_BYTES;
 use mavboard::app::state::Dialog;
+use mavboard::shell::MavboardApp;
 use ui_common::{app_harness, step_until};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -45,24 +46,24 @@ fn a_big_file_lists_its_first_games_before_it_is_read_and_any_game_opens() {
     assert!(per_copy > 100 && expected.entries.len() == per_copy * 10, "{}", expected.entries.len());
 
     let mut h = app_harness();
-    apply(&mut h, Command::OpenPath(path.clone()));
+    apply(&mut h, Command::File(FileCommand::OpenPath(path.clone())));
     let still_reading = Cell::new(false);
     assert!(
         step_until(&mut h, WAIT, |app| {
-            still_reading.set(app.state.loading.is_some());
-            app.state.games.is_some()
+            still_reading.set(app.state.files.loading.is_some());
+            app.state.files.games.is_some()
         }),
         "the list never appeared"
     );
     assert!(still_reading.get(), "the list shows before the whole file is read");
     let first = expected.first_good().map(|e| expected.game(e.number)).expect("a good game").expect("reads");
-    assert_eq!(h.state().state.line.tree(), &first, "the first good game is on the board at once");
-    assert_eq!(h.state().state.dialog, Some(Dialog::GameList));
-    assert_eq!(h.state().state.current_file.as_deref(), Some(path.as_path()));
+    assert_eq!(h.state().state.doc.line.tree(), &first, "the first good game is on the board at once");
+    assert_eq!(h.state().state.view.dialog, Some(Dialog::GameList));
+    assert_eq!(h.state().state.doc.current_file.as_deref(), Some(path.as_path()));
 
     // The list fills to the end of the file, and says so.
     ui_common::wait_for_open(&mut h);
-    let list = h.state().state.games.clone().expect("list");
+    let list = h.state().state.files.games.clone().expect("list");
     assert!(list.complete);
     assert_eq!(list.entries.len(), expected.entries.len());
     for (got, want) in list.entries.iter().zip(&expected.entries) {
@@ -84,11 +85,15 @@ fn a_big_file_lists_its_first_games_before_it_is_read_and_any_game_opens() {
     let matches = list.with_matches(&surname, <[u32]>::len);
     assert!(matches >= 10, "every copy has {surname}'s games: {matches}");
     // The virtualized list lays out only the rows in view; the last game is reached by its number.
-    apply(&mut h, Command::OpenGame(number));
+    apply(&mut h, Command::File(FileCommand::OpenGame(number)));
     h.run_steps(2);
     let state = &h.state().state;
-    assert_eq!(state.line.tree(), &expected.game(number).expect("reads"), "game {number} is on the board");
-    assert_eq!(state.players.as_ref().map(|p| p.0.as_str()), Some(white.as_str()));
+    assert_eq!(
+        state.doc.line.tree(),
+        &expected.game(number).expect("reads"),
+        "game {number} is on the board"
+    );
+    assert_eq!(state.doc.players.as_ref().map(|p| p.0.as_str()), Some(white.as_str()));
     std::fs::remove_dir_all(path.parent().expect("dir")).ok();
 }
 
@@ -97,15 +102,15 @@ fn a_small_file_opens_from_the_list_by_a_click() {
     let (path, text) = big_file("small", 1);
     let expected = GameList::read(&text, "expected");
     let mut h = app_harness();
-    apply(&mut h, Command::OpenPath(path.clone()));
+    apply(&mut h, Command::File(FileCommand::OpenPath(path.clone())));
     ui_common::wait_for_open(&mut h);
-    let list = h.state().state.games.clone().expect("list");
+    let list = h.state().state.files.games.clone().expect("list");
     assert!(list.complete && list.entries.len() == expected.entries.len());
-    assert_eq!(h.state().state.dialog, Some(Dialog::GameList));
+    assert_eq!(h.state().state.view.dialog, Some(Dialog::GameList));
     // Game 2's number is a link in the list; clicking it opens the game and closes the list.
     h.get_by_label("2").click();
     h.run();
-    assert_eq!(h.state().state.line.tree(), &expected.game(2).expect("reads"));
-    assert_eq!(h.state().state.dialog, None);
+    assert_eq!(h.state().state.doc.line.tree(), &expected.game(2).expect("reads"));
+    assert_eq!(h.state().state.view.dialog, None);
     std::fs::remove_dir_all(path.parent().expect("dir")).ok();
 }

@@ -7,19 +7,20 @@ mod ui_common;
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
-use mavboard::app::MavboardApp;
 use mavboard::app::command::Command;
+use mavboard::app::command::DocCommand;
 use mavboard::app::line::MoveHistory;
 use mavboard::app::play::{Chooser, PlayCommand, PlaySetup, best_by_value};
 use mavboard::app::settings::Settings;
 use mavboard::game::Player;
+use mavboard::shell::MavboardApp;
 use shakmaty::Square;
 use ui_common::{app_with_model, click_square, sans, step_until};
 
 const WAIT: Duration = Duration::from_secs(90);
 
 fn moves(app: &MavboardApp) -> usize {
-    app.state.line.moves().len()
+    app.state.doc.line.moves().len()
 }
 
 fn start(h: &mut egui_kittest::Harness<'_, MavboardApp>, setup: PlaySetup) {
@@ -52,13 +53,13 @@ fn the_model_plays_white_with_mean_scoring_and_the_user_resigns() {
 
     let state = &h.state().state;
     assert!(state.play.game.is_some(), "the game started");
-    assert!(state.dialog.is_none(), "the dialog closed");
+    assert!(state.view.dialog.is_none(), "the dialog closed");
     assert!(state.settings.flipped, "Black at the bottom for the user playing Black");
     assert_eq!(state.settings.play.human, Player::Second);
 
     // The model moves first, its best move by mean scoring.
     assert!(step_until(&mut h, WAIT, |app| moves(app) == 1), "the model played White's first move");
-    let first = h.state().state.line.moves()[0].mv.to_uci(shakmaty::CastlingMode::Standard).to_string();
+    let first = h.state().state.doc.line.moves()[0].mv.to_uci(shakmaty::CastlingMode::Standard).to_string();
     assert_eq!(first, expected, "the model's move is its best by mean scoring");
     assert!(h.query_by_label_contains("Your move").is_some(), "the bar says it is the user's move");
 
@@ -72,7 +73,7 @@ fn the_model_plays_white_with_mean_scoring_and_the_user_resigns() {
     h.get_by_label("Resign").click();
     let _ = h.try_run();
     let state = &h.state().state;
-    let pgn = state.line.to_pgn();
+    let pgn = state.doc.line.to_pgn();
     assert!(pgn.contains("[White \"mav-enc-tiny (mean scoring)\"]"), "{pgn}");
     assert!(pgn.contains("[Result \"1-0\"]") && pgn.trim_end().ends_with("1-0"), "{pgn}");
     assert!(pgn.contains("[Event \"Game against the model\"]"), "{pgn}");
@@ -115,7 +116,7 @@ fn a_uci_engine_plays_the_other_side() {
     assert!(step_until(&mut h, WAIT, |app| moves(app) == 2), "the engine's move was played");
     let state = &h.state().state;
     assert!(state.uci.running, "the engine was started for the game");
-    let black = state.players.as_ref().map(|p| p.1.clone()).unwrap_or_default();
+    let black = state.doc.players.as_ref().map(|p| p.1.clone()).unwrap_or_default();
     assert!(black.to_ascii_lowercase().contains("stockfish"), "{black}");
 }
 
@@ -126,18 +127,25 @@ fn the_model_plays_first_at_connect_four() {
     let mut h = app_with_model(settings);
     let setup = PlaySetup { human: Player::Second, chooser: Chooser::ModelMax, ..PlaySetup::default() };
     start(&mut h, setup);
-    let count = |app: &MavboardApp| app.state.board_game.as_ref().map_or(0, |g| g.moves().len());
+    let count = |app: &MavboardApp| app.state.doc.board_game.as_ref().map_or(0, |g| g.moves().len());
     assert!(step_until(&mut h, WAIT, |app| count(app) == 1), "the model dropped the first stone");
     let ctx = h.ctx.clone();
     // The user's stone, then the model's answer.
-    h.state_mut().state.apply(Command::PlayBoardMove("1".into()), &ctx);
+    h.state_mut().state.apply(
+        Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("1".into()))),
+        &ctx,
+    );
     assert!(step_until(&mut h, WAIT, |app| count(app) == 3), "the model answered");
     // Another game on the board ends the game against the model: the model no longer moves by itself.
-    h.state_mut().state.apply(Command::SetGame(mavboard::app::board_game::GameChoice::Chess), &ctx);
+    h.state_mut()
+        .state
+        .apply(Command::Doc(DocCommand::SetGame(mavboard::app::board_game::GameChoice::Chess)), &ctx);
     h.run_steps(3);
     assert!(h.state().state.play.game.is_none(), "switching to chess ended the Connect Four game");
-    assert!(h.state().state.line.moves().is_empty(), "nobody moved on the chess board");
-    h.state_mut().state.apply(Command::SetGame(mavboard::app::board_game::GameChoice::ConnectFour), &ctx);
+    assert!(h.state().state.doc.line.moves().is_empty(), "nobody moved on the chess board");
+    h.state_mut()
+        .state
+        .apply(Command::Doc(DocCommand::SetGame(mavboard::app::board_game::GameChoice::ConnectFour)), &ctx);
     h.run_steps(2);
     // A UCI engine is refused for Connect Four, with the reason.
     let uci = PlaySetup { chooser: Chooser::Uci, ..setup };

@@ -43,7 +43,7 @@ fn hovering_a_pv_previews_it_on_the_board_without_changing_the_game() {
     let cell = h.get_all_by_label(&san).last().expect("the move's cell in the search table").rect();
     h.hover_at(cell.center());
     let _ = h.try_run();
-    assert_eq!(h.state().state.pv_hover.as_ref().map(|p| p.action.as_str()), Some(mv.action.as_str()));
+    assert_eq!(h.state().state.view.pv_hover.as_ref().map(|p| p.action.as_str()), Some(mv.action.as_str()));
     let shown = h.state().ui.shown_position.clone().expect("drawn");
     assert_eq!(shown, expected.after.fen(), "the board shows the end of the PV");
     assert_ne!(shown, start_fen);
@@ -51,13 +51,13 @@ fn hovering_a_pv_previews_it_on_the_board_without_changing_the_game() {
     // The game is unchanged.
     assert_eq!(board_fen(&h), start_fen);
     assert!(sans(&h).is_empty());
-    assert!(!h.state().state.line.is_modified());
+    assert!(!h.state().state.doc.line.is_modified());
 
     // Moving the pointer away ends the preview.
     h.hover_at(egui::pos2(5.0, 795.0));
     let _ = h.try_run();
-    assert!(h.state().state.pv_hover.is_none());
+    assert!(h.state().state.view.pv_hover.is_none());
     assert_eq!(h.state().ui.shown_position.as_deref(), Some(start_fen.as_str()));
     assert!(h.query_by_label_contains("Preview:").is_none());
-    assert_eq!(h.state().state.line.cursor(), 0);
+    assert_eq!(h.state().state.doc.line.cursor(), 0);
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
 use mavboard::app::command::Command;
+use mavboard::app::command::{AnalysisCommand, DocCommand};
 use mavboard::app::settings::Settings;
 use mavboard::app::uci_review::{ReviewSettings, Reviewer};
 use mavboard::ui::eval_graph::disagreements;
@@ -26,7 +27,7 @@ fn a_uci_engine_judges_the_moves_and_the_models_view_stays_beside_them() {
         Settings { review: ReviewSettings { reviewer: Reviewer::Uci, depth: 8 }, ..Settings::default() };
     let mut h = app_with_model(settings);
     let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::LoadPasted(GAME.into()), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(GAME.into())), &ctx);
     h.run_steps(2);
     h.get_by_label("Review game").click();
     h.step();
@@ -47,7 +48,10 @@ fn a_uci_engine_judges_the_moves_and_the_models_view_stays_beside_them() {
         assert!(h.get_all_by_label(&label).next().is_some(), "{label} is listed");
     }
     // Switching the scoring re-derives the model's view without asking the engine again.
-    h.state_mut().state.apply(Command::SetScoring(mavboard::app::settings::ScoringChoice::Max), &ctx);
+    h.state_mut().state.apply(
+        Command::Analysis(AnalysisCommand::SetScoring(mavboard::app::settings::ScoringChoice::Max)),
+        &ctx,
+    );
     h.run_steps(2);
     let rescored = h.state().state.analysis.game_review.as_ref().expect("still reviewed");
     assert_eq!(
@@ -70,9 +74,9 @@ fn review_all_games_by_a_uci_engine_judges_every_readable_game() {
     let pasted = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
                   [White \"C\"]\n[Black \"D\"]\n\n1. e4 e4 *\n\n\
                   [White \"E\"]\n[Black \"F\"]\n\n1. d4 d5 2. c4 e6 *\n";
-    h.state_mut().state.apply(Command::LoadPasted(pasted.into()), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(pasted.into())), &ctx);
     h.run_steps(2);
-    h.state_mut().state.apply(Command::ReviewFile, &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::ReviewFile), &ctx);
     assert!(step_until(&mut h, WAIT, |app| {
         app.state.analysis.file_review.as_ref().is_some_and(|f| !f.running())
     }));
@@ -96,11 +100,12 @@ fn a_missing_review_engine_is_reported_with_the_fix() {
     settings.uci_engine.path = Some("/nonexistent/engine".into());
     let mut h = app_with_model(settings);
     let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::LoadPasted(GAME.into()), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(GAME.into())), &ctx);
     h.run_steps(2);
-    h.state_mut().state.apply(Command::ReviewLine, &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::ReviewLine), &ctx);
     assert!(step_until(&mut h, WAIT, |app| app
         .state
+        .view
         .messages
         .items()
         .iter()

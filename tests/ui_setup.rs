@@ -9,7 +9,7 @@ use mavboard::app::line::MoveHistory;
 use shakmaty::Square;
 use ui_common::{app_harness, board_fen, click_square, sans};
 
-fn type_into(h: &mut egui_kittest::Harness<'_, mavboard::app::MavboardApp>, label: &str, text: &str) {
+fn type_into(h: &mut egui_kittest::Harness<'_, mavboard::shell::MavboardApp>, label: &str, text: &str) {
     h.get_by_label(label).click();
     h.run();
     h.get_by_label(label).type_text(text);
@@ -24,12 +24,12 @@ fn valid_fen_sets_the_position() {
     h.get_by_label("Set position").click();
     h.run();
     assert_eq!(board_fen(&h), fen);
-    assert!(h.state().state.messages.items().is_empty());
+    assert!(h.state().state.view.messages.items().is_empty());
     // Moves continue from there with the right numbers.
     click_square(&mut h, Square::F1);
     click_square(&mut h, Square::B5);
     assert_eq!(sans(&h), ["Bb5"]);
-    assert_eq!(h.state().state.line.moves()[0].ply, 5);
+    assert_eq!(h.state().state.doc.line.moves()[0].ply, 5);
 }
 
 #[test]
@@ -43,13 +43,13 @@ fn invalid_fen_shows_a_dismissible_error_and_keeps_the_board() {
     h.run();
     assert_eq!(board_fen(&h), before);
     assert_eq!(sans(&h), ["e4"]);
-    let items = h.state().state.messages.items().to_vec();
+    let items = h.state().state.view.messages.items().to_vec();
     assert_eq!(items.len(), 1);
-    assert!(items[0].text.contains("not a valid FEN"), "{}", items[0].text);
+    assert!(items[0].text.contains("bad board field"), "{}", items[0].text);
     h.get_by_label_contains("Position not changed");
     h.get_by_label("Dismiss").click();
     h.run();
-    assert!(h.state().state.messages.items().is_empty());
+    assert!(h.state().state.view.messages.items().is_empty());
     assert!(h.query_by_label_contains("Position not changed").is_none());
 }
 
@@ -82,7 +82,8 @@ fn navigation_keys_move_through_the_line() {
         click_square(&mut h, b);
     }
     assert_eq!(sans(&h), ["e4", "e5", "Nf3"]);
-    let cursor = |h: &egui_kittest::Harness<'_, mavboard::app::MavboardApp>| h.state().state.line.cursor();
+    let cursor =
+        |h: &egui_kittest::Harness<'_, mavboard::shell::MavboardApp>| h.state().state.doc.line.cursor();
     h.key_press(egui::Key::ArrowLeft);
     h.run();
     h.key_press(egui::Key::ArrowLeft);
@@ -134,14 +135,17 @@ fn open_and_save_by_path_through_the_menu() {
     h.step();
     ui_common::wait_for_open(&mut h);
     assert_eq!(sans(&h), ["d4", "d5", "c4", "e6", "Nc3"]);
-    assert_eq!(h.state().state.current_file.as_deref(), Some(input.as_path()));
+    assert_eq!(h.state().state.doc.current_file.as_deref(), Some(input.as_path()));
     assert_eq!(h.state().state.settings.recent_files.first().map(|p| p.as_path()), Some(input.as_path()));
     h.get_by_label("W - B");
 
     // A missing file: an error naming it, the line kept.
     let missing = dir.join("missing.pgn");
     let ctx = h.ctx.clone();
-    h.state_mut().state.apply(mavboard::app::command::Command::OpenPath(missing.clone()), &ctx);
+    h.state_mut().state.apply(
+        mavboard::app::command::Command::File(mavboard::app::command::FileCommand::OpenPath(missing.clone())),
+        &ctx,
+    );
     h.step();
     ui_common::wait_for_open(&mut h);
     assert_eq!(sans(&h).len(), 5);
@@ -180,7 +184,7 @@ fn paste_dialog_loads_pgn_and_fen() {
     h.get_by_label("Load").click();
     h.run();
     assert_eq!(sans(&h), ["e4", "c5", "Nf3", "d6"]);
-    assert!(h.state().state.dialog.is_none(), "the dialog closes after loading");
+    assert!(h.state().state.view.dialog.is_none(), "the dialog closes after loading");
 
     // A PGN with an illegal move: the error names the move, the line stays.
     h.get_by_label("File").click();
@@ -214,6 +218,6 @@ fn open_by_path_has_the_keyboard_at_once_and_enter_opens_the_file() {
     h.key_press(egui::Key::Enter);
     h.run();
     ui_common::wait_for_open(&mut h);
-    assert_eq!(h.state().state.current_file.as_deref(), Some(file.as_path()), "Enter opened the file");
+    assert_eq!(h.state().state.doc.current_file.as_deref(), Some(file.as_path()), "Enter opened the file");
     assert_eq!(sans(&h)[..3], ["e4", "e5", "Nf3"]);
 }

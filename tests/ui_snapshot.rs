@@ -9,8 +9,8 @@ mod ui_common;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::wgpu::WgpuTestRenderer;
-use mavboard::app::MavboardApp;
 use mavboard::app::settings::{Settings, ThemeChoice};
+use mavboard::shell::MavboardApp;
 use shakmaty::Square;
 use ui_common::{click_square, step_until};
 
@@ -141,11 +141,11 @@ fn board_harness(
     fen: &str,
     renderer: WgpuTestRenderer,
 ) -> Harness<'static, (mavboard::ui::board::BoardInteraction, mavboard::ui::pieces::PieceTextures)> {
-    use mavboard::app::position_setup::parse_fen;
+    use mavboard::game::chess::ChessState;
     use mavboard::ui::board::{BoardInteraction, BoardView, board_ui};
     use mavboard::ui::pieces::PieceTextures;
 
-    let state = parse_fen(fen).expect("test FEN");
+    let state = ChessState::from_fen(fen).expect("test FEN");
     let mut h = Harness::builder().with_size(egui::vec2(400.0, 400.0)).renderer(renderer).build_ui_state(
         move |ui, (interaction, pieces): &mut (BoardInteraction, PieceTextures)| {
             let view = BoardView {
@@ -193,7 +193,7 @@ fn board_promotion_picker() {
 /// A Connect Four or Hex board with the solver's values: the values are exact (Connect Four late in a
 /// game, Hex 4×4 with few empty cells), so the picture does not depend on timing once they are all in.
 fn board_game_snapshot(choice: mavboard::app::board_game::GameChoice, moves: &[&str], name: &str) {
-    use mavboard::app::command::Command;
+    use mavboard::app::command::{Command, DocCommand};
     let Some(r) = renderer() else { return };
     let settings = Settings { game: choice, ..Settings::default() };
     // Not `harness`: its `run` would wait for the solver's spinner to stop on the empty board.
@@ -205,10 +205,13 @@ fn board_game_snapshot(choice: mavboard::app::board_game::GameChoice, moves: &[&
     h.step();
     let ctx = h.ctx.clone();
     for m in moves {
-        h.state_mut().state.apply(Command::PlayBoardMove((*m).to_owned()), &ctx);
+        h.state_mut().state.apply(
+            Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation((*m).to_owned()))),
+            &ctx,
+        );
     }
     let done = step_until(&mut h, std::time::Duration::from_secs(60), |app| {
-        app.state.oracle.report.as_ref().is_some_and(|r| r.done)
+        app.state.board_analysis.oracle.report.as_ref().is_some_and(|r| r.done)
     });
     assert!(done, "{name}: the solver finished");
     h.remove_cursor();

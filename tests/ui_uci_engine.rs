@@ -6,9 +6,9 @@ mod ui_common;
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
-use mavboard::app::MavboardApp;
 use mavboard::app::command::Command;
 use mavboard::app::uci_panel::UciCommand;
+use mavboard::shell::MavboardApp;
 use mavboard::uci::locate::locate_stockfish;
 use shakmaty::Square;
 use ui_common::{app_harness, click_square, step_until};

@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use mavboard::app::MavboardApp;
 use mavboard::app::command::Command;
+use mavboard::app::command::{DocCommand, FileCommand};
 use mavboard::app::file_dialog::FileDialogKind;
 use mavboard::app::line::MoveHistory;
 use mavboard::app::state::Dialog;
+use mavboard::shell::MavboardApp;
 use shakmaty::Square;
 use ui_common::{app_harness, click_square, sans};
 
@@ -43,7 +44,7 @@ fn play_e4(h: &mut Harness<'_, MavboardApp>) {
     click_square(h, Square::E2);
     click_square(h, Square::E4);
     assert_eq!(sans(h), ["e4"]);
-    assert!(h.state().state.line.is_modified());
+    assert!(h.state().state.doc.line.is_modified());
 }
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -58,7 +59,7 @@ fn closing_with_unsaved_moves_asks_and_cancel_keeps_the_window_open() {
     // Nothing changed: the window closes without a question.
     request_close(&mut h);
     assert!(!viewport_commands(&h).contains(&egui::ViewportCommand::CancelClose));
-    assert!(h.state().state.unsaved.is_none());
+    assert!(h.state().state.files.unsaved.is_none());
 
     play_e4(&mut h);
     request_close(&mut h);
@@ -70,7 +71,7 @@ fn closing_with_unsaved_moves_asks_and_cancel_keeps_the_window_open() {
     h.run();
     assert!(h.query_by_label("Unsaved changes").is_none());
     assert_eq!(sans(&h), ["e4"]);
-    assert!(!h.state().state.close_approved);
+    assert!(!h.state().state.files.close_approved);
 
     // Discard closes the window for real.
     request_close(&mut h);
@@ -78,7 +79,7 @@ fn closing_with_unsaved_moves_asks_and_cancel_keeps_the_window_open() {
     h.get_by_label("Discard").click();
     h.step();
     assert!(viewport_commands(&h).contains(&egui::ViewportCommand::Close), "{:?}", viewport_commands(&h));
-    assert!(h.state().state.close_approved);
+    assert!(h.state().state.files.close_approved);
     // The close that follows is not held again.
     request_close(&mut h);
     assert!(!viewport_commands(&h).contains(&egui::ViewportCommand::CancelClose));
@@ -90,19 +91,20 @@ fn save_writes_the_game_to_its_file_and_then_closes() {
     let file = dir.join("game.pgn");
     std::fs::write(&file, "[White \"A\"]\n[Black \"B\"]\n\n1. d4 d5 *\n").expect("write");
     let mut h = app_harness();
-    apply(&mut h, Command::OpenPath(file.clone()));
+    apply(&mut h, Command::File(FileCommand::OpenPath(file.clone())));
     assert!(ui_common::step_until(&mut h, std::time::Duration::from_secs(10), |a| a
         .state
+        .doc
         .line
         .moves()
         .len()
         == 2));
-    assert!(!h.state().state.line.is_modified(), "a file just opened has no changes");
+    assert!(!h.state().state.doc.line.is_modified(), "a file just opened has no changes");
     h.key_press(egui::Key::End);
     h.run();
     click_square(&mut h, Square::C2);
     click_square(&mut h, Square::C4);
-    assert!(h.state().state.line.is_modified());
+    assert!(h.state().state.doc.line.is_modified());
     request_close(&mut h);
     h.run();
     h.get_by_label_contains("game.pgn has changes");
@@ -111,7 +113,7 @@ fn save_writes_the_game_to_its_file_and_then_closes() {
     assert!(viewport_commands(&h).contains(&egui::ViewportCommand::Close));
     let written = std::fs::read_to_string(&file).expect("saved");
     assert!(written.contains("2. c4"), "{written}");
-    assert!(!h.state().state.line.is_modified());
+    assert!(!h.state().state.doc.line.is_modified());
     let names: Vec<_> =
         std::fs::read_dir(&dir).expect("dir").map(|e| e.expect("entry").file_name()).collect();
     assert_eq!(names.len(), 1, "no temporary file is left: {names:?}");
@@ -123,9 +125,9 @@ fn a_new_game_or_another_file_asks_before_replacing_a_modified_game() {
     let mut h = app_harness();
     play_e4(&mut h);
     // Input that replaces nothing gets its error without a question.
-    apply(&mut h, Command::LoadFen("not a fen/8/8/8/8/8/8/8 w - - 0 1".into()));
-    assert!(h.state().state.unsaved.is_none());
-    assert_eq!(h.state().state.messages.items().len(), 1);
+    apply(&mut h, Command::Doc(DocCommand::LoadFen("not a fen/8/8/8/8/8/8/8 w - - 0 1".into())));
+    assert!(h.state().state.files.unsaved.is_none());
+    assert_eq!(h.state().state.view.messages.items().len(), 1);
 
     h.get_by_label("Standard start position").click();
     h.run();
@@ -136,33 +138,37 @@ fn a_new_game_or_another_file_asks_before_replacing_a_modified_game() {
 
     // Another file: asked once its games are read; Discard opens it.
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pgn/broken-middle.pgn");
-    apply(&mut h, Command::OpenPath(file.clone()));
-    assert!(ui_common::step_until(&mut h, std::time::Duration::from_secs(10), |a| a.state.unsaved.is_some()));
+    apply(&mut h, Command::File(FileCommand::OpenPath(file.clone())));
+    assert!(ui_common::step_until(&mut h, std::time::Duration::from_secs(10), |a| a
+        .state
+        .files
+        .unsaved
+        .is_some()));
     assert_eq!(sans(&h), ["e4"]);
     h.get_by_label_contains("before opening another game");
     h.get_by_label("Discard").click();
     h.run();
     assert_eq!(sans(&h), ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
-    assert_eq!(h.state().state.current_file.as_deref(), Some(file.as_path()));
-    assert!(!h.state().state.line.is_modified());
+    assert_eq!(h.state().state.doc.current_file.as_deref(), Some(file.as_path()));
+    assert!(!h.state().state.doc.line.is_modified());
 
     // A pasted game over a modified one from a file of several games: Save never overwrites that file with
     // this game alone; it asks where to write it (Save As).
     let original = std::fs::read(&file).expect("fixture");
     h.key_press(egui::Key::End);
     h.run();
-    let node = h.state().state.line.current_node();
-    apply(&mut h, Command::SetComment(node, "mate".into()));
-    assert!(h.state().state.line.is_modified(), "a comment is a change");
-    apply(&mut h, Command::LoadPasted("1. c4 e5 *".into()));
+    let node = h.state().state.doc.line.current_node();
+    apply(&mut h, Command::Doc(DocCommand::SetComment(node, "mate".into())));
+    assert!(h.state().state.doc.line.is_modified(), "a comment is a change");
+    apply(&mut h, Command::Doc(DocCommand::LoadPasted("1. c4 e5 *".into())));
     h.get_by_label_contains("broken-middle.pgn has changes");
     h.get_by_label_contains("holds other games too");
     h.get_by_label("Save").click();
     h.step();
-    assert!(h.state().state.file_dialog.is_some(), "Save As opened the file dialog");
+    assert!(h.state().state.files.file_dialog.is_some(), "Save As opened the file dialog");
     // No file-chooser portal here: type the path instead.
-    h.state_mut().state.file_dialog = None;
-    h.state_mut().state.dialog = Some(Dialog::Path(FileDialogKind::Save));
+    h.state_mut().state.files.file_dialog = None;
+    h.state_mut().state.view.dialog = Some(Dialog::Path(FileDialogKind::Save));
     h.run();
     let dir = temp_dir("replace-save");
     let copy = dir.join("copy.pgn");
@@ -187,11 +193,11 @@ fn a_game_without_a_file_is_saved_through_save_as_before_it_is_replaced() {
     h.get_by_label_contains("It has no file yet");
     h.get_by_label("Save").click();
     h.step();
-    assert!(h.state().state.after_save.is_some(), "the new game waits for the save");
-    assert!(h.state().state.file_dialog.is_some(), "Save As opened the file dialog");
+    assert!(h.state().state.files.after_save.is_some(), "the new game waits for the save");
+    assert!(h.state().state.files.file_dialog.is_some(), "Save As opened the file dialog");
     // No file-chooser portal here: the app falls back to typing a path (as when the dialog returns none).
-    h.state_mut().state.file_dialog = None;
-    h.state_mut().state.dialog = Some(Dialog::Path(FileDialogKind::Save));
+    h.state_mut().state.files.file_dialog = None;
+    h.state_mut().state.view.dialog = Some(Dialog::Path(FileDialogKind::Save));
     h.run();
     let dir = temp_dir("save-as");
     let out = dir.join("new.pgn");
@@ -202,7 +208,7 @@ fn a_game_without_a_file_is_saved_through_save_as_before_it_is_replaced() {
     let written = std::fs::read_to_string(&out).expect("saved");
     assert!(written.contains("1. e4"), "{written}");
     assert!(sans(&h).is_empty(), "then the new game started");
-    assert!(h.state().state.after_save.is_none());
+    assert!(h.state().state.files.after_save.is_none());
 
     // Abandoning the save keeps the game and says why nothing else happened.
     play_e4(&mut h);
@@ -210,14 +216,14 @@ fn a_game_without_a_file_is_saved_through_save_as_before_it_is_replaced() {
     h.run();
     h.get_by_label("Save").click();
     h.step();
-    h.state_mut().state.file_dialog = None;
+    h.state_mut().state.files.file_dialog = None;
     h.run();
-    assert!(h.state().state.after_save.is_none());
+    assert!(h.state().state.files.after_save.is_none());
     assert_eq!(sans(&h), ["e4"]);
     assert!(
-        h.state().state.status_note.as_deref().is_some_and(|n| n.contains("not saved")),
+        h.state().state.view.status_note.as_deref().is_some_and(|n| n.contains("not saved")),
         "{:?}",
-        h.state().state.status_note
+        h.state().state.view.status_note
     );
     std::fs::remove_dir_all(&dir).ok();
 }

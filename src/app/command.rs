@@ -21,11 +21,21 @@ pub enum Navigate {
     To(usize),
 }
 
-/// A change the user asked for.
+/// A move for the game on the board.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    /// Play a move on the board at the current position.
-    PlayMove(Move),
+pub enum BoardMove {
+    /// A chess move, as the board or an engine gives it.
+    Chess(Move),
+    /// A move in the notation of the game on the board: UCI for chess, `4` for Connect Four, `c5` or
+    /// `swap` for Hex.
+    Notation(String),
+}
+
+/// A command for the game on the board (any game): moves, navigation, loading a position, editing the tree, copying.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocCommand {
+    /// Play a move at the cursor of the game on the board (any game).
+    PlayMove(BoardMove),
     /// Tell the user that a move they tried is not legal (the board stays as it is).
     RejectMove {
         /// The move as the user tried it, e.g. `e2-e5`.
@@ -37,66 +47,13 @@ pub enum Command {
     LoadFen(String),
     /// Load pasted text: a FEN, or else a PGN game.
     LoadPasted(String),
-    /// The standard start position.
+    /// A new game of the kind on the board: chess from the standard start position, or Connect Four / Hex
+    /// from the empty board.
     NewGame,
     /// Chess960 start position by Scharnagl number.
-    NewChess960(u16),
-    /// Flip the board.
-    Flip,
-    /// Change the colour theme.
-    SetTheme(ThemeChoice),
-    /// Change how value distributions are scored.
-    SetScoring(ScoringChoice),
-    /// Show or hide the move list.
-    ToggleMovesPanel,
-    /// Show or hide the setup panel.
-    ToggleSetupPanel,
-    /// Show or hide board coordinates.
-    ToggleCoordinates,
-    /// Show or hide legal-move dots.
-    ToggleLegalMoves,
-    /// Review every game of the open file (the game list), one after another.
-    ReviewFile,
-    /// Stop the file review (finished games keep their reviews).
-    StopFileReview,
-    /// Ask where to write the open file's games with their reviews, with the system file dialog.
-    ExportReviewDialog,
-    /// Write the open file's games with their reviews to this path (atomically).
-    ExportReviewPath(PathBuf),
-    /// Ask for a PGN file with the system file dialog.
-    OpenFileDialog,
-    /// Ask where to save the line with the system file dialog.
-    SaveFileDialog,
-    /// Open a PGN file from a path.
-    OpenPath(PathBuf),
-    /// Save the line as PGN to a path.
-    SavePath(PathBuf),
-    /// Open or close a dialog window.
-    ShowDialog(Option<super::state::Dialog>),
-    /// Close a message.
-    DismissMessage(u64),
-    /// Show an error message (input a panel could not accept).
-    ShowError(String),
+    NewChess960(u32),
     /// Copy the current FEN to the clipboard.
     CopyFen,
-    /// Start a search of the board position, or stop the running one (space).
-    ToggleSearch,
-    /// Start a search of the board position with the search settings.
-    StartSearch,
-    /// Stop the running search.
-    StopSearch,
-    /// Change the search settings (used by the next search).
-    SetSearchSettings(SearchSettings),
-    /// Show this move's distribution (UCI), or the best move's when `None`.
-    SelectMove(Option<String>),
-    /// The pointer is over this move in a panel (UCI), or over none.
-    HoverMove(Option<String>),
-    /// Show or hide the analysis panel.
-    ToggleAnalysisPanel,
-    /// Load the model package in this folder (and remember it).
-    LoadModel(PathBuf),
-    /// Choose a model package folder with the system dialog.
-    ChooseModelFolder,
     /// Put the cursor on this move of the game tree.
     SelectNode(crate::pgn::NodeId),
     /// At a fork, follow the next (`down`) or previous variation.
@@ -114,14 +71,92 @@ pub enum Command {
     SetComment(crate::pgn::NodeId, String),
     /// Replace the NAGs of this move (numeric annotation glyphs: 1 = !, 2 = ?, 3 = !!, 4 = ??, 5 = !?, 6 = ?!).
     SetNags(crate::pgn::NodeId, Vec<u8>),
-    /// Open game `n` (from 1) of the game list.
-    OpenGame(usize),
-    /// Evaluate every position of the line (game review and eval graph).
-    ReviewLine,
     /// Writes the finished review into the game (NAGs, `[%eval]`, best moves), as `mavboard annotate`.
     AnnotateGame,
-    /// Copy the game as PGN to the clipboard.
-    CopyPgn,
+    /// Copy the game on the board to the clipboard: chess as PGN, Connect Four as its move string, Hex
+    /// as SGF.
+    CopyRecord,
+    /// Put this game on the board: chess (the analysis board) or a new Connect Four or Hex game.
+    SetGame(super::board_game::GameChoice),
+}
+
+/// A command for files: open, save, export, the game list, the unsaved-changes question.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileCommand {
+    /// Ask where to write the open file's games with their reviews, with the system file dialog.
+    ExportReviewDialog,
+    /// Write the open file's games with their reviews to this path (atomically).
+    ExportReviewPath(PathBuf),
+    /// Ask for a PGN file with the system file dialog.
+    OpenFileDialog,
+    /// Ask where to save the line with the system file dialog.
+    SaveFileDialog,
+    /// Open a PGN file from a path.
+    OpenPath(PathBuf),
+    /// Save the line as PGN to a path.
+    SavePath(PathBuf),
+    /// Open game `n` (from 1) of the game list.
+    OpenGame(usize),
+    /// Answer the question about unsaved changes (Save, Discard, Cancel).
+    AnswerUnsaved(super::unsaved::UnsavedAnswer),
+}
+
+/// A command for what is shown: board orientation, theme, panels, dialogs, messages, the PV preview.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ViewCommand {
+    /// Flip the board.
+    Flip,
+    /// Change the colour theme.
+    SetTheme(ThemeChoice),
+    /// Show or hide the move list.
+    ToggleMovesPanel,
+    /// Show or hide the setup panel.
+    ToggleSetupPanel,
+    /// Show or hide board coordinates.
+    ToggleCoordinates,
+    /// Show or hide legal-move dots.
+    ToggleLegalMoves,
+    /// Open or close a dialog window.
+    ShowDialog(Option<super::state::Dialog>),
+    /// Close a message.
+    DismissMessage(u64),
+    /// Show an error message (input a panel could not accept).
+    ShowError(String),
+    /// Show or hide the analysis panel.
+    ToggleAnalysisPanel,
+    /// Preview this root move's PV on the board (UCI), or end the preview.
+    PreviewPv(Option<String>),
+    /// Turn the solver beside the Connect Four / Hex board on or off.
+    ToggleOracle,
+}
+
+/// A command for the model: loading it, its runtime, search, reviews, internal search, the tree explorer, the selected move.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnalysisCommand {
+    /// Change how value distributions are scored.
+    SetScoring(ScoringChoice),
+    /// Review every game of the open file (the game list), one after another.
+    ReviewFile,
+    /// Stop the file review (finished games keep their reviews).
+    StopFileReview,
+    /// Start a search of the board position, or stop the running one (space).
+    ToggleSearch,
+    /// Start a search of the board position with the search settings.
+    StartSearch,
+    /// Stop the running search.
+    StopSearch,
+    /// Change the search settings (used by the next search).
+    SetSearchSettings(SearchSettings),
+    /// Show this move's distribution (UCI), or the best move's when `None`.
+    SelectMove(Option<String>),
+    /// The pointer is over this move in a panel (UCI), or over none.
+    HoverMove(Option<String>),
+    /// Load the model package in this folder (and remember it).
+    LoadModel(PathBuf),
+    /// Choose a model package folder with the system dialog.
+    ChooseModelFolder,
+    /// Evaluate every position of the line (game review and eval graph).
+    ReviewLine,
     /// Go back to the shipped default model.
     LoadDefaultModel,
     /// Run internal search (explicit minimax, and the model's own trace when it writes one) on the board
@@ -132,10 +167,6 @@ pub enum Command {
         /// d: plies below the root.
         depth: u32,
     },
-    /// Answer the question about unsaved changes (Save, Discard, Cancel).
-    AnswerUnsaved(super::unsaved::UnsavedAnswer),
-    /// Preview this root move's PV on the board (UCI), or end the preview.
-    PreviewPv(Option<String>),
     /// Run the model on this device with this many threads (0: automatic), reloading it.
     SetModelRuntime {
         /// Auto, CPU, CUDA or CoreML.
@@ -145,22 +176,49 @@ pub enum Command {
     },
     /// Expand or collapse this node of the search tree explorer (moves in UCI from the root).
     ToggleTreeNode(Vec<String>),
-    /// Something for the UCI engine panel (start, stop, its settings).
-    Uci(super::uci_panel::UciCommand),
-    /// Put this game on the board: chess (the analysis board) or a new Connect Four or Hex game.
-    SetGame(super::board_game::GameChoice),
-    /// Play this move (in the game's notation: `4`, `c5`, `swap`) in the Connect Four or Hex game.
-    PlayBoardMove(String),
-    /// Start the Connect Four or Hex game again.
-    NewBoardGame,
-    /// Copy the Connect Four move string or the Hex SGF to the clipboard.
-    CopyBoardRecord,
-    /// Turn the solver beside the Connect Four / Hex board on or off.
-    ToggleOracle,
     /// Start or stop the model's MCTS on the Connect Four / Hex board.
     BoardSearch(super::board_model::BoardSearchRequest),
-    /// Something for the game against the model (its choices, start, resign, stop).
-    Play(super::play::PlayCommand),
     /// Change who judges a game review (the model or a UCI engine, and its depth).
     SetReviewSettings(super::uci_review::ReviewSettings),
+}
+
+/// A change the user asked for, addressed to the feature that owns it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// See [`DocCommand`].
+    Doc(DocCommand),
+    /// See [`FileCommand`].
+    File(FileCommand),
+    /// See [`ViewCommand`].
+    View(ViewCommand),
+    /// See [`AnalysisCommand`].
+    Analysis(AnalysisCommand),
+    /// Something for the UCI engine panel (start, stop, its settings).
+    Uci(super::uci_panel::UciCommand),
+    /// Something for the game against the model (its choices, start, resign, stop).
+    Play(super::play::PlayCommand),
+}
+
+impl From<DocCommand> for Command {
+    fn from(c: DocCommand) -> Command {
+        Command::Doc(c)
+    }
+}
+
+impl From<FileCommand> for Command {
+    fn from(c: FileCommand) -> Command {
+        Command::File(c)
+    }
+}
+
+impl From<ViewCommand> for Command {
+    fn from(c: ViewCommand) -> Command {
+        Command::View(c)
+    }
+}
+
+impl From<AnalysisCommand> for Command {
+    fn from(c: AnalysisCommand) -> Command {
+        Command::Analysis(c)
+    }
 }

@@ -162,7 +162,7 @@ impl EngineLink {
         self.internal_source = None;
         state.analysis.model = ModelStatus::Failed(text.clone());
         state.analysis.evaluating = false;
-        state.messages.error_about(Topic::Model, text);
+        state.view.messages.error_about(Topic::Model, text);
     }
 
     /// Once per frame: takes the engine's events, then sends what changed (position, requests).
@@ -197,13 +197,13 @@ impl EngineLink {
         }
         // A file review ends when its game list is replaced (another file opened or text pasted).
         if let Some(f) = state.analysis.file_review.as_ref()
-            && state.games.as_ref().is_none_or(|l| l.id != f.list)
+            && state.files.games.as_ref().is_none_or(|l| l.id != f.list)
         {
             self.file_game = None;
             self.file_judge = None;
             state.analysis.file_review = None;
         }
-        let moved = self.sent_generation != Some(state.position_generation);
+        let moved = self.sent_generation != Some(state.doc.position_generation);
         if moved {
             self.send_position(state);
         }
@@ -232,6 +232,7 @@ impl EngineLink {
     fn review_game(&mut self, state: &mut AppState) {
         if !self.has_model {
             state
+                .view
                 .messages
                 .error_about(Topic::Model, "No model is loaded: load one before reviewing the game.");
             return;
@@ -239,15 +240,16 @@ impl EngineLink {
         if self.review.is_some() {
             return;
         }
-        let pending = match PendingReview::new(state.line.tree().clone(), state.line.stamp(), self.next_tag) {
-            Ok(p) => p,
-            Err(e) => {
-                state.messages.error(format!("This game cannot be reviewed: {e}"));
-                return;
-            }
-        };
+        let pending =
+            match PendingReview::new(state.doc.line.tree().clone(), state.doc.line.stamp(), self.next_tag) {
+                Ok(p) => p,
+                Err(e) => {
+                    state.view.messages.error(format!("This game cannot be reviewed: {e}"));
+                    return;
+                }
+            };
         if pending.requests.is_empty() {
-            state.messages.info("The game has no moves to review.");
+            state.view.messages.info("The game has no moves to review.");
             return;
         }
         let mut pending = pending;
@@ -262,7 +264,7 @@ impl EngineLink {
             ) {
                 Ok(run) => self.judge_run = Some(run),
                 Err(e) => {
-                    state.messages.error(format!("The review could not start: {e}"));
+                    state.view.messages.error(format!("The review could not start: {e}"));
                     return;
                 }
             }
@@ -284,12 +286,14 @@ impl EngineLink {
     fn review_file(&mut self, state: &mut AppState) {
         if !self.has_model {
             state
+                .view
                 .messages
                 .error_about(Topic::Model, "No model is loaded: load one before reviewing the games.");
             return;
         }
-        let Some(list) = &state.games else {
+        let Some(list) = &state.files.games else {
             state
+                .view
                 .messages
                 .error("Open a PGN file first: Review all games reviews the games of the open file.");
             return;
@@ -299,7 +303,10 @@ impl EngineLink {
         }
         let review = FileReview::new(list);
         if review.total == 0 {
-            state.messages.error(format!("{}: no game could be read, so none can be reviewed.", list.source));
+            state
+                .view
+                .messages
+                .error(format!("{}: no game could be read, so none can be reviewed.", list.source));
             return;
         }
         self.file_judge = None;
@@ -319,6 +326,7 @@ impl EngineLink {
         let Some(f) = state.analysis.file_review.as_mut() else { return };
         while let Some(number) = f.queue.pop_front() {
             let tree = state
+                .files
                 .games
                 .as_ref()
                 .filter(|l| l.id == f.list)
@@ -374,7 +382,7 @@ impl EngineLink {
             } else {
                 String::new()
             };
-            state.messages.info(format!("Reviewed {done} of {total} games of {}{failed}.", f.source));
+            state.view.messages.info(format!("Reviewed {done} of {total} games of {}{failed}.", f.source));
         }
     }
 
@@ -486,7 +494,7 @@ impl EngineLink {
             Err(e) => {
                 self.review = None;
                 state.analysis.reviewing = None;
-                state.messages.error(format!("The review's engine failed: {e}"));
+                state.view.messages.error(format!("The review's engine failed: {e}"));
             }
         }
     }
@@ -502,18 +510,18 @@ impl EngineLink {
         match finished {
             Ok(reviewed) => state.analysis.game_review = Some(reviewed),
             Err(e) => {
-                state.messages.error(format!("The review failed: {e}"));
+                state.view.messages.error(format!("The review failed: {e}"));
             }
         }
     }
 
     fn send_position(&mut self, state: &mut AppState) {
-        self.sent_generation = Some(state.position_generation);
+        self.sent_generation = Some(state.doc.position_generation);
         let here = state.current().to_text();
         if state.analysis.report.as_ref().is_none_or(|r| r.snapshot.root != here) {
             state.analysis.position_changed();
         }
-        let line = &state.line;
+        let line = &state.doc.line;
         let start = line.start().clone();
         let mut here = start.clone();
         let mut moves = Vec::with_capacity(line.cursor());
@@ -538,7 +546,7 @@ impl EngineLink {
         if !self.has_model {
             state.analysis.searching = false;
             if kind == GoKind::Search {
-                state.messages.error_about(
+                state.view.messages.error_about(
                     Topic::Model,
                     "No model is loaded: choose a model package (Engine > Load model…).",
                 );
@@ -599,6 +607,7 @@ impl EngineLink {
         }
         let (Some(source), Some(info)) = (self.internal_source.clone(), state.analysis.model.info()) else {
             state
+                .view
                 .messages
                 .error_about(Topic::Model, "No model is loaded: load one before running internal search.");
             return;
@@ -606,7 +615,7 @@ impl EngineLink {
         let buckets = match crate::mav::buckets::Buckets::new(u32::try_from(info.buckets).unwrap_or(0)) {
             Ok(b) => b,
             Err(e) => {
-                state.messages.error(format!("Internal search: the model's buckets: {e}"));
+                state.view.messages.error(format!("Internal search: the model's buckets: {e}"));
                 return;
             }
         };
@@ -623,7 +632,7 @@ impl EngineLink {
                 state.analysis.internal.running = true;
             }
             Err(e) => {
-                state.messages.error(e);
+                state.view.messages.error(e);
             }
         }
     }
@@ -645,7 +654,7 @@ impl EngineLink {
         while let Ok(event) = self.engine.events().try_recv() {
             match event {
                 Event::Info(report) => {
-                    state.messages.resolve(Topic::Evaluation);
+                    state.view.messages.resolve(Topic::Evaluation);
                     let current = state.current().clone();
                     if state.analysis.accept_report(report, &current) {
                         self.refresh_explorer(state);
@@ -655,7 +664,7 @@ impl EngineLink {
                     self.gos_out = self.gos_out.saturating_sub(1);
                     let root = report.as_ref().map(|r| r.snapshot.root.clone());
                     if let Some(report) = report {
-                        state.messages.resolve(Topic::Evaluation);
+                        state.view.messages.resolve(Topic::Evaluation);
                         let current = state.current().clone();
                         if state.analysis.accept_report(report, &current) {
                             self.refresh_explorer(state);
@@ -676,13 +685,13 @@ impl EngineLink {
                     }
                 }
                 Event::EvaluatorReady { .. } => {
-                    state.messages.resolve(Topic::Model);
+                    state.view.messages.resolve(Topic::Model);
                     if let ModelStatus::Loading(info) = &state.analysis.model {
                         state.analysis.model = ModelStatus::Ready(info.clone());
                     }
                     let status = self.device.lock().ok().and_then(|s| s.clone());
                     if let Some(notice) = status.as_ref().and_then(|s| s.notice.as_ref()) {
-                        state.messages.error(format!("Model device: {notice}."));
+                        state.view.messages.error(format!("Model device: {notice}."));
                     }
                     state.analysis.device = status;
                 }
@@ -690,7 +699,7 @@ impl EngineLink {
                     self.model_failed(state, format!("The model could not be loaded: {reason}"));
                 }
                 Event::Error(e) => {
-                    state.messages.error_about(Topic::Evaluation, e.to_string());
+                    state.view.messages.error_about(Topic::Evaluation, e.to_string());
                 }
             }
         }
@@ -723,7 +732,7 @@ fn review_engine(state: &mut AppState) -> Option<PathBuf> {
     match crate::uci::locate::locate_stockfish(state.settings.uci_engine.path.as_deref()) {
         Ok(path) => Some(path),
         Err(e) => {
-            state.messages.error(format!(
+            state.view.messages.error(format!(
                 "The review's engine: {e}. Set the engine's path in the UCI engine panel, or review by the model."
             ));
             None

@@ -1,14 +1,17 @@
 //! App state and glue: persisted [`settings`] apart from the runtime [`state`]; panels return
-//! [`command`]s that are applied at the end of each frame ([`shell`]).
+//! [`command`]s that are applied at the end of each frame (by `crate::shell`, which draws the UI over this
+//! state). Nothing here imports the UI.
 
 pub mod analysis;
+pub mod board_analysis;
 pub mod board_game;
 pub mod board_model;
-pub mod chess960;
 pub mod command;
+pub mod document;
 pub mod engine_link;
 pub mod file_dialog;
 pub mod file_review;
+pub mod files;
 pub mod game;
 pub mod game_list;
 pub mod game_review;
@@ -19,23 +22,17 @@ pub mod model_runtime;
 pub mod pgn_loader;
 pub mod play;
 pub mod play_glue;
-pub mod position_setup;
 pub mod pv_preview;
 pub mod settings;
 pub mod settings_file;
-pub mod shell;
 pub mod state;
 pub mod tree_explorer;
 pub mod uci_panel;
 pub mod uci_review;
 pub mod unsaved;
+pub mod view;
 
-pub use shell::MavboardApp;
-
-/// Opens the analysis board window and runs until it is closed.
-pub fn run() -> Result<(), eframe::Error> {
-    run_with(Vec::new())
-}
+use command::{DocCommand, FileCommand};
 
 /// What the command line asked the board to open: a file (a PGN, or a FEN or EPD file, whose first
 /// position is set up) and/or a FEN. A file that cannot be read is opened anyway, so the board reports it
@@ -49,12 +46,12 @@ pub fn startup_commands(file: Option<&std::path::Path>, fen: Option<&str>) -> Ve
             .flatten()
             .and_then(|text| text.lines().map(str::trim).find(|l| !l.is_empty()).map(epd_to_fen));
         out.push(match first_position {
-            Some(fen) => command::Command::LoadFen(fen),
-            None => command::Command::OpenPath(path.to_path_buf()),
+            Some(fen) => command::Command::Doc(DocCommand::LoadFen(fen)),
+            None => command::Command::File(FileCommand::OpenPath(path.to_path_buf())),
         });
     }
     if let Some(fen) = fen {
-        out.push(command::Command::LoadFen(fen.trim().to_owned()));
+        out.push(command::Command::Doc(DocCommand::LoadFen(fen.trim().to_owned())));
     }
     out
 }
@@ -73,32 +70,9 @@ fn epd_to_fen(line: &str) -> String {
     }
 }
 
-/// [`run`], applying `startup` (see [`startup_commands`]) in the first frame.
-pub fn run_with(startup: Vec<command::Command>) -> Result<(), eframe::Error> {
-    // Settings live in the config folder; without one the app runs, logging why nothing is saved.
-    let persistence_path = settings_file::prepare("mavboard")
-        .map_err(|e| tracing::warn!("settings will not be saved: {e}"))
-        .ok();
-    let options = eframe::NativeOptions {
-        persistence_path,
-        viewport: eframe::egui::ViewportBuilder::default()
-            .with_title("mavboard")
-            .with_app_id("mavboard")
-            .with_inner_size([1440.0, 880.0])
-            .with_min_inner_size([480.0, 360.0])
-            .with_drag_and_drop(true),
-        ..Default::default()
-    };
-    eframe::run_native(
-        "mavboard",
-        options,
-        Box::new(move |cc| Ok(Box::new(MavboardApp::new(cc).open_at_start(startup)))),
-    )
-}
-
 #[cfg(test)]
 mod tests {
-    use super::command::Command;
+    use super::command::{Command, DocCommand, FileCommand};
     use super::*;
 
     #[test]
@@ -110,18 +84,23 @@ mod tests {
             .expect("write");
         assert_eq!(
             startup_commands(Some(&epd), None),
-            [Command::LoadFen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into())]
+            [Command::Doc(DocCommand::LoadFen(
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into()
+            ))]
         );
         let fen = dir.join("pos.fen");
         std::fs::write(&fen, "8/8/8/8/8/8/8/K1k5 w - - 12 40\n").expect("write");
         assert_eq!(
             startup_commands(Some(&fen), None),
-            [Command::LoadFen("8/8/8/8/8/8/8/K1k5 w - - 12 40".into())]
+            [Command::Doc(DocCommand::LoadFen("8/8/8/8/8/8/8/K1k5 w - - 12 40".into()))]
         );
         let pgn = dir.join("games.pgn");
         assert_eq!(
             startup_commands(Some(&pgn), Some(" 8/8/8/8/8/8/8/K1k5 b - - 0 1 ")),
-            [Command::OpenPath(pgn.clone()), Command::LoadFen("8/8/8/8/8/8/8/K1k5 b - - 0 1".into())]
+            [
+                Command::File(FileCommand::OpenPath(pgn.clone())),
+                Command::Doc(DocCommand::LoadFen("8/8/8/8/8/8/8/K1k5 b - - 0 1".into()))
+            ]
         );
         assert!(startup_commands(None, None).is_empty());
         let _ = std::fs::remove_dir_all(&dir);

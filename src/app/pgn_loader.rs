@@ -231,22 +231,24 @@ impl AppState {
     /// ready, [`AppState::poll_loading`] opens the first good game (asking first if the game on the board
     /// has unsaved changes).
     pub fn open_path(&mut self, path: &Path, ctx: &eframe::egui::Context) {
-        if let Some(old) = self.loading.take() {
+        if let Some(old) = self.files.loading.take() {
             old.cancel();
         }
         let ctx = ctx.clone();
-        self.loading = Some(PgnLoad::start(path, Arc::new(move || ctx.request_repaint())));
+        self.files.loading = Some(PgnLoad::start(path, Arc::new(move || ctx.request_repaint())));
     }
 
     /// The list with id `id`, wherever it is: the open list, or one waiting for the question about
     /// unsaved changes.
     fn list_mut(&mut self, id: u64) -> Option<&mut GameList> {
-        if self.games.as_ref().is_some_and(|l| l.id == id) {
-            return self.games.as_mut();
+        if self.files.games.as_ref().is_some_and(|l| l.id == id) {
+            return self.files.games.as_mut();
         }
-        [self.unsaved.as_mut(), self.after_save.as_mut()].into_iter().flatten().find_map(|a| match a {
-            PendingAction::OpenList(pending) if pending.0.id == id => Some(&mut pending.0),
-            _ => None,
+        [self.files.unsaved.as_mut(), self.files.after_save.as_mut()].into_iter().flatten().find_map(|a| {
+            match a {
+                PendingAction::OpenList(pending) if pending.0.id == id => Some(&mut pending.0),
+                _ => None,
+            }
         })
     }
 
@@ -254,7 +256,7 @@ impl AppState {
     /// ready (the whole file read, or for a big file its first good game), or adds them to the list shown.
     /// Called once per frame.
     pub fn poll_loading(&mut self) {
-        let Some(load) = self.loading.as_mut() else { return };
+        let Some(load) = self.files.loading.as_mut() else { return };
         let LoadNews { games, text, done } = load.take_news();
         let (path, id, early) = (load.path.clone(), load.list_id, load.early);
         if let Some(mut list) = load.list.take() {
@@ -270,15 +272,15 @@ impl AppState {
                 return;
             }
             if list.complete {
-                self.loading = None;
+                self.files.loading = None;
             }
             match done {
                 Some(Err(text)) if list.entries.is_empty() => {
-                    self.messages.error(text);
+                    self.view.messages.error(text);
                 }
                 Some(Err(text)) => {
                     self.offer_file_list(list, path);
-                    self.messages.error(text);
+                    self.view.messages.error(text);
                 }
                 _ => self.offer_file_list(list, path),
             }
@@ -288,7 +290,7 @@ impl AppState {
         let finished = done.is_some();
         let Some(list) = self.list_mut(id) else {
             // The list was replaced or dropped: nobody wants the rest.
-            self.loading = None;
+            self.files.loading = None;
             return;
         };
         list.extend(games);
@@ -297,13 +299,13 @@ impl AppState {
         }
         list.complete = true;
         let (broken, total, source) = (list.broken(), list.entries.len(), list.source.clone());
-        self.loading = None;
+        self.files.loading = None;
         match done {
             Some(Err(text)) => {
-                self.messages.error(text);
+                self.view.messages.error(text);
             }
             _ if broken > 0 => {
-                self.messages.error(format!(
+                self.view.messages.error(format!(
                     "{source}: {broken} of {total} games could not be read; they are listed with the reason in \
                      the game list."
                 ));

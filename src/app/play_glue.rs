@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::analysis::EngineRequest;
 use super::board_game::BoardGame;
 use super::command::Command;
+use super::command::{BoardMove, DocCommand};
 use super::game::GameDoc;
 use super::line::MoveHistory;
 use super::play::{Action, PlayCommand, PlayDocument, PlayGame, PlaySetup, Turn};
@@ -28,8 +29,8 @@ impl AppState {
     /// The name of the model the chooser uses (the chess model, or the Connect Four / Hex board's).
     fn play_model_name(&self) -> String {
         use super::board_model::BoardModelStatus;
-        if self.board_game.is_some() {
-            return match &self.board_model.view.status {
+        if self.doc.board_game.is_some() {
+            return match &self.board_analysis.model.view.status {
                 BoardModelStatus::Loading(n) | BoardModelStatus::Ready(n) => n.clone(),
                 _ => "the model".to_owned(),
             };
@@ -62,11 +63,11 @@ impl AppState {
                 }
                 let result = game.resign_result();
                 game.end(result, "resigned");
-                if self.board_game.is_none() {
-                    self.line.set_result(result);
-                    self.line.set_header("Termination", "resigned");
+                if self.doc.board_game.is_none() {
+                    self.doc.line.set_result(result);
+                    self.doc.line.set_header("Termination", "resigned");
                 }
-                self.status_note = Some(format!("You resigned: {result}"));
+                self.view.status_note = Some(format!("You resigned: {result}"));
             }
             PlayCommand::Stop => self.play.game = None,
         }
@@ -74,9 +75,9 @@ impl AppState {
 
     fn start_play(&mut self, setup: PlaySetup, ctx: &eframe::egui::Context) {
         self.settings.play = setup;
-        self.dialog = None;
-        if self.board_game.is_some() && setup.chooser.chess_only() {
-            self.messages.error(
+        self.view.dialog = None;
+        if self.doc.board_game.is_some() && setup.chooser.chess_only() {
+            self.view.messages.error(
                 "A UCI engine plays chess only: choose the model alone or MCTS for Connect Four and Hex \
                  (Game > Play against the model).",
             );
@@ -87,8 +88,8 @@ impl AppState {
         }
         let opponent = setup.opponent_name(&self.play_model_name(), &self.uci_engine_name());
         let me = user_name();
-        if self.board_game.is_some() {
-            self.apply_now(Command::NewBoardGame, ctx);
+        if self.doc.board_game.is_some() {
+            self.apply_now(Command::Doc(DocCommand::NewGame), ctx);
         } else {
             let mut doc = GameDoc::default();
             let (white, black) = match setup.human {
@@ -102,23 +103,23 @@ impl AppState {
             doc.set_header("Black", &black);
             // A new game is not a change to save until a move is played.
             doc.mark_saved();
-            self.line = doc;
-            self.position_generation += 1;
-            self.players = Some((white, black));
-            self.current_file = None;
-            self.opened_game = None;
+            self.doc.line = doc;
+            self.doc.position_generation += 1;
+            self.doc.players = Some((white, black));
+            self.doc.current_file = None;
+            self.doc.opened_game = None;
         }
         self.settings.flipped = setup.human == Player::Second;
         self.play.game = Some(PlayGame::new(setup, opponent));
         self.play.document = Some(self.play_document());
-        self.status_note = None;
+        self.view.status_note = None;
     }
 
     /// The document on the board, as a game against the chooser is tied to it.
     fn play_document(&self) -> PlayDocument {
-        match &self.board_game {
+        match &self.doc.board_game {
             Some(_) => PlayDocument::Board(self.settings.game),
-            None => PlayDocument::Chess(self.line.stamp().doc),
+            None => PlayDocument::Chess(self.doc.line.stamp().doc),
         }
     }
 
@@ -128,11 +129,11 @@ impl AppState {
     pub fn play_frame(&mut self, now: Instant) -> Vec<Command> {
         if self.play.game.is_some() && self.play.document != Some(self.play_document()) {
             self.play.game = None;
-            self.status_note =
+            self.view.status_note =
                 Some("The game against the model ended: another game is on the board".to_owned());
         }
         let Some(mut game) = self.play.game.take() else { return Vec::new() };
-        let out = match &self.board_game {
+        let out = match &self.doc.board_game {
             Some(board) => self.board_play_step(&mut game, board.clone(), now),
             None => self.chess_play_step(&mut game, now),
         };
@@ -141,15 +142,15 @@ impl AppState {
     }
 
     fn chess_play_step(&mut self, game: &mut PlayGame, now: Instant) -> Vec<Command> {
-        let current = self.line.current().clone();
+        let current = self.doc.line.current().clone();
         let root = current.to_text();
         let outcome = current.outcome();
         if let Some(o) = outcome
             && game.ended.is_none()
-            && self.line.cursor() == self.line.moves().len()
+            && self.doc.line.cursor() == self.doc.line.moves().len()
         {
             game.end(o.result_str(), o.reason().words());
-            self.line.set_result(o.result_str());
+            self.doc.line.set_result(o.result_str());
         }
         let uci_lines = self.uci.lines_for(&current, &self.settings.uci_engine);
         let uci_best = uci_lines.and_then(|s| s.lines.lines.first()).and_then(|l| l.pv.first());
@@ -157,7 +158,7 @@ impl AppState {
             root: &root,
             to_move: current.to_move(),
             over: outcome.is_some(),
-            at_end: self.line.cursor() == self.line.moves().len(),
+            at_end: self.doc.line.cursor() == self.doc.line.moves().len(),
             report: self.analysis.report.as_ref(),
             finished_search: self.analysis.finished_search.as_deref(),
             uci_best: uci_best.map(String::as_str),
@@ -166,10 +167,10 @@ impl AppState {
         match game.step(&turn, now) {
             Action::Wait => Vec::new(),
             Action::Play(text) => match current.parse_action(&text) {
-                Ok(mv) => vec![Command::PlayMove(mv)],
+                Ok(mv) => vec![Command::Doc(DocCommand::PlayMove(BoardMove::Chess(mv)))],
                 Err(e) => {
                     game.end("*", "stopped");
-                    self.messages.error(format!(
+                    self.view.messages.error(format!(
                         "The chooser's move {text} cannot be played here ({e}); the game against it stopped."
                     ));
                     Vec::new()
@@ -194,7 +195,7 @@ impl AppState {
         {
             game.end(o.result_str(), o.reason().words());
         }
-        let view = &self.board_model.view;
+        let view = &self.board_analysis.model.view;
         let turn = Turn {
             root: &root,
             to_move: current.to_move(),
@@ -207,10 +208,10 @@ impl AppState {
         };
         match game.step(&turn, now) {
             Action::Wait | Action::StartUci => Vec::new(),
-            Action::Play(text) => vec![Command::PlayBoardMove(text)],
+            Action::Play(text) => vec![Command::Doc(DocCommand::PlayMove(BoardMove::Notation(text)))],
             Action::Search(limits) => {
-                self.board_model.play_limits = Some(limits);
-                self.board_model.request = Some(super::board_model::BoardSearchRequest::Start);
+                self.board_analysis.model.play_limits = Some(limits);
+                self.board_analysis.model.request = Some(super::board_model::BoardSearchRequest::Start);
                 Vec::new()
             }
         }

@@ -70,7 +70,7 @@ impl PvPreview {
 /// The preview to show on the board now: the hovered root move's PV in the latest search snapshot of the
 /// board position, if a move is hovered.
 pub fn current_preview(state: &AppState) -> Option<PvPreview> {
-    let hover = state.pv_hover.as_ref()?;
+    let hover = state.view.pv_hover.as_ref()?;
     let here = state.current();
     let report = state.analysis.report.as_ref()?;
     if hover.root != here.to_text() || report.snapshot.root != hover.root {
@@ -80,13 +80,6 @@ pub fn current_preview(state: &AppState) -> Option<PvPreview> {
     let pv =
         if stats.pv.first() == Some(&hover.action) { stats.pv.clone() } else { vec![hover.action.clone()] };
     PvPreview::from_pv(here, &pv)
-}
-
-impl AppState {
-    /// Starts (or ends, with `None`) the preview of a root move's PV on the board position.
-    pub fn set_pv_hover(&mut self, action: Option<String>) {
-        self.pv_hover = action.map(|action| PvHover { root: self.current().to_text(), action });
-    }
 }
 
 #[cfg(test)]

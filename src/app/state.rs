@@ -5,17 +5,18 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use super::analysis::{AnalysisState, EngineRequest};
-use super::chess960::chess960_start;
-use super::command::{Command, Navigate};
+use super::board_analysis::BoardAnalysis;
+use super::command::{AnalysisCommand, Command, DocCommand, FileCommand};
+use super::document::Document;
 use super::file_dialog::{FileDialogKind, PendingFileDialog};
+use super::files::Files;
 use super::game::GameDoc;
 use super::game_list::GameList;
-use super::game_review::DocStamp;
 use super::line::MoveHistory;
-use super::messages::Messages;
-use super::position_setup::{looks_like_fen, parse_fen};
 use super::settings::Settings;
+use super::view::ViewState;
 use crate::game::chess::ChessState;
+use crate::game::fen::looks_like_fen;
 
 /// A dialog window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,54 +35,25 @@ pub enum Dialog {
     Play,
 }
 
-/// Everything the app knows while it runs. [`Settings`] inside it are what gets saved.
+/// Everything the app knows while it runs, one field per feature. [`Settings`] inside it are what gets
+/// saved.
 pub struct AppState {
     /// Saved settings.
     pub settings: Settings,
-    /// The game being analysed (a tree with variations) and the line the board follows.
-    pub line: GameDoc,
-    /// The games of the last opened file or pasted text.
-    pub games: Option<GameList>,
-    /// Open messages (toasts).
-    pub messages: Messages,
-    /// The open dialog window, if any.
-    pub dialog: Option<Dialog>,
-    /// A short note in the status bar (e.g. a rejected move); replaced by the next one.
-    pub status_note: Option<String>,
-    /// The file the line came from or was saved to.
-    pub current_file: Option<PathBuf>,
-    /// Players of the loaded game, if known.
-    pub players: Option<(String, String)>,
-    /// Increments whenever the board position changes (for the engine glue to notice).
-    pub position_generation: u64,
-    /// The system file dialog, while it is open.
-    pub file_dialog: Option<PendingFileDialog>,
-    /// The model's view of the board position (filled by the engine glue).
+    /// The game on the board (chess, Connect Four or Hex) and where it came from.
+    pub doc: Document,
+    /// The open game list, a file being read, the file dialog, the unsaved-changes question.
+    pub files: Files,
+    /// Dialogs, messages, the status note, the PV preview.
+    pub view: ViewState,
+    /// The model's view of the chess position (filled by the engine glue): values, search, reviews.
     pub analysis: AnalysisState,
-    /// The game list entry the line was opened from: (list id, game number, the document's stamp then).
-    pub opened_game: Option<(u64, usize, DocStamp)>,
-    /// The open question about unsaved changes, with the action it holds (see [`super::unsaved`]).
-    pub unsaved: Option<super::unsaved::PendingAction>,
-    /// The action that goes on once the game is saved (the question was answered *Save*).
-    pub after_save: Option<super::unsaved::PendingAction>,
-    /// The user agreed to close the window with unsaved changes.
-    pub close_approved: bool,
-    /// The PGN file being read in the background, if any.
-    pub loading: Option<super::pgn_loader::PgnLoad>,
-    /// The search panel's root move whose PV the board previews (see [`super::pv_preview`]).
-    pub pv_hover: Option<super::pv_preview::PvHover>,
+    /// The solver and the model beside a Connect Four / Hex board.
+    pub board_analysis: BoardAnalysis,
     /// The UCI engine beside the model.
     pub uci: super::uci_panel::UciPanel,
-    /// The Connect Four or Hex game on the board (`None`: chess, the analysis board).
-    pub board_game: Option<super::board_game::BoardGame>,
-    /// The solver beside the Connect Four / Hex board.
-    pub oracle: super::board_game::OracleLink,
-    /// The model beside the Connect Four / Hex board (driven by the app shell when it has an engine).
-    pub board_model: super::board_model::BoardModel,
     /// The game against the model, while one is played.
     pub play: super::play::PlayState,
-    /// [`AppState::position_generation`] when the Connect Four or Hex game was put on the board.
-    board_game_since: u64,
 }
 
 impl AppState {
@@ -90,45 +62,25 @@ impl AppState {
         let board_game = super::board_game::BoardGame::new(settings.game).ok();
         let mut state = AppState {
             settings,
-            line: GameDoc::default(),
-            games: None,
-            messages: Messages::default(),
-            dialog: None,
-            status_note: None,
-            current_file: None,
-            players: None,
-            position_generation: 0,
-            file_dialog: None,
+            doc: Document::default(),
+            files: Files::default(),
+            view: ViewState::default(),
             analysis: AnalysisState::default(),
-            opened_game: None,
-            unsaved: None,
-            after_save: None,
-            close_approved: false,
-            loading: None,
-            pv_hover: None,
+            board_analysis: BoardAnalysis::default(),
             uci: Default::default(),
-            board_game: None,
-            oracle: Default::default(),
-            board_model: Default::default(),
             play: Default::default(),
-            board_game_since: 0,
         };
         // The last game chosen comes back (chess when it cannot be set up).
         if board_game.is_none() {
             state.settings.game = super::board_game::GameChoice::Chess;
         }
-        state.board_game = board_game;
+        state.doc.board_game = board_game;
         state
     }
 
     /// The position on the board.
     pub fn current(&self) -> &ChessState {
-        self.line.current()
-    }
-
-    fn set_line(&mut self, line: GameDoc) {
-        self.line = line;
-        self.position_generation += 1;
+        self.doc.line.current()
     }
 
     /// Applies one command. `ctx` is for the clipboard and waking the UI from the file dialog. A command
@@ -144,7 +96,7 @@ impl AppState {
     /// Four or Hex is on the board brings the chess board back. Called after commands and after background
     /// loads finish; a load that fails leaves the other game on the board.
     pub fn follow_chess_loads(&mut self) {
-        if self.board_game.is_some() && self.position_generation != self.board_game_since {
+        if self.doc.board_game.is_some() && self.doc.position_generation != self.doc.board_game_since {
             self.set_game(super::board_game::GameChoice::Chess);
         }
     }
@@ -152,87 +104,125 @@ impl AppState {
     /// Applies one command without asking about unsaved changes.
     pub(super) fn apply_now(&mut self, command: Command, ctx: &eframe::egui::Context) {
         match command {
-            Command::PlayMove(mv) => match self.line.play(mv) {
-                Ok(()) => {
-                    self.status_note = None;
-                    self.position_generation += 1;
-                }
-                Err(e) => self.status_note = Some(format!("{e}")),
+            Command::Doc(c) => self.apply_doc(c, ctx),
+            Command::File(c) => self.apply_file(c, ctx),
+            Command::View(c) => {
+                let board = crate::game::GameState::to_text(self.current());
+                self.view.apply(c, &mut self.settings, board);
+            }
+            Command::Analysis(c) => self.apply_analysis(c, ctx),
+            Command::Uci(c) => {
+                let ctx = ctx.clone();
+                self.uci.apply(c, &mut self.settings.uci_engine, move || ctx.request_repaint());
+            }
+            Command::Play(c) => self.apply_play(c, ctx),
+        }
+    }
+
+    /// Applies a command for the game on the board.
+    fn apply_doc(&mut self, command: DocCommand, ctx: &eframe::egui::Context) {
+        match command {
+            DocCommand::PlayMove(mv) => match self.doc.play(mv) {
+                Ok(()) => self.view.status_note = None,
+                Err(e) => self.view.status_note = Some(e.to_string()),
             },
-            Command::RejectMove { attempt } => {
-                self.status_note = Some(format!("{attempt} is not a legal move here"));
+            DocCommand::RejectMove { attempt } => {
+                self.view.status_note = Some(format!("{attempt} is not a legal move here"));
             }
-            Command::Navigate(to) if self.board_game.is_some() => {
-                if let Some(g) = self.board_game.as_mut() {
-                    let n = match to {
-                        Navigate::Start => 0,
-                        Navigate::Back => g.cursor().saturating_sub(1),
-                        Navigate::Forward => g.cursor() + 1,
-                        Navigate::End => g.moves().len(),
-                        Navigate::To(i) => i,
-                    };
-                    g.go_to(n);
-                }
+            DocCommand::Navigate(to) => self.doc.navigate(to),
+            DocCommand::LoadFen(text) => self.load_fen(&text),
+            DocCommand::LoadPasted(text) => self.load_pasted(&text),
+            DocCommand::NewGame if self.doc.board_game.is_some() => self.set_game(self.settings.game),
+            DocCommand::NewGame => {
+                self.doc.set_line(GameDoc::default());
+                self.doc.forget_origin();
             }
-            Command::Navigate(to) => {
-                let before = self.line.cursor();
-                match to {
-                    Navigate::Start => self.line.go_to(0),
-                    Navigate::Back => self.line.back(),
-                    Navigate::Forward => self.line.forward(),
-                    Navigate::End => self.line.go_to(self.line.moves().len()),
-                    Navigate::To(i) => self.line.go_to(i),
-                }
-                if self.line.cursor() != before {
-                    self.position_generation += 1;
-                }
-            }
-            Command::LoadFen(text) => self.load_fen(&text),
-            Command::LoadPasted(text) => self.load_pasted(&text),
-            Command::NewGame => {
-                self.set_line(GameDoc::default());
-                self.players = None;
-                self.current_file = None;
-            }
-            Command::NewChess960(n) => match chess960_start(n) {
+            DocCommand::NewChess960(n) => match ChessState::chess960(n) {
                 Ok(start) => {
-                    self.set_line(GameDoc::new(start));
-                    self.players = None;
-                    self.current_file = None;
+                    self.doc.set_line(GameDoc::new(start));
+                    self.doc.forget_origin();
                 }
                 Err(e) => {
-                    self.messages.error(e.to_string());
+                    self.view.messages.error(e.to_string());
                 }
             },
-            Command::Flip => self.settings.flipped = !self.settings.flipped,
-            Command::SetTheme(t) => self.settings.theme = t,
-            Command::SetScoring(s) => {
+            DocCommand::SelectNode(id) => {
+                let before = self.current().clone();
+                self.doc.line.select(id);
+                if *self.current() != before {
+                    self.doc.position_generation += 1;
+                }
+            }
+            DocCommand::SwitchVariation { down } => {
+                self.doc.line.switch_variation(down);
+            }
+            DocCommand::PromoteVariation(id) => self.edit_tree(|d| d.promote(id)),
+            DocCommand::MakeMainline(id) => self.edit_tree(|d| d.make_mainline(id)),
+            DocCommand::DeleteFrom(id) => {
+                let before = self.current().clone();
+                self.edit_tree(|d| d.delete(id));
+                if *self.current() != before {
+                    self.doc.position_generation += 1;
+                }
+            }
+            DocCommand::SetComment(id, text) => {
+                self.edit_tree(|d| d.set_comment(id, &text));
+                self.view.dialog = None;
+            }
+            DocCommand::SetNags(id, nags) => {
+                self.edit_tree(|d| d.set_nags(id, nags.into_iter().map(crate::pgn::Nag).collect()));
+            }
+            DocCommand::AnnotateGame => self.annotate_game(),
+            DocCommand::SetGame(choice) => self.set_game(choice),
+            DocCommand::CopyRecord => match self.doc.record() {
+                Ok((record, name)) => {
+                    ctx.copy_text(record);
+                    self.view.status_note = Some(format!("{name} copied to the clipboard"));
+                }
+                Err(e) => {
+                    self.view.messages.error(format!("The game record could not be written: {e}"));
+                }
+            },
+            DocCommand::CopyFen => {
+                ctx.copy_text(self.current().fen());
+                self.view.status_note = Some("FEN copied to the clipboard".to_owned());
+            }
+        }
+    }
+
+    /// Applies a command for files.
+    fn apply_file(&mut self, command: FileCommand, ctx: &eframe::egui::Context) {
+        match command {
+            FileCommand::OpenFileDialog => self.start_file_dialog(FileDialogKind::Open, ctx),
+            FileCommand::SaveFileDialog => self.start_file_dialog(FileDialogKind::Save, ctx),
+            FileCommand::OpenPath(path) => self.open_path(&path, ctx),
+            FileCommand::SavePath(path) => self.save_path(&path),
+            FileCommand::OpenGame(number) => {
+                self.open_game(number);
+            }
+            FileCommand::ExportReviewDialog => self.start_file_dialog(FileDialogKind::ExportReview, ctx),
+            FileCommand::ExportReviewPath(path) => self.export_review(&path),
+            FileCommand::AnswerUnsaved(answer) => self.answer_unsaved(answer, ctx),
+        }
+    }
+
+    /// Applies a command for the model and its analyses.
+    fn apply_analysis(&mut self, command: AnalysisCommand, ctx: &eframe::egui::Context) {
+        match command {
+            AnalysisCommand::SetScoring(s) => {
                 self.settings.scoring = s;
                 if let Some(r) = self.analysis.game_review.as_mut()
                     && let Err(e) = r.rescore(s.into())
                 {
-                    self.messages.error(format!("The review could not be re-scored: {e}"));
+                    self.view.messages.error(format!("The review could not be re-scored: {e}"));
                 }
                 if let Some(f) = self.analysis.file_review.as_mut()
                     && let Err(e) = f.rescore(s.into())
                 {
-                    self.messages.error(format!("The file's reviews could not be re-scored: {e}"));
+                    self.view.messages.error(format!("The file's reviews could not be re-scored: {e}"));
                 }
             }
-            Command::ToggleMovesPanel => self.settings.show_moves_panel ^= true,
-            Command::ToggleSetupPanel => self.settings.show_setup_panel ^= true,
-            Command::ToggleCoordinates => self.settings.show_coordinates ^= true,
-            Command::ToggleLegalMoves => self.settings.show_legal_moves ^= true,
-            Command::OpenFileDialog => self.start_file_dialog(FileDialogKind::Open, ctx),
-            Command::SaveFileDialog => self.start_file_dialog(FileDialogKind::Save, ctx),
-            Command::OpenPath(path) => self.open_path(&path, ctx),
-            Command::SavePath(path) => self.save_path(&path),
-            Command::ShowDialog(d) => self.dialog = d,
-            Command::DismissMessage(id) => self.messages.dismiss(id),
-            Command::ShowError(text) => {
-                self.messages.error(text);
-            }
-            Command::ToggleSearch => {
+            AnalysisCommand::ToggleSearch => {
                 let r = if self.analysis.searching {
                     EngineRequest::StopSearch
                 } else {
@@ -240,96 +230,27 @@ impl AppState {
                 };
                 self.analysis.requests.push(r);
             }
-            Command::StartSearch => self.analysis.requests.push(EngineRequest::StartSearch),
-            Command::StopSearch => self.analysis.requests.push(EngineRequest::StopSearch),
-            Command::SetSearchSettings(s) => self.settings.search = s,
-            Command::SelectMove(m) => self.analysis.selected_move = m,
-            Command::HoverMove(m) => self.analysis.hovered_move = m,
-            Command::ToggleAnalysisPanel => self.settings.show_analysis_panel ^= true,
-            Command::LoadModel(dir) => self.apply_model_folder(dir),
-            Command::ChooseModelFolder => self.start_file_dialog(FileDialogKind::ModelFolder, ctx),
-            Command::LoadDefaultModel => {
+            AnalysisCommand::StartSearch => self.analysis.requests.push(EngineRequest::StartSearch),
+            AnalysisCommand::StopSearch => self.analysis.requests.push(EngineRequest::StopSearch),
+            AnalysisCommand::SetSearchSettings(s) => self.settings.search = s,
+            AnalysisCommand::SelectMove(m) => self.analysis.selected_move = m,
+            AnalysisCommand::HoverMove(m) => self.analysis.hovered_move = m,
+            AnalysisCommand::LoadModel(dir) => self.apply_model_folder(dir),
+            AnalysisCommand::ChooseModelFolder => self.start_file_dialog(FileDialogKind::ModelFolder, ctx),
+            AnalysisCommand::LoadDefaultModel => {
                 self.settings.model_dir = None;
                 self.analysis.requests.push(EngineRequest::LoadModel(None));
             }
-            Command::SelectNode(id) => {
-                let before = self.current().clone();
-                self.line.select(id);
-                if *self.current() != before {
-                    self.position_generation += 1;
-                }
-            }
-            Command::SwitchVariation { down } => {
-                self.line.switch_variation(down);
-            }
-            Command::PromoteVariation(id) => self.edit_tree(|d| d.promote(id)),
-            Command::MakeMainline(id) => self.edit_tree(|d| d.make_mainline(id)),
-            Command::DeleteFrom(id) => {
-                let before = self.current().clone();
-                self.edit_tree(|d| d.delete(id));
-                if *self.current() != before {
-                    self.position_generation += 1;
-                }
-            }
-            Command::SetComment(id, text) => {
-                self.edit_tree(|d| d.set_comment(id, &text));
-                self.dialog = None;
-            }
-            Command::SetNags(id, nags) => {
-                self.edit_tree(|d| d.set_nags(id, nags.into_iter().map(crate::pgn::Nag).collect()));
-            }
-            Command::OpenGame(number) => {
-                self.open_game(number);
-            }
-            Command::ReviewLine => self.analysis.requests.push(EngineRequest::ReviewLine),
-            Command::ReviewFile => self.analysis.requests.push(EngineRequest::ReviewFile),
-            Command::StopFileReview => self.analysis.requests.push(EngineRequest::StopFileReview),
-            Command::ExportReviewDialog => self.start_file_dialog(FileDialogKind::ExportReview, ctx),
-            Command::ExportReviewPath(path) => self.export_review(&path),
-            Command::AnnotateGame => self.annotate_game(),
-            Command::RunInternalSearch { breadth, depth } => {
+            AnalysisCommand::ReviewLine => self.analysis.requests.push(EngineRequest::ReviewLine),
+            AnalysisCommand::ReviewFile => self.analysis.requests.push(EngineRequest::ReviewFile),
+            AnalysisCommand::StopFileReview => self.analysis.requests.push(EngineRequest::StopFileReview),
+            AnalysisCommand::RunInternalSearch { breadth, depth } => {
                 self.analysis.requests.push(EngineRequest::InternalSearch { breadth, depth });
             }
-            Command::CopyPgn => {
-                ctx.copy_text(self.line.to_pgn());
-                self.status_note = Some("PGN copied to the clipboard".to_owned());
-            }
-            Command::AnswerUnsaved(answer) => self.answer_unsaved(answer, ctx),
-            Command::PreviewPv(action) => self.set_pv_hover(action),
-            Command::ToggleTreeNode(path) => self.toggle_tree_node(path),
-            Command::SetModelRuntime { device, threads } => self.set_model_runtime(device, threads),
-            Command::Uci(c) => {
-                let ctx = ctx.clone();
-                self.uci.apply(c, &mut self.settings.uci_engine, move || ctx.request_repaint());
-            }
-            Command::SetGame(choice) => self.set_game(choice),
-            Command::Play(c) => self.apply_play(c, ctx),
-            Command::SetReviewSettings(s) => self.settings.review = s,
-            Command::PlayBoardMove(text) => {
-                if let Some(g) = self.board_game.as_mut() {
-                    match g.play(&text) {
-                        Ok(()) => self.status_note = None,
-                        Err(e) => self.status_note = Some(e.to_string()),
-                    }
-                }
-            }
-            Command::NewBoardGame => self.set_game(self.settings.game),
-            Command::CopyBoardRecord => match self.board_game.as_ref().map(|g| g.record()) {
-                Some(Ok(record)) => {
-                    ctx.copy_text(record);
-                    self.status_note = Some("Game record copied to the clipboard".to_owned());
-                }
-                Some(Err(e)) => {
-                    self.messages.error(format!("The game record could not be written: {e}"));
-                }
-                None => {}
-            },
-            Command::ToggleOracle => self.settings.show_oracle ^= true,
-            Command::BoardSearch(request) => self.board_model.request = Some(request),
-            Command::CopyFen => {
-                ctx.copy_text(self.current().fen());
-                self.status_note = Some("FEN copied to the clipboard".to_owned());
-            }
+            AnalysisCommand::ToggleTreeNode(path) => self.toggle_tree_node(path),
+            AnalysisCommand::SetModelRuntime { device, threads } => self.set_model_runtime(device, threads),
+            AnalysisCommand::SetReviewSettings(s) => self.settings.review = s,
+            AnalysisCommand::BoardSearch(request) => self.board_analysis.model.request = Some(request),
         }
     }
 
@@ -337,39 +258,39 @@ impl AppState {
     /// and Hex start a new game.
     fn set_game(&mut self, choice: super::board_game::GameChoice) {
         if choice == super::board_game::GameChoice::Chess {
-            self.board_game = None;
+            self.doc.board_game = None;
             self.settings.game = choice;
             return;
         }
         match super::board_game::BoardGame::new(choice) {
             Ok(g) => {
-                self.board_game = Some(g);
-                self.board_game_since = self.position_generation;
+                self.doc.board_game = Some(g);
+                self.doc.board_game_since = self.doc.position_generation;
                 self.settings.game = choice;
-                self.status_note = None;
+                self.view.status_note = None;
             }
             Err(e) => {
-                self.messages.error(e);
+                self.view.messages.error(e);
             }
         }
     }
 
     fn edit_tree(&mut self, edit: impl FnOnce(&mut GameDoc) -> Result<(), crate::pgn::TreeError>) {
-        if let Err(e) = edit(&mut self.line) {
-            self.messages.error(format!("The game was not changed: {e}"));
+        if let Err(e) = edit(&mut self.doc.line) {
+            self.view.messages.error(format!("The game was not changed: {e}"));
         }
     }
 
     fn load_fen(&mut self, text: &str) {
-        match parse_fen(text) {
+        match ChessState::from_fen(text.trim()) {
             Ok(state) => {
-                self.set_line(GameDoc::new(state));
-                self.players = None;
-                self.current_file = None;
-                self.dialog = None;
+                self.doc.set_line(GameDoc::new(state));
+                self.doc.players = None;
+                self.doc.current_file = None;
+                self.view.dialog = None;
             }
             Err(e) => {
-                self.messages.error(format!("Position not changed: {e}"));
+                self.view.messages.error(format!("Position not changed: {e}"));
             }
         }
     }
@@ -383,29 +304,30 @@ impl AppState {
         }
         let list = GameList::read(trimmed, "pasted text");
         if self.open_list(list) {
-            self.current_file = None;
+            self.doc.current_file = None;
         }
     }
 
     fn start_file_dialog(&mut self, kind: FileDialogKind, ctx: &eframe::egui::Context) {
-        if self.file_dialog.is_some() {
-            self.status_note = Some("A file dialog is already open".to_owned());
+        if self.files.file_dialog.is_some() {
+            self.view.status_note = Some("A file dialog is already open".to_owned());
             return;
         }
         let ctx = ctx.clone();
-        self.file_dialog = Some(PendingFileDialog::start(kind, Arc::new(move || ctx.request_repaint())));
+        self.files.file_dialog =
+            Some(PendingFileDialog::start(kind, Arc::new(move || ctx.request_repaint())));
     }
 
     /// Checks whether the file dialog has answered and acts on it. Called once per frame.
     pub fn poll_file_dialog(&mut self, ctx: &eframe::egui::Context) {
-        let Some(dialog) = self.file_dialog.as_mut() else {
+        let Some(dialog) = self.files.file_dialog.as_mut() else {
             return;
         };
         let kind = dialog.kind();
         let Poll::Ready(answer) = dialog.poll() else {
             return;
         };
-        self.file_dialog = None;
+        self.files.file_dialog = None;
         match (answer, kind) {
             (Some(path), FileDialogKind::Open) => self.open_path(&path, ctx),
             (Some(path), FileDialogKind::Save) => self.save_path(&path),
@@ -414,7 +336,7 @@ impl AppState {
                 self.apply_model_folder(path);
             }
             (None, _) => {
-                self.status_note = Some(if kind == FileDialogKind::ModelFolder {
+                self.view.status_note = Some(if kind == FileDialogKind::ModelFolder {
                     "No folder chosen. If no dialog appeared, this desktop has no file-chooser portal \
                      (xdg-desktop-portal): type the model folder's path."
                         .to_owned()
@@ -423,22 +345,22 @@ impl AppState {
                      (xdg-desktop-portal): drop a .pgn file on the window or type its path."
                         .to_owned()
                 });
-                self.dialog = Some(Dialog::Path(kind));
+                self.view.dialog = Some(Dialog::Path(kind));
             }
         }
     }
 
     fn apply_model_folder(&mut self, dir: PathBuf) {
         self.settings.model_dir = Some(dir.clone());
-        self.dialog = None;
+        self.view.dialog = None;
         self.analysis.requests.push(EngineRequest::LoadModel(Some(dir)));
     }
 
     /// Opens the first good game of a file's `list` (asking first when the game on the board has unsaved
     /// changes and the file has a game to replace it).
     pub(super) fn offer_file_list(&mut self, list: GameList, path: PathBuf) {
-        if self.line.is_modified() && list.first_good().is_some() {
-            self.unsaved = Some(super::unsaved::PendingAction::OpenList(Box::new((list, path))));
+        if self.doc.line.is_modified() && list.first_good().is_some() {
+            self.files.unsaved = Some(super::unsaved::PendingAction::OpenList(Box::new((list, path))));
             return;
         }
         self.open_file_list(list, &path);
@@ -447,9 +369,9 @@ impl AppState {
     /// Opens the first good game of a file's `list` and makes `path` the current file.
     pub(super) fn open_file_list(&mut self, list: GameList, path: &Path) {
         if self.open_list(list) {
-            self.current_file = Some(path.to_path_buf());
+            self.doc.current_file = Some(path.to_path_buf());
             self.settings.remember_file(path);
-            self.status_note = Some(format!("Opened {}", path.display()));
+            self.view.status_note = Some(format!("Opened {}", path.display()));
         }
     }
 
@@ -459,7 +381,7 @@ impl AppState {
         let Some(first) = list.first_good().map(|e| e.number) else {
             let reasons: Vec<String> =
                 list.entries.iter().filter_map(|e| e.game.as_ref().err().cloned()).take(3).collect();
-            self.messages.error(if reasons.is_empty() {
+            self.view.messages.error(if reasons.is_empty() {
                 format!("{}: no PGN game found. Check that it is a PGN file.", list.source)
             } else {
                 format!("{}: no game could be read: {}", list.source, reasons.join("; "))
@@ -468,22 +390,22 @@ impl AppState {
         };
         let show_list = list.entries.len() > 1 || !list.complete;
         if list.broken() > 0 {
-            self.messages.error(format!(
+            self.view.messages.error(format!(
                 "{}: {} of {} games could not be read; they are listed with the reason in the game list.",
                 list.source,
                 list.broken(),
                 list.entries.len()
             ));
         }
-        self.games = Some(list);
+        self.files.games = Some(list);
         self.open_game(first);
-        self.dialog = if show_list { Some(Dialog::GameList) } else { None };
+        self.view.dialog = if show_list { Some(Dialog::GameList) } else { None };
         true
     }
 
     /// Opens game `number` (from 1) of the game list.
     pub fn open_game(&mut self, number: usize) {
-        let Some(game) = self.games.as_ref().map(|l| l.game(number)) else {
+        let Some(game) = self.files.games.as_ref().map(|l| l.game(number)) else {
             return;
         };
         match game {
@@ -493,14 +415,14 @@ impl AppState {
                     _ => None,
                 };
                 let doc = GameDoc::from_tree(tree);
-                let list = self.games.as_ref().map_or(0, |l| l.id);
-                self.opened_game = Some((list, number, doc.stamp()));
-                self.set_line(doc);
-                self.players = players;
+                let list = self.files.games.as_ref().map_or(0, |l| l.id);
+                self.doc.opened_game = Some((list, number, doc.stamp()));
+                self.doc.set_line(doc);
+                self.doc.players = players;
                 self.attach_file_review();
             }
             Err(e) => {
-                self.messages.error(format!("Game {number} cannot be opened: {e}"));
+                self.view.messages.error(format!("Game {number} cannot be opened: {e}"));
             }
         }
     }
@@ -508,8 +430,8 @@ impl AppState {
     /// When the line is a game of the list opened unchanged and the file review has finished that game,
     /// its review becomes this document's (the eval graph, mistakes and symbols show at once).
     pub fn attach_file_review(&mut self) {
-        let stamp = self.line.stamp();
-        let Some((list, number, opened)) = self.opened_game else { return };
+        let stamp = self.doc.line.stamp();
+        let Some((list, number, opened)) = self.doc.opened_game else { return };
         if opened != stamp || self.analysis.game_review.as_ref().is_some_and(|r| r.stamp == stamp) {
             return;
         }
@@ -534,52 +456,56 @@ impl AppState {
     /// Writes every game of the open list, with the file review's annotations, to `path` (atomically).
     pub fn export_review(&mut self, path: &Path) {
         let shown = path.display();
-        let (Some(list), Some(review)) = (&self.games, &self.analysis.file_review) else {
-            self.messages.error("Open a PGN file and review its games (Review all games) before exporting.");
+        let (Some(list), Some(review)) = (&self.files.games, &self.analysis.file_review) else {
+            self.view
+                .messages
+                .error("Open a PGN file and review its games (Review all games) before exporting.");
             return;
         };
         if review.list != list.id {
-            self.messages.error("The review belongs to another file: review this file's games first.");
+            self.view.messages.error("The review belongs to another file: review this file's games first.");
             return;
         }
         let text = match review.export(list, &self.model_name()) {
             Ok(t) => t,
             Err(e) => {
-                self.messages.error(format!("The reviews could not be written into the games: {e}"));
+                self.view.messages.error(format!("The reviews could not be written into the games: {e}"));
                 return;
             }
         };
         let (reviewed, total) = review.progress();
         match write_atomically(path, text.as_bytes()) {
             Ok(()) => {
-                self.dialog = None;
-                self.messages.info(format!(
+                self.view.dialog = None;
+                self.view.messages.info(format!(
                     "Exported {} games to {shown} ({reviewed} of {total} readable games reviewed)",
                     list.entries.len()
                 ));
             }
             Err(e) => {
-                self.messages.error(format!("Cannot write {shown}: {e}. Choose a folder you can write to."));
+                self.view
+                    .messages
+                    .error(format!("Cannot write {shown}: {e}. Choose a folder you can write to."));
             }
         }
     }
 
-    /// Writes the finished review of this game into it (see [`Command::AnnotateGame`]).
+    /// Writes the finished review of this game into it (see [`DocCommand::AnnotateGame`]).
     fn annotate_game(&mut self) {
-        let stamp = self.line.stamp();
+        let stamp = self.doc.line.stamp();
         let model = self.model_name();
         let Some(reviewed) = self.analysis.game_review.as_mut().filter(|r| r.stamp == stamp && !r.annotated)
         else {
-            self.messages.error("Review the game first (Review game), then annotate it.");
+            self.view.messages.error("Review the game first (Review game), then annotate it.");
             return;
         };
-        match self.line.annotate(&reviewed.review, &model) {
+        match self.doc.line.annotate(&reviewed.review, &model) {
             Ok(()) => {
                 reviewed.annotated = true;
-                self.messages.info("The review is written into the game: save it to keep it (Ctrl+S).");
+                self.view.messages.info("The review is written into the game: save it to keep it (Ctrl+S).");
             }
             Err(e) => {
-                self.messages.error(format!("The review could not be written into the game: {e}"));
+                self.view.messages.error(format!("The review could not be written into the game: {e}"));
             }
         }
     }
@@ -587,16 +513,17 @@ impl AppState {
     /// Saves the line (all its moves) as PGN.
     pub fn save_path(&mut self, path: &Path) {
         let shown = path.display();
-        match write_atomically(path, self.line.to_pgn().as_bytes()) {
+        match write_atomically(path, self.doc.line.to_pgn().as_bytes()) {
             Ok(()) => {
-                self.line.mark_saved();
-                self.current_file = Some(path.to_path_buf());
+                self.doc.line.mark_saved();
+                self.doc.current_file = Some(path.to_path_buf());
                 self.settings.remember_file(path);
-                self.dialog = None;
-                self.messages.info(format!("Saved {shown}"));
+                self.view.dialog = None;
+                self.view.messages.info(format!("Saved {shown}"));
             }
             Err(e) => {
-                self.messages
+                self.view
+                    .messages
                     .error(format!("Cannot save to {shown}: {e}. Choose a folder you can write to."));
             }
         }

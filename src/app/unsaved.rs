@@ -7,12 +7,13 @@
 
 use eframe::egui;
 
-use super::chess960::chess960_start;
 use super::command::Command;
+use super::command::{DocCommand, FileCommand};
 use super::file_dialog::FileDialogKind;
 use super::game_list::GameList;
-use super::position_setup::{looks_like_fen, parse_fen};
 use super::state::{AppState, Dialog};
+use crate::game::chess::ChessState;
+use crate::game::fen::looks_like_fen;
 
 /// What the question about unsaved changes interrupted.
 #[derive(Debug, Clone)]
@@ -30,9 +31,11 @@ impl PendingAction {
     pub fn describe(&self) -> &'static str {
         match self {
             PendingAction::Close => "closing mavboard",
-            PendingAction::Replace(Command::NewGame | Command::NewChess960(_)) => "starting a new game",
+            PendingAction::Replace(
+                Command::Doc(DocCommand::NewGame) | Command::Doc(DocCommand::NewChess960(_)),
+            ) => "starting a new game",
             PendingAction::Replace(Command::Play(_)) => "starting a game against the model",
-            PendingAction::Replace(Command::LoadFen(_)) => "setting up the position",
+            PendingAction::Replace(Command::Doc(DocCommand::LoadFen(_))) => "setting up the position",
             PendingAction::Replace(_) | PendingAction::OpenList(_) => "opening another game",
         }
     }
@@ -55,14 +58,20 @@ impl AppState {
     /// error without a question. Opening a file is asked about once its games are read.
     pub fn replaces_game(&self, command: &Command) -> bool {
         match command {
-            Command::NewGame => true,
+            // A new Connect Four or Hex game replaces only that game (they are not saved).
+            Command::Doc(DocCommand::NewGame) => self.doc.board_game.is_none(),
             // A game against the model replaces the chess game (Connect Four and Hex games are not saved).
-            Command::Play(super::play::PlayCommand::Start(_)) => self.board_game.is_none(),
-            Command::NewChess960(n) => chess960_start(*n).is_ok(),
-            Command::LoadFen(text) => parse_fen(text).is_ok(),
-            Command::LoadPasted(text) if looks_like_fen(text) => parse_fen(text.trim()).is_ok(),
-            Command::LoadPasted(text) => GameList::read(text.trim(), "pasted text").first_good().is_some(),
-            Command::OpenGame(n) => self
+            Command::Play(super::play::PlayCommand::Start(_)) => self.doc.board_game.is_none(),
+            Command::Doc(DocCommand::NewChess960(n)) => ChessState::chess960(*n).is_ok(),
+            Command::Doc(DocCommand::LoadFen(text)) => ChessState::from_fen(text.trim()).is_ok(),
+            Command::Doc(DocCommand::LoadPasted(text)) if looks_like_fen(text) => {
+                ChessState::from_fen(text.trim()).is_ok()
+            }
+            Command::Doc(DocCommand::LoadPasted(text)) => {
+                GameList::read(text.trim(), "pasted text").first_good().is_some()
+            }
+            Command::File(FileCommand::OpenGame(n)) => self
+                .files
                 .games
                 .as_ref()
                 .is_some_and(|l| l.entries.iter().any(|e| e.number == *n && e.game.is_ok())),
@@ -73,8 +82,8 @@ impl AppState {
     /// Lets `command` through, or, when it would replace a game with unsaved changes, keeps it for the
     /// question and returns `None`.
     pub fn guard_unsaved(&mut self, command: Command) -> Option<Command> {
-        if self.line.is_modified() && self.replaces_game(&command) {
-            self.unsaved = Some(PendingAction::Replace(command));
+        if self.doc.line.is_modified() && self.replaces_game(&command) {
+            self.files.unsaved = Some(PendingAction::Replace(command));
             None
         } else {
             Some(command)
@@ -84,21 +93,26 @@ impl AppState {
     /// Once per frame, before the panels: holds a close of the window while the game has unsaved changes
     /// (and asks), and carries out an action that waited for a save once the game is saved.
     pub fn unsaved_frame(&mut self, ctx: &egui::Context) {
-        if ctx.input(|i| i.viewport().close_requested()) && self.line.is_modified() && !self.close_approved {
+        if ctx.input(|i| i.viewport().close_requested())
+            && self.doc.line.is_modified()
+            && !self.files.close_approved
+        {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.unsaved = Some(PendingAction::Close);
+            self.files.unsaved = Some(PendingAction::Close);
         }
-        if self.after_save.is_none() {
+        if self.files.after_save.is_none() {
             return;
         }
-        if !self.line.is_modified() {
-            if let Some(action) = self.after_save.take() {
+        if !self.doc.line.is_modified() {
+            if let Some(action) = self.files.after_save.take() {
                 self.proceed(action, ctx);
             }
-        } else if self.file_dialog.is_none() && self.dialog != Some(Dialog::Path(FileDialogKind::Save)) {
+        } else if self.files.file_dialog.is_none()
+            && self.view.dialog != Some(Dialog::Path(FileDialogKind::Save))
+        {
             // The save was cancelled or failed: keep the game, and say that nothing else happened.
-            if let Some(action) = self.after_save.take() {
-                self.status_note =
+            if let Some(action) = self.files.after_save.take() {
+                self.view.status_note =
                     Some(format!("The game was not saved, so {} was cancelled", action.describe()));
             }
         }
@@ -107,26 +121,26 @@ impl AppState {
     /// The file *Save* writes to without asking: the game's own file, unless it came from a file with
     /// several games (writing this game alone there would drop the others), then `None`: Save As asks.
     pub fn direct_save_target(&self) -> Option<std::path::PathBuf> {
-        let path = self.current_file.clone()?;
-        let several = self.games.as_ref().is_some_and(|l| l.entries.len() > 1);
+        let path = self.doc.current_file.clone()?;
+        let several = self.files.games.as_ref().is_some_and(|l| l.entries.len() > 1);
         (!several).then_some(path)
     }
 
     /// Acts on the user's answer to the question.
     pub fn answer_unsaved(&mut self, answer: UnsavedAnswer, ctx: &egui::Context) {
-        let Some(action) = self.unsaved.take() else { return };
+        let Some(action) = self.files.unsaved.take() else { return };
         match answer {
             UnsavedAnswer::Cancel => {}
             UnsavedAnswer::Discard => self.proceed(action, ctx),
             UnsavedAnswer::Save => {
-                self.after_save = Some(action);
+                self.files.after_save = Some(action);
                 match self.direct_save_target() {
-                    Some(path) => self.apply(Command::SavePath(path), ctx),
-                    None => self.apply(Command::SaveFileDialog, ctx),
+                    Some(path) => self.apply(Command::File(FileCommand::SavePath(path)), ctx),
+                    None => self.apply(Command::File(FileCommand::SaveFileDialog), ctx),
                 }
                 // A save to the known file is done now; go on in the same frame.
-                if !self.line.is_modified()
-                    && let Some(action) = self.after_save.take()
+                if !self.doc.line.is_modified()
+                    && let Some(action) = self.files.after_save.take()
                 {
                     self.proceed(action, ctx);
                 }
@@ -138,7 +152,7 @@ impl AppState {
     fn proceed(&mut self, action: PendingAction, ctx: &egui::Context) {
         match action {
             PendingAction::Close => {
-                self.close_approved = true;
+                self.files.close_approved = true;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
             PendingAction::Replace(command) => self.apply_now(command, ctx),

@@ -14,6 +14,9 @@ use super::{ActionError, GameKind, GameState, Outcome, OutcomeReason, Player};
 /// The number of Chess960 starting positions.
 pub const CHESS960_POSITIONS: u32 = 960;
 
+/// The Chess960 number (Scharnagl numbering) of the standard chess setup.
+pub const STANDARD_CHESS960: u32 = 518;
+
 /// A Chess960 start position number outside `0..960`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(

@@ -259,6 +259,13 @@ fn field_err(field: FenField, text: &str, reason: impl Into<String>) -> FenError
     FenError::Field { field, text: text.to_owned(), reason: reason.into() }
 }
 
+/// Whether pasted text is a FEN rather than PGN: one line with at least seven '/' between ranks and no
+/// PGN tag. A guess for choosing the reader, not a check: [`parse_fen`] says whether the FEN is good.
+pub fn looks_like_fen(text: &str) -> bool {
+    let trimmed = text.trim();
+    !trimmed.contains('\n') && trimmed.matches('/').count() >= 7 && !trimmed.contains('[')
+}
+
 /// Reads a FEN (standard, Shredder-FEN or X-FEN castling) with [`FenOptions::default`].
 pub fn parse_fen(fen: &str) -> Result<ParsedFen, FenError> {
     parse_fen_with(fen, FenOptions::default())
@@ -621,6 +628,14 @@ mod tests {
             Err(e) => e,
             Ok(p) => panic!("`{fen}` should not parse, got {:?}", p.mode),
         }
+    }
+
+    #[test]
+    fn pasted_fens_are_told_from_pgn() {
+        assert!(looks_like_fen(&format!("  {STARTPOS_FEN}\n")));
+        assert!(!looks_like_fen("[Event \"x\"]\n1. e4 e5 *"));
+        assert!(!looks_like_fen("1. e4 e5 2. Nf3 *"));
+        assert!(!looks_like_fen("8/8/8/8 w - -\n8/8/8/8"));
     }
 
     fn field_reason(fen: &str, field: FenField) -> String {

@@ -9,6 +9,7 @@ use super::search_panel::search_panel_ui;
 use super::values_panel::{current_rows, values_panel_ui};
 use crate::app::analysis::ModelStatus;
 use crate::app::command::Command;
+use crate::app::command::{AnalysisCommand, ViewCommand};
 use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
 use crate::game::GameState;
@@ -17,9 +18,9 @@ use crate::game::GameState;
 pub const MAX_ARROWS: usize = 4;
 
 /// The model line at the top of the panel, with the model menu.
-fn model_ui(ui: &mut egui::Ui, state: &AppState, out: &mut Vec<Command>) {
+fn model_ui(ui: &mut egui::Ui, analysis: &crate::app::analysis::AnalysisState, out: &mut Vec<Command>) {
     ui.horizontal_wrapped(|ui| {
-        match &state.analysis.model {
+        match &analysis.model {
             ModelStatus::Ready(i) => {
                 ui.label(format!("Model: {} ({}, {} buckets)", i.name, i.format, i.buckets))
                     .on_hover_text(format!("{}\n{} parameters", i.dir.display(), i.parameters));
@@ -37,15 +38,15 @@ fn model_ui(ui: &mut egui::Ui, state: &AppState, out: &mut Vec<Command>) {
         }
         ui.menu_button("Model…", |ui| {
             if ui.button("Choose a package folder…").clicked() {
-                out.push(Command::ChooseModelFolder);
+                out.push(Command::Analysis(AnalysisCommand::ChooseModelFolder));
             }
             if ui.button("Type a folder path…").clicked() {
-                out.push(Command::ShowDialog(Some(crate::app::state::Dialog::Path(
+                out.push(Command::View(ViewCommand::ShowDialog(Some(crate::app::state::Dialog::Path(
                     crate::app::file_dialog::FileDialogKind::ModelFolder,
-                ))));
+                )))));
             }
             if ui.button("Shipped default").clicked() {
-                out.push(Command::LoadDefaultModel);
+                out.push(Command::Analysis(AnalysisCommand::LoadDefaultModel));
             }
         });
     });
@@ -54,7 +55,7 @@ fn model_ui(ui: &mut egui::Ui, state: &AppState, out: &mut Vec<Command>) {
 /// The analysis panel.
 pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
-    model_ui(ui, state, &mut out);
+    model_ui(ui, &state.analysis, &mut out);
     ui.separator();
     let mut hovered = None;
     egui::ScrollArea::vertical().id_salt("analysis_scroll").auto_shrink([false, false]).show(ui, |ui| {
@@ -91,7 +92,7 @@ pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             });
     });
     if hovered != state.analysis.hovered_move {
-        out.push(Command::HoverMove(hovered));
+        out.push(Command::Analysis(AnalysisCommand::HoverMove(hovered)));
     }
     out
 }

@@ -5,7 +5,7 @@
 //! Its only state is the interaction in progress ([`BoardInteraction`]: selection, drag, promotion).
 
 use eframe::egui::{self, Align2, Color32, CornerRadius, FontId, Pos2, Rect, Sense, Stroke, Vec2};
-use shakmaty::{Color, File, Move, Piece, Position, Rank, Role, Square};
+use shakmaty::{Chess, Color, File, Move, Piece, Position, Rank, Role, Square};
 
 use super::arrows::{Arrow, paint_arrows};
 use super::move_input::{PROMOTION_ROLES, moves_between, target_squares};
@@ -209,12 +209,58 @@ pub fn board_ui(
     let ppp = ui.ctx().pixels_per_point();
     let board = board_rect(area, ppp);
     interaction.last_rect = Some(board);
+    let output = board_input(ui, &response, board, view, interaction);
+
+    let painter = ui.painter_at(area);
+    let size = board.width() / 8.0;
+    paint_squares(&painter, board, view, interaction);
+    let piece_painter =
+        PiecePainter { textures: pieces.get(ui.ctx(), (size * ppp).round() as u32).map(|t| t.to_vec()) };
+    let flipped = view.flipped;
+    let pos = view.state.position();
+    for (sq, piece) in pos.board() {
+        if interaction.dragging == Some(sq) && response.dragged() {
+            continue;
+        }
+        piece_painter.paint(&painter, piece, square_rect(board, sq, flipped));
+    }
+    if view.show_legal_moves
+        && let Some(from) = interaction.selected
+    {
+        paint_targets(&painter, board, flipped, pos, from);
+    }
+    paint_arrows(&painter, view.arrows, size, |sq| square_center(board, sq, flipped));
+
+    if let Some(promo) = &interaction.promotion {
+        painter.rect_filled(board, 0.0, Color32::from_black_alpha(120));
+        for (role, rect) in promotion_slots(board, promo.to, flipped) {
+            painter.rect_filled(rect.shrink(1.0), CornerRadius::same(255), Color32::from_gray(235));
+            piece_painter.paint(&painter, Piece { color: pos.turn(), role }, rect.shrink(size * 0.08));
+        }
+    }
+
+    // The dragged piece follows the pointer, above everything else.
+    if let (Some(from), true) = (interaction.dragging, response.dragged())
+        && let (Some(piece), Some(at)) = (pos.board().piece_at(from), ui.input(|i| i.pointer.latest_pos()))
+    {
+        let layer = egui::LayerId::new(egui::Order::Tooltip, response.id.with("drag"));
+        let top = ui.ctx().layer_painter(layer);
+        piece_painter.paint(&top, piece, Rect::from_center_size(at, Vec2::splat(size)));
+    }
+    output
+}
+
+/// Clicks, drags, the promotion picker and Esc: the move the user made, if any.
+fn board_input(
+    ui: &egui::Ui,
+    response: &egui::Response,
+    board: Rect,
+    view: &BoardView<'_>,
+    interaction: &mut BoardInteraction,
+) -> Option<BoardOutput> {
     let flipped = view.flipped;
     let state = view.state;
-    let pos = state.position();
     let mut output = None;
-
-    // Input.
     if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
         interaction.reset();
     }
@@ -258,9 +304,13 @@ pub fn board_ui(
     if interaction.selected.is_some_and(|sq| !is_own_piece(state, sq)) {
         interaction.selected = None;
     }
+    output
+}
 
-    // Painting.
-    let painter = ui.painter_at(area);
+/// The squares with the last move, the selection, the check glow and the coordinates.
+fn paint_squares(painter: &egui::Painter, board: Rect, view: &BoardView<'_>, interaction: &BoardInteraction) {
+    let flipped = view.flipped;
+    let pos = view.state.position();
     let size = board.width() / 8.0;
     for sq in Square::ALL {
         let light = (sq.file().to_u32() + sq.rank().to_u32()) % 2 == 1;
@@ -289,63 +339,48 @@ pub fn board_ui(
         }
     }
     if view.show_coordinates {
-        paint_coordinates(&painter, board, flipped);
+        paint_coordinates(painter, board, flipped);
     }
-    let square_px = (size * ppp).round() as u32;
-    let textures = pieces.get(ui.ctx(), square_px).map(|t| t.to_vec());
-    let paint_piece = |painter: &egui::Painter, piece: Piece, rect: Rect| match &textures {
-        Some(t) => {
-            let uv = Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0));
-            painter.image(t[piece_index(piece)].id(), rect, uv, Color32::WHITE);
+}
+
+/// The dots (and capture rings) on the squares the selected piece can go to.
+fn paint_targets(painter: &egui::Painter, board: Rect, flipped: bool, pos: &Chess, from: Square) {
+    let size = board.width() / 8.0;
+    for to in target_squares(pos, from) {
+        let c = square_center(board, to, flipped);
+        if pos.board().color_at(to).is_some_and(|owner| owner != pos.turn()) {
+            painter.circle_stroke(c, size * 0.44, Stroke::new(size * 0.08, palette::DOT));
+        } else {
+            painter.circle_filled(c, size * 0.15, palette::DOT);
         }
-        None => {
-            let text = if piece.color == Color::White { piece.role.upper_char() } else { piece.role.char() };
-            painter.text(
-                rect.center(),
-                Align2::CENTER_CENTER,
-                text,
-                FontId::proportional(rect.height() * 0.6),
-                if piece.color == Color::White { Color32::WHITE } else { Color32::BLACK },
-            );
-        }
-    };
-    for (sq, piece) in pos.board() {
-        if interaction.dragging == Some(sq) && response.dragged() {
-            continue;
-        }
-        paint_piece(&painter, piece, square_rect(board, sq, flipped));
     }
-    if view.show_legal_moves
-        && let Some(from) = interaction.selected
-    {
-        for to in target_squares(pos, from) {
-            let c = square_center(board, to, flipped);
-            if pos.board().color_at(to).is_some_and(|owner| owner != pos.turn()) {
-                painter.circle_stroke(c, size * 0.44, Stroke::new(size * 0.08, palette::DOT));
-            } else {
-                painter.circle_filled(c, size * 0.15, palette::DOT);
+}
+
+/// Paints pieces with the piece set's textures, or with letters where they cannot be loaded.
+struct PiecePainter {
+    textures: Option<Vec<egui::TextureHandle>>,
+}
+
+impl PiecePainter {
+    fn paint(&self, painter: &egui::Painter, piece: Piece, rect: Rect) {
+        match &self.textures {
+            Some(t) => {
+                let uv = Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0));
+                painter.image(t[piece_index(piece)].id(), rect, uv, Color32::WHITE);
+            }
+            None => {
+                let text =
+                    if piece.color == Color::White { piece.role.upper_char() } else { piece.role.char() };
+                painter.text(
+                    rect.center(),
+                    Align2::CENTER_CENTER,
+                    text,
+                    FontId::proportional(rect.height() * 0.6),
+                    if piece.color == Color::White { Color32::WHITE } else { Color32::BLACK },
+                );
             }
         }
     }
-    paint_arrows(&painter, view.arrows, size, |sq| square_center(board, sq, flipped));
-
-    if let Some(promo) = &interaction.promotion {
-        painter.rect_filled(board, 0.0, Color32::from_black_alpha(120));
-        for (role, rect) in promotion_slots(board, promo.to, flipped) {
-            painter.rect_filled(rect.shrink(1.0), CornerRadius::same(255), Color32::from_gray(235));
-            paint_piece(&painter, Piece { color: pos.turn(), role }, rect.shrink(size * 0.08));
-        }
-    }
-
-    // The dragged piece follows the pointer, above everything else.
-    if let (Some(from), true) = (interaction.dragging, response.dragged())
-        && let (Some(piece), Some(at)) = (pos.board().piece_at(from), ui.input(|i| i.pointer.latest_pos()))
-    {
-        let layer = egui::LayerId::new(egui::Order::Tooltip, response.id.with("drag"));
-        let top = ui.ctx().layer_painter(layer);
-        paint_piece(&top, piece, Rect::from_center_size(at, Vec2::splat(size)));
-    }
-    output
 }
 
 fn paint_coordinates(painter: &egui::Painter, board: Rect, flipped: bool) {
@@ -430,7 +465,8 @@ mod tests {
 
     #[test]
     fn promotion_opens_the_picker() {
-        let state = crate::app::position_setup::parse_fen("8/4P3/8/8/8/8/k7/4K3 w - - 0 1").expect("valid");
+        let state =
+            crate::game::chess::ChessState::from_fen("8/4P3/8/8/8/8/k7/4K3 w - - 0 1").expect("valid");
         let mut b = BoardInteraction::default();
         b.click(&state, Some(Square::E7));
         assert_eq!(b.click(&state, Some(Square::E8)), None);

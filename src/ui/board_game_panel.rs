@@ -7,7 +7,8 @@ use super::connect_four_board::{ColumnValue, ConnectFourView, connect_four_board
 use super::hex_board::{CellValue, HexView, hex_board_ui};
 use crate::app::board_game::{BoardGame, BoardState, player_name};
 use crate::app::board_model::{BoardModelStatus, BoardModelView, BoardSearchRequest};
-use crate::app::command::{Command, Navigate};
+use crate::app::command::{AnalysisCommand, DocCommand, ViewCommand};
+use crate::app::command::{BoardMove, Command, Navigate};
 use crate::app::state::AppState;
 use crate::engine::SearchReport;
 use crate::engine::oracle::{OracleMethod, OracleReport};
@@ -26,8 +27,12 @@ struct BoardValue {
 
 /// The solver's values; without them (solver off, or no move solved yet) the model's, by the scoring chosen.
 fn board_values(state: &AppState) -> Vec<BoardValue> {
-    if let Some(r) =
-        state.oracle.report.as_ref().filter(|r| state.settings.show_oracle && !r.moves.is_empty())
+    if let Some(r) = state
+        .board_analysis
+        .oracle
+        .report
+        .as_ref()
+        .filter(|r| state.settings.show_oracle && !r.moves.is_empty())
     {
         let best = r.best().map(|m| m.action.clone());
         return r
@@ -41,7 +46,7 @@ fn board_values(state: &AppState) -> Vec<BoardValue> {
             })
             .collect();
     }
-    let Some(r) = &state.board_model.view.report else { return Vec::new() };
+    let Some(r) = &state.board_analysis.model.view.report else { return Vec::new() };
     let mean = matches!(state.settings.scoring, crate::app::settings::ScoringChoice::Mean);
     r.snapshot
         .moves
@@ -91,7 +96,7 @@ pub fn board_game_board_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
             hex_board_ui(ui, &HexView { state, last_move, values: &values })
         }
     };
-    clicked.map(Command::PlayBoardMove).into_iter().collect()
+    clicked.map(|m| Command::Doc(DocCommand::PlayMove(BoardMove::Notation(m)))).into_iter().collect()
 }
 
 fn result_text(game: &BoardGame, outcome: Outcome) -> String {
@@ -119,14 +124,14 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
             (">|", Navigate::End, "End (End)"),
         ] {
             if ui.button(text).on_hover_text(tip).clicked() {
-                out.push(Command::Navigate(nav));
+                out.push(Command::Doc(DocCommand::Navigate(nav)));
             }
         }
         if ui.button("New game").clicked() {
-            out.push(Command::NewBoardGame);
+            out.push(Command::Doc(DocCommand::NewGame));
         }
         if ui.button("Copy record").on_hover_text("Connect Four: the move string; Hex: SGF").clicked() {
-            out.push(Command::CopyBoardRecord);
+            out.push(Command::Doc(DocCommand::CopyRecord));
         }
     });
     ui.separator();
@@ -139,14 +144,14 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
             for (i, m) in game.moves().iter().enumerate() {
                 let text = format!("{}. {m}", i + 1);
                 if ui.selectable_label(game.cursor() == i + 1, text).clicked() {
-                    out.push(Command::Navigate(Navigate::To(i + 1)));
+                    out.push(Command::Doc(DocCommand::Navigate(Navigate::To(i + 1))));
                 }
             }
         });
     });
     ui.separator();
     model_section_ui(ui, state, current.outcome().is_some(), &mut out);
-    internal_section_ui(ui, state, &current.text(), current.outcome().is_some(), &mut out);
+    internal_section_ui(ui, &state.board_analysis, &current.text(), current.outcome().is_some(), &mut out);
     ui.separator();
     ui.horizontal(|ui| {
         ui.label(RichText::new("Solver").strong());
@@ -156,10 +161,10 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
             .on_hover_text("Value every legal move with the exact solver or MCTS")
             .changed()
         {
-            out.push(Command::ToggleOracle);
+            out.push(Command::View(ViewCommand::ToggleOracle));
         }
     });
-    if let Some(e) = &state.oracle.error {
+    if let Some(e) = &state.board_analysis.oracle.error {
         ui.colored_label(ui.visuals().error_fg_color, e);
     }
     if !state.settings.show_oracle {
@@ -170,7 +175,7 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
         ui.weak("The game is over.");
         return out;
     }
-    match &state.oracle.report {
+    match &state.board_analysis.oracle.report {
         None => {
             ui.weak("Starting…");
         }
@@ -178,7 +183,7 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
     }
     if let BoardState::ConnectFour(s) = current
         && s.plies() < 8
-        && state.oracle.report.as_ref().is_some_and(|r| !r.done)
+        && state.board_analysis.oracle.report.as_ref().is_some_and(|r| !r.done)
     {
         ui.weak(
             "Early positions take the exact solver minutes per move on a small machine (the empty board: \
@@ -193,7 +198,7 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
 /// The model's part of the panel: its status, MCTS start/stop, every legal move with its max and mean
 /// value (and visits once searched), and all moves' value distributions as a heatmap.
 fn model_section_ui(ui: &mut egui::Ui, state: &AppState, over: bool, out: &mut Vec<Command>) {
-    let view = &state.board_model.view;
+    let view = &state.board_analysis.model.view;
     ui.horizontal(|ui| {
         ui.label(RichText::new("Model").strong());
         match &view.status {
@@ -218,7 +223,7 @@ fn model_section_ui(ui: &mut egui::Ui, state: &AppState, over: bool, out: &mut V
     ui.horizontal(|ui| {
         if view.searching {
             if ui.button("Stop").on_hover_text("Stop the search").clicked() {
-                out.push(Command::BoardSearch(BoardSearchRequest::Stop));
+                out.push(Command::Analysis(AnalysisCommand::BoardSearch(BoardSearchRequest::Stop)));
             }
         } else {
             let sims = state.settings.search.simulations;
@@ -229,7 +234,7 @@ fn model_section_ui(ui: &mut egui::Ui, state: &AppState, over: bool, out: &mut V
                 .on_hover_text("PUCT search over model calls (the search settings of the chess board apply)")
                 .clicked()
             {
-                out.push(Command::BoardSearch(BoardSearchRequest::Start));
+                out.push(Command::Analysis(AnalysisCommand::BoardSearch(BoardSearchRequest::Start)));
             }
         }
         if let Some(r) = &view.report
@@ -253,12 +258,12 @@ fn model_section_ui(ui: &mut egui::Ui, state: &AppState, over: bool, out: &mut V
 /// minimax tree and the model's own trace, as on the chess board.
 fn internal_section_ui(
     ui: &mut egui::Ui,
-    state: &AppState,
+    board_analysis: &crate::app::board_analysis::BoardAnalysis,
     position: &str,
     over: bool,
     out: &mut Vec<Command>,
 ) {
-    let view = &state.board_model.view;
+    let view = &board_analysis.model.view;
     if !matches!(view.status, BoardModelStatus::Ready(_) | BoardModelStatus::Loading(_)) {
         return;
     }
@@ -268,7 +273,10 @@ fn internal_section_ui(
         .show(ui, |ui| {
             let ready = matches!(view.status, BoardModelStatus::Ready(_)) && !over;
             if let Some((breadth, depth)) = internal_controls_ui(ui, "board", ready, view.internal.running) {
-                out.push(Command::BoardSearch(BoardSearchRequest::Internal { breadth, depth }));
+                out.push(Command::Analysis(AnalysisCommand::BoardSearch(BoardSearchRequest::Internal {
+                    breadth,
+                    depth,
+                })));
             }
             internal_result_ui(ui, position, view.internal.result.as_ref());
         });
@@ -314,7 +322,7 @@ fn model_table_ui(ui: &mut egui::Ui, r: &SearchReport, view: &BoardModelView, ou
                 let best = snap.best.as_deref() == Some(m.action.as_str());
                 let text = if best { format!("{} (best)", m.action) } else { m.action.clone() };
                 if ui.button(RichText::new(text).monospace()).on_hover_text("Play this move").clicked() {
-                    out.push(Command::PlayBoardMove(m.action.clone()));
+                    out.push(Command::Doc(DocCommand::PlayMove(BoardMove::Notation(m.action.clone()))));
                 }
                 let pct = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{:.1}", v * 100.0));
                 ui.label(pct(m.model_max));
@@ -376,7 +384,7 @@ fn oracle_table_ui(ui: &mut egui::Ui, r: &OracleReport, out: &mut Vec<Command>) 
                     m.action.clone()
                 };
                 if ui.button(RichText::new(text).monospace()).on_hover_text("Play this move").clicked() {
-                    out.push(Command::PlayBoardMove(m.action.clone()));
+                    out.push(Command::Doc(DocCommand::PlayMove(BoardMove::Notation(m.action.clone()))));
                 }
                 ui.label(format!("{:.1}", m.win_prob * 100.0));
                 ui.label(&m.label);

@@ -3,6 +3,7 @@
 use eframe::egui;
 
 use crate::app::command::Command;
+use crate::app::command::{AnalysisCommand, DocCommand, FileCommand, ViewCommand};
 use crate::app::file_dialog::FileDialogKind;
 use crate::app::state::{AppState, Dialog};
 use crate::ui::UiState;
@@ -10,17 +11,18 @@ use crate::ui::UiState;
 /// The open dialog window, if any.
 pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState) -> Vec<Command> {
     let mut out = Vec::new();
-    if state.dialog != ui_state.shown_dialog {
+    if state.view.dialog != ui_state.shown_dialog {
         // A dialog just opened: start its path field empty, or with the current file when saving.
-        ui_state.shown_dialog = state.dialog;
-        if let Some(Dialog::Path(kind)) = state.dialog {
-            ui_state.path_input = match (kind, &state.current_file) {
+        ui_state.shown_dialog = state.view.dialog;
+        if let Some(Dialog::Path(kind)) = state.view.dialog {
+            ui_state.path_input = match (kind, &state.doc.current_file) {
                 (FileDialogKind::Save, Some(path)) => path.display().to_string(),
                 _ => String::new(),
             };
         }
-        if let Some(Dialog::Comment(id)) = state.dialog {
+        if let Some(Dialog::Comment(id)) = state.view.dialog {
             ui_state.comment_input = state
+                .doc
                 .line
                 .tree()
                 .node(id)
@@ -28,7 +30,7 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
                 .unwrap_or_default();
         }
     }
-    let Some(dialog) = state.dialog else {
+    let Some(dialog) = state.view.dialog else {
         return out;
     };
     let mut open = true;
@@ -54,7 +56,7 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
         }
     });
     if !open {
-        out.push(Command::ShowDialog(None));
+        out.push(Command::View(ViewCommand::ShowDialog(None)));
     }
     out
 }
@@ -70,10 +72,10 @@ fn paste_ui(ui: &mut egui::Ui, ui_state: &mut UiState, out: &mut Vec<Command>) {
     .labelled_by(label.id);
     ui.horizontal(|ui| {
         if ui.button("Load").clicked() {
-            out.push(Command::LoadPasted(ui_state.paste_input.clone()));
+            out.push(Command::Doc(DocCommand::LoadPasted(ui_state.paste_input.clone())));
         }
         if ui.button("Cancel").clicked() {
-            out.push(Command::ShowDialog(None));
+            out.push(Command::View(ViewCommand::ShowDialog(None)));
         }
     });
 }
@@ -111,26 +113,26 @@ fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out:
         if ui.button(action).clicked() || enter {
             let path = std::path::PathBuf::from(ui_state.path_input.trim());
             if ui_state.path_input.trim().is_empty() {
-                out.push(Command::ShowError(
+                out.push(Command::View(ViewCommand::ShowError(
                     "Type a file path first, e.g. /home/me/games/game.pgn".to_owned(),
-                ));
+                )));
             } else {
                 out.push(match kind {
-                    FileDialogKind::Open => Command::OpenPath(path),
-                    FileDialogKind::Save => Command::SavePath(path),
-                    FileDialogKind::ModelFolder => Command::LoadModel(path),
-                    FileDialogKind::ExportReview => Command::ExportReviewPath(path),
+                    FileDialogKind::Open => Command::File(FileCommand::OpenPath(path)),
+                    FileDialogKind::Save => Command::File(FileCommand::SavePath(path)),
+                    FileDialogKind::ModelFolder => Command::Analysis(AnalysisCommand::LoadModel(path)),
+                    FileDialogKind::ExportReview => Command::File(FileCommand::ExportReviewPath(path)),
                 });
             }
         }
         if ui.button("Cancel").clicked() {
-            out.push(Command::ShowDialog(None));
+            out.push(Command::View(ViewCommand::ShowDialog(None)));
         }
     });
 }
 
 fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out: &mut Vec<Command>) {
-    let Some(list) = &state.games else {
+    let Some(list) = &state.files.games else {
         ui.label("No file is open.");
         return;
     };
@@ -142,7 +144,7 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
         if list.complete { "" } else { " so far (reading the file…)" }
     ));
     let review = state.analysis.file_review.as_ref().filter(|f| f.list == list.id);
-    file_review_ui(ui, state, review, out);
+    file_review_ui(ui, &state.analysis, review, out);
     ui.horizontal(|ui| {
         let l = ui.label("Filter");
         ui.add(egui::TextEdit::singleline(&mut ui_state.game_filter).hint_text("player, event, year…"))
@@ -191,8 +193,8 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
                         Ok(_) => {
                             row.col(|ui| {
                                 if ui.link(e.number.to_string()).on_hover_text("Open this game").clicked() {
-                                    out.push(Command::OpenGame(e.number));
-                                    out.push(Command::ShowDialog(None));
+                                    out.push(Command::File(FileCommand::OpenGame(e.number)));
+                                    out.push(Command::View(ViewCommand::ShowDialog(None)));
                                 }
                             });
                             for h in ["White", "Black", "Result", "Date", "Event"] {
@@ -232,7 +234,7 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
 /// The file review's buttons and progress above the game list.
 fn file_review_ui(
     ui: &mut egui::Ui,
-    state: &AppState,
+    analysis: &crate::app::analysis::AnalysisState,
     review: Option<&crate::app::file_review::FileReview>,
     out: &mut Vec<Command>,
 ) {
@@ -247,11 +249,11 @@ fn file_review_ui(
                         .text(format!("Reviewing: {done} of {total} games")),
                 );
                 if ui.button("Stop review").clicked() {
-                    out.push(Command::StopFileReview);
+                    out.push(Command::Analysis(AnalysisCommand::StopFileReview));
                 }
             }
             _ => {
-                let ready = state.analysis.model.info().is_some();
+                let ready = analysis.model.info().is_some();
                 let label = if review.is_some() { "Review all games again" } else { "Review all games" };
                 if ui
                     .add_enabled(ready, egui::Button::new(label))
@@ -259,7 +261,7 @@ fn file_review_ui(
                     .on_disabled_hover_text("Load a model first (Engine menu)")
                     .clicked()
                 {
-                    out.push(Command::ReviewFile);
+                    out.push(Command::Analysis(AnalysisCommand::ReviewFile));
                 }
             }
         }
@@ -278,7 +280,7 @@ fn file_review_ui(
                 )
                 .clicked()
             {
-                out.push(Command::ExportReviewDialog);
+                out.push(Command::File(FileCommand::ExportReviewDialog));
             }
         }
     });
@@ -330,10 +332,10 @@ fn comment_ui(ui: &mut egui::Ui, id: crate::pgn::NodeId, ui_state: &mut UiState,
     .labelled_by(l.id);
     ui.horizontal(|ui| {
         if ui.button("Save comment").clicked() {
-            out.push(Command::SetComment(id, ui_state.comment_input.trim().to_owned()));
+            out.push(Command::Doc(DocCommand::SetComment(id, ui_state.comment_input.trim().to_owned())));
         }
         if ui.button("Cancel").clicked() {
-            out.push(Command::ShowDialog(None));
+            out.push(Command::View(ViewCommand::ShowDialog(None)));
         }
     });
 }
@@ -347,21 +349,6 @@ fn about_ui(ui: &mut egui::Ui) {
     ui.label("Pieces: cburnett by Colin M.L. Burnett, GPL-2.0-or-later.");
     ui.separator();
     ui.strong("Keys");
-    egui::Grid::new("keys").num_columns(2).show(ui, |ui| {
-        for (k, what) in [
-            ("F", "flip the board"),
-            ("Left / Right", "one move back / forward"),
-            ("Home / End", "first / last position"),
-            ("Up / Down", "choose the variation at a fork"),
-            ("Esc", "cancel a selection or promotion"),
-            ("Space", "start / stop the search"),
-            ("Ctrl+O / Ctrl+S", "open / save PGN"),
-            ("Ctrl+V", "paste a FEN or PGN (outside text fields)"),
-        ] {
-            ui.monospace(k);
-            ui.label(what);
-            ui.end_row();
-        }
-    });
+    super::shortcuts::keys_grid_ui(ui);
     ui.label("Moves: click a piece then a square, or drag it. Castle by moving the king onto its rook (or two squares where that is unambiguous).");
 }

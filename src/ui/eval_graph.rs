@@ -5,6 +5,7 @@
 use eframe::egui::{self, Pos2, Sense, Stroke, Vec2};
 
 use crate::app::analysis::PositionEval;
+use crate::app::command::{AnalysisCommand, DocCommand};
 use crate::app::command::{Command, Navigate};
 use crate::app::game_review::{ReviewedGame, for_doc};
 use crate::app::line::MoveHistory;
@@ -55,7 +56,7 @@ fn white_value(state: &ChessState, eval: Option<&PositionEval>, by_max: bool) ->
 
 /// The positions of the line with their values for White, start first.
 pub fn graph_points(state: &AppState) -> (Vec<ChessState>, Vec<GraphPoint>) {
-    let line = &state.line;
+    let line = &state.doc.line;
     let mut positions = vec![line.start().clone()];
     for m in line.moves() {
         let Some(last) = positions.last() else { break };
@@ -77,8 +78,8 @@ pub fn graph_points(state: &AppState) -> (Vec<ChessState>, Vec<GraphPoint>) {
 
 /// The moves the review classified as inaccuracies, mistakes or blunders (the same review as
 /// `mavboard annotate`: the played move's value against the best move's, both from the position before).
-pub fn mistakes(state: &AppState, reviewed: &ReviewedGame) -> Vec<Mistake> {
-    let line = state.line.line_nodes();
+pub fn mistakes(doc: &crate::app::document::Document, reviewed: &ReviewedGame) -> Vec<Mistake> {
+    let line = doc.line.line_nodes();
     reviewed
         .review
         .moves
@@ -115,7 +116,7 @@ fn reviewer_ui(ui: &mut egui::Ui, settings: ReviewSettings) -> Option<Command> {
             "The engine's search depth per position (Stockfish at depth 10 takes about 0.1 s a position)",
         );
     }
-    (s != settings).then_some(Command::SetReviewSettings(s))
+    (s != settings).then_some(Command::Analysis(AnalysisCommand::SetReviewSettings(s)))
 }
 
 /// The moves a UCI-judged review says the model would have judged differently, with the two classes.
@@ -152,8 +153,21 @@ pub fn class_colour(class: Classification) -> egui::Color32 {
 /// The eval graph with its review button and mistakes list.
 pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
-    let by_max = state.settings.scoring == ScoringChoice::Max;
     let (_, points) = graph_points(state);
+    out.extend(review_bar_ui(ui, state, &points));
+    let reviewed = for_doc(state.analysis.game_review.as_ref(), state.doc.line.stamp());
+    if let Some(r) = reviewed {
+        out.extend(review_summary_ui(ui, r));
+    }
+    let list = reviewed.map(|r| mistakes(&state.doc, r)).unwrap_or_default();
+    out.extend(graph_ui(ui, state, &points, &list));
+    out.extend(mistake_lists_ui(ui, &list));
+    out
+}
+
+/// *Review game* (or its progress), the reviewer and how many positions the model has valued.
+fn review_bar_ui(ui: &mut egui::Ui, state: &AppState, points: &[GraphPoint]) -> Vec<Command> {
+    let mut out = Vec::new();
     let known = points.iter().filter(|p| p.mean.is_some()).count();
     ui.horizontal(|ui| {
         match state.analysis.reviewing {
@@ -172,43 +186,54 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                     "Evaluate every position of this line with the model"
                 };
                 if ui.button("Review game").on_hover_text(hover).clicked() {
-                    out.push(Command::ReviewLine);
+                    out.push(Command::Analysis(AnalysisCommand::ReviewLine));
                 }
                 out.extend(reviewer_ui(ui, state.settings.review));
             }
         }
         ui.weak(format!("{known}/{}", points.len())).on_hover_text("positions the model has valued");
     });
-    let reviewed = for_doc(state.analysis.game_review.as_ref(), state.line.stamp());
-    if let Some(r) = reviewed {
+    out
+}
+
+/// The finished review: accuracy, *Annotate game*, and where the model disagrees with the engine.
+fn review_summary_ui(ui: &mut egui::Ui, r: &ReviewedGame) -> Vec<Command> {
+    let mut out = Vec::new();
+    ui.horizontal_wrapped(|ui| {
+        let acc = |a: Option<f64>| a.map_or("–".to_owned(), |a| format!("{a:.0}%"));
+        ui.label(format!(
+            "Accuracy: White {} · Black {}",
+            acc(r.review.white.accuracy),
+            acc(r.review.black.accuracy)
+        ))
+        .on_hover_text(format!("{} (Lichess's accuracy formula)", r.review.method));
+        let write = ui
+            .add_enabled(!r.annotated, egui::Button::new("Annotate game"))
+            .on_hover_text("Write [%eval], ?!/?/?? and the best moves into the game (then save it)");
+        if write.clicked() {
+            out.push(Command::Doc(DocCommand::AnnotateGame));
+        }
+    });
+    if r.review.moves.iter().any(|m| m.model.is_some()) {
+        let differ = disagreements(r);
         ui.horizontal_wrapped(|ui| {
-            let acc = |a: Option<f64>| a.map_or("–".to_owned(), |a| format!("{a:.0}%"));
-            ui.label(format!(
-                "Accuracy: White {} · Black {}",
-                acc(r.review.white.accuracy),
-                acc(r.review.black.accuracy)
-            ))
-            .on_hover_text(format!("{} (Lichess's accuracy formula)", r.review.method));
-            let write = ui
-                .add_enabled(!r.annotated, egui::Button::new("Annotate game"))
-                .on_hover_text("Write [%eval], ?!/?/?? and the best moves into the game (then save it)");
-            if write.clicked() {
-                out.push(Command::AnnotateGame);
+            ui.strong(format!("Model disagrees ({} of {}):", differ.len(), r.review.moves.len()))
+                .on_hover_text("Moves the model would have classed differently from the engine");
+            for (node, label, why) in differ {
+                if ui.link(label).on_hover_text(why).clicked() {
+                    out.push(Command::Doc(DocCommand::SelectNode(node)));
+                }
             }
         });
-        if r.review.moves.iter().any(|m| m.model.is_some()) {
-            let differ = disagreements(r);
-            ui.horizontal_wrapped(|ui| {
-                ui.strong(format!("Model disagrees ({} of {}):", differ.len(), r.review.moves.len()))
-                    .on_hover_text("Moves the model would have classed differently from the engine");
-                for (node, label, why) in differ {
-                    if ui.link(label).on_hover_text(why).clicked() {
-                        out.push(Command::SelectNode(node));
-                    }
-                }
-            });
-        }
     }
+    out
+}
+
+/// The graph: mean and max value of every position of the line, the cursor and the mistakes; a click
+/// goes to that position.
+fn graph_ui(ui: &mut egui::Ui, state: &AppState, points: &[GraphPoint], list: &[Mistake]) -> Vec<Command> {
+    let mut out = Vec::new();
+    let by_max = state.settings.scoring == ScoringChoice::Max;
     let width = ui.available_width().max(160.0);
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, 110.0), Sense::click());
     let painter = ui.painter_at(rect);
@@ -222,7 +247,7 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let n = points.len().max(2) - 1;
     let x_of = |i: usize| rect.left() + rect.width() * i as f32 / n as f32;
     let y_of = |v: f64| rect.bottom() - rect.height() * v as f32;
-    let cursor_x = x_of(state.line.cursor());
+    let cursor_x = x_of(state.doc.line.cursor());
     painter.line_segment(
         [Pos2::new(cursor_x, rect.top()), Pos2::new(cursor_x, rect.bottom())],
         Stroke::new(1.0, visuals.selection.bg_fill),
@@ -255,8 +280,7 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         font.clone(),
         visuals.weak_text_color(),
     );
-    let list = reviewed.map(|r| mistakes(state, r)).unwrap_or_default();
-    for m in &list {
+    for m in list {
         let Some(index) = m.index else { continue };
         let y = points.get(index).and_then(|p| if by_max { p.max } else { p.mean }).map_or(mid, y_of);
         painter.circle_filled(Pos2::new(x_of(index), y), 3.0, class_colour(m.class));
@@ -265,8 +289,14 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         && let Some(pos) = response.interact_pointer_pos()
     {
         let i = (((pos.x - rect.left()) / rect.width()) * n as f32).round().max(0.0) as usize;
-        out.push(Command::Navigate(Navigate::To(i.min(points.len() - 1))));
+        out.push(Command::Doc(DocCommand::Navigate(Navigate::To(i.min(points.len() - 1)))));
     }
+    out
+}
+
+/// Each player's inaccuracies, mistakes and blunders as links to the move.
+fn mistake_lists_ui(ui: &mut egui::Ui, list: &[Mistake]) -> Vec<Command> {
+    let mut out = Vec::new();
     for (player, name) in [(Player::First, "White"), (Player::Second, "Black")] {
         let theirs: Vec<&Mistake> = list.iter().filter(|m| m.player == player).collect();
         if theirs.is_empty() {
@@ -281,7 +311,7 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                     m.loss * 100.0
                 ));
                 if r.clicked() {
-                    out.push(Command::SelectNode(m.node));
+                    out.push(Command::Doc(DocCommand::SelectNode(m.node)));
                 }
             }
         });
@@ -302,21 +332,24 @@ mod tests {
         use crate::search::mock::MaterialEvaluator;
         let mut state = AppState::new(Settings::default());
         let ctx = egui::Context::default();
-        state.apply(C::LoadPasted("1. e4 d5 2. Qg4 Nf6 3. Qxc8 Qxc8 *".into()), &ctx);
+        state.apply(
+            C::Doc(crate::app::command::DocCommand::LoadPasted("1. e4 d5 2. Qg4 Nf6 3. Qxc8 Qxc8 *".into())),
+            &ctx,
+        );
         let mut pending =
-            PendingReview::new(state.line.tree().clone(), state.line.stamp(), 0).expect("requests");
+            PendingReview::new(state.doc.line.tree().clone(), state.doc.line.stamp(), 0).expect("requests");
         let mut evaluator = MaterialEvaluator::new(3);
         for (tag, requests) in pending.chunks() {
             pending.accept(tag, evaluator.evaluate(&requests));
         }
         let reviewed = pending.finish(Scoring::Mean).expect("finished").expect("reviewed");
-        let list = mistakes(&state, &reviewed);
+        let list = mistakes(&state.doc, &reviewed);
         let nf6 = list.iter().find(|m| m.label == "2... Nf6").expect("2... Nf6 is listed");
         assert_eq!(nf6.class, Classification::Blunder);
         assert_eq!(nf6.player, Player::Second);
         // On the line the board follows: the position after it is the 4th of the line.
         assert_eq!(nf6.index, Some(4));
-        assert_eq!(Some(nf6.node), state.line.line_nodes().get(3).copied());
+        assert_eq!(Some(nf6.node), state.doc.line.line_nodes().get(3).copied());
         assert!(list.iter().all(|m| m.class != Classification::Good));
     }
 }

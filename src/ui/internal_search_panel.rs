@@ -6,6 +6,7 @@
 use eframe::egui::{self, Color32, RichText};
 
 use crate::app::analysis::ModelStatus;
+use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
 use crate::app::state::AppState;
 use crate::game::GameState;
@@ -212,7 +213,7 @@ pub fn internal_search_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Comm
     let ready = matches!(state.analysis.model, ModelStatus::Ready(_));
     let mut out = Vec::new();
     if let Some((breadth, depth)) = internal_controls_ui(ui, "chess", ready, internal.running) {
-        out.push(Command::RunInternalSearch { breadth, depth });
+        out.push(Command::Analysis(AnalysisCommand::RunInternalSearch { breadth, depth }));
     }
     internal_result_ui(ui, &state.current().to_text(), internal.result.as_ref());
     out

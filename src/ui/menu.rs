@@ -4,6 +4,7 @@ use eframe::egui;
 
 use crate::app::board_game::GameChoice;
 use crate::app::command::Command;
+use crate::app::command::{AnalysisCommand, DocCommand, FileCommand, ViewCommand};
 use crate::app::file_dialog::FileDialogKind;
 use crate::app::settings::{ScoringChoice, ThemeChoice};
 use crate::app::state::{AppState, Dialog};
@@ -13,13 +14,13 @@ use crate::game::hex::DEFAULT_SIZE;
 fn game_menu_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
     if ui.button("Play against the model...").clicked() {
-        out.push(Command::ShowDialog(Some(Dialog::Play)));
+        out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::Play))));
     }
     ui.separator();
     let now = state.settings.game;
     for choice in [GameChoice::Chess, GameChoice::ConnectFour] {
         if ui.radio(now == choice, choice.label()).clicked() {
-            out.push(Command::SetGame(choice));
+            out.push(Command::Doc(DocCommand::SetGame(choice)));
         }
     }
     let swap = matches!(now, GameChoice::Hex { swap: true, .. });
@@ -32,7 +33,7 @@ fn game_menu_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                 format!("{size}×{size}")
             };
             if ui.radio(now == choice, text).clicked() {
-                out.push(Command::SetGame(choice));
+                out.push(Command::Doc(DocCommand::SetGame(choice)));
             }
         }
         ui.separator();
@@ -42,140 +43,174 @@ fn game_menu_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                 GameChoice::Hex { size, .. } => size,
                 _ => DEFAULT_SIZE,
             };
-            out.push(Command::SetGame(GameChoice::Hex { size, swap: on }));
+            out.push(Command::Doc(DocCommand::SetGame(GameChoice::Hex { size, swap: on })));
         }
     });
-    if state.board_game.is_some() {
+    if state.doc.board_game.is_some() {
         ui.separator();
         if ui.button("New game").clicked() {
-            out.push(Command::NewBoardGame);
+            out.push(Command::Doc(DocCommand::NewGame));
         }
         if ui.button("Copy record").clicked() {
-            out.push(Command::CopyBoardRecord);
+            out.push(Command::Doc(DocCommand::CopyRecord));
         }
     }
     out
 }
 
+/// A menu item's hover text: the keys of its shortcut, when it has one.
+fn with_keys(response: egui::Response, command: &Command) -> egui::Response {
+    match super::shortcuts::keys_for(command) {
+        Some(keys) => response.on_hover_text(keys),
+        None => response,
+    }
+}
+
 /// The menu bar.
 pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
-    let s = &state.settings;
     egui::MenuBar::new().ui(ui, |ui| {
-        ui.menu_button("File", |ui| {
-            if ui.button("Open PGN...").on_hover_text("Ctrl+O").clicked() {
-                out.push(Command::OpenFileDialog);
-            }
-            if ui.button("Open by path...").clicked() {
-                out.push(Command::ShowDialog(Some(Dialog::Path(FileDialogKind::Open))));
-            }
-            if ui.add_enabled(state.games.is_some(), egui::Button::new("Game list...")).clicked() {
-                out.push(Command::ShowDialog(Some(Dialog::GameList)));
-            }
-            if ui.button("Paste FEN or PGN...").clicked() {
-                out.push(Command::ShowDialog(Some(Dialog::Paste)));
-            }
-            ui.separator();
-            if ui.button("Save line as PGN...").on_hover_text("Ctrl+S").clicked() {
-                out.push(Command::SaveFileDialog);
-            }
-            if ui.button("Save to path...").clicked() {
-                out.push(Command::ShowDialog(Some(Dialog::Path(FileDialogKind::Save))));
-            }
-            ui.separator();
-            ui.menu_button("Recent files", |ui| {
-                if s.recent_files.is_empty() {
-                    ui.label("No recent files");
-                }
-                for path in &s.recent_files {
-                    if ui.button(path.display().to_string()).clicked() {
-                        out.push(Command::OpenPath(path.clone()));
-                    }
-                }
-            });
-        });
+        ui.menu_button("File", |ui| out.extend(file_menu_ui(ui, state)));
         ui.menu_button("Game", |ui| out.extend(game_menu_ui(ui, state)));
-        ui.menu_button("Position", |ui| {
-            if ui.button("Standard start").clicked() {
-                out.push(Command::NewGame);
-            }
-            if ui.button("Copy FEN").clicked() {
-                out.push(Command::CopyFen);
-            }
-            if ui.button("Copy PGN").clicked() {
-                out.push(Command::CopyPgn);
-            }
-        });
-        ui.menu_button("View", |ui| {
-            if ui.button("Flip board (F)").clicked() {
-                out.push(Command::Flip);
-            }
-            let mut toggle = |ui: &mut egui::Ui, on: bool, label: &str, cmd: Command| {
-                let mut v = on;
-                if ui.checkbox(&mut v, label).changed() {
-                    out.push(cmd);
-                }
-            };
-            toggle(ui, s.show_coordinates, "Coordinates", Command::ToggleCoordinates);
-            toggle(ui, s.show_legal_moves, "Legal-move dots", Command::ToggleLegalMoves);
-            toggle(ui, s.show_moves_panel, "Moves panel", Command::ToggleMovesPanel);
-            toggle(ui, s.show_setup_panel, "Setup panel", Command::ToggleSetupPanel);
-            toggle(ui, s.show_analysis_panel, "Analysis panel", Command::ToggleAnalysisPanel);
-            ui.separator();
-            ui.label("Theme");
-            for (t, name) in [(ThemeChoice::Dark, "Dark"), (ThemeChoice::Light, "Light")] {
-                if ui.radio(s.theme == t, name).clicked() {
-                    out.push(Command::SetTheme(t));
-                }
-            }
-            ui.separator();
-            ui.label("Value scoring");
-            for c in [ScoringChoice::Mean, ScoringChoice::Max] {
-                if ui.radio(s.scoring == c, c.label()).clicked() {
-                    out.push(Command::SetScoring(c));
-                }
-            }
-        });
-        ui.menu_button("Engine", |ui| {
-            let (text, cmd) = if state.analysis.searching {
-                ("Stop search (Space)", Command::StopSearch)
-            } else {
-                ("Start search (Space)", Command::StartSearch)
-            };
-            if ui.button(text).clicked() {
-                out.push(cmd);
-            }
-            ui.separator();
-            if ui.button("Load model folder...").clicked() {
-                out.push(Command::ChooseModelFolder);
-            }
-            if ui.button("Load model by path...").clicked() {
-                out.push(Command::ShowDialog(Some(Dialog::Path(FileDialogKind::ModelFolder))));
-            }
-            if ui.button("Shipped default model").clicked() {
-                out.push(Command::LoadDefaultModel);
-            }
-        });
-        ui.menu_button("Help", |ui| {
-            if ui.button("About and keys").clicked() {
-                out.push(Command::ShowDialog(Some(Dialog::About)));
-            }
-            if let Some(dir) = crate::logging::log_dir() {
-                let button = ui.button("Open log folder").on_hover_text(format!(
-                    "{}: the log ({}) and crash reports",
-                    dir.display(),
-                    crate::logging::LOG_FILE
-                ));
-                if button.clicked() {
-                    match std::fs::create_dir_all(&dir) {
-                        Ok(()) => {
-                            ui.ctx().open_url(egui::OpenUrl::new_tab(format!("file://{}", dir.display())))
-                        }
-                        Err(e) => out.push(Command::ShowError(format!("{}: {e}", dir.display()))),
-                    }
-                }
-            }
-        });
+        ui.menu_button("Position", |ui| out.extend(position_menu_ui(ui)));
+        ui.menu_button("View", |ui| out.extend(view_menu_ui(ui, &state.settings)));
+        ui.menu_button("Engine", |ui| out.extend(engine_menu_ui(ui, &state.analysis)));
+        ui.menu_button("Help", |ui| out.extend(help_menu_ui(ui)));
     });
+    out
+}
+
+/// The File menu.
+fn file_menu_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+    let mut out = Vec::new();
+    let s = &state.settings;
+    let open = Command::File(FileCommand::OpenFileDialog);
+    if with_keys(ui.button("Open PGN..."), &open).clicked() {
+        out.push(open);
+    }
+    if ui.button("Open by path...").clicked() {
+        out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::Path(FileDialogKind::Open)))));
+    }
+    if ui.add_enabled(state.files.games.is_some(), egui::Button::new("Game list...")).clicked() {
+        out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::GameList))));
+    }
+    if ui.button("Paste FEN or PGN...").clicked() {
+        out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::Paste))));
+    }
+    ui.separator();
+    let save = Command::File(FileCommand::SaveFileDialog);
+    if with_keys(ui.button("Save line as PGN..."), &save).clicked() {
+        out.push(save);
+    }
+    if ui.button("Save to path...").clicked() {
+        out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::Path(FileDialogKind::Save)))));
+    }
+    ui.separator();
+    ui.menu_button("Recent files", |ui| {
+        if s.recent_files.is_empty() {
+            ui.label("No recent files");
+        }
+        for path in &s.recent_files {
+            if ui.button(path.display().to_string()).clicked() {
+                out.push(Command::File(FileCommand::OpenPath(path.clone())));
+            }
+        }
+    });
+    out
+}
+
+/// The Position menu.
+fn position_menu_ui(ui: &mut egui::Ui) -> Vec<Command> {
+    let mut out = Vec::new();
+    if ui.button("Standard start").clicked() {
+        out.push(Command::Doc(DocCommand::NewGame));
+    }
+    if ui.button("Copy FEN").clicked() {
+        out.push(Command::Doc(DocCommand::CopyFen));
+    }
+    if ui.button("Copy PGN").clicked() {
+        out.push(Command::Doc(DocCommand::CopyRecord));
+    }
+    out
+}
+
+/// The View menu.
+fn view_menu_ui(ui: &mut egui::Ui, settings: &crate::app::settings::Settings) -> Vec<Command> {
+    let mut out = Vec::new();
+    let s = &settings;
+    if ui.button("Flip board (F)").clicked() {
+        out.push(Command::View(ViewCommand::Flip));
+    }
+    let mut toggle = |ui: &mut egui::Ui, on: bool, label: &str, cmd: Command| {
+        let mut v = on;
+        if ui.checkbox(&mut v, label).changed() {
+            out.push(cmd);
+        }
+    };
+    toggle(ui, s.show_coordinates, "Coordinates", Command::View(ViewCommand::ToggleCoordinates));
+    toggle(ui, s.show_legal_moves, "Legal-move dots", Command::View(ViewCommand::ToggleLegalMoves));
+    toggle(ui, s.show_moves_panel, "Moves panel", Command::View(ViewCommand::ToggleMovesPanel));
+    toggle(ui, s.show_setup_panel, "Setup panel", Command::View(ViewCommand::ToggleSetupPanel));
+    toggle(ui, s.show_analysis_panel, "Analysis panel", Command::View(ViewCommand::ToggleAnalysisPanel));
+    ui.separator();
+    ui.label("Theme");
+    for (t, name) in [(ThemeChoice::Dark, "Dark"), (ThemeChoice::Light, "Light")] {
+        if ui.radio(s.theme == t, name).clicked() {
+            out.push(Command::View(ViewCommand::SetTheme(t)));
+        }
+    }
+    ui.separator();
+    ui.label("Value scoring");
+    for c in [ScoringChoice::Mean, ScoringChoice::Max] {
+        if ui.radio(s.scoring == c, c.label()).clicked() {
+            out.push(Command::Analysis(AnalysisCommand::SetScoring(c)));
+        }
+    }
+    out
+}
+
+/// The Engine menu.
+fn engine_menu_ui(ui: &mut egui::Ui, analysis: &crate::app::analysis::AnalysisState) -> Vec<Command> {
+    let mut out = Vec::new();
+    let (text, cmd) = if analysis.searching {
+        ("Stop search (Space)", Command::Analysis(AnalysisCommand::StopSearch))
+    } else {
+        ("Start search (Space)", Command::Analysis(AnalysisCommand::StartSearch))
+    };
+    if ui.button(text).clicked() {
+        out.push(cmd);
+    }
+    ui.separator();
+    if ui.button("Load model folder...").clicked() {
+        out.push(Command::Analysis(AnalysisCommand::ChooseModelFolder));
+    }
+    if ui.button("Load model by path...").clicked() {
+        out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::Path(FileDialogKind::ModelFolder)))));
+    }
+    if ui.button("Shipped default model").clicked() {
+        out.push(Command::Analysis(AnalysisCommand::LoadDefaultModel));
+    }
+    out
+}
+
+/// The Help menu.
+fn help_menu_ui(ui: &mut egui::Ui) -> Vec<Command> {
+    let mut out = Vec::new();
+    if ui.button("About and keys").clicked() {
+        out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::About))));
+    }
+    if let Some(dir) = crate::logging::log_dir() {
+        let button = ui.button("Open log folder").on_hover_text(format!(
+            "{}: the log ({}) and crash reports",
+            dir.display(),
+            crate::logging::LOG_FILE
+        ));
+        if button.clicked() {
+            match std::fs::create_dir_all(&dir) {
+                Ok(()) => ui.ctx().open_url(egui::OpenUrl::new_tab(format!("file://{}", dir.display()))),
+                Err(e) => out.push(Command::View(ViewCommand::ShowError(format!("{}: {e}", dir.display())))),
+            }
+        }
+    }
     out
 }

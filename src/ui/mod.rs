@@ -21,6 +21,7 @@ pub mod pieces;
 pub mod play;
 pub mod search_panel;
 pub mod setup_panel;
+pub mod shortcuts;
 pub mod status_bar;
 pub mod toasts;
 pub mod tree_explorer;
@@ -30,7 +31,8 @@ pub mod values_panel;
 
 use eframe::egui;
 
-use crate::app::command::{Command, Navigate};
+use crate::app::command::Command;
+use crate::app::command::{AnalysisCommand, BoardMove, DocCommand, ViewCommand};
 use crate::app::line::MoveHistory;
 use crate::app::state::AppState;
 use arrows::{Arrow, ArrowStyle, move_squares};
@@ -64,65 +66,11 @@ pub struct UiState {
     pub shown_position: Option<String>,
 }
 
-/// Keyboard shortcuts, pasted text and dropped files (only when no text field has the keyboard).
-pub fn shortcuts_ui(ctx: &egui::Context) -> Vec<Command> {
-    let mut out = Vec::new();
-    let dropped: Vec<std::path::PathBuf> = ctx.input(|i| {
-        i.raw
-            .dropped_files
-            .iter()
-            .map(|f| f.path().to_path_buf())
-            .filter(|p| !p.as_os_str().is_empty())
-            .collect()
-    });
-    out.extend(dropped.into_iter().map(Command::OpenPath));
-    if ctx.text_edit_focused() {
-        return out;
-    }
-    ctx.input(|i| {
-        let plain = !i.modifiers.command && !i.modifiers.alt;
-        if plain && i.key_pressed(egui::Key::F) {
-            out.push(Command::Flip);
-        }
-        if plain && i.key_pressed(egui::Key::Space) {
-            out.push(Command::ToggleSearch);
-        }
-        for (key, nav) in [
-            (egui::Key::ArrowLeft, Navigate::Back),
-            (egui::Key::ArrowRight, Navigate::Forward),
-            (egui::Key::Home, Navigate::Start),
-            (egui::Key::End, Navigate::End),
-        ] {
-            if i.key_pressed(key) {
-                out.push(Command::Navigate(nav));
-            }
-        }
-        if i.key_pressed(egui::Key::ArrowDown) {
-            out.push(Command::SwitchVariation { down: true });
-        }
-        if i.key_pressed(egui::Key::ArrowUp) {
-            out.push(Command::SwitchVariation { down: false });
-        }
-        if i.modifiers.command && i.key_pressed(egui::Key::O) {
-            out.push(Command::OpenFileDialog);
-        }
-        if i.modifiers.command && i.key_pressed(egui::Key::S) {
-            out.push(Command::SaveFileDialog);
-        }
-        for e in &i.events {
-            if let egui::Event::Paste(text) = e {
-                out.push(Command::LoadPasted(text.clone()));
-            }
-        }
-    });
-    out
-}
-
 /// The arrows to draw: the next move of the line (when looking back at a played game) in the played
 /// style, then the candidates.
 pub fn board_arrows(state: &AppState, candidates: &[Arrow]) -> Vec<Arrow> {
     let mut arrows = Vec::new();
-    if let Some(next) = state.line.moves().get(state.line.cursor())
+    if let Some(next) = state.doc.line.moves().get(state.doc.line.cursor())
         && let Some((from, to)) = move_squares(next.mv, state.current().castling_mode())
     {
         arrows.push(Arrow { from, to, win_probability: None, weight: 1.0, style: ArrowStyle::Played });
@@ -149,15 +97,17 @@ fn pv_preview_marker(ctx: &egui::Context, board: egui::Rect, line: &str) {
 
 /// The whole window: menu, status bar, side panels, the board, messages and dialogs.
 pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> Vec<Command> {
-    let mut out = shortcuts_ui(ui.ctx());
+    let mut out = shortcuts::shortcuts_ui(ui.ctx());
     egui::Panel::top("menu_bar").show(ui, |ui| out.extend(menu::menu_bar_ui(ui, state)));
     if state.play.game.is_some() {
         egui::Panel::top("play_bar").show(ui, |ui| out.extend(play::play_bar_ui(ui, state)));
     }
     egui::Panel::bottom("status_bar").show(ui, |ui| out.extend(status_bar::status_bar_ui(ui, state)));
-    if let Some(game) = &state.board_game {
+    if let Some(game) = &state.doc.board_game {
         // Connect Four or Hex: the chess-only keys (search, flip) do nothing here.
-        out.retain(|c| !matches!(c, Command::ToggleSearch | Command::Flip));
+        out.retain(|c| {
+            !matches!(c, Command::Analysis(AnalysisCommand::ToggleSearch) | Command::View(ViewCommand::Flip))
+        });
         egui::Panel::right("board_game_panel")
             .resizable(true)
             .default_size(330.0)
@@ -166,7 +116,7 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
         egui::CentralPanel::default().show(ui, |ui| {
             out.extend(board_game_panel::board_game_board_ui(ui, state, game));
         });
-        out.extend(toasts::toasts_ui(ui.ctx(), state));
+        out.extend(toasts::toasts_ui(ui.ctx(), &state.view));
         out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
         out.extend(unsaved_dialog::unsaved_dialog_ui(ui.ctx(), state));
         return out;
@@ -214,7 +164,7 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
             flipped: state.settings.flipped,
             last_move: preview
                 .as_ref()
-                .map_or(state.line.last_move().map(|m| m.mv), |p| p.moves.last().copied()),
+                .map_or(state.doc.line.last_move().map(|m| m.mv), |p| p.moves.last().copied()),
             arrows: &arrows,
             show_coordinates: state.settings.show_coordinates,
             show_legal_moves: state.settings.show_legal_moves,
@@ -223,8 +173,10 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
         match board_ui(ui, &view, &mut ui_state.board, &mut ui_state.pieces) {
             // A previewed line is only looked at: moves go to the game's own position.
             _ if preview.is_some() => {}
-            Some(BoardOutput::Move(mv)) => out.push(Command::PlayMove(mv)),
-            Some(BoardOutput::Rejected(attempt)) => out.push(Command::RejectMove { attempt }),
+            Some(BoardOutput::Move(mv)) => out.push(Command::Doc(DocCommand::PlayMove(BoardMove::Chess(mv)))),
+            Some(BoardOutput::Rejected(attempt)) => {
+                out.push(Command::Doc(DocCommand::RejectMove { attempt }))
+            }
             None => {}
         }
         if let (Some(p), Some(rect)) = (&preview, ui_state.board.last_rect()) {
@@ -239,7 +191,7 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
                 egui::Frame::popup(ui.style()).show(ui, |ui| ui.heading("Drop a .pgn file to open it"));
             });
     }
-    out.extend(toasts::toasts_ui(ui.ctx(), state));
+    out.extend(toasts::toasts_ui(ui.ctx(), &state.view));
     out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
     out.extend(unsaved_dialog::unsaved_dialog_ui(ui.ctx(), state));
     out

@@ -4,6 +4,7 @@
 use eframe::egui;
 
 use crate::app::analysis::ModelStatus;
+use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
 use crate::app::model_runtime::{MAX_THREADS, device_summary, session_options};
 use crate::app::state::AppState;
@@ -101,7 +102,7 @@ pub fn model_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         ui.colored_label(ui.visuals().warn_fg_color, format!("Fallback: {notice}"));
     }
     if (device, threads) != (s.model_device, s.model_threads) {
-        out.push(Command::SetModelRuntime { device, threads });
+        out.push(Command::Analysis(AnalysisCommand::SetModelRuntime { device, threads }));
     }
     out
 }

@@ -5,6 +5,7 @@
 use eframe::egui::{self, RichText};
 
 use crate::app::command::Command;
+use crate::app::command::{DocCommand, ViewCommand};
 use crate::app::game::first_ply;
 use crate::app::state::{AppState, Dialog};
 use crate::pgn::{GameTree, NodeId};
@@ -129,27 +130,27 @@ fn walk(
 
 fn move_menu_ui(ui: &mut egui::Ui, id: NodeId, out: &mut Vec<Command>) {
     if ui.button("Promote variation").clicked() {
-        out.push(Command::PromoteVariation(id));
+        out.push(Command::Doc(DocCommand::PromoteVariation(id)));
     }
     if ui.button("Make main line").clicked() {
-        out.push(Command::MakeMainline(id));
+        out.push(Command::Doc(DocCommand::MakeMainline(id)));
     }
     if ui.button("Delete from here").clicked() {
-        out.push(Command::DeleteFrom(id));
+        out.push(Command::Doc(DocCommand::DeleteFrom(id)));
     }
     ui.separator();
     if ui.button("Comment…").clicked() {
-        out.push(Command::SelectNode(id));
-        out.push(Command::ShowDialog(Some(Dialog::Comment(id))));
+        out.push(Command::Doc(DocCommand::SelectNode(id)));
+        out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::Comment(id)))));
     }
     ui.horizontal(|ui| {
         for nag in 1..=6u8 {
             if ui.button(nag_glyph(nag)).clicked() {
-                out.push(Command::SetNags(id, vec![nag]));
+                out.push(Command::Doc(DocCommand::SetNags(id, vec![nag])));
             }
         }
         if ui.button("clear").on_hover_text("Remove the move's annotation glyphs").clicked() {
-            out.push(Command::SetNags(id, Vec::new()));
+            out.push(Command::Doc(DocCommand::SetNags(id, Vec::new())));
         }
     });
 }
@@ -157,12 +158,13 @@ fn move_menu_ui(ui: &mut egui::Ui, id: NodeId, out: &mut Vec<Command>) {
 /// The move tree.
 pub fn move_tree_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
-    let tree = state.line.tree();
-    let current = state.line.current_node();
-    let on_line: std::collections::HashSet<NodeId> = state.line.line_nodes().iter().copied().collect();
+    let tree = state.doc.line.tree();
+    let current = state.doc.line.current_node();
+    let on_line: std::collections::HashSet<NodeId> = state.doc.line.line_nodes().iter().copied().collect();
     // The review's classes, until they are written into the game as NAGs.
-    let reviewed = crate::app::game_review::for_doc(state.analysis.game_review.as_ref(), state.line.stamp())
-        .filter(|r| !r.annotated);
+    let reviewed =
+        crate::app::game_review::for_doc(state.analysis.game_review.as_ref(), state.doc.line.stamp())
+            .filter(|r| !r.annotated);
     for block in layout(tree) {
         ui.horizontal_wrapped(|ui| {
             ui.spacing_mut().item_spacing.x = 4.0;
@@ -181,7 +183,7 @@ pub fn move_tree_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                         }
                         let r = ui.selectable_label(*id == current, text);
                         if r.clicked() {
-                            out.push(Command::SelectNode(*id));
+                            out.push(Command::Doc(DocCommand::SelectNode(*id)));
                         }
                         r.context_menu(|ui| move_menu_ui(ui, *id, &mut out));
                         if let Some((glyph, class)) = reviewed

@@ -2,6 +2,7 @@
 
 use eframe::egui;
 
+use crate::app::command::DocCommand;
 use crate::app::command::{Command, Navigate};
 use crate::app::line::MoveHistory;
 use crate::app::state::AppState;
@@ -10,7 +11,7 @@ use crate::app::state::AppState;
 pub fn moves_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
     ui.heading("Moves");
-    if let Some((white, black)) = &state.players {
+    if let Some((white, black)) = &state.doc.players {
         ui.label(format!("{white} - {black}"));
     }
     ui.horizontal(|ui| {
@@ -21,7 +22,7 @@ pub fn moves_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             (">|", "Last position (End)", Navigate::End),
         ] {
             if ui.button(text).on_hover_text(hint).clicked() {
-                out.push(Command::Navigate(nav));
+                out.push(Command::Doc(DocCommand::Navigate(nav)));
             }
         }
     });
@@ -29,7 +30,7 @@ pub fn moves_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         out.extend(super::eval_graph::eval_graph_ui(ui, state));
     });
     ui.separator();
-    if state.line.moves().is_empty() && state.line.tree().move_count() == 0 {
+    if state.doc.line.moves().is_empty() && state.doc.line.tree().move_count() == 0 {
         ui.weak("No moves yet: play one on the board.");
     }
     egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {

@@ -5,6 +5,7 @@ use eframe::egui;
 
 use crate::app::board_game::player_name;
 use crate::app::command::Command;
+use crate::app::command::ViewCommand;
 use crate::app::line::MoveHistory;
 use crate::app::play::{Chooser, PlayCommand, PlaySetup};
 use crate::game::{GameState, Player};
@@ -12,9 +13,9 @@ use crate::game::{GameState, Player};
 use crate::app::state::AppState;
 
 /// The names of the two sides in the game on the board: White/Black, or the Connect Four / Hex players.
-fn side_names(state: &AppState) -> [(Player, String); 2] {
+fn side_names(doc: &crate::app::document::Document) -> [(Player, String); 2] {
     [Player::First, Player::Second].map(|p| {
-        let name = match &state.board_game {
+        let name = match &doc.board_game {
             Some(g) => player_name(g.current().kind(), p).to_owned(),
             None if p == Player::First => "White".to_owned(),
             None => "Black".to_owned(),
@@ -28,10 +29,10 @@ pub fn play_dialog_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
     let before = state.settings.play;
     let mut setup: PlaySetup = before;
-    let chess = state.board_game.is_none();
+    let chess = state.doc.board_game.is_none();
     ui.label("You play");
     ui.horizontal(|ui| {
-        for (player, name) in side_names(state) {
+        for (player, name) in side_names(&state.doc) {
             ui.radio_value(&mut setup.human, player, name);
         }
     });
@@ -83,19 +84,19 @@ pub fn play_dialog_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             out.push(Command::Play(PlayCommand::Start(setup)));
         }
         if ui.button("Cancel").clicked() {
-            out.push(Command::ShowDialog(None));
+            out.push(Command::View(ViewCommand::ShowDialog(None)));
         }
     });
     out
 }
 
 /// Whose move it is on the board, whether the board shows the line's end, and whether the game is over.
-fn board_turn(state: &AppState) -> (Player, bool, bool) {
-    match &state.board_game {
+fn board_turn(doc: &crate::app::document::Document) -> (Player, bool, bool) {
+    match &doc.board_game {
         Some(g) => (g.current().to_move(), g.cursor() == g.moves().len(), g.current().outcome().is_some()),
         None => {
-            let current = state.line.current();
-            (current.to_move(), state.line.cursor() == state.line.moves().len(), current.outcome().is_some())
+            let current = doc.line.current();
+            (current.to_move(), doc.line.cursor() == doc.line.moves().len(), current.outcome().is_some())
         }
     }
 }
@@ -104,11 +105,11 @@ fn board_turn(state: &AppState) -> (Player, bool, bool) {
 pub fn play_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
     let Some(game) = &state.play.game else { return out };
-    let names = side_names(state);
+    let names = side_names(&state.doc);
     let human = game.setup.human;
     let side_of = |p: Player| names.iter().find(|(q, _)| *q == p).map_or("", |(_, n)| n.as_str());
     let chooser_side = if human == Player::First { Player::Second } else { Player::First };
-    let (to_move, at_end, over) = board_turn(state);
+    let (to_move, at_end, over) = board_turn(&state.doc);
     ui.horizontal_wrapped(|ui| {
         ui.strong(format!("You ({}) against {} ({})", side_of(human), game.opponent, side_of(chooser_side)));
         ui.separator();

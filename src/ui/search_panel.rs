@@ -5,6 +5,7 @@ use eframe::egui::{self, RichText};
 
 use crate::app::analysis::{ModelStatus, pv_san};
 use crate::app::command::Command;
+use crate::app::command::{AnalysisCommand, ViewCommand};
 use crate::app::settings::SearchSettings;
 use crate::app::state::AppState;
 use crate::game::GameState;
@@ -79,8 +80,8 @@ fn settings_ui(ui: &mut egui::Ui, current: &SearchSettings) -> Option<SearchSett
 pub fn search_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option<String>) -> Vec<Command> {
     let mut pv_hovered = None;
     let mut out = search_table_ui(ui, state, hovered, &mut pv_hovered);
-    if pv_hovered != state.pv_hover.as_ref().map(|h| h.action.clone()) {
-        out.push(Command::PreviewPv(pv_hovered));
+    if pv_hovered != state.view.pv_hover.as_ref().map(|h| h.action.clone()) {
+        out.push(Command::View(ViewCommand::PreviewPv(pv_hovered)));
     }
     out
 }
@@ -103,7 +104,11 @@ fn search_table_ui(
             ("Search", "Search this position (Space)")
         };
         if ui.add_enabled(ready && !over, egui::Button::new(text)).on_hover_text(hint).clicked() {
-            out.push(if a.searching { Command::StopSearch } else { Command::StartSearch });
+            out.push(if a.searching {
+                Command::Analysis(AnalysisCommand::StopSearch)
+            } else {
+                Command::Analysis(AnalysisCommand::StartSearch)
+            });
         }
         if a.searching {
             ui.spinner();
@@ -118,7 +123,7 @@ fn search_table_ui(
     });
     egui::CollapsingHeader::new("Settings").default_open(false).show(ui, |ui| {
         if let Some(s) = settings_ui(ui, &state.settings.search) {
-            out.push(Command::SetSearchSettings(s));
+            out.push(Command::Analysis(AnalysisCommand::SetSearchSettings(s)));
         }
     });
     let Some(report) = &a.report else {

@@ -2,18 +2,19 @@
 
 use eframe::egui;
 
-use crate::app::chess960::{CHESS960_POSITIONS, STANDARD_SCHARNAGL};
 use crate::app::command::Command;
+use crate::app::command::{DocCommand, ViewCommand};
 use crate::app::state::AppState;
+use crate::game::chess::{CHESS960_POSITIONS, STANDARD_CHESS960};
 use crate::ui::UiState;
 
 /// Reads a Chess960 number typed by the user.
-pub fn parse_chess960_number(text: &str) -> Result<u16, String> {
+pub fn parse_chess960_number(text: &str) -> Result<u32, String> {
     let t = text.trim();
     match t.parse::<u32>() {
-        Ok(n) if n < u32::from(CHESS960_POSITIONS) => Ok(n as u16),
+        Ok(n) if n < CHESS960_POSITIONS => Ok(n),
         Ok(n) => Err(format!(
-            "{n} is not a Chess960 position number: use 0 to 959 ({STANDARD_SCHARNAGL} is the standard array)"
+            "{n} is not a Chess960 position number: use 0 to 959 ({STANDARD_CHESS960} is the standard array)"
         )),
         Err(_) if t.is_empty() => Err("Type a Chess960 position number from 0 to 959".to_owned()),
         Err(_) => Err(format!("'{t}' is not a number: type a Chess960 position number from 0 to 959")),
@@ -37,7 +38,7 @@ pub fn setup_panel_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiStat
     let enter = fen_edit.has_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter) && !i.modifiers.shift);
     ui.horizontal(|ui| {
         if ui.button("Set position").clicked() || enter {
-            out.push(Command::LoadFen(ui_state.fen_input.trim().to_owned()));
+            out.push(Command::Doc(DocCommand::LoadFen(ui_state.fen_input.trim().to_owned())));
         }
         if ui.button("Current FEN").on_hover_text("Put the board's FEN into the field").clicked() {
             ui_state.fen_input = state.current().fen();
@@ -45,7 +46,7 @@ pub fn setup_panel_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiStat
     });
     ui.add_space(8.0);
     if ui.button("Standard start position").clicked() {
-        out.push(Command::NewGame);
+        out.push(Command::Doc(DocCommand::NewGame));
     }
     ui.add_space(8.0);
     ui.horizontal(|ui| {
@@ -58,14 +59,14 @@ pub fn setup_panel_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiStat
     ui.horizontal(|ui| {
         if ui.button("Set Chess960").clicked() {
             match parse_chess960_number(&ui_state.chess960_input) {
-                Ok(n) => out.push(Command::NewChess960(n)),
-                Err(e) => out.push(Command::ShowError(e)),
+                Ok(n) => out.push(Command::Doc(DocCommand::NewChess960(n))),
+                Err(e) => out.push(Command::View(ViewCommand::ShowError(e))),
             }
         }
         if ui.button("Random Chess960").clicked() {
             let n = rand::random_range(0..CHESS960_POSITIONS);
             ui_state.chess960_input = n.to_string();
-            out.push(Command::NewChess960(n));
+            out.push(Command::Doc(DocCommand::NewChess960(n)));
         }
     });
     ui.add_space(8.0);
@@ -73,7 +74,7 @@ pub fn setup_panel_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiStat
     ui.label("Board FEN");
     ui.add(egui::Label::new(egui::RichText::new(state.current().fen()).monospace().small()).wrap());
     if ui.button("Copy FEN").clicked() {
-        out.push(Command::CopyFen);
+        out.push(Command::Doc(DocCommand::CopyFen));
     }
     out
 }

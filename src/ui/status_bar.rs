@@ -3,6 +3,7 @@
 use eframe::egui;
 
 use crate::app::analysis::ModelStatus;
+use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
 use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
@@ -22,19 +23,8 @@ pub fn position_summary(state: &crate::game::chess::ChessState) -> String {
 pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
     ui.horizontal(|ui| {
-        if let Some(game) = &state.board_game {
-            // Connect Four or Hex: the game and the solver (the side panel says whose move it is).
-            ui.strong(game.choice.label());
-            ui.separator();
-            match &state.oracle.report {
-                _ if !state.settings.show_oracle => ui.label("Solver off"),
-                Some(r) if !r.done => {
-                    ui.spinner();
-                    ui.label(format!("Solver: {}/{} moves", r.moves.len(), r.legal))
-                }
-                Some(_) => ui.label("Solver: done"),
-                None => ui.label("Solver: starting"),
-            };
+        if let Some(game) = &state.doc.board_game {
+            board_game_status_ui(ui, state, game);
             return;
         }
         let current = state.current();
@@ -52,41 +42,7 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             ScoringChoice::Mean => "Scoring: mean",
         });
         ui.separator();
-        match &state.analysis.model {
-            ModelStatus::Ready(i) => {
-                ui.label(format!("Model: {}", i.name));
-                if let Some(server) = &i.served_by {
-                    ui.label(format!("served by {server}")).on_hover_text(format!(
-                        "A remote package: the weights live on the server, {} batches go out at once. If the \
-                         server went away, evaluations fail with a message; Reconnect loads the package again.",
-                        i.workers
-                    ));
-                    if ui.small_button("Reconnect").clicked() {
-                        out.push(Command::LoadModel(i.dir.clone()));
-                    }
-                }
-                if let Some(d) = &state.analysis.device {
-                    let text = format!("on {}", d.provider);
-                    match &d.notice {
-                        Some(n) => {
-                            ui.colored_label(ui.visuals().warn_fg_color, format!("{text} (fallback)"))
-                                .on_hover_text(n.as_str());
-                        }
-                        None => {
-                            ui.label(text);
-                        }
-                    }
-                }
-            }
-            ModelStatus::Loading(i) => {
-                ui.spinner();
-                ui.label(format!("Loading {}", i.name));
-            }
-            ModelStatus::Failed(_) => {
-                ui.colored_label(ui.visuals().error_fg_color, "No model");
-            }
-            ModelStatus::None => {}
-        }
+        out.extend(model_status_ui(ui, &state.analysis));
         if state.analysis.searching {
             ui.separator();
             let done = state.analysis.report.as_ref().map_or(0, |r| r.simulations);
@@ -102,33 +58,95 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                 ui.label(format!("{done} sims"));
             }
         }
-        if let Some(path) = &state.current_file {
-            ui.separator();
-            ui.label(path.display().to_string());
-        }
-        if let Some(load) = &state.loading {
-            ui.separator();
-            let name = load
-                .path()
-                .file_name()
-                .map_or_else(|| load.path().display().to_string(), |n| n.to_string_lossy().into_owned());
-            ui.add(
-                egui::ProgressBar::new(load.fraction())
-                    .desired_width(140.0)
-                    .text(format!("{} games", load.games())),
-            )
-            .on_hover_text(format!("Reading {}", load.path().display()));
-            ui.label(format!("Opening {name}..."));
-        }
-        if state.file_dialog.is_some() {
-            ui.separator();
-            ui.spinner();
-            ui.label("Waiting for the file dialog...");
-        }
-        if let Some(note) = &state.status_note {
-            ui.separator();
-            ui.label(note);
-        }
+        files_status_ui(ui, state);
     });
     out
+}
+
+/// Connect Four or Hex: the game and the solver (the side panel says whose move it is).
+fn board_game_status_ui(ui: &mut egui::Ui, state: &AppState, game: &crate::app::board_game::BoardGame) {
+    ui.strong(game.choice.label());
+    ui.separator();
+    match &state.board_analysis.oracle.report {
+        _ if !state.settings.show_oracle => ui.label("Solver off"),
+        Some(r) if !r.done => {
+            ui.spinner();
+            ui.label(format!("Solver: {}/{} moves", r.moves.len(), r.legal))
+        }
+        Some(_) => ui.label("Solver: done"),
+        None => ui.label("Solver: starting"),
+    };
+}
+
+/// The model: its name, the server of a remote package (with *Reconnect*), the device; or that it loads
+/// or failed.
+fn model_status_ui(ui: &mut egui::Ui, analysis: &crate::app::analysis::AnalysisState) -> Vec<Command> {
+    let mut out = Vec::new();
+    match &analysis.model {
+        ModelStatus::Ready(i) => {
+            ui.label(format!("Model: {}", i.name));
+            if let Some(server) = &i.served_by {
+                ui.label(format!("served by {server}")).on_hover_text(format!(
+                    "A remote package: the weights live on the server, {} batches go out at once. If the \
+                     server went away, evaluations fail with a message; Reconnect loads the package again.",
+                    i.workers
+                ));
+                if ui.small_button("Reconnect").clicked() {
+                    out.push(Command::Analysis(AnalysisCommand::LoadModel(i.dir.clone())));
+                }
+            }
+            if let Some(d) = &analysis.device {
+                let text = format!("on {}", d.provider);
+                match &d.notice {
+                    Some(n) => {
+                        ui.colored_label(ui.visuals().warn_fg_color, format!("{text} (fallback)"))
+                            .on_hover_text(n.as_str());
+                    }
+                    None => {
+                        ui.label(text);
+                    }
+                }
+            }
+        }
+        ModelStatus::Loading(i) => {
+            ui.spinner();
+            ui.label(format!("Loading {}", i.name));
+        }
+        ModelStatus::Failed(_) => {
+            ui.colored_label(ui.visuals().error_fg_color, "No model");
+        }
+        ModelStatus::None => {}
+    }
+    out
+}
+
+/// The current file, a file being read, a file dialog that is open, and the status note.
+fn files_status_ui(ui: &mut egui::Ui, state: &AppState) {
+    if let Some(path) = &state.doc.current_file {
+        ui.separator();
+        ui.label(path.display().to_string());
+    }
+    if let Some(load) = &state.files.loading {
+        ui.separator();
+        let name = load
+            .path()
+            .file_name()
+            .map_or_else(|| load.path().display().to_string(), |n| n.to_string_lossy().into_owned());
+        ui.add(
+            egui::ProgressBar::new(load.fraction())
+                .desired_width(140.0)
+                .text(format!("{} games", load.games())),
+        )
+        .on_hover_text(format!("Reading {}", load.path().display()));
+        ui.label(format!("Opening {name}..."));
+    }
+    if state.files.file_dialog.is_some() {
+        ui.separator();
+        ui.spinner();
+        ui.label("Waiting for the file dialog...");
+    }
+    if let Some(note) = &state.view.status_note {
+        ui.separator();
+        ui.label(note);
+    }
 }

@@ -3,13 +3,13 @@
 use eframe::egui::{self, Align2, Color32, Vec2};
 
 use crate::app::command::Command;
+use crate::app::command::ViewCommand;
 use crate::app::messages::Level;
-use crate::app::state::AppState;
 
 /// The toasts.
-pub fn toasts_ui(ctx: &egui::Context, state: &AppState) -> Vec<Command> {
+pub fn toasts_ui(ctx: &egui::Context, view: &crate::app::view::ViewState) -> Vec<Command> {
     let mut out = Vec::new();
-    if state.messages.items().is_empty() {
+    if view.messages.items().is_empty() {
         return out;
     }
     egui::Area::new(egui::Id::unique("mavboard_toasts"))
@@ -17,7 +17,7 @@ pub fn toasts_ui(ctx: &egui::Context, state: &AppState) -> Vec<Command> {
         .order(egui::Order::Foreground)
         .show(ctx, |ui| {
             ui.set_max_width(380.0);
-            for m in state.messages.items().iter().rev() {
+            for m in view.messages.items().iter().rev() {
                 let (accent, title) = match m.level {
                     Level::Error => (Color32::from_rgb(220, 70, 60), "Error"),
                     Level::Info => (Color32::from_rgb(70, 150, 220), "Note"),
@@ -28,7 +28,7 @@ pub fn toasts_ui(ctx: &egui::Context, state: &AppState) -> Vec<Command> {
                         ui.colored_label(accent, egui::RichText::new(title).strong());
                         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                             if ui.small_button("Dismiss").clicked() {
-                                out.push(Command::DismissMessage(m.id));
+                                out.push(Command::View(ViewCommand::DismissMessage(m.id)));
                             }
                         });
                     });

@@ -5,6 +5,7 @@
 use eframe::egui::{self, RichText};
 use shakmaty::san::SanPlus;
 
+use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
 use crate::app::state::AppState;
 use crate::game::GameState;
@@ -73,7 +74,7 @@ pub fn tree_explorer_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                     let text = RichText::new(toggle_text(&row.san, expanded)).monospace();
                     let hint = if expanded { "Collapse" } else { "Show this move's replies in the tree" };
                     if ui.add(egui::Button::new(text).frame(false)).on_hover_text(hint).clicked() {
-                        out.push(Command::ToggleTreeNode(row.path.clone()));
+                        out.push(Command::Analysis(AnalysisCommand::ToggleTreeNode(row.path.clone())));
                     }
                 } else {
                     ui.label(RichText::new(format!("  {}", row.san)).monospace().weak());

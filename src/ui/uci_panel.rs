@@ -58,8 +58,8 @@ fn path_field_id() -> egui::Id {
 }
 
 /// The engine settings row: path field, lines and threads.
-fn settings_ui(ui: &mut egui::Ui, state: &AppState, out: &mut Vec<Command>) {
-    let settings = &state.settings.uci_engine;
+fn settings_ui(ui: &mut egui::Ui, settings: &crate::app::settings::Settings, out: &mut Vec<Command>) {
+    let settings = &settings.uci_engine;
     let saved = settings.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
     let mut text = ui.data(|d| d.get_temp::<String>(path_field_id())).unwrap_or_else(|| saved.clone());
     ui.horizontal(|ui| {
@@ -100,7 +100,7 @@ fn settings_ui(ui: &mut egui::Ui, state: &AppState, out: &mut Vec<Command>) {
 pub fn uci_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut out = Vec::new();
     let panel = &state.uci;
-    settings_ui(ui, state, &mut out);
+    settings_ui(ui, &state.settings, &mut out);
     ui.horizontal(|ui| {
         if panel.running {
             if ui.button("Stop").clicked() {

@@ -5,6 +5,7 @@ use eframe::egui::{self, RichText};
 
 use super::distribution::{distribution_chart_ui, heatmap_ui};
 use crate::app::analysis::{ModelStatus, ValueRow, value_rows};
+use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
 use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
@@ -22,15 +23,19 @@ pub fn current_rows(state: &AppState) -> Vec<ValueRow> {
 }
 
 /// The scoring switch: drives the order here, the arrows and the search's scoring.
-pub fn scoring_switch_ui(ui: &mut egui::Ui, state: &AppState, out: &mut Vec<Command>) {
+pub fn scoring_switch_ui(
+    ui: &mut egui::Ui,
+    settings: &crate::app::settings::Settings,
+    out: &mut Vec<Command>,
+) {
     ui.horizontal(|ui| {
         ui.label("Scoring");
         for (c, name, hint) in [
             (ScoringChoice::Max, "Max", "The centre of the most probable value bucket (the mode)"),
             (ScoringChoice::Mean, "Mean", "The expected value over the buckets"),
         ] {
-            if ui.selectable_label(state.settings.scoring == c, name).on_hover_text(hint).clicked() {
-                out.push(Command::SetScoring(c));
+            if ui.selectable_label(settings.scoring == c, name).on_hover_text(hint).clicked() {
+                out.push(Command::Analysis(AnalysisCommand::SetScoring(c)));
             }
         }
     });
@@ -54,7 +59,7 @@ fn empty_text(state: &AppState) -> Option<String> {
 /// `hovered` is set to the move under the pointer.
 pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option<String>) -> Vec<Command> {
     let mut out = Vec::new();
-    scoring_switch_ui(ui, state, &mut out);
+    scoring_switch_ui(ui, &state.settings, &mut out);
     let rows = current_rows(state);
     if rows.is_empty() {
         if let Some(text) = empty_text(state) {
@@ -90,7 +95,11 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                     let selected = state.analysis.selected_move.as_deref() == Some(row.uci.as_str());
                     let r = ui.selectable_label(selected, RichText::new(&row.san).monospace());
                     if r.clicked() {
-                        out.push(Command::SelectMove(if selected { None } else { Some(row.uci.clone()) }));
+                        out.push(Command::Analysis(AnalysisCommand::SelectMove(if selected {
+                            None
+                        } else {
+                            Some(row.uci.clone())
+                        })));
                     }
                     if r.hovered() {
                         *hovered = Some(row.uci.clone());

@@ -4,9 +4,9 @@
 
 use eframe::egui;
 use egui_kittest::Harness;
-use mavboard::app::MavboardApp;
 use mavboard::app::line::MoveHistory;
 use mavboard::app::settings::Settings;
+use mavboard::shell::MavboardApp;
 use mavboard::ui::board::square_center;
 use shakmaty::Square;
 
@@ -59,7 +59,7 @@ pub fn drag_piece(h: &mut Harness<'_, MavboardApp>, from: Square, to: Square) {
 
 /// The SAN of the line's moves.
 pub fn sans(h: &Harness<'_, MavboardApp>) -> Vec<String> {
-    h.state().state.line.moves().iter().map(|m| m.san.clone()).collect()
+    h.state().state.doc.line.moves().iter().map(|m| m.san.clone()).collect()
 }
 
 /// The FEN on the board.
@@ -100,7 +100,7 @@ pub fn app_with_model(settings: Settings) -> Harness<'static, MavboardApp> {
 /// Steps the harness until the PGN file being opened in the background has been read (and acted on).
 pub fn wait_for_open(h: &mut Harness<'_, MavboardApp>) {
     assert!(
-        step_until(h, std::time::Duration::from_secs(30), |app| app.state.loading.is_none()),
+        step_until(h, std::time::Duration::from_secs(30), |app| app.state.files.loading.is_none()),
         "the file was still being read after 30 s"
     );
     let _ = h.try_run();

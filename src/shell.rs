@@ -1,13 +1,43 @@
-//! The eframe application: loads and saves settings, draws the panels, applies their commands.
+//! The eframe application on top of the layers: loads and saves settings, draws the panels (`ui`) over the
+//! app state (`app`), applies their commands and wires the engine glue. The only module that sees both the
+//! app and the UI.
 
 use eframe::egui;
 
-use super::command::Command;
-use super::engine_link::EngineLink;
-use super::settings::{Settings, ThemeChoice};
-use super::state::AppState;
+use crate::app::command::Command;
+use crate::app::engine_link::EngineLink;
+use crate::app::settings::{Settings, ThemeChoice};
+use crate::app::state::AppState;
 use crate::engine::Repaint;
 use crate::ui::{UiState, root_ui};
+
+/// Opens the analysis board window and runs until it is closed.
+pub fn run() -> Result<(), eframe::Error> {
+    run_with(Vec::new())
+}
+
+/// [`run`], applying `startup` (see [`crate::app::startup_commands`]) in the first frame.
+pub fn run_with(startup: Vec<Command>) -> Result<(), eframe::Error> {
+    // Settings live in the config folder; without one the app runs, logging why nothing is saved.
+    let persistence_path = crate::app::settings_file::prepare("mavboard")
+        .map_err(|e| tracing::warn!("settings will not be saved: {e}"))
+        .ok();
+    let options = eframe::NativeOptions {
+        persistence_path,
+        viewport: eframe::egui::ViewportBuilder::default()
+            .with_title("mavboard")
+            .with_app_id("mavboard")
+            .with_inner_size([1440.0, 880.0])
+            .with_min_inner_size([480.0, 360.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "mavboard",
+        options,
+        Box::new(move |cc| Ok(Box::new(MavboardApp::new(cc).open_at_start(startup)))),
+    )
+}
 
 /// The analysis board application.
 pub struct MavboardApp {
@@ -50,7 +80,7 @@ impl MavboardApp {
                 app.engine = Some(link);
             }
             Err(e) => {
-                app.state.messages.error(format!("The analysis engine could not start: {e}"));
+                app.state.view.messages.error(format!("The analysis engine could not start: {e}"));
             }
         }
         app
@@ -70,7 +100,7 @@ impl MavboardApp {
     }
 
     /// Commands to apply in the first frame, before anything the user does: what the command line asked
-    /// to open (see [`super::startup_commands`]).
+    /// to open (see [`crate::app::startup_commands`]).
     pub fn open_at_start(mut self, commands: Vec<Command>) -> MavboardApp {
         self.startup = commands;
         self
@@ -104,16 +134,16 @@ impl MavboardApp {
             self.state.analysis.requests.clear();
         }
         {
-            use super::line::MoveHistory;
-            self.state.uci.frame(self.state.line.current(), &self.state.settings.uci_engine);
+            use crate::app::line::MoveHistory;
+            self.state.uci.frame(self.state.doc.line.current(), &self.state.settings.uci_engine);
         }
         // The solver beside a Connect Four / Hex board follows its position.
         let repaint = self.repaint.get_or_insert_with(|| {
             let ctx = ctx.clone();
             std::sync::Arc::new(move || ctx.request_repaint())
         });
-        let board = self.state.board_game.as_ref().map(|g| g.current());
-        self.state.oracle.follow(board, self.state.settings.show_oracle, repaint);
+        let board = self.state.doc.board_game.as_ref().map(|g| g.current());
+        self.state.board_analysis.oracle.follow(board, self.state.settings.show_oracle, repaint);
         // The model beside it, in the app with an engine (tests that only drive the board have none).
         if self.engine.is_some() {
             let settings = &self.state.settings;
@@ -124,10 +154,10 @@ impl MavboardApp {
                 crate::engine::GoLimits { simulations: Some(search.simulations), ..Default::default() }
             };
             let run = (search.engine_config(), search.params(settings.scoring), limits);
-            let options = super::model_runtime::session_options(settings);
+            let options = crate::app::model_runtime::session_options(settings);
             let preferred = settings.model_dir.clone();
-            self.state.board_model.follow(
-                self.state.board_game.as_ref(),
+            self.state.board_analysis.model.follow(
+                self.state.doc.board_game.as_ref(),
                 preferred.as_deref(),
                 &options,
                 run,
@@ -147,8 +177,8 @@ impl MavboardApp {
             // The time per move runs out without an event to wake the UI.
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
-        if self.state.position_generation != self.seen_generation {
-            self.seen_generation = self.state.position_generation;
+        if self.state.doc.position_generation != self.seen_generation {
+            self.seen_generation = self.state.doc.position_generation;
             self.ui.board.reset();
             ctx.request_repaint();
         }

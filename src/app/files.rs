@@ -1,0 +1,24 @@
+//! Files the app is reading, asking about or waiting on: the open game list, a PGN being read in the
+//! background, the system file dialog, and the question about unsaved changes.
+
+use super::file_dialog::PendingFileDialog;
+use super::game_list::GameList;
+use super::pgn_loader::PgnLoad;
+use super::unsaved::PendingAction;
+
+/// The state of files and of the questions around them.
+#[derive(Default)]
+pub struct Files {
+    /// The games of the last opened file or pasted text.
+    pub games: Option<GameList>,
+    /// The PGN file being read in the background, if any.
+    pub loading: Option<PgnLoad>,
+    /// The system file dialog, while it is open.
+    pub file_dialog: Option<PendingFileDialog>,
+    /// The open question about unsaved changes, with the action it holds (see [`super::unsaved`]).
+    pub unsaved: Option<PendingAction>,
+    /// The action that goes on once the game is saved (the question was answered *Save*).
+    pub after_save: Option<PendingAction>,
+    /// The user agreed to close the window with unsaved changes.
+    pub close_approved: bool,
+}

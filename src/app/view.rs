@@ -1,0 +1,69 @@
+//! What the window shows beside the board and the panels: the open dialog, messages, the status note and
+//! the board's preview of a search line.
+
+use super::command::ViewCommand;
+use super::messages::Messages;
+use super::pv_preview::PvHover;
+use super::settings::Settings;
+use super::state::Dialog;
+
+/// Transient things on screen.
+#[derive(Default)]
+pub struct ViewState {
+    /// Open messages (toasts).
+    pub messages: Messages,
+    /// The open dialog window, if any.
+    pub dialog: Option<Dialog>,
+    /// A short note in the status bar (e.g. a rejected move); replaced by the next one.
+    pub status_note: Option<String>,
+    /// The search panel's root move whose PV the board previews (see [`super::pv_preview`]).
+    pub pv_hover: Option<PvHover>,
+}
+
+impl ViewState {
+    /// Applies a command for what is shown. Board orientation, theme and panels are settings (saved);
+    /// `board` is the position text of the board (the root of a PV preview).
+    pub fn apply(&mut self, command: ViewCommand, settings: &mut Settings, board: String) {
+        match command {
+            ViewCommand::Flip => settings.flipped = !settings.flipped,
+            ViewCommand::SetTheme(t) => settings.theme = t,
+            ViewCommand::ToggleMovesPanel => settings.show_moves_panel ^= true,
+            ViewCommand::ToggleSetupPanel => settings.show_setup_panel ^= true,
+            ViewCommand::ToggleCoordinates => settings.show_coordinates ^= true,
+            ViewCommand::ToggleLegalMoves => settings.show_legal_moves ^= true,
+            ViewCommand::ToggleAnalysisPanel => settings.show_analysis_panel ^= true,
+            ViewCommand::ToggleOracle => settings.show_oracle ^= true,
+            ViewCommand::ShowDialog(d) => self.dialog = d,
+            ViewCommand::DismissMessage(id) => self.messages.dismiss(id),
+            ViewCommand::ShowError(text) => {
+                self.messages.error(text);
+            }
+            ViewCommand::PreviewPv(action) => {
+                self.pv_hover = action.map(|action| PvHover { root: board, action });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_commands_change_settings_and_what_is_shown() {
+        let mut view = ViewState::default();
+        let mut settings = Settings::default();
+        let flipped = settings.flipped;
+        view.apply(ViewCommand::Flip, &mut settings, String::new());
+        assert_eq!(settings.flipped, !flipped);
+        view.apply(ViewCommand::ShowError("bad".into()), &mut settings, String::new());
+        assert_eq!(view.messages.items().len(), 1);
+        let id = view.messages.items()[0].id;
+        view.apply(ViewCommand::DismissMessage(id), &mut settings, String::new());
+        assert!(view.messages.items().is_empty());
+        view.apply(ViewCommand::PreviewPv(Some("e2e4".into())), &mut settings, "root".into());
+        assert_eq!(view.pv_hover, Some(PvHover { root: "root".into(), action: "e2e4".into() }));
+        view.apply(ViewCommand::PreviewPv(None), &mut settings, "root".into());
+        assert_eq!(view.pv_hover, None);
+    }
+}
