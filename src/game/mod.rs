@@ -4,6 +4,26 @@
 //! [`chess`], Connect Four in [`connect_four`] and Hex in [`hex`], without touching the layers above.
 //! This
 //! module is pure: no I/O, no threads.
+//!
+//! ```
+//! use mavboard::game::chess::ChessState;
+//! use mavboard::game::connect_four::ConnectFourState;
+//! use mavboard::game::{GameState, Player};
+//!
+//! // Every game is played through the same interface: legal moves, play, outcome, text.
+//! fn play_all<S: GameState>(mut state: S, moves: &[&str]) -> S {
+//!     for m in moves {
+//!         let action = state.parse_action(m).expect("a legal move");
+//!         state = state.play(action).expect("legal");
+//!     }
+//!     state
+//! }
+//! let chess = play_all(ChessState::startpos(), &["f2f3", "e7e5", "g2g4", "d8h4"]);
+//! assert_eq!(chess.outcome().and_then(|o| o.winner()), Some(Player::Second));
+//! let four = play_all(ConnectFourState::default(), &["4", "4", "3"]);
+//! assert_eq!(four.legal_actions().len(), 7);
+//! assert_eq!(four.to_move(), Player::Second);
+//! ```
 
 pub mod chess;
 pub mod connect_four;

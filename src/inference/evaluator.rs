@@ -179,6 +179,49 @@ pub enum EvalError {
 }
 
 /// A model (or a decorator around one) that evaluates batches of positions.
+/// Anything that values moves is an evaluator: an ONNX model, a model server, or a few lines of Rust.
+///
+/// ```
+/// use mavboard::game::GameState;
+/// use mavboard::game::connect_four::ConnectFourState;
+/// use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator, MoveValue};
+/// use mavboard::mav::buckets::{Buckets, ValueDistribution};
+///
+/// /// A model that likes the centre: each Connect Four column's win probability falls off with its distance
+/// /// from column 4, as a distribution peaked in one of 64 buckets.
+/// struct Centre;
+///
+/// impl Evaluator<ConnectFourState> for Centre {
+///     fn evaluate(
+///         &mut self,
+///         requests: &[EvalRequest<ConnectFourState>],
+///     ) -> Vec<Result<EvalResult<ConnectFourState>, EvalError>> {
+///         let buckets = Buckets::mav();
+///         requests
+///             .iter()
+///             .map(|r| {
+///                 let moves = r
+///                     .state
+///                     .legal_actions()
+///                     .into_iter()
+///                     .map(|a| {
+///                         let p = 0.8 - 0.1 * (a.index() as f64 - 3.0).abs();
+///                         let mut probs = vec![0.0; buckets.k() as usize];
+///                         probs[((p * 63.0).round()) as usize] = 1.0;
+///                         let dist = ValueDistribution::from_probs(buckets, probs).expect("sums to 1");
+///                         MoveValue { action: a, text: r.state.action_to_text(a), dist }
+///                     })
+///                     .collect();
+///                 Ok(EvalResult::values(moves, r.state.outcome()))
+///             })
+///             .collect()
+///     }
+/// }
+///
+/// let request = EvalRequest::values(ConnectFourState::default());
+/// let result = Centre.evaluate(&[request]).remove(0).expect("evaluated");
+/// assert_eq!(result.moves.len(), 7);
+/// ```
 pub trait Evaluator<S: GameState> {
     /// Evaluates a batch; the result at index i answers request i.
     fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>>;

@@ -8,6 +8,22 @@
 //! - [`writer`]: [`write_game`] / [`game_to_string`], PGN export (byte-identical for unmodified games).
 //! - [`comment`]: comments kept as written, with `[%eval]`, `[%clk]` and other commands parsed.
 //! - [`variant`]: `Variant`/`FEN` headers to the start position.
+//!
+//! ```
+//! use mavboard::pgn::PgnReader;
+//!
+//! // A broken game does not take its neighbours down: each game is its own result.
+//! let file = "[White \"Anderssen\"]\n\n1. e4 e5 2. Nf3 (2. f4) Nc6 *\n\n1. e4 e5 2. Ke3 *\n\n1. d4 d5 *\n";
+//! let games: Vec<_> = PgnReader::new(file.as_bytes()).collect();
+//! assert_eq!(games.len(), 3);
+//! let first = games[0].as_ref().expect("readable");
+//! assert_eq!(first.header("White"), Some("Anderssen"));
+//! let sans: Vec<String> =
+//!     first.mainline().filter_map(|id| first.node(id).and_then(|n| n.san_text())).collect();
+//! assert_eq!(sans, ["e4", "e5", "Nf3", "Nc6"]);
+//! assert!(games[1].is_err(), "2. Ke3 is illegal");
+//! assert!(games[2].is_ok());
+//! ```
 
 pub mod blank_lines;
 pub mod comment;
