@@ -7,7 +7,7 @@ use mavboard::engine::{EngineConfig, EvaluatorBox, EvaluatorFactory, FactoryErro
 use mavboard::inference::device::SessionThreads;
 use mavboard::inference::onnx::session::SessionOptions;
 use mavboard::search::mock::MaterialEvaluator;
-use mavboard::uci::server::{FactoryBuilder, ModelChoice, serve};
+use mavboard::uci_server::{FactoryBuilder, ModelChoice, serve};
 
 /// Arguments of `mavboard uci`.
 #[derive(Debug, clap::Args)]
