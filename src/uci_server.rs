@@ -590,7 +590,7 @@ pub fn info_lines(report: &SearchReport, options: InfoOptions) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::mock::MaterialEvaluator;
+    use crate::inference::material::MaterialEvaluator;
     use crate::search::mcts::Mcts;
     use crate::search::mcts::RunLimits;
     use crate::uci::info::{ScoreValue, parse_info};

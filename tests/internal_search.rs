@@ -9,6 +9,7 @@ use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::complete::{Completer, Completion, TraceModel, open_trace_model};
 use mavboard::inference::evaluator::{EvalError, Scoring};
+use mavboard::inference::mock::HashEvaluator;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::mav::buckets::Buckets;
 use mavboard::mav::command::StateFormat;
@@ -17,7 +18,6 @@ use mavboard::search::internal::{
     ExplicitSearch, InternalConfig, ModelSide, TreeNode, explicit_search, judge_trace, model_side,
     run_internal,
 };
-use mavboard::search::mock::HashEvaluator;
 
 fn package(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/models").join(name)

@@ -3,11 +3,12 @@
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
+use mavboard::inference::material::MaterialEvaluator;
+use mavboard::inference::mock::HashEvaluator;
 use mavboard::search::SearchError;
 use mavboard::search::mcts::{
     Completion, FirstPlayValue, Mcts, MctsParams, NodeStatus, RunLimits, VirtualCounts, WorldModel,
 };
-use mavboard::search::mock::{HashEvaluator, MaterialEvaluator};
 use proptest::prelude::*;
 use shakmaty::CastlingMode;
 use shakmaty::fen::Fen;

@@ -2,10 +2,11 @@
 
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
+use mavboard::inference::material::MaterialEvaluator;
+use mavboard::inference::mock::HashEvaluator;
 use mavboard::search::SearchError;
 use mavboard::search::mcts::WorldModel;
 use mavboard::search::minimax::{DecisionSource, MinimaxNode, MinimaxParams, NodeEvaluation, minimax};
-use mavboard::search::mock::{HashEvaluator, MaterialEvaluator};
 use shakmaty::CastlingMode;
 use shakmaty::fen::Fen;
 

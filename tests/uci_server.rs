@@ -11,7 +11,7 @@ use mavboard::engine::{EngineConfig, EvaluatorBox};
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::game::fen::ModeChoice;
-use mavboard::search::mock::MaterialEvaluator;
+use mavboard::inference::material::MaterialEvaluator;
 use mavboard::uci::info::parse_info;
 use mavboard::uci::line_reader::spawn_line_reader;
 use mavboard::uci_server::{FactoryBuilder, serve};

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use mavboard::engine::{EngineConfig, EvaluatorBox, EvaluatorFactory, FactoryError};
 use mavboard::inference::device::SessionThreads;
+use mavboard::inference::material::MaterialEvaluator;
 use mavboard::inference::onnx::session::SessionOptions;
-use mavboard::search::mock::MaterialEvaluator;
 use mavboard::uci_server::{FactoryBuilder, ModelChoice, serve};
 
 /// Arguments of `mavboard uci`.
