@@ -1,5 +1,8 @@
 //! MAV-MCTS over mock evaluators and real chess positions.
 
+mod common;
+
+use common::chess;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
@@ -10,14 +13,6 @@ use mavboard::search::mcts::{
     Completion, FirstPlayValue, Mcts, MctsParams, NodeStatus, RunLimits, VirtualCounts, WorldModel,
 };
 use proptest::prelude::*;
-use shakmaty::CastlingMode;
-use shakmaty::fen::Fen;
-
-fn chess(fen: &str) -> ChessState {
-    let fen: Fen = fen.parse().expect("test FEN is valid");
-    let pos = fen.into_position(CastlingMode::Standard).expect("test FEN is a legal position");
-    ChessState::new(pos, CastlingMode::Standard)
-}
 
 /// White mates with Ra8#; by material every move is equal.
 const MATE_IN_ONE: &str = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1";
