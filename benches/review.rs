@@ -13,10 +13,10 @@ use mavboard::engine::{EvaluatorBox, EvaluatorFactory, FactoryError};
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalRequest, Evaluator};
 use mavboard::inference::load_evaluator;
+use mavboard::inference::mock::HashEvaluator;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::pgn::{GameTree, PgnReader};
 use mavboard::review::{BatchOptions, BatchPaths, ReviewOptions, review_file, review_game};
-use mavboard::search::mock::HashEvaluator;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

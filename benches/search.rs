@@ -5,9 +5,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mavboard::game::chess::ChessState;
+use mavboard::inference::mock::HashEvaluator;
 use mavboard::search::mcts::{Mcts, MctsParams, RunLimits};
 use mavboard::search::minimax::{MinimaxParams, minimax};
-use mavboard::search::mock::HashEvaluator;
 
 const SIMS: u64 = 1000;
 

@@ -1,8 +1,9 @@
 //! mavboard: an analysis board for multi-action-value (MAV) game models.
 //!
 //! Layers, each using only the ones listed before it: [`game`] (rules) → [`mav`] (the text protocol) and
-//! [`pgn`] (game records) → [`solve`] (exact solvers) → inference → search → engine → app → ui. See
-//! `DESIGN.md`.
+//! [`pgn`] (game records) → [`solve`] (exact solvers) → inference → search → [`uci`] (the UCI client) →
+//! engine → [`uci_server`] (mavboard as a UCI engine) → app → ui. `tests/architecture.rs` checks the
+//! import graph. See `DESIGN.md`.
 
 pub mod app;
 pub mod datagen;
@@ -20,4 +21,5 @@ pub mod search;
 pub mod shell;
 pub mod solve;
 pub mod uci;
+pub mod uci_server;
 pub mod ui;

@@ -1,17 +1,15 @@
 //! The `mavboard datagen labels` command line: errors a user can meet before any labelling starts, and a
 //! small Connect Four run rendered through the CLI.
 
-use std::process::Command;
+mod common;
 
-fn mavboard(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mavboard")).args(args).output().expect("the binary runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
-}
+use common::mavboard;
+use std::process::Command;
 
 #[test]
 fn missing_stockfish_names_the_path_and_the_fix() {
     let out = std::env::temp_dir().join(format!("mavboard-cli-dg-{}", std::process::id()));
-    let (ok, err) = mavboard(&[
+    let (ok, _, err) = mavboard(&[
         "datagen",
         "labels",
         "--out",
@@ -34,13 +32,14 @@ fn bad_mix_and_missing_books_are_explained() {
     if mavboard::uci::locate::locate_stockfish(None).is_err() {
         return eprintln!("SKIPPED: no Stockfish installed");
     }
-    let (ok, err) = mavboard(&["datagen", "labels", "--out", out, "--shared", fixtures, "--mix", "2moves=1"]);
+    let (ok, _, err) =
+        mavboard(&["datagen", "labels", "--out", out, "--shared", fixtures, "--mix", "2moves=1"]);
     assert!(!ok);
     assert!(err.contains("2moves_v1.epd not found") && err.contains("--shared DIR"), "{err}");
-    let (ok, err) = mavboard(&["datagen", "labels", "--out", out, "--mix", "4moves=1"]);
+    let (ok, _, err) = mavboard(&["datagen", "labels", "--out", out, "--mix", "4moves=1"]);
     assert!(!ok);
     assert!(err.contains("unknown suite"), "{err}");
-    let (ok, err) = mavboard(&["datagen", "labels", "--out", out, "--book", "/nonexistent/book.epd"]);
+    let (ok, _, err) = mavboard(&["datagen", "labels", "--out", out, "--book", "/nonexistent/book.epd"]);
     assert!(!ok);
     assert!(err.contains("/nonexistent/book.epd"), "{err}");
 }
@@ -51,11 +50,11 @@ fn connect_four_labels_and_render_through_the_cli() {
     let _ = std::fs::remove_dir_all(&base);
     let (labels, render) = (base.join("labels"), base.join("render"));
     let (l, r) = (labels.to_str().expect("utf-8"), render.to_str().expect("utf-8"));
-    let (ok, err) = mavboard(&["datagen", "labels", "--game", "connect_four", "--out", l, "--depth", "4"]);
+    let (ok, _, err) = mavboard(&["datagen", "labels", "--game", "connect_four", "--out", l, "--depth", "4"]);
     assert!(!ok && err.contains("--depth is for chess labels"), "{err}");
     let args =
         ["datagen", "labels", "--game", "connect_four", "--out", l, "--positions", "6", "--threads", "1"];
-    let (ok, err) = mavboard(
+    let (ok, _, err) = mavboard(
         &[&args[..], &["--opening-min", "18", "--opening-max", "20", "--continuations", "2"]].concat(),
     );
     assert!(ok, "{err}");

@@ -96,7 +96,7 @@ fn internal_search_is_measured_on_the_chess_labels() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no chess validation records"));
     // A bad search shape or scoring is refused before any position is evaluated.
     for (flag, value, says) in
-        [("--internal", "0,1", "breadth"), ("--internal-scoring", "maxx", "mean or max")]
+        [("--internal", "0,1", "breadth"), ("--internal-scoring", "maxx", "[possible values: mean, max]")]
     {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mavboard"));
         cmd.args(["eval", "--labels"]).arg(root.join("training/data/labels-books"));

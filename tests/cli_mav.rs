@@ -1,15 +1,8 @@
 //! `mavboard mav` end to end: the Figure 1 example, the tokenizer export and the hallucination report.
 
-use std::process::Command;
+mod common;
 
-fn mavboard(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mavboard")).args(args).output().expect("the binary runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::mavboard;
 
 #[test]
 fn example_reproduces_figure_one() {

@@ -1,16 +1,14 @@
 //! `mavboard pgn check` end to end over the fixtures.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-fn mavboard() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mavboard"))
-}
+use common::mavboard_command;
+use std::path::Path;
 
 #[test]
 fn check_reports_games_errors_and_speed() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pgn/broken-middle.pgn");
-    let out = mavboard().args(["pgn", "check"]).arg(&fixture).output().expect("mavboard runs");
+    let out = mavboard_command().args(["pgn", "check"]).arg(&fixture).output().expect("mavboard runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("4 games read, 2 with errors"), "{stdout}");
@@ -22,7 +20,7 @@ fn check_reports_games_errors_and_speed() {
 #[test]
 fn check_fails_on_an_unreadable_file_but_reports_the_others() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pgn/kokopu-chess960.pgn");
-    let out = mavboard()
+    let out = mavboard_command()
         .args(["pgn", "check", "/nonexistent/file.pgn"])
         .arg(&fixture)
         .output()

@@ -1,11 +1,14 @@
 //! The labels driver over the fixture opening files, with a small deterministic labeller (one-ply
 //! material count) standing in for Stockfish: resume, thread-independence, dedupe and split.
 
+mod common;
+
 mod datagen_common;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use common::temp_path;
 use datagen_common::{MaterialLabeler, mix, settings};
 use mavboard::datagen::manifest::Manifest;
 use mavboard::datagen::run::LabelSettings;
@@ -14,12 +17,6 @@ use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
 use mavboard::datagen::{DatagenError, run_labels};
 use mavboard::game::GameState;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mavboard-datagen-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 fn run(dir: &Path, s: &LabelSettings, threads: usize, stop: Option<usize>) -> Result<Manifest, DatagenError> {
     run_labels(dir, s, &mix(), threads, |_| Ok(MaterialLabeler), stop, &mut |_| {}).map(|r| r.manifest)
@@ -32,12 +29,12 @@ fn shard_bytes(dir: &Path, m: &Manifest) -> Vec<Vec<u8>> {
 #[test]
 fn same_output_for_any_thread_count_and_after_resume() {
     let s = settings(60);
-    let a = temp_dir("a");
+    let a = temp_path("datagen", "a");
     let full = run(&a, &s, 1, None).expect("full run");
     assert!(full.complete);
     assert_eq!(full.records, 60);
 
-    let b = temp_dir("b");
+    let b = temp_path("datagen", "b");
     let partial = run(&b, &s, 3, Some(2)).expect("interrupted run");
     assert!(!partial.complete);
     assert_eq!(partial.shards.len(), 2);
@@ -60,7 +57,7 @@ fn same_output_for_any_thread_count_and_after_resume() {
     assert!(e.to_string().contains("another --out folder"), "{e}");
 
     // A different seed gives different data.
-    let c = temp_dir("c");
+    let c = temp_path("datagen", "c");
     let m = run(&c, &other, 2, None).expect("other seed");
     assert_ne!(shard_bytes(&c, &m), shard_bytes(&a, &full));
     for d in [a, b, c] {
@@ -71,7 +68,7 @@ fn same_output_for_any_thread_count_and_after_resume() {
 #[test]
 fn records_are_distinct_split_by_hash_and_cover_continuations() {
     let s = settings(80);
-    let dir = temp_dir("dedupe");
+    let dir = temp_path("datagen", "dedupe");
     let m = run(&dir, &s, 2, None).expect("run");
     let mut hashes = HashSet::new();
     let mut plies = HashSet::new();
@@ -104,7 +101,7 @@ fn records_are_distinct_split_by_hash_and_cover_continuations() {
 #[test]
 fn a_corrupt_shard_is_reported_on_resume() {
     let s = settings(30);
-    let dir = temp_dir("corrupt");
+    let dir = temp_path("datagen", "corrupt");
     let m = run(&dir, &s, 1, Some(1)).expect("one shard");
     std::fs::write(dir.join(&m.shards[0].file), b"not zstd").expect("damage");
     let e = run(&dir, &s, 1, None).expect_err("corrupt");

@@ -3,11 +3,14 @@
 //! must read back with `parse_trace` without a single issue, and play the move of the minimax over the
 //! label values, computed here from the label records.
 
+mod common;
+
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use common::temp_path;
 use mavboard::datagen::render::RenderOptions;
 use mavboard::datagen::render_run::{RenderSummary, render_dirs};
 use mavboard::datagen::run::{LabelSettings, Limit};
@@ -91,12 +94,6 @@ fn settings(positions: usize, share: f64, breadth: u32, depth: u32) -> LabelSett
         search_depth: depth,
         game: None,
     }
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mavboard-dgsearch-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
 }
 
 fn records(dir: &Path) -> Vec<LabelRecord> {
@@ -205,7 +202,7 @@ fn check_traces(out: &Path, labels: &[LabelRecord], exact: bool) -> [usize; 2] {
 
 #[test]
 fn labels_with_search_trees_render_traces_that_follow_the_minimax() {
-    let dir = temp_dir("labels");
+    let dir = temp_path("dgsearch", "labels");
     let s = settings(160, 0.3, 3, 2);
     let run = |dir: &Path, threads, stop| {
         run_labels(dir, &s, &mix(), threads, |_| Ok(HashLabeler), stop, &mut |_| {}).expect("labels run")
@@ -232,13 +229,13 @@ fn labels_with_search_trees_render_traces_that_follow_the_minimax() {
     assert!(roots > 3, "{roots} roots");
 
     // Deterministic whatever the threads, and after a resume.
-    let dir2 = temp_dir("labels-threads");
+    let dir2 = temp_path("dgsearch", "labels-threads");
     run(&dir2, 2, Some(2));
     run(&dir2, 2, None);
     assert_eq!(labels, records(&dir2));
 
     // Traces: every one parses, follows the minimax, lands in its root's split.
-    let out = temp_dir("render-all");
+    let out = temp_path("dgsearch", "render-all");
     let all = render(&dir, &out, 1.0);
     let counts = check_traces(&out, &labels, true);
     assert_eq!((counts[0] + counts[1]) as u64, all.search[0] + all.search[1]);
@@ -257,13 +254,13 @@ fn labels_with_search_trees_render_traces_that_follow_the_minimax() {
     );
 
     // A share caps the traces per split, and the other examples stay exactly as without traces.
-    let capped = temp_dir("render-share");
+    let capped = temp_path("dgsearch", "render-share");
     let c = render(&dir, &capped, 0.2);
     for i in 0..2 {
         assert!(c.search[i] as f64 <= 0.2 * c.lm[i] as f64 + 1e-9, "{c:?}");
     }
     assert!(c.search[0] > 0 && c.search[0] < all.search[0], "{c:?}");
-    let none = temp_dir("render-none");
+    let none = temp_path("dgsearch", "render-none");
     let n = render(&dir, &none, 0.0);
     assert_eq!(n.search, [0, 0]);
     for split in ["train", "val"] {
@@ -283,7 +280,7 @@ fn stockfish_search_trees_render_consistent_traces() {
         Ok(p) => p,
         Err(e) => return eprintln!("SKIPPED: Stockfish is needed for this test: {e}"),
     };
-    let dir = temp_dir("sf");
+    let dir = temp_path("dgsearch", "sf");
     let mut s = settings(24, 1.0, 2, 1);
     s.limit = Limit::Depth(4);
     s.continuations = 1;
@@ -297,7 +294,7 @@ fn stockfish_search_trees_render_consistent_traces() {
         let state = parse_epd_line(&r.fen, r.chess960).expect("FEN");
         assert_eq!(r.moves.len(), state.legal_actions().len(), "every legal move labelled in {}", r.fen);
     }
-    let out = temp_dir("sf-render");
+    let out = temp_path("dgsearch", "sf-render");
     let summary = render(&dir, &out, 1.0);
     let counts = check_traces(&out, &labels, false);
     assert!(counts[0] + counts[1] > 0, "{summary:?}");

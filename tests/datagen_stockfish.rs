@@ -1,9 +1,12 @@
 //! End-to-end labels with the real Stockfish over the fixture openings, and a check of the full opening
 //! suites in ../shared/data. Each test skips (printing why) when what it needs is absent.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::sync::Arc;
 
+use common::temp_path;
 use mavboard::datagen::run::{LabelSettings, Limit};
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
@@ -14,12 +17,6 @@ use mavboard::uci::locate::locate_stockfish;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mavboard-dg-sf-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
 }
 
 #[test]
@@ -49,7 +46,7 @@ fn three_positions_end_to_end() {
         search_depth: 2,
         game: None,
     };
-    let dir = temp_dir("e2e");
+    let dir = temp_path("dg-sf", "e2e");
     let limits = settings.limit.search_limits().expect("an engine limit");
     let summary = run_labels(
         &dir,

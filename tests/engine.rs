@@ -10,8 +10,8 @@ use mavboard::engine::{
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
+use mavboard::inference::material::MaterialEvaluator;
 use mavboard::search::mcts::MctsParams;
-use mavboard::search::mock::MaterialEvaluator;
 
 const WAIT: Duration = Duration::from_secs(20);
 

@@ -7,8 +7,8 @@ use std::time::Duration;
 use mavboard::engine::{Command, Engine, EngineConfig, EvaluatorBox, EvaluatorFactory, Event, GoLimits};
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
+use mavboard::inference::material::MaterialEvaluator;
 use mavboard::search::mcts::{MctsParams, MoveStats};
-use mavboard::search::mock::MaterialEvaluator;
 
 const WAIT: Duration = Duration::from_secs(20);
 

@@ -12,9 +12,9 @@ use mavboard::game::GameState;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::HexState;
 use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
+use mavboard::inference::mock::HashEvaluator;
 use mavboard::mav::state::MavState;
 use mavboard::search::mcts::MctsParams;
-use mavboard::search::mock::HashEvaluator;
 
 const WAIT: Duration = Duration::from_secs(20);
 

@@ -2,18 +2,15 @@
 //! (tests/fixtures/models/av-fixture, see its README): every legal move valued over 128 buckets, batches
 //! equal single calls, and what the format cannot do is refused clearly.
 
-use std::path::Path;
+mod common;
 
+use common::fixture_package;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{DecodeMode, EvalError, EvalRequest, TopK};
 use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::model::ModelFormat;
-
-fn package() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/models/av-fixture"))
-}
 
 fn positions() -> Vec<ChessState> {
     [
@@ -30,7 +27,8 @@ fn positions() -> Vec<ChessState> {
 
 #[test]
 fn every_legal_move_is_valued_and_batches_equal_single_calls() {
-    let (mut e, pkg) = load_evaluator(package(), &SessionOptions::default()).expect("fixture loads");
+    let (mut e, pkg) =
+        load_evaluator(&fixture_package("av-fixture"), &SessionOptions::default()).expect("fixture loads");
     assert_eq!(pkg.manifest.format, ModelFormat::ActionValue);
     assert_eq!(pkg.manifest.num_buckets, 128);
     let reqs: Vec<_> = positions().into_iter().map(EvalRequest::values).collect();
@@ -69,7 +67,8 @@ fn every_legal_move_is_valued_and_batches_equal_single_calls() {
 
 #[test]
 fn top_k_terminal_positions_and_what_the_format_cannot_do() {
-    let (mut e, _) = load_evaluator(package(), &SessionOptions::default()).expect("loads");
+    let (mut e, _) =
+        load_evaluator(&fixture_package("av-fixture"), &SessionOptions::default()).expect("loads");
     let mut r = EvalRequest::values(ChessState::startpos());
     r.top_k = TopK::Count(5);
     let all = e.evaluate(&[EvalRequest::values(ChessState::startpos())]).remove(0).expect("evaluates");

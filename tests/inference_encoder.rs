@@ -1,17 +1,14 @@
 //! The shipped mav-encoder package loads, values every legal move, batches consistently, and drives MCTS.
 
-use std::path::Path;
+mod common;
 
+use common::package;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{DecodeMode, EvalError, EvalRequest, TopK};
 use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::search::mcts::{Mcts, MctsParams, RunLimits};
-
-fn package() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/models/mav-enc-tiny"))
-}
 
 fn fens() -> Vec<ChessState> {
     [
@@ -27,7 +24,8 @@ fn fens() -> Vec<ChessState> {
 
 #[test]
 fn values_every_legal_move_and_batches_like_single_calls() {
-    let (mut e, pkg) = load_evaluator(package(), &SessionOptions::default()).expect("shipped package loads");
+    let (mut e, pkg) =
+        load_evaluator(&package("mav-enc-tiny"), &SessionOptions::default()).expect("shipped package loads");
     assert_eq!(pkg.manifest.num_buckets, 64);
     let reqs: Vec<_> = fens().into_iter().map(EvalRequest::values).collect();
     let batched = e.evaluate(&reqs);
@@ -51,7 +49,7 @@ fn values_every_legal_move_and_batches_like_single_calls() {
 
 #[test]
 fn top_k_free_mode_and_terminal_positions() {
-    let (mut e, _) = load_evaluator(package(), &SessionOptions::default()).expect("loads");
+    let (mut e, _) = load_evaluator(&package("mav-enc-tiny"), &SessionOptions::default()).expect("loads");
     let mut r = EvalRequest::values(ChessState::startpos());
     r.top_k = TopK::Count(3);
     r.want_best_action = true;
@@ -69,7 +67,7 @@ fn top_k_free_mode_and_terminal_positions() {
 
 #[test]
 fn mcts_runs_on_the_shipped_model() {
-    let (mut e, _) = load_evaluator(package(), &SessionOptions::default()).expect("loads");
+    let (mut e, _) = load_evaluator(&package("mav-enc-tiny"), &SessionOptions::default()).expect("loads");
     let mut m = Mcts::new(ChessState::startpos(), 0, MctsParams::default()).expect("search");
     m.run(e.as_mut(), RunLimits { simulations: 48, batch_size: 8 }).expect("runs");
     let s = m.snapshot();
@@ -82,9 +80,9 @@ fn wrong_packages_are_named() {
     let tmp = std::env::temp_dir().join(format!("mavboard-badpkg-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("tmp");
     for f in ["model.onnx", "tokenizer.json"] {
-        std::fs::copy(package().join(f), tmp.join(f)).expect("copy");
+        std::fs::copy(package("mav-enc-tiny").join(f), tmp.join(f)).expect("copy");
     }
-    let manifest = std::fs::read_to_string(package().join("mav.json")).expect("read");
+    let manifest = std::fs::read_to_string(package("mav-enc-tiny").join("mav.json")).expect("read");
     std::fs::write(tmp.join("mav.json"), manifest.replace("\"num_buckets\": 64", "\"num_buckets\": 32"))
         .expect("write");
     let err = load_evaluator(&tmp, &SessionOptions::default()).err().expect("mismatch").to_string();

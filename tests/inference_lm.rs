@@ -2,11 +2,13 @@
 //! match single calls, constrained decoding writes exactly the legal moves, free decoding returns text and
 //! hallucinations as data.
 
+mod common;
+
 mod package_copy;
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
+use common::package;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, TopK};
@@ -19,10 +21,6 @@ use mavboard::mav::response::parse_response;
 use mavboard::mav::tokenizer::Tokenizer;
 use mavboard::model::ModelPackage;
 use ndarray::Array2;
-
-fn package() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/models/mav-tiny"))
-}
 
 /// Real positions: the start, an opening, an endgame, a Chess960 middlegame, a position with one legal move.
 fn positions() -> Vec<ChessState> {
@@ -47,7 +45,7 @@ fn prompt_ids(state: &ChessState, k: TopK) -> Vec<u32> {
 }
 
 fn decoder() -> KvDecoder {
-    let pkg = ModelPackage::open(package()).expect("package");
+    let pkg = ModelPackage::open(&package("mav-tiny")).expect("package");
     let m = &pkg.manifest;
     let session = OnnxSession::open(&pkg, &SessionOptions::default()).expect("session");
     KvDecoder::new(session.session, m.num_layers, m.num_heads, m.head_dim, m.pad_token_id.unwrap_or(0))
@@ -131,7 +129,8 @@ fn close(a: &EvalResult<ChessState>, b: &EvalResult<ChessState>) {
 
 #[test]
 fn batched_requests_of_mixed_kinds_equal_single_requests() {
-    let (mut e, _) = load_evaluator(package(), &SessionOptions::default()).expect("shipped package loads");
+    let (mut e, _) =
+        load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("shipped package loads");
     let mut reqs = Vec::new();
     for (n, s) in positions().into_iter().enumerate() {
         let mut r = EvalRequest::values(s);
@@ -151,7 +150,7 @@ fn batched_requests_of_mixed_kinds_equal_single_requests() {
 
 #[test]
 fn constrained_decoding_writes_exactly_the_legal_moves() {
-    let (mut e, pkg) = load_evaluator(package(), &SessionOptions::default()).expect("loads");
+    let (mut e, pkg) = load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("loads");
     let buckets = Buckets::new(pkg.manifest.num_buckets as u32).expect("buckets");
     for state in positions() {
         let legal = state.legal_actions();
@@ -193,7 +192,7 @@ fn constrained_decoding_writes_exactly_the_legal_moves() {
 
 #[test]
 fn next_state_and_state_tracking() {
-    let (mut e, _) = load_evaluator(package(), &SessionOptions::default()).expect("loads");
+    let (mut e, _) = load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("loads");
     let start = ChessState::startpos();
     let e4 = start.parse_action("e2e4").expect("legal");
     let after = start.play(e4).expect("legal");
@@ -218,7 +217,7 @@ fn next_state_and_state_tracking() {
 
 #[test]
 fn free_decoding_returns_text_and_hallucinations_as_data() {
-    let (mut e, _) = load_evaluator(package(), &SessionOptions::default()).expect("loads");
+    let (mut e, _) = load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("loads");
     let mut states = positions();
     // Positions far from the training data and a finished game: whatever the model writes is data.
     states.push(ChessState::from_fen("R5k1/5ppp/8/8/8/8/8/6K1 b - - 1 1").expect("mate"));
@@ -252,7 +251,7 @@ fn free_decoding_returns_text_and_hallucinations_as_data() {
 #[test]
 fn a_game_the_model_was_not_trained_on_is_refused() {
     // A copy of the package whose mav.json says it only knows standard chess.
-    let dir = package_copy::with_games(package(), &["chess"]);
+    let dir = package_copy::with_games(&package("mav-tiny"), &["chess"]);
     let (mut e, _) = load_evaluator(&dir, &SessionOptions::default()).expect("loads");
     let frc = ChessState::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
         .expect("fen");

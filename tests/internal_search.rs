@@ -2,13 +2,16 @@
 //! and the model-trace path (parser → tree → comparison) over hand-edited traces and scripted completers,
 //! so it runs without an internal-search model.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
 
+use common::package;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::complete::{Completer, Completion, TraceModel, open_trace_model};
 use mavboard::inference::evaluator::{EvalError, Scoring};
+use mavboard::inference::mock::HashEvaluator;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::mav::buckets::Buckets;
 use mavboard::mav::command::StateFormat;
@@ -17,11 +20,6 @@ use mavboard::search::internal::{
     ExplicitSearch, InternalConfig, ModelSide, TreeNode, explicit_search, judge_trace, model_side,
     run_internal,
 };
-use mavboard::search::mock::HashEvaluator;
-
-fn package(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/models").join(name)
-}
 
 fn config(breadth: usize, depth: u32) -> InternalConfig {
     InternalConfig {

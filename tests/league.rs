@@ -3,11 +3,13 @@
 //! the Stockfish part (agent and evaluation adjudication) when Stockfish is installed; bad input through the
 //! CLI (also agents and settings of another game: Connect Four, Hex).
 
+mod common;
+
 use std::collections::HashSet;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
+use common::{mavboard, temp_dir};
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::league::rules::{EvalRules, Rules};
 use mavboard::league::settings::StockfishLimits;
@@ -18,13 +20,6 @@ use mavboard::solve::stop::StopFlag;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mavboard-league-{name}-{}", std::process::id()));
-    fs::remove_dir_all(&dir).ok();
-    fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 /// Two lines of Stockfish's 2moves_v1 book.
@@ -56,7 +51,7 @@ fn config(dir: &Path, agents: &[&str], rules: Rules, openings: Option<usize>) ->
 
 #[test]
 fn mav_max_against_mav_mean_pgn_table_and_resume() {
-    let dir = temp_dir("mav");
+    let dir = temp_dir("league", "mav");
     let rules = Rules { max_plies: 12, eval: None };
     let cfg = config(&dir, &["mav-max", "mav-mean"], rules, None);
     let summary = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("league runs");
@@ -119,7 +114,7 @@ fn mav_max_against_mav_mean_pgn_table_and_resume() {
     assert!(matches!(e, LeagueError::Mismatch { .. }), "{e}");
 
     // A raised stop flag keeps what is finished and says how to go on.
-    let stopped_dir = temp_dir("stop");
+    let stopped_dir = temp_dir("league", "stop");
     let e = run_league(
         &config(&stopped_dir, &["mav-max", "mav-mean"], rules, None),
         &{
@@ -141,7 +136,7 @@ fn stockfish_agent_and_eval_adjudication() {
         eprintln!("Stockfish is not installed: skipping the Stockfish league test");
         return;
     }
-    let dir = temp_dir("sf");
+    let dir = temp_dir("league", "sf");
     let rules = Rules {
         max_plies: 10,
         eval: Some(EvalRules { depth: 6, resign_cp: 800, resign_plies: 4, max_plies_win_cp: 300 }),
@@ -165,21 +160,14 @@ fn stockfish_agent_and_eval_adjudication() {
     fs::remove_dir_all(&dir).ok();
 }
 
-fn mavboard(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mavboard")).args(args).output().expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (out.status.success(), stderr)
-}
-
 #[test]
 fn bad_input_is_a_clear_error() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("league", "bad");
     let out = dir.join("out");
     let out = out.to_str().expect("utf-8 path");
-    let (ok, err) = mavboard(&["league", "--agents", "mav-max,alphazero", "--out", out]);
+    let (ok, _, err) = mavboard(&["league", "--agents", "mav-max,alphazero", "--out", out]);
     assert!(!ok && err.contains("unknown agent \"alphazero\""), "{err}");
-    let (ok, err) = mavboard(&[
+    let (ok, _, err) = mavboard(&[
         "league",
         "--agents",
         "mav-max,mav-mean",
@@ -191,7 +179,7 @@ fn bad_input_is_a_clear_error() {
     assert!(!ok && err.contains("/nonexistent/book.epd"), "{err}");
     let bad_book = dir.join("bad.epd");
     fs::write(&bad_book, "this is not a position\n").expect("writes");
-    let (ok, err) = mavboard(&[
+    let (ok, _, err) = mavboard(&[
         "league",
         "--agents",
         "mav-max,mav-mean",
@@ -205,7 +193,7 @@ fn bad_input_is_a_clear_error() {
     let good_book = dir.join("good.epd");
     fs::write(&good_book, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n").expect("writes");
     let good_book = good_book.to_str().expect("utf-8");
-    let (ok, err) = mavboard(&[
+    let (ok, _, err) = mavboard(&[
         "league",
         "--agents",
         "mav-max,stockfish:0",
@@ -217,7 +205,7 @@ fn bad_input_is_a_clear_error() {
         out,
     ]);
     assert!(!ok && err.contains("apt-get install stockfish"), "{err}");
-    let (ok, err) = mavboard(&[
+    let (ok, _, err) = mavboard(&[
         "league",
         "--agents",
         "mav-max,mav-mean",
@@ -234,22 +222,23 @@ fn bad_input_is_a_clear_error() {
 
 #[test]
 fn agents_and_settings_of_another_game_are_refused() {
-    let dir = temp_dir("bad-game");
+    let dir = temp_dir("league", "bad-game");
     let out = dir.join("out");
     let out = out.to_str().expect("utf-8 path");
-    let (ok, err) =
+    let (ok, _, err) =
         mavboard(&["league", "--game", "connect_four", "--agents", "mav-max,stockfish:0", "--out", out]);
     assert!(!ok && err.contains("sf-skill0 does not play Connect Four") && err.contains("solver"), "{err}");
     assert!(!Path::new(out).join("league.json").exists(), "nothing is written before the agents are checked");
-    let (ok, err) = mavboard(&["league", "--game", "hex", "--agents", "mav-max,solver:3", "--out", out]);
+    let (ok, _, err) = mavboard(&["league", "--game", "hex", "--agents", "mav-max,solver:3", "--out", out]);
     assert!(!ok && err.contains("does not play Hex") && err.contains("playouts:N"), "{err}");
-    let (ok, err) = mavboard(&["league", "--game", "chess", "--agents", "mav-max,playouts:10", "--out", out]);
+    let (ok, _, err) =
+        mavboard(&["league", "--game", "chess", "--agents", "mav-max,playouts:10", "--out", out]);
     assert!(!ok && err.contains("does not play chess"), "{err}");
-    let (ok, err) = mavboard(&["league", "--game", "hex", "--adjudicate", "eval", "--out", out]);
+    let (ok, _, err) = mavboard(&["league", "--game", "hex", "--adjudicate", "eval", "--out", out]);
     assert!(!ok && err.contains("for chess"), "{err}");
-    let (ok, err) = mavboard(&["league", "--game", "hex", "--hex-size", "3", "--out", out]);
+    let (ok, _, err) = mavboard(&["league", "--game", "hex", "--hex-size", "3", "--out", out]);
     assert!(!ok && err.contains("--hex-size 3"), "{err}");
-    let (ok, err) = mavboard(&["league", "--game", "go", "--out", out]);
-    assert!(!ok && err.contains("--game go"), "{err}");
+    let (ok, _, err) = mavboard(&["league", "--game", "go", "--out", out]);
+    assert!(!ok && err.contains("invalid value 'go' for '--game"), "{err}");
     fs::remove_dir_all(&dir).ok();
 }

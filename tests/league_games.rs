@@ -3,9 +3,12 @@
 //! checked through the records (move strings that replay to the recorded result, SGF that reads back), the
 //! results file, the table and a resume. (Wrong pairings of agent and game through the CLI: `tests/league.rs`.)
 
-use std::fs;
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::fs;
+use std::path::Path;
+
+use common::temp_dir;
 use mavboard::game::GameState;
 use mavboard::game::connect_four::record::read_moves;
 use mavboard::game::hex::record::read_sgf;
@@ -15,13 +18,6 @@ use mavboard::league::settings::StockfishLimits;
 use mavboard::league::spec::parse_agents;
 use mavboard::league::{LeagueConfig, LeagueGameSetup, run_league};
 use mavboard::solve::stop::StopFlag;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mavboard-league-games-{name}-{}", std::process::id()));
-    fs::remove_dir_all(&dir).ok();
-    fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
 
 fn config(dir: &Path, game: LeagueGameSetup, agents: &[&str], openings: usize) -> LeagueConfig {
     LeagueConfig {
@@ -44,7 +40,7 @@ fn config(dir: &Path, game: LeagueGameSetup, agents: &[&str], openings: usize) -
 
 #[test]
 fn connect_four_model_against_a_depth_limited_solver() {
-    let dir = temp_dir("c4");
+    let dir = temp_dir("league-games", "c4");
     let cfg =
         config(&dir, LeagueGameSetup::ConnectFour { plies: 2 }, &["mav-mean", "mcts:16", "solver:2"], 2);
     let summary = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("league runs");
@@ -87,7 +83,7 @@ fn connect_four_model_against_a_depth_limited_solver() {
 
 #[test]
 fn hex_model_against_playout_mcts() {
-    let dir = temp_dir("hex");
+    let dir = temp_dir("league-games", "hex");
     let cfg = config(&dir, LeagueGameSetup::Hex { size: 7, plies: 1 }, &["mav-max", "playouts:200"], 2);
     let summary = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("league runs");
     assert_eq!((summary.total, summary.played), (4, 4));

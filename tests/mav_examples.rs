@@ -1,21 +1,14 @@
 //! Golden tests of the MAV example writer against the paper's Figure 1, and its rules.
 
+mod common;
+
+use common::chess;
 use mavboard::game::GameKind;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::mav::buckets::Buckets;
 use mavboard::mav::command::Layout;
 use mavboard::mav::example::{ExampleError, ExampleSpec, MoveOrder, MoveValue, render_example};
-use shakmaty::CastlingMode;
-use shakmaty::fen::Fen;
-
-fn chess(fen: &str) -> ChessState {
-    let f: Fen = fen.parse().expect("test FEN");
-    ChessState::new(
-        f.into_position(CastlingMode::Standard).expect("legal test position"),
-        CastlingMode::Standard,
-    )
-}
 
 /// Figure 1 of Schultz et al. (2024), as extracted from the PDF: the lines of the example, one per line.
 const FIGURE_1: &str = "<mav game=chess> %prev_FEN %prev_action %FEN %state %top_5 %best_action %FEN </mav>

@@ -1,18 +1,14 @@
 //! The tolerant parser on clean and corrupted model outputs: each hallucination kind and its location.
 
+mod common;
+
+use common::chess;
 use mavboard::game::chess::ChessState;
 use mavboard::game::{GameKind, GameState};
 use mavboard::mav::buckets::Buckets;
 use mavboard::mav::command::Layout;
 use mavboard::mav::example::{ExampleSpec, MoveOrder, MoveValue, render_example};
 use mavboard::mav::response::{HallucinationKind, parse_example_text, parse_response};
-use shakmaty::CastlingMode;
-use shakmaty::fen::Fen;
-
-fn chess(fen: &str) -> ChessState {
-    let f: Fen = fen.parse().expect("test FEN");
-    ChessState::new(f.into_position(CastlingMode::Standard).expect("legal"), CastlingMode::Standard)
-}
 
 const FEN: &str = "r1b1nr2/pp1np1bk/2ppPpp1/q7/3P1P2/2NQB3/PPP1B1PP/R4RK1 b - - 0 13";
 

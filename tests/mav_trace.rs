@@ -1,5 +1,8 @@
 //! Internal-search traces: writer → parser round trips and inconsistency marking.
 
+mod common;
+
+use common::chess;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::mav::buckets::Buckets;
@@ -10,13 +13,6 @@ use mavboard::mav::trace::{
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shakmaty::CastlingMode;
-use shakmaty::fen::Fen;
-
-fn chess(fen: &str) -> ChessState {
-    let f: Fen = fen.parse().expect("test FEN");
-    ChessState::new(f.into_position(CastlingMode::Standard).expect("legal"), CastlingMode::Standard)
-}
 
 fn cfg(breadth: u32, depth: u32, state_format: StateFormat) -> TraceConfig {
     TraceConfig { breadth, depth, state_format, top: TopK::All, buckets: Buckets::mav() }

@@ -1,9 +1,11 @@
 //! Perft suites from tests/fixtures/perft (see SOURCES.md there): every position's move-tree counts must
 //! match the published numbers. The three suites are separate tests so the harness runs them in parallel.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
+use std::path::PathBuf;
+
+use common::mavboard_output;
 use mavboard::game::GameKind;
 use mavboard::game::GameState;
 use mavboard::game::perft_suite::{PerftSuite, SuiteFormat, parse_suite};
@@ -76,13 +78,9 @@ fn tricky_perft_in_full() {
     );
 }
 
-fn mavboard(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mavboard")).args(args).output().expect("mavboard runs")
-}
-
 #[test]
 fn cli_suite_passes_and_fails_with_exit_code() {
-    let out = mavboard(&[
+    let out = mavboard_output(&[
         "perft",
         "--suite",
         fixture("tricky.perft").to_str().expect("UTF-8 path"),
@@ -96,7 +94,7 @@ fn cli_suite_passes_and_fails_with_exit_code() {
 
     let bad = std::env::temp_dir().join(format!("mavboard-bad-suite-{}.epd", std::process::id()));
     std::fs::write(&bad, "4k3/8/8/8/8/8/8/4K2R w K - 0 1 ;D1 15 ;D2 67\n").expect("temp file written");
-    let out = mavboard(&["perft", "--suite", bad.to_str().expect("UTF-8 path")]);
+    let out = mavboard_output(&["perft", "--suite", bad.to_str().expect("UTF-8 path")]);
     let _ = std::fs::remove_file(&bad);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "a wrong count must fail");
@@ -106,13 +104,13 @@ fn cli_suite_passes_and_fails_with_exit_code() {
 
 #[test]
 fn cli_fen_and_divide() {
-    let out = mavboard(&["perft", "--fen", "startpos", "--depth", "3", "--divide"]);
+    let out = mavboard_output(&["perft", "--fen", "startpos", "--depth", "3", "--divide"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("e2e4 600\n"), "{stdout}");
     assert!(stdout.contains("moves: 20\n") && stdout.contains("depth 3: 8902 nodes"), "{stdout}");
 
-    let out = mavboard(&["perft", "--fen", "4k3/8/8/8/8/8/8/4K2R w X - 0 1", "--depth", "1"]);
+    let out = mavboard_output(&["perft", "--fen", "4k3/8/8/8/8/8/8/4K2R w X - 0 1", "--depth", "1"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad castling field `X`"));
 }

@@ -3,6 +3,8 @@
 //! the wrong shape, a package asking for what this build does not support. Each is a named error at load
 //! or a failed evaluation, within the package's timeout; none panics or hangs.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -11,20 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use mavboard::game::chess::ChessState;
+use common::chess;
 use mavboard::inference::evaluator::{EvalError, EvalRequest};
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::inference::remote::RemoteError;
 use mavboard::inference::{LoadError, load_evaluator};
-use shakmaty::CastlingMode;
-use shakmaty::fen::Fen;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-fn chess(fen: &str) -> ChessState {
-    let fen: Fen = fen.parse().expect("test FEN is valid");
-    ChessState::new(fen.into_position(CastlingMode::Standard).expect("legal"), CastlingMode::Standard)
-}
 
 /// A remote copy of the shipped mav-enc-tiny (its mav.json and tokenizer.json, no model.onnx) whose
 /// `remote` section is `remote`.

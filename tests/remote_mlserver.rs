@@ -11,6 +11,8 @@
 //! message). Each test starts its own server on random free ports and kills it (its process group) when
 //! done; every wait is bounded.
 
+mod common;
+
 mod mlserver_common;
 mod ui_common;
 
@@ -18,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+use common::chess;
 use mavboard::game::chess::ChessState;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::{GameKind, GameState};
@@ -27,15 +30,8 @@ use mavboard::inference::remote::RemoteError;
 use mavboard::inference::{LoadError, load_evaluator, load_evaluator_for};
 use mavboard::search::mcts::{Mcts, MctsParams, RunLimits};
 use mlserver_common::{Server, asset, remote_package, root, serve_python};
-use shakmaty::CastlingMode;
-use shakmaty::fen::Fen;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-fn chess(fen: &str) -> ChessState {
-    let fen: Fen = fen.parse().expect("test FEN is valid");
-    ChessState::new(fen.into_position(CastlingMode::Standard).expect("legal"), CastlingMode::Standard)
-}
 
 /// `n` positions along a fixed line from `start` (each the previous one after its (7·ply)-th legal move).
 fn line<S: GameState>(start: S, n: usize) -> Vec<S> {

@@ -3,12 +3,15 @@
 //! there with only whole review tokens inserted. The CLI runs as a child process, is interrupted and
 //! resumes.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use common::{mavboard_command, temp_dir};
 use mavboard::engine::{EvaluatorBox, EvaluatorFactory, FactoryError};
 use mavboard::inference::load_evaluator;
 use mavboard::inference::onnx::SessionOptions;
@@ -32,13 +35,6 @@ fn model_factory() -> EvaluatorFactory {
 
 fn options() -> BatchOptions {
     BatchOptions { review: ReviewOptions::default(), workers: 1, model: "mav-enc-tiny".into(), judge: None }
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mavboard-review-{name}-{}", std::process::id()));
-    fs::remove_dir_all(&dir).ok();
-    fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 /// The first `n` games of a PGN text (cut before the (n+1)-th `[Event` at the start of a line).
@@ -179,7 +175,7 @@ fn annotate(dir: &Path, name: &str, text: &[u8]) -> (Vec<u8>, serde_json::Value)
 
 #[test]
 fn real_files_are_annotated_by_the_shipped_model_and_nothing_is_lost() {
-    let dir = temp_dir("fixtures");
+    let dir = temp_dir("review", "fixtures");
     let lichess = fs::read_to_string(fixture("lichess_db_2025-05_sample_1MB.pgn")).expect("fixture");
     let slice = first_games(&lichess, 6);
     assert!(slice.contains("[%clk") && slice.contains("[%eval"));
@@ -231,7 +227,7 @@ fn world_championship_1886_when_the_shared_data_is_present() {
         eprintln!("skipped: {} is not present (shared data is not part of the repository)", path.display());
         return;
     };
-    let dir = temp_dir("wc1886");
+    let dir = temp_dir("review", "wc1886");
     let (output, _) = annotate(&dir, "WorldChamp1886.pgn", &text);
     let (games, reviewed) = check_nothing_lost(&text, &output);
     assert_eq!(games, reviewed);
@@ -239,18 +235,14 @@ fn world_championship_1886_when_the_shared_data_is_present() {
     fs::remove_dir_all(&dir).ok();
 }
 
-fn mavboard() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mavboard"))
-}
-
 #[test]
 fn the_cli_annotates_is_interrupted_and_resumes() {
-    let dir = temp_dir("cli");
+    let dir = temp_dir("review", "cli");
     let lichess = fs::read_to_string(fixture("lichess_db_2025-05_sample_1MB.pgn")).expect("fixture");
     let input = dir.join("games.pgn");
     fs::write(&input, first_games(&lichess, 4)).expect("write");
     let model = root().join("assets/models/mav-enc-tiny");
-    let out = mavboard()
+    let out = mavboard_command()
         .arg("annotate")
         .arg(&input)
         .args(["--report"])
@@ -280,7 +272,7 @@ fn the_cli_annotates_is_interrupted_and_resumes() {
     assert_eq!(summary.end, BatchEnd::Interrupted);
     let partial = fs::read(paths.partial()).expect("partial output");
     assert_eq!(PgnReader::new(partial.as_slice()).filter(|g| g.is_ok()).count(), 2);
-    let out = mavboard()
+    let out = mavboard_command()
         .arg("annotate")
         .arg(&input)
         .arg("-o")
@@ -303,9 +295,10 @@ fn the_cli_annotates_is_interrupted_and_resumes() {
     assert!(!paths.partial().exists() && !paths.state().exists());
 
     // Bad arguments are named.
-    let out = mavboard().arg("annotate").arg(&input).args(["--scoring", "median"]).output().expect("runs");
+    let out =
+        mavboard_command().arg("annotate").arg(&input).args(["--scoring", "median"]).output().expect("runs");
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--scoring median"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'median' for '--scoring"));
     fs::remove_dir_all(&dir).ok();
 }
 
@@ -315,14 +308,14 @@ fn ctrl_c_stops_the_cli_with_a_valid_partial_output_and_a_second_run_resumes() {
     use std::process::Stdio;
     use std::time::{Duration, Instant};
 
-    let dir = temp_dir("sigint");
+    let dir = temp_dir("review", "sigint");
     let lichess = fs::read_to_string(fixture("lichess_db_2025-05_sample_1MB.pgn")).expect("fixture");
     let text = first_games(&lichess, 25);
     let input = dir.join("games.pgn");
     fs::write(&input, text).expect("write");
     let model = root().join("assets/models/mav-enc-tiny");
     let run = || {
-        mavboard()
+        mavboard_command()
             .arg("annotate")
             .arg(&input)
             .arg("--model")
@@ -382,13 +375,13 @@ fn stockfish_judges_and_the_model_view_is_kept_beside_it() {
         Ok(p) => p,
         Err(e) => return eprintln!("SKIPPED: {e}"),
     };
-    let dir = temp_dir("uci-judge");
+    let dir = temp_dir("review", "uci-judge");
     // 3... Nf6?? allows mate in one; 4. Qxf7# mates.
     let input = dir.join("scholar.pgn");
     fs::write(&input, "[Event \"t\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n")
         .expect("write");
     let report = dir.join("r.json");
-    let out = mavboard()
+    let out = mavboard_command()
         .arg("annotate")
         .arg(&input)
         .arg("--report")
@@ -433,8 +426,12 @@ fn stockfish_judges_and_the_model_view_is_kept_beside_it() {
     let counted = moves.iter().filter(|m| m["model"]["disagrees"] == true).count() as u64;
     assert_eq!(white + black, counted);
     // --sims cannot go with a UCI reviewer; a bad reviewer name is refused with the choices.
-    let bad =
-        mavboard().arg("annotate").arg(&input).args(["--reviewer", "deep-blue"]).output().expect("runs");
+    let bad = mavboard_command()
+        .arg("annotate")
+        .arg(&input)
+        .args(["--reviewer", "deep-blue"])
+        .output()
+        .expect("runs");
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("use model, uci or uci:PATH"));
     fs::remove_dir_all(&dir).ok();

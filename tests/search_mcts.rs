@@ -1,22 +1,18 @@
 //! MAV-MCTS over mock evaluators and real chess positions.
 
+mod common;
+
+use common::chess;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
+use mavboard::inference::material::MaterialEvaluator;
+use mavboard::inference::mock::HashEvaluator;
 use mavboard::search::SearchError;
 use mavboard::search::mcts::{
     Completion, FirstPlayValue, Mcts, MctsParams, NodeStatus, RunLimits, VirtualCounts, WorldModel,
 };
-use mavboard::search::mock::{HashEvaluator, MaterialEvaluator};
 use proptest::prelude::*;
-use shakmaty::CastlingMode;
-use shakmaty::fen::Fen;
-
-fn chess(fen: &str) -> ChessState {
-    let fen: Fen = fen.parse().expect("test FEN is valid");
-    let pos = fen.into_position(CastlingMode::Standard).expect("test FEN is a legal position");
-    ChessState::new(pos, CastlingMode::Standard)
-}
 
 /// White mates with Ra8#; by material every move is equal.
 const MATE_IN_ONE: &str = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1";

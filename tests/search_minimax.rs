@@ -1,21 +1,15 @@
 //! Explicit minimax over mock evaluators and real chess positions.
 
+mod common;
+
+use common::chess;
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
+use mavboard::inference::material::MaterialEvaluator;
+use mavboard::inference::mock::HashEvaluator;
 use mavboard::search::SearchError;
 use mavboard::search::mcts::WorldModel;
 use mavboard::search::minimax::{DecisionSource, MinimaxNode, MinimaxParams, NodeEvaluation, minimax};
-use mavboard::search::mock::{HashEvaluator, MaterialEvaluator};
-use shakmaty::CastlingMode;
-use shakmaty::fen::Fen;
-
-fn chess(fen: &str) -> ChessState {
-    let fen: Fen = fen.parse().expect("test FEN is valid");
-    ChessState::new(
-        fen.into_position(CastlingMode::Standard).expect("legal position"),
-        CastlingMode::Standard,
-    )
-}
 
 /// Checks every node's value against its children or its own move values.
 fn check_backup(n: &MinimaxNode<ChessState>, params: &MinimaxParams) {

@@ -13,12 +13,15 @@
 //! `./packaging/dev.sh test` runs): without them these tests skip with a message, unless
 //! MAVBOARD_REQUIRE_IMPORT=1 (set by dev.sh test and so by CI), where they fail.
 
+mod common;
+
 mod ui_common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::{mavboard_command, temp_dir};
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalRequest, TopK};
@@ -29,13 +32,6 @@ use mavboard::ui::values_panel::current_rows;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/searchless")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mavboard-searchless-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
@@ -134,14 +130,6 @@ fn importer_ready() -> bool {
     false
 }
 
-fn mavboard(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mavboard"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("mavboard runs")
-}
-
 fn import(checkpoint: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "import",
@@ -151,7 +139,7 @@ fn import(checkpoint: &Path, out: &Path, extra: &[&str]) -> std::process::Output
         out.to_str().expect("utf-8 path"),
     ];
     args.extend_from_slice(extra);
-    mavboard(&args)
+    mavboard_in_repo(&args)
 }
 
 /// Values every reference position with the package and returns the largest difference of a bucket
@@ -198,7 +186,7 @@ fn tiny_checkpoint_converts_to_the_authors_outputs() {
     if !importer_ready() {
         return;
     }
-    let dir = temp_dir("tiny");
+    let dir = temp_dir("searchless", "tiny");
     let out = dir.join("pkg");
     let o = import(&fixtures().join("tiny"), &out, &["--heads", "4"]);
     assert!(o.status.success(), "import failed: {}", String::from_utf8_lossy(&o.stderr));
@@ -219,7 +207,7 @@ fn tiny_checkpoint_converts_to_the_authors_outputs() {
     assert!(moves > 3000);
     assert!(worst <= 1e-4, "max |Δ log p| = {worst}");
     // The converted package is a package: `analyse` runs on it.
-    let a = mavboard(&["analyse", "--model", out.to_str().expect("utf-8"), "--k", "3"]);
+    let a = mavboard_in_repo(&["analyse", "--model", out.to_str().expect("utf-8"), "--k", "3"]);
     assert!(a.status.success(), "analyse failed: {}", String::from_utf8_lossy(&a.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -229,7 +217,7 @@ fn an_imported_package_analyses_in_the_app_with_its_128_buckets() {
     if !importer_ready() {
         return;
     }
-    let dir = temp_dir("app");
+    let dir = temp_dir("searchless", "app");
     let out = dir.join("pkg");
     let o = import(&fixtures().join("tiny"), &out, &["--heads", "4"]);
     assert!(o.status.success(), "import failed: {}", String::from_utf8_lossy(&o.stderr));
@@ -262,7 +250,7 @@ fn external_checkpoint_converts_to_its_reference_outputs() {
     };
     let (ckpt, reference) = spec.split_once(':').expect("CHECKPOINT_DIR:REFERENCE_PREFIX");
     assert!(importer_ready(), "the importer's Python packages are needed");
-    let dir = temp_dir("external");
+    let dir = temp_dir("searchless", "external");
     let out = dir.join("pkg");
     let o = import(Path::new(ckpt), &out, &[]);
     assert!(o.status.success(), "import failed: {}", String::from_utf8_lossy(&o.stderr));
@@ -307,7 +295,7 @@ fn wrong_checkpoints_are_named_errors() {
     if !importer_ready() {
         return;
     }
-    let dir = temp_dir("wrong");
+    let dir = temp_dir("searchless", "wrong");
     let cases: [(&str, &str, &str); 5] = [
         ("missing-layer", "del p['linear_4']", "no 'linear_4/w' (layer 1 MLP up)"),
         (
@@ -341,4 +329,9 @@ fn wrong_checkpoints_are_named_errors() {
     let o = import(&fixtures().join("tiny"), &dir.join("z"), &[]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("pass --heads"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `mavboard` with `args`, run from the repository root (the importer's paths are relative to it).
+fn mavboard_in_repo(args: &[&str]) -> std::process::Output {
+    mavboard_command().args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("mavboard runs")
 }

@@ -7,14 +7,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
-use mavboard::engine::line_reader::spawn_line_reader;
 use mavboard::engine::{EngineConfig, EvaluatorBox};
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::game::fen::ModeChoice;
-use mavboard::search::mock::MaterialEvaluator;
+use mavboard::inference::material::MaterialEvaluator;
 use mavboard::uci::info::parse_info;
-use mavboard::uci::server::{FactoryBuilder, serve};
+use mavboard::uci::line_reader::spawn_line_reader;
+use mavboard::uci_server::{FactoryBuilder, serve};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -61,7 +61,7 @@ fn check_search(output: &[String], position: &ChessState, nodes: Option<u64>) ->
 struct PipeServer {
     input: std::io::PipeWriter,
     lines: Receiver<String>,
-    thread: std::thread::JoinHandle<Result<(), mavboard::uci::server::UciServerError>>,
+    thread: std::thread::JoinHandle<Result<(), mavboard::uci_server::UciServerError>>,
 }
 
 impl PipeServer {

@@ -19,12 +19,14 @@ use mavboard::search::mcts::driver::RunLimits;
 use mavboard::search::mcts::params::{MctsParams, VirtualCounts, WorldModel};
 use mavboard::search::mcts::search::Mcts;
 
+use super::choice::{GameArg, ScoringArg};
+
 /// Arguments of `mavboard analyse`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The game: chess, connect_four or hex.
-    #[arg(long, default_value = "chess")]
-    game: String,
+    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::Chess)]
+    game: GameArg,
     /// Chess: the position (FEN, Shredder-FEN or X-FEN; `startpos` for the initial position).
     #[arg(long, default_value = "startpos")]
     fen: String,
@@ -56,8 +58,8 @@ pub struct Args {
     #[arg(long = "virtual")]
     virtual_counts: Option<String>,
     /// Scoring used by the search's prior and values: mean or max.
-    #[arg(long, default_value = "mean")]
-    scoring: String,
+    #[arg(long, value_enum, default_value_t = ScoringArg::Mean)]
+    scoring: ScoringArg,
     /// Text models: `constrained` (the rules give the moves) or `free` (the model writes everything; its
     /// output and hallucinations are printed).
     #[arg(long = "mode", alias = "decode", default_value = "constrained")]
@@ -102,8 +104,8 @@ fn hex_position(size: u32, moves: &str) -> anyhow::Result<HexState> {
 
 /// Runs `mavboard analyse`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let game = args.game.to_ascii_lowercase().replace('-', "_");
-    let is_chess = matches!(game.as_str(), "chess" | "chess960");
+    let game = args.game.rules();
+    let is_chess = game == GameKind::Chess;
     anyhow::ensure!(
         is_chess || args.fen == "startpos",
         "--fen is for chess; give a Connect Four or Hex position with --moves"
@@ -113,8 +115,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => default_package_dir()?,
     };
     let options = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
-    match game.as_str() {
-        "chess" | "chess960" => {
+    match game {
+        GameKind::Chess | GameKind::Chess960 => {
             anyhow::ensure!(
                 args.moves.is_empty(),
                 "--moves is for Connect Four and Hex; give a chess position with --fen"
@@ -126,7 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             analyse(state, GameKind::Chess, &dir, &options, &args, load_evaluator)
         }
-        "connect_four" | "connect4" | "c4" => {
+        GameKind::ConnectFour => {
             let state = mavboard::game::connect_four::record::read_moves(&args.moves)
                 .with_context(|| format!("--moves {:?}", args.moves))?
                 .end();
@@ -135,14 +137,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 Ok((e, p))
             })
         }
-        "hex" => {
+        GameKind::Hex => {
             let state = hex_position(args.hex_size, &args.moves)?;
             analyse(state, GameKind::Hex, &dir, &options, &args, |dir, options| {
                 let (e, p, _) = load_evaluator_for::<HexState>(dir, options, GameKind::Hex)?;
                 Ok((e, p))
             })
         }
-        other => anyhow::bail!("--game {other}: use chess, connect_four or hex"),
     }
 }
 
@@ -165,11 +166,7 @@ fn analyse<S: MavState>(
     } else {
         TopK::Count(args.k.parse().with_context(|| format!("--k {} is neither a number nor `all`", args.k))?)
     };
-    let scoring = match args.scoring.as_str() {
-        "mean" => Scoring::Mean,
-        "max" => Scoring::Max,
-        s => anyhow::bail!("--scoring {s}: use mean or max"),
-    };
+    let scoring = Scoring::from(args.scoring);
     let mode = match args.decode.as_str() {
         "constrained" => DecodeMode::Constrained,
         "free" => DecodeMode::Free,

@@ -23,6 +23,8 @@ use mavboard::review::{
 use mavboard::uci::SearchLimits;
 use mavboard::uci::locate::locate_stockfish;
 
+use super::choice::ScoringArg;
+
 /// Arguments of `mavboard annotate`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -47,8 +49,8 @@ pub struct Args {
     #[arg(long, requires = "reviewer")]
     nodes: Option<u64>,
     /// Scoring of a move's value distribution: mean or max.
-    #[arg(long, default_value = "mean")]
-    scoring: String,
+    #[arg(long, value_enum, default_value_t = ScoringArg::Mean)]
+    scoring: ScoringArg,
     /// Worker threads, each with its own copy of the model; games are spread over them.
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -109,11 +111,7 @@ fn judge_spec(
 
 /// Runs `mavboard annotate`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let scoring = match args.scoring.as_str() {
-        "mean" => Scoring::Mean,
-        "max" => Scoring::Max,
-        s => anyhow::bail!("--scoring {s}: use mean or max"),
-    };
+    let scoring = Scoring::from(args.scoring);
     let review = ReviewOptions {
         scoring,
         simulations: args.sims,

@@ -13,7 +13,10 @@ use mavboard::datagen::{
     EpdSource, GameLabelSettings, HexLabelOptions, LabelGame, LabelSettings, Limit, PgnSource, Progress,
     ShardSpec, SourceMix, StockfishLabeler, merge_label_sets, run_game_labels_shard, run_labels_shard,
 };
+use mavboard::game::GameKind;
 use mavboard::uci::locate::locate_stockfish;
+
+use super::choice::GameArg;
 
 /// Arguments of `mavboard datagen`.
 #[derive(Debug, clap::Args)]
@@ -84,18 +87,6 @@ const BOOKS: &[(&str, &str, bool)] = &[
     ("frc", "FRC_openings.epd", true),
 ];
 
-/// The games `datagen labels` labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Game {
-    /// Chess and Chess960 with Stockfish.
-    Chess,
-    /// Connect Four with the exact solver.
-    #[value(name = "connect_four")]
-    ConnectFour,
-    /// Hex with the exact solver (few empty cells) or MCTS with random playouts.
-    Hex,
-}
-
 #[derive(Debug, clap::Args)]
 struct LabelsArgs {
     /// Output folder (created; an existing run there with the same settings is resumed).
@@ -103,8 +94,8 @@ struct LabelsArgs {
     out: PathBuf,
     /// The game: chess (Stockfish), connect_four (exact solver) or hex (exact solver up to --exact-empty
     /// empty cells, else MCTS with --playouts random playouts).
-    #[arg(long, value_enum, default_value_t = Game::Chess)]
-    game: Game,
+    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::Chess)]
+    game: GameArg,
     /// Connect Four, Hex: the fewest random plies from the empty board before a chain's first labelled
     /// position [default: 10 for Connect Four (the exact solver is slow nearer the empty board), 2 for Hex].
     #[arg(long)]
@@ -428,9 +419,9 @@ fn game_labels(a: &LabelsArgs, threads: usize) -> anyhow::Result<()> {
             "{flag} is for chess labels; Connect Four and Hex are labelled by their solvers from random openings"
         );
     }
-    let (game, hex, (min, max)) = match a.game {
-        Game::ConnectFour => (LabelGame::ConnectFour, None, (10, 20)),
-        Game::Hex => (
+    let (game, hex, (min, max)) = match a.game.rules() {
+        GameKind::ConnectFour => (LabelGame::ConnectFour, None, (10, 20)),
+        GameKind::Hex => (
             LabelGame::Hex,
             Some(HexLabelOptions {
                 size: a.size,
@@ -440,7 +431,7 @@ fn game_labels(a: &LabelsArgs, threads: usize) -> anyhow::Result<()> {
             }),
             (2, 12),
         ),
-        Game::Chess => bail!("chess is labelled by Stockfish"),
+        GameKind::Chess | GameKind::Chess960 => bail!("chess is labelled by Stockfish"),
     };
     let g = GameLabelSettings {
         game,
@@ -486,7 +477,7 @@ fn game_labels(a: &LabelsArgs, threads: usize) -> anyhow::Result<()> {
 
 fn labels(a: LabelsArgs) -> anyhow::Result<()> {
     let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if a.game != Game::Chess {
+    if a.game.rules() != GameKind::Chess {
         return game_labels(&a, threads);
     }
     let limit = match (a.depth, a.nodes) {

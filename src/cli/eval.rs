@@ -26,6 +26,8 @@ use mavboard::mav::command::StateFormat;
 use mavboard::model::package::default_package_dir;
 use mavboard::search::internal::InternalConfig;
 
+use super::choice::ScoringArg;
+
 /// Arguments of `mavboard eval`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -57,8 +59,8 @@ pub struct Args {
     #[arg(long, requires = "labels")]
     internal: Option<String>,
     /// Scoring of the explicit search of --internal: mean or max.
-    #[arg(long, default_value = "mean")]
-    internal_scoring: String,
+    #[arg(long, value_enum, default_value_t = ScoringArg::Mean)]
+    internal_scoring: ScoringArg,
     /// How the model decodes its traces with --internal: `on` keeps it from listing a move twice on one
     /// line (moves of one token: chess, Connect Four), `off` is plain greedy decoding.
     #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
@@ -67,14 +69,6 @@ pub struct Args {
     /// model's values alone choose when absent); --batch evaluations per model call.
     #[arg(long, requires = "puzzles", value_parser = clap::value_parser!(u64).range(1..))]
     sims: Option<u64>,
-}
-
-fn internal_scoring(text: &str) -> anyhow::Result<Scoring> {
-    match text {
-        "mean" => Ok(Scoring::Mean),
-        "max" => Ok(Scoring::Max),
-        s => anyhow::bail!("--internal-scoring {s}: use mean or max"),
-    }
 }
 
 fn print_internal(m: &InternalMetrics) {
@@ -178,7 +172,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Checked before the long label runs, so a typo does not cost them.
     let internal = match &args.internal {
         Some(spec) => {
-            Some((super::internal::parse_breadth_depth(spec)?, internal_scoring(&args.internal_scoring)?))
+            Some((super::internal::parse_breadth_depth(spec)?, Scoring::from(args.internal_scoring)))
         }
         None => None,
     };

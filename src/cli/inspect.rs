@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::game::hex::HexState;
+use mavboard::game::{GameKind, GameState};
 use mavboard::inference::encoder::EncoderEvaluator;
 use mavboard::inference::evaluator::{EvalRequest, Evaluator};
 use mavboard::inference::inspect::{HeadScale, Inspection, Inspector, TokenRole};
@@ -19,12 +19,14 @@ use mavboard::model::ModelPackage;
 use mavboard::model::package::default_package_dir;
 use serde_json::{Value, json};
 
+use super::choice::GameArg;
+
 /// Arguments of `mavboard inspect`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The game: chess, connect_four or hex.
-    #[arg(long, default_value = "chess")]
-    game: String,
+    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::Chess)]
+    game: GameArg,
     /// Chess: the position (FEN; `startpos` for the initial position).
     #[arg(long, default_value = "startpos")]
     fen: String,
@@ -63,14 +65,13 @@ pub struct Args {
 
 /// Runs `mavboard inspect`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let game = args.game.to_ascii_lowercase().replace('-', "_");
     let dir = match &args.model {
         Some(d) => d.clone(),
         None => default_package_dir()?,
     };
     let options = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
-    match game.as_str() {
-        "chess" | "chess960" => {
+    match args.game.rules() {
+        GameKind::Chess | GameKind::Chess960 => {
             anyhow::ensure!(
                 args.moves.is_empty(),
                 "--moves is for Connect Four and Hex; give a chess position with --fen"
@@ -82,7 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             inspect(state, &dir, &options, &args)
         }
-        "connect_four" | "connect4" | "c4" => {
+        GameKind::ConnectFour => {
             anyhow::ensure!(
                 args.fen == "startpos",
                 "--fen is for chess; give a Connect Four position with --moves"
@@ -92,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .end();
             inspect(state, &dir, &options, &args)
         }
-        "hex" => {
+        GameKind::Hex => {
             anyhow::ensure!(args.fen == "startpos", "--fen is for chess; give a Hex position with --moves");
             anyhow::ensure!(
                 (5..=13).contains(&args.hex_size),
@@ -108,7 +109,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             inspect(state, &dir, &options, &args)
         }
-        other => anyhow::bail!("--game {other}: use chess, connect_four or hex"),
     }
 }
 

@@ -17,6 +17,8 @@ use mavboard::league::{LeagueConfig, LeagueError, LeagueGameSetup, Progress, run
 use mavboard::model::package::default_package_dir;
 use mavboard::solve::stop::StopFlag;
 
+use super::choice::GameArg;
+
 const AFTER_HELP: &str = "\
 Agents: mav-max and mav-mean (one model call per move, the best move by max or mean scoring), mcts:N and
 mcts-max:N (MAV-MCTS with N simulations per move, mean or max scoring, batch --batch, tree reuse). Model
@@ -57,8 +59,8 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     agents: Vec<String>,
     /// The game: chess, connect_four or hex.
-    #[arg(long, default_value = "chess")]
-    game: String,
+    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::Chess)]
+    game: GameArg,
     /// Hex: the board size (5..=13).
     #[arg(long, default_value_t = 7)]
     hex_size: u32,
@@ -134,13 +136,12 @@ pub struct Args {
 
 /// Runs `mavboard league`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let game = args.game.to_ascii_lowercase().replace('-', "_");
-    let chess = matches!(game.as_str(), "chess" | "chess960");
-    let default_agents = match game.as_str() {
-        "chess" | "chess960" => "mav-max,mav-mean,mcts:100,stockfish:0",
-        "connect_four" | "connect4" | "c4" => "mav-max,mav-mean,mcts:100,solver:4",
-        "hex" => "mav-max,mav-mean,mcts:100,playouts:1000",
-        other => anyhow::bail!("--game {other}: use chess, connect_four or hex"),
+    let kind = args.game.rules();
+    let chess = kind == GameKind::Chess;
+    let default_agents = match kind {
+        GameKind::Chess | GameKind::Chess960 => "mav-max,mav-mean,mcts:100,stockfish:0",
+        GameKind::ConnectFour => "mav-max,mav-mean,mcts:100,solver:4",
+        GameKind::Hex => "mav-max,mav-mean,mcts:100,playouts:1000",
     };
     let texts: Vec<String> = if args.agents.is_empty() {
         default_agents.split(',').map(str::to_owned).collect()
@@ -148,11 +149,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.agents.clone()
     };
     let agents = parse_agents(&texts)?;
-    let kind = match game.as_str() {
-        "hex" => GameKind::Hex,
-        "chess" | "chess960" => GameKind::Chess,
-        _ => GameKind::ConnectFour,
-    };
     check_agents(kind, &agents)?;
     let model = match &args.model {
         Some(d) => d.clone(),
@@ -162,8 +158,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !chess && args.book.is_some() {
         anyhow::bail!("--book is for chess; Connect Four and Hex openings come from --opening-plies");
     }
-    let setup = match game.as_str() {
-        "chess" | "chess960" => LeagueGameSetup::Chess {
+    let setup = match kind {
+        GameKind::Chess | GameKind::Chess960 => LeagueGameSetup::Chess {
             book: match &args.book {
                 Some(b) => b.clone(),
                 None => mavboard::league::openings::default_book().with_context(|| {
@@ -174,8 +170,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 })?,
             },
         },
-        "hex" => LeagueGameSetup::Hex { size: args.hex_size, plies: args.opening_plies.unwrap_or(1) },
-        _ => LeagueGameSetup::ConnectFour { plies: args.opening_plies.unwrap_or(2) },
+        GameKind::Hex => LeagueGameSetup::Hex { size: args.hex_size, plies: args.opening_plies.unwrap_or(1) },
+        GameKind::ConnectFour => LeagueGameSetup::ConnectFour { plies: args.opening_plies.unwrap_or(2) },
     };
     let eval = EvalRules {
         depth: args.adjudicate_depth,

@@ -6,12 +6,14 @@ use anyhow::{Context, bail};
 use mavboard::game::chess::ChessState;
 use mavboard::game::{GameKind, GameState};
 use mavboard::mav::buckets::Buckets;
-use mavboard::mav::command::{Layout, StateFormat, parse_game};
+use mavboard::mav::command::{Layout, StateFormat};
 use mavboard::mav::example::{Example, ExampleSpec, MoveOrder, MoveValue, render_example};
 use mavboard::mav::response::{ParsedResponse, parse_example_text, parse_response};
 use mavboard::mav::sample::{random_examples, random_traces};
 use mavboard::mav::state::MavState;
 use mavboard::mav::tokenizer::Tokenizer;
+
+use super::choice::GameArg;
 
 /// Arguments of `mavboard mav`.
 #[derive(Debug, clap::Args)]
@@ -52,8 +54,8 @@ enum Sub {
 #[derive(Debug, clap::Args)]
 struct ExampleArgs {
     /// Game: chess or chess960.
-    #[arg(long, default_value = "chess")]
-    game: String,
+    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::Chess)]
+    game: GameArg,
     /// FEN of the previous position (with --action).
     #[arg(long)]
     prev_fen: Option<String>,
@@ -95,8 +97,8 @@ struct ParseArgs {
     #[arg(long)]
     fen: Option<String>,
     /// Game: chess or chess960 (with --fen).
-    #[arg(long, default_value = "chess")]
-    game: String,
+    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::Chess)]
+    game: GameArg,
     /// The header commands the output answers (with --fen).
     #[arg(long, default_value = "%FEN %top_all %best_action %FEN")]
     commands: String,
@@ -158,7 +160,7 @@ fn read_fen(game: GameKind, fen: &str, what: &str) -> anyhow::Result<ChessState>
 }
 
 fn example(a: ExampleArgs) -> anyhow::Result<()> {
-    let game = parse_game(&a.game)?;
+    let game = a.game.kind();
     let buckets = Buckets::new(a.buckets)?;
     let layout = Layout::from_command_list(game, &a.commands).context("--commands")?;
     let previous = match (&a.prev_fen, &a.action) {
@@ -222,7 +224,7 @@ fn parse(a: ParseArgs) -> anyhow::Result<()> {
     } else {
         let fen =
             a.fen.as_deref().context("the file has no `<mav …>` header: give the position with --fen")?;
-        let game = parse_game(&a.game)?;
+        let game = a.game.kind();
         let state = read_fen(game, fen, "--fen")?;
         let layout = Layout::from_command_list(game, &a.commands).context("--commands")?;
         let parsed = parse_response(&layout, &state, buckets, &text, 1);

@@ -3,6 +3,7 @@
 pub mod analyse;
 pub mod annotate;
 pub mod bench;
+pub mod choice;
 pub mod datagen;
 pub mod eval;
 pub mod import;

@@ -12,12 +12,14 @@ use mavboard::solve::connect_four::{Analysis, DEFAULT_TABLE_BITS, Solver};
 use rand::seq::IndexedRandom;
 use rand::{SeedableRng, rngs::StdRng};
 
+use super::choice::GameArg;
+
 /// Arguments of `mavboard solve`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The game: `connect_four` or `hex`.
-    #[arg(long, default_value = "connect_four")]
-    game: String,
+    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::ConnectFour)]
+    game: GameArg,
     /// The position as the moves played from the empty board: Connect Four columns 1–7 (e.g. `4453`),
     /// Hex cells and `swap` separated by spaces or commas (e.g. `d4 c5 swap`); empty: the empty board.
     #[arg(long, default_value = "")]
@@ -34,7 +36,7 @@ pub struct Args {
 
 /// Runs `mavboard solve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if args.game == "hex" {
+    if args.game == GameArg::Hex {
         let bits = if args.table_bits == DEFAULT_TABLE_BITS {
             mavboard::solve::hex::DEFAULT_TABLE_BITS
         } else {
@@ -42,8 +44,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         return super::solve_hex::run(&args.hex, &args.moves, args.json, bits);
     }
-    if args.game != "connect_four" {
-        bail!("there are solvers for connect_four and hex, not '{}'", args.game);
+    if args.game != GameArg::ConnectFour {
+        bail!("there are solvers for connect_four and hex, not '{}'", args.game.kind().name());
     }
     let record = read_moves(&args.moves)?;
     let state = record.end();
@@ -106,8 +108,8 @@ fn mnps(nodes: u64, elapsed: Duration) -> f64 {
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
     /// The game: `connect_four` or `hex`.
-    #[arg(long, default_value = "connect_four")]
-    game: String,
+    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::ConnectFour)]
+    game: GameArg,
     /// Hex: the board size (the exact solver takes up to 7; 4 and 5 are practical).
     #[arg(long, default_value_t = 5)]
     size: u32,
@@ -179,7 +181,7 @@ struct Row {
 /// Runs `mavboard bench solve`: for each ply count, seeded quiet positions, each solved (every legal move's
 /// value) from an empty transposition table.
 pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
-    if args.game == "hex" {
+    if args.game == GameArg::Hex {
         let bits = if args.table_bits == DEFAULT_TABLE_BITS {
             mavboard::solve::hex::DEFAULT_TABLE_BITS
         } else {
@@ -194,8 +196,8 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
             args.json,
         );
     }
-    if args.game != "connect_four" {
-        bail!("there are solvers for connect_four and hex, not '{}'", args.game);
+    if args.game != GameArg::ConnectFour {
+        bail!("there are solvers for connect_four and hex, not '{}'", args.game.kind().name());
     }
     let mut rng = StdRng::seed_from_u64(args.seed);
     let mut solver = Solver::with_table_bits(args.table_bits);

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use mavboard::engine::{EngineConfig, EvaluatorBox, EvaluatorFactory, FactoryError};
 use mavboard::inference::device::SessionThreads;
+use mavboard::inference::material::MaterialEvaluator;
 use mavboard::inference::onnx::session::SessionOptions;
-use mavboard::search::mock::MaterialEvaluator;
-use mavboard::uci::server::{FactoryBuilder, ModelChoice, serve};
+use mavboard::uci_server::{FactoryBuilder, ModelChoice, serve};
 
 /// Arguments of `mavboard uci`.
 #[derive(Debug, clap::Args)]

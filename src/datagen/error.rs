@@ -26,7 +26,7 @@ pub enum DatagenError {
         /// The line number, from 1.
         line: usize,
         /// What is wrong.
-        reason: String,
+        reason: EpdError,
     },
     /// A position file holds no positions.
     #[error("{}: no positions in this file (expected one FEN/EPD per line)", .path.display())]
@@ -152,4 +152,25 @@ impl DatagenError {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         DatagenError::Io { path: path.into(), source }
     }
+}
+
+/// An EPD/FEN line that is not a usable chess position.
+#[derive(Debug, thiserror::Error)]
+pub enum EpdError {
+    /// The text is not FEN.
+    #[error("invalid FEN {text:?}: {source}")]
+    InvalidFen {
+        /// The position's fields as read.
+        text: String,
+        /// What the FEN parser said.
+        source: shakmaty::fen::ParseFenError,
+    },
+    /// The text is FEN, but of a position that cannot arise (no king, a side not to move in check, ...).
+    #[error("illegal position {text:?}: {source}")]
+    IllegalPosition {
+        /// The position's fields as read.
+        text: String,
+        /// What shakmaty found wrong.
+        source: Box<shakmaty::PositionError<shakmaty::Chess>>,
+    },
 }

@@ -38,7 +38,7 @@ pub mod shard;
 pub mod source;
 pub mod tree;
 
-pub use error::DatagenError;
+pub use error::{DatagenError, EpdError};
 pub use game_label::{GameLabelSettings, GameLabeler, HexLabelOptions};
 pub use game_run::{run_game_labels, run_game_labels_shard};
 pub use label::{Label, Labeler, StockfishLabeler};

@@ -263,7 +263,9 @@ fn label_chain<L: Labeler>(
 pub(crate) fn record_hash(r: &LabelRecord, path: &Path) -> Result<u64, DatagenError> {
     let corrupt = |reason: String| DatagenError::Corrupt { path: path.to_path_buf(), reason };
     match r.game {
-        LabelGame::Chess => Ok(parse_epd_line(&r.fen, r.chess960).map_err(corrupt)?.hash64()),
+        LabelGame::Chess => {
+            Ok(parse_epd_line(&r.fen, r.chess960).map_err(|e| corrupt(e.to_string()))?.hash64())
+        }
         game => game_state_hash(game, &r.fen).map_err(|e| corrupt(e.to_string())),
     }
 }

@@ -12,6 +12,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
 use super::DatagenError;
+use super::error::EpdError;
 use crate::game::chess::ChessState;
 
 /// A finite, indexable collection of positions.
@@ -76,13 +77,15 @@ fn fen_fields(line: &str) -> String {
 /// Parses one EPD/FEN line. With `chess960`, castling rights are read as Chess960 (X-FEN `KQkq` means the
 /// outermost rooks; Shredder-FEN names files). Without it, a castling field naming files also switches
 /// to Chess960, since only Chess960 positions are written that way.
-pub fn parse_epd_line(line: &str, chess960: bool) -> Result<ChessState, String> {
+pub fn parse_epd_line(line: &str, chess960: bool) -> Result<ChessState, EpdError> {
     let text = fen_fields(line);
-    let fen: Fen = text.parse().map_err(|e| format!("invalid FEN {text:?}: {e}"))?;
+    let fen: Fen = text.parse().map_err(|source| EpdError::InvalidFen { text: text.clone(), source })?;
     let castling = text.split_whitespace().nth(2).unwrap_or("-");
     let shredder = castling.chars().any(|c| !matches!(c, 'K' | 'Q' | 'k' | 'q' | '-'));
     let mode = if chess960 || shredder { CastlingMode::Chess960 } else { CastlingMode::Standard };
-    let pos: Chess = fen.into_position(mode).map_err(|e| format!("illegal position {text:?}: {e}"))?;
+    let pos: Chess = fen
+        .into_position(mode)
+        .map_err(|source| EpdError::IllegalPosition { text: text.clone(), source: Box::new(source) })?;
     Ok(ChessState::new(pos, mode))
 }
 
@@ -218,9 +221,12 @@ mod tests {
         assert_eq!(s.to_text(), "r1bq1rk1/ppp2ppp/5n2/2bp4/2NPP3/2P5/PP3PPP/RNBQK2R w KQ - 0 1");
         let e = parse_epd_line("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1", false)
             .expect_err("bad");
-        assert!(e.contains("invalid FEN"), "{e}");
+        assert!(matches!(e, EpdError::InvalidFen { .. }) && e.to_string().contains("invalid FEN"), "{e}");
         let e = parse_epd_line("8/8/8/8/8/8/8/8 w - - 0 1", false).expect_err("no kings");
-        assert!(e.contains("illegal position"), "{e}");
+        assert!(
+            matches!(e, EpdError::IllegalPosition { .. }) && e.to_string().contains("illegal position"),
+            "{e}"
+        );
     }
 
     #[test]

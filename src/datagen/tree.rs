@@ -75,59 +75,68 @@ pub fn label_tree<L: Labeler>(
     depth: u32,
     cache: &mut HashMap<u64, Label>,
 ) -> Result<Vec<(u64, LabelRecord)>, DatagenError> {
-    let mut out = Vec::new();
-    let mut path = Vec::new();
-    expand(labeler, root, &root_record.moves, root_record, breadth, depth, &mut path, cache, &mut out)?;
-    Ok(out)
+    let mut walk = TreeWalk { labeler, root: root_record, breadth, path: Vec::new(), cache, out: Vec::new() };
+    walk.expand(root, &root_record.moves, depth)?;
+    Ok(walk.out)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn expand<L: Labeler>(
-    labeler: &mut L,
-    state: &ChessState,
-    moves: &[MoveLabel],
-    root: &LabelRecord,
+/// The state of one [`label_tree`] walk: what stays the same from node to node, and what it gathers.
+struct TreeWalk<'a, L: Labeler> {
+    /// Labels the positions not in `cache`.
+    labeler: &'a mut L,
+    /// The root's record (source, ply, split and castling mode of every node).
+    root: &'a LabelRecord,
+    /// How many of each position's best moves are followed.
     breadth: u32,
-    left: u32,
-    path: &mut Vec<String>,
-    cache: &mut HashMap<u64, Label>,
-    out: &mut Vec<(u64, LabelRecord)>,
-) -> Result<(), DatagenError> {
-    if left == 0 {
-        return Ok(());
-    }
-    for i in search_order(moves).into_iter().take(breadth as usize) {
-        let uci = &moves[i].uci;
-        let unplayable = |e: crate::game::ActionError| DatagenError::BadLabel {
-            fen: state.fen(),
-            reason: format!("its labelled move {uci} cannot be played: {e}"),
-        };
-        let action = state.parse_action(uci).map_err(unplayable)?;
-        let child = state.play(action).map_err(unplayable)?;
-        if child.outcome().is_some() || child.legal_actions().is_empty() {
-            continue;
+    /// The moves from the root to the node being expanded.
+    path: Vec<String>,
+    /// Labels of the chain's positions, by hash.
+    cache: &'a mut HashMap<u64, Label>,
+    /// The nodes labelled so far, with their hashes.
+    out: Vec<(u64, LabelRecord)>,
+}
+
+impl<L: Labeler> TreeWalk<'_, L> {
+    /// Labels the children of `state` (whose labelled moves are `moves`) after its `breadth` best moves,
+    /// and theirs, `left` plies deep.
+    fn expand(&mut self, state: &ChessState, moves: &[MoveLabel], left: u32) -> Result<(), DatagenError> {
+        if left == 0 {
+            return Ok(());
         }
-        let label = cached_label(labeler, &child, cache)?;
-        path.push(uci.clone());
-        let record = LabelRecord {
-            game: crate::datagen::record::LabelGame::Chess,
-            fen: child.fen(),
-            chess960: root.chess960,
-            moves: label.moves,
-            best: label.best,
-            depth: label.depth,
-            nodes: label.nodes,
-            source: root.source.clone(),
-            ply: root.ply + path.len() as u32,
-            split: root.split,
-            search_path: path.clone(),
-        };
-        let child_moves = record.moves.clone();
-        out.push((child.hash64(), record));
-        expand(labeler, &child, &child_moves, root, breadth, left - 1, path, cache, out)?;
-        path.pop();
+        for i in search_order(moves).into_iter().take(self.breadth as usize) {
+            let uci = &moves[i].uci;
+            let unplayable = |e: crate::game::ActionError| DatagenError::BadLabel {
+                fen: state.fen(),
+                reason: format!("its labelled move {uci} cannot be played: {e}"),
+            };
+            let action = state.parse_action(uci).map_err(unplayable)?;
+            let child = state.play(action).map_err(unplayable)?;
+            if child.outcome().is_some() || child.legal_actions().is_empty() {
+                continue;
+            }
+            let label = cached_label(self.labeler, &child, self.cache)?;
+            self.path.push(uci.clone());
+            let root = self.root;
+            let record = LabelRecord {
+                game: crate::datagen::record::LabelGame::Chess,
+                fen: child.fen(),
+                chess960: root.chess960,
+                moves: label.moves,
+                best: label.best,
+                depth: label.depth,
+                nodes: label.nodes,
+                source: root.source.clone(),
+                ply: root.ply + self.path.len() as u32,
+                split: root.split,
+                search_path: self.path.clone(),
+            };
+            let child_moves = record.moves.clone();
+            self.out.push((child.hash64(), record));
+            self.expand(&child, &child_moves, left - 1)?;
+            self.path.pop();
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]

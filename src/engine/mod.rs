@@ -3,8 +3,8 @@
 //! Everything below this layer (rules, formats, inference, search) is single-threaded and deterministic;
 //! this module runs that work on background threads and talks to them over crossbeam channels:
 //! [`pool`] runs independent jobs on N workers that each own an expensive resource (a Stockfish process,
-//! an ONNX session), and [`line_reader`] turns a blocking byte stream (a child process's stdout) into a
-//! channel of lines that can be waited on with a timeout.
+//! an ONNX session). (The one other thread spawner is [`crate::uci::line_reader`], below this layer, which
+//! reads a child process's stdout for the UCI client.)
 //!
 //! [`Engine`] is the analysis engine: a thread that drives MAV-MCTS ([`crate::search::mcts::Mcts`]) with
 //! its evaluations on a pool of inference workers, taking [`Command`]s and sending [`Event`]s (see
@@ -16,7 +16,6 @@ pub mod api;
 mod controller;
 pub mod handle;
 pub mod internal;
-pub mod line_reader;
 pub mod oracle;
 pub mod pool;
 pub mod position;

@@ -133,10 +133,10 @@ mod tests {
     use crate::datagen::record::{LabelGame, Split};
     use crate::inference::complete::Completion;
     use crate::inference::evaluator::Scoring;
+    use crate::inference::mock::HashEvaluator;
     use crate::mav::buckets::Buckets;
     use crate::mav::command::StateFormat;
     use crate::search::internal::{ExplicitSearch, explicit_search, judge_trace};
-    use crate::search::mock::HashEvaluator;
 
     const FEN: &str = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
 

@@ -439,8 +439,8 @@ pub fn eval_puzzles(
 mod tests {
     use super::*;
     use crate::datagen::record::{LabelGame, MoveLabel, Split};
+    use crate::inference::material::MaterialEvaluator;
     use crate::mav::state::MavState;
-    use crate::search::mock::MaterialEvaluator;
 
     #[test]
     fn connect_four_labels_count_ties_and_kept_results() {
@@ -501,7 +501,7 @@ mod tests {
         );
         let mut report = EvalReport::default();
         eval_connect_four_labels(
-            &mut crate::search::mock::CentreEvaluator,
+            &mut crate::inference::mock::CentreEvaluator,
             &[sooner, tie, lost],
             2,
             &mut report,

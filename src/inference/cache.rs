@@ -1,10 +1,11 @@
-//! A caching decorator: answers repeated requests (same position, same history, same options) from memory.
+//! A cache of evaluation results: answers repeated requests (same position, same history, same options)
+//! from memory. The engine keeps one ([`ResultCache`]) in front of its pool of inference workers.
 
 use std::collections::{HashMap, VecDeque};
 
 use crate::game::GameState;
 
-use super::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, Evaluator, TopK};
+use super::evaluator::{DecodeMode, EvalRequest, EvalResult, TopK};
 
 /// What makes two requests the same question: the position as the model reads it (its full text: for
 /// chess the FEN with its clocks and the Chess960 castling notation, which the Zobrist hash leaves out), the
@@ -52,20 +53,8 @@ fn hash_action<S: GameState>(p: &S, a: S::Action) -> u64 {
     h.finish()
 }
 
-/// Counters of a [`CachedEvaluator`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CacheStats {
-    /// Requests answered from the cache.
-    pub hits: u64,
-    /// Requests passed to the inner evaluator.
-    pub misses: u64,
-    /// Entries now held.
-    pub entries: usize,
-}
-
-/// Up to `capacity` evaluation results by [`CacheKey`], the oldest evicted first. Used by
-/// [`CachedEvaluator`] and by the engine, which answers repeated search requests before they reach its
-/// workers.
+/// Up to `capacity` evaluation results by [`CacheKey`], the oldest evicted first. Used by the engine, which
+/// answers repeated search requests before they reach its workers (one cache shared by all of them).
 #[derive(Debug, Clone)]
 pub struct ResultCache<S: GameState> {
     capacity: usize,
@@ -119,152 +108,10 @@ impl<S: GameState> ResultCache<S> {
     }
 }
 
-/// Wraps any evaluator; keeps up to `capacity` results (oldest evicted first). Errors are not cached.
-#[derive(Debug)]
-pub struct CachedEvaluator<S: GameState, E> {
-    inner: E,
-    cache: ResultCache<S>,
-    stats: CacheStats,
-}
-
-impl<S: GameState, E: Evaluator<S>> CachedEvaluator<S, E> {
-    /// A cache of at most `capacity` results around `inner`.
-    pub fn new(inner: E, capacity: usize) -> Self {
-        CachedEvaluator { inner, cache: ResultCache::new(capacity), stats: CacheStats::default() }
-    }
-
-    /// Hit/miss counters.
-    pub fn stats(&self) -> CacheStats {
-        CacheStats { entries: self.cache.len(), ..self.stats }
-    }
-
-    /// The wrapped evaluator.
-    pub fn inner_mut(&mut self) -> &mut E {
-        &mut self.inner
-    }
-
-    /// Forgets everything (e.g. after loading another model).
-    pub fn clear(&mut self) {
-        self.cache.clear();
-    }
-}
-
-impl<S: GameState, E: Evaluator<S>> Evaluator<S> for CachedEvaluator<S, E> {
-    fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
-        let keys: Vec<CacheKey> = requests.iter().map(CacheKey::of).collect();
-        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = Vec::with_capacity(requests.len());
-        let mut missing = Vec::new();
-        let mut first_of: HashMap<CacheKey, usize> = HashMap::new();
-        for (i, k) in keys.iter().enumerate() {
-            if let Some(hit) = self.cache.get(k) {
-                self.stats.hits += 1;
-                out.push(Some(Ok(hit.clone())));
-            } else if first_of.contains_key(k) {
-                // The same question twice in one batch: ask once, answer both.
-                self.stats.hits += 1;
-                out.push(None);
-            } else {
-                self.stats.misses += 1;
-                first_of.insert(*k, i);
-                missing.push(i);
-                out.push(None);
-            }
-        }
-        if !missing.is_empty() {
-            let batch: Vec<EvalRequest<S>> = missing.iter().map(|&i| requests[i].clone()).collect();
-            let results = self.inner.evaluate(&batch);
-            for (&i, r) in missing.iter().zip(results) {
-                if let Ok(v) = &r {
-                    self.cache.insert(keys[i], v.clone());
-                }
-                out[i] = Some(r);
-            }
-        }
-        // Duplicates within the batch copy the answer of their first occurrence.
-        for i in 0..requests.len() {
-            if out[i].is_none() {
-                out[i] = first_of.get(&keys[i]).and_then(|&j| out[j].clone());
-            }
-        }
-        out.into_iter()
-            .map(|r| {
-                r.unwrap_or_else(|| {
-                    Err(EvalError::Backend("the inner evaluator returned too few results".into()))
-                })
-            })
-            .collect()
-    }
-}
-
-/// Splits batches larger than `max_batch` into several calls of the inner evaluator.
-#[derive(Debug)]
-pub struct BatchSplitter<E> {
-    inner: E,
-    max_batch: usize,
-}
-
-impl<E> BatchSplitter<E> {
-    /// Calls `inner` with at most `max_batch` requests at a time (at least 1).
-    pub fn new(inner: E, max_batch: usize) -> Self {
-        BatchSplitter { inner, max_batch: max_batch.max(1) }
-    }
-
-    /// The wrapped evaluator.
-    pub fn inner_mut(&mut self) -> &mut E {
-        &mut self.inner
-    }
-}
-
-impl<S: GameState, E: Evaluator<S>> Evaluator<S> for BatchSplitter<E> {
-    fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
-        let mut out = Vec::with_capacity(requests.len());
-        for chunk in requests.chunks(self.max_batch) {
-            let mut r = self.inner.evaluate(chunk);
-            r.resize_with(chunk.len(), || {
-                Err(EvalError::Backend("the inner evaluator returned too few results".into()))
-            });
-            out.extend(r);
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::game::chess::ChessState;
-    use crate::inference::evaluator::MoveValue;
-    use crate::mav::buckets::{Buckets, ValueDistribution};
-
-    /// Values every legal move at bucket 10 and counts the requests it sees.
-    struct Counting {
-        seen: usize,
-    }
-
-    impl Evaluator<ChessState> for Counting {
-        fn evaluate(
-            &mut self,
-            requests: &[EvalRequest<ChessState>],
-        ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
-            self.seen += requests.len();
-            requests
-                .iter()
-                .map(|r| {
-                    let moves = r
-                        .state
-                        .legal_actions()
-                        .into_iter()
-                        .map(|a| MoveValue {
-                            action: a,
-                            text: r.state.action_to_text(a),
-                            dist: ValueDistribution::one_hot(Buckets::mav(), 10).expect("bucket"),
-                        })
-                        .collect();
-                    Ok(EvalResult::values(moves, None))
-                })
-                .collect()
-        }
-    }
 
     fn after(moves: &[&str]) -> ChessState {
         let mut s = ChessState::startpos();
@@ -275,24 +122,21 @@ mod tests {
         s
     }
 
+    fn answer(r: &EvalRequest<ChessState>) -> EvalResult<ChessState> {
+        EvalResult::values(Vec::new(), r.state.outcome())
+    }
+
     #[test]
-    fn repeated_and_transposed_positions_hit() {
-        let mut c = CachedEvaluator::new(Counting { seen: 0 }, 100);
+    fn transposed_positions_are_the_same_question_and_other_options_another() {
         let a = EvalRequest::values(after(&["g1f3", "g8f6", "b1c3"]));
         let b = EvalRequest::values(after(&["b1c3", "g8f6", "g1f3"]));
-        let r = c.evaluate(&[a.clone(), b.clone(), a.clone()]);
-        assert_eq!(r.len(), 3);
-        assert!(r.iter().all(Result::is_ok));
-        assert_eq!(c.inner_mut().seen, 1, "one transposition, asked once");
-        c.evaluate(&[b]);
-        assert_eq!(c.inner_mut().seen, 1);
-        let stats = c.stats();
-        assert_eq!((stats.hits, stats.misses, stats.entries), (3, 1, 1));
-        // Other options are another question.
-        let mut free = a;
-        free.top_k = TopK::Count(5);
-        c.evaluate(&[free]);
-        assert_eq!(c.inner_mut().seen, 2);
+        assert_eq!(CacheKey::of(&a), CacheKey::of(&b));
+        let mut cache = ResultCache::new(100);
+        cache.insert(CacheKey::of(&a), answer(&a));
+        assert!(cache.get(&CacheKey::of(&b)).is_some());
+        let mut top5 = a;
+        top5.top_k = TopK::Count(5);
+        assert!(cache.get(&CacheKey::of(&top5)).is_none());
     }
 
     #[test]
@@ -304,35 +148,22 @@ mod tests {
         assert_eq!(back.hash64(), start.hash64());
         let (a, b) = (EvalRequest::values(start), EvalRequest::values(back));
         assert_ne!(CacheKey::of(&a), CacheKey::of(&b));
-        let mut c = CachedEvaluator::new(Counting { seen: 0 }, 100);
-        c.evaluate(&[a, b]);
-        assert_eq!(c.inner_mut().seen, 2);
     }
 
     #[test]
     fn capacity_evicts_oldest() {
-        let mut c = CachedEvaluator::new(Counting { seen: 0 }, 1);
         let a = EvalRequest::values(after(&["e2e4"]));
         let b = EvalRequest::values(after(&["d2d4"]));
-        c.evaluate(std::slice::from_ref(&a));
-        c.evaluate(&[b]);
-        c.evaluate(&[a]);
-        assert_eq!(c.inner_mut().seen, 3);
-        assert_eq!(c.stats().entries, 1);
-    }
-
-    #[test]
-    fn splitter_keeps_order_and_batches() {
-        let mut s = BatchSplitter::new(Counting { seen: 0 }, 2);
-        let reqs: Vec<_> = ["e2e4", "d2d4", "c2c4", "g1f3", "b1c3"]
-            .iter()
-            .map(|m| EvalRequest::values(after(&[m])))
-            .collect();
-        let r = s.evaluate(&reqs);
-        assert_eq!(r.len(), 5);
-        for (req, res) in reqs.iter().zip(&r) {
-            assert_eq!(res.as_ref().expect("ok").moves.len(), req.state.legal_actions().len());
-        }
-        assert_eq!(s.inner_mut().seen, 5);
+        let mut cache = ResultCache::new(1);
+        cache.insert(CacheKey::of(&a), answer(&a));
+        cache.insert(CacheKey::of(&b), answer(&b));
+        assert_eq!(cache.len(), 1);
+        assert!(cache.get(&CacheKey::of(&a)).is_none());
+        assert!(cache.get(&CacheKey::of(&b)).is_some());
+        cache.clear();
+        assert!(cache.is_empty());
+        let mut none = ResultCache::new(0);
+        none.insert(CacheKey::of(&a), answer(&a));
+        assert!(none.is_empty());
     }
 }

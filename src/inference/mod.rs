@@ -1,7 +1,9 @@
 //! Inference backends: the engine's only way to see a model.
 //!
 //! [`ort_lib`] finds and loads ONNX Runtime, [`device`] chooses the execution provider. Search never sees a
-//! tensor: it talks to an `Evaluator` with requests and results.
+//! tensor: it talks to an `Evaluator` with requests and results. Evaluators without a model:
+//! [`material::MaterialEvaluator`] (chess by material, `mavboard uci --mock`) and the test evaluators in
+//! [`mock`].
 
 pub mod action_value;
 pub mod backend;
@@ -13,8 +15,11 @@ pub mod evaluator;
 pub mod inspect;
 pub mod lm;
 pub mod load;
+pub mod material;
+pub mod mock;
 
 pub use load::{LoadError, load_evaluator, load_evaluator_for};
 pub mod onnx;
 pub mod ort_lib;
 pub mod remote;
+mod synthetic;

@@ -190,7 +190,7 @@ impl<G: GameState> Agent<G> for MctsAgent<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::mock::MaterialEvaluator;
+    use crate::inference::material::MaterialEvaluator;
 
     fn shared() -> SharedEvaluator {
         Rc::new(RefCell::new(Box::new(MaterialEvaluator::new(1))))

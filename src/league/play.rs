@@ -163,9 +163,9 @@ mod tests {
     use super::*;
     use crate::game::chess::ChessState;
     use crate::inference::evaluator::Scoring;
+    use crate::inference::material::MaterialEvaluator;
     use crate::league::agent::Choice;
     use crate::league::model_agent::MavAgent;
-    use crate::search::mock::MaterialEvaluator;
 
     /// Plays a fixed list of moves, then the first legal move.
     struct Scripted {

@@ -134,10 +134,10 @@ pub fn game_text(tree: &GameTree) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inference::material::MaterialEvaluator;
     use crate::pgn::reader::read_all;
     use crate::review::game::review_game;
     use crate::review::options::ReviewOptions;
-    use crate::search::mock::MaterialEvaluator;
 
     #[test]
     fn annotations_are_inserted_and_the_rest_is_kept() {

@@ -373,8 +373,8 @@ mod tests {
 
     use super::*;
     use crate::engine::EvaluatorBox;
+    use crate::inference::material::MaterialEvaluator;
     use crate::review::resume::ResumeState;
-    use crate::search::mock::MaterialEvaluator;
 
     const PGN: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
         [Event \"broken\"]\n\n1. e4 e4 *\n\n\

@@ -395,8 +395,9 @@ fn summarise(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inference::material::MaterialEvaluator;
+    use crate::inference::mock::HashEvaluator;
     use crate::review::classify::Classification;
-    use crate::search::mock::{HashEvaluator, MaterialEvaluator};
 
     fn game(pgn: &str) -> GameTree {
         crate::pgn::reader::read_all(pgn).remove(0).expect("valid game")

@@ -122,7 +122,8 @@ pub(super) fn open_sink(
         if let Some(why) = state.mismatch(&paths.input, input_len, settings) {
             return Err(mismatch(why));
         }
-        let mut out = reopen_truncated(&paths.partial(), state.output_len).map_err(mismatch)?;
+        let mut out =
+            reopen_truncated(&paths.partial(), state.output_len).map_err(|e| mismatch(e.to_string()))?;
         let mut ends_with_newline = true;
         if state.output_len > 0 {
             let mut last = [0u8; 1];
@@ -133,9 +134,10 @@ pub(super) fn open_sink(
             ends_with_newline = last[0] == b'\n';
         }
         let report = match (paths.report_partial(), state.report_len) {
-            (Some(path), Some(len)) => {
-                Some((BufWriter::new(reopen_truncated(&path, len).map_err(mismatch)?), len))
-            }
+            (Some(path), Some(len)) => Some((
+                BufWriter::new(reopen_truncated(&path, len).map_err(|e| mismatch(e.to_string()))?),
+                len,
+            )),
             _ => None,
         };
         let sink = Sink { out: BufWriter::new(out), out_len: state.output_len, ends_with_newline, report };

@@ -88,16 +88,33 @@ impl ResumeState {
     }
 }
 
+/// Why a partial file cannot be reopened at its recorded length.
+#[derive(Debug, thiserror::Error)]
+pub enum ReopenError {
+    /// Opening, truncating or seeking failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The file is shorter than the resume state says it is.
+    #[error("{} has {actual} bytes but the state records {recorded}", .path.display())]
+    Shorter {
+        /// The partial file.
+        path: PathBuf,
+        /// Its length.
+        actual: u64,
+        /// The length the resume state records.
+        recorded: u64,
+    },
+}
+
 /// Opens a partial file for appending after truncating it to `len` bytes; fails if it is shorter.
-pub fn reopen_truncated(path: &Path, len: u64) -> Result<fs::File, String> {
-    let file = fs::OpenOptions::new().read(true).write(true).open(path).map_err(|e| e.to_string())?;
-    let actual = file.metadata().map_err(|e| e.to_string())?.len();
+pub fn reopen_truncated(path: &Path, len: u64) -> Result<fs::File, ReopenError> {
+    let mut file = fs::OpenOptions::new().read(true).write(true).open(path)?;
+    let actual = file.metadata()?.len();
     if actual < len {
-        return Err(format!("{} has {actual} bytes but the state records {len}", path.display()));
+        return Err(ReopenError::Shorter { path: path.to_path_buf(), actual, recorded: len });
     }
-    file.set_len(len).map_err(|e| e.to_string())?;
-    let mut file = file;
-    std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0)).map_err(|e| e.to_string())?;
+    file.set_len(len)?;
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;
     Ok(file)
 }
 
@@ -150,7 +167,10 @@ mod tests {
         f.write_all(b"game two\n").expect("append");
         drop(f);
         assert_eq!(fs::read_to_string(&path).expect("read"), "game one\ngame two\n");
-        assert!(reopen_truncated(&path, 1000).is_err());
+        assert!(matches!(
+            reopen_truncated(&path, 1000),
+            Err(ReopenError::Shorter { actual: 18, recorded: 1000, .. })
+        ));
         assert_eq!(with_suffix(Path::new("a/b.pgn"), ".partial"), PathBuf::from("a/b.pgn.partial"));
         write_atomic(&dir.join("x.json"), b"{}").expect("writes");
         assert_eq!(fs::read_to_string(dir.join("x.json")).expect("read"), "{}");

@@ -2,7 +2,7 @@
 //!
 //! [`UciEngine::start`] spawns the binary and does the handshake (`uci` … `uciok`, reading `id` and
 //! `option` lines). Requests are written to its stdin; its stdout is read by a background line reader
-//! (from [`crate::engine::line_reader`]) so that waits for `uciok` and `readyok` can time out. The process
+//! (from [`super::line_reader`]) so that waits for `uciok` and `readyok` can time out. The process
 //! is killed when the value is dropped.
 
 use std::io::Write;
@@ -14,7 +14,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 
 use super::UciError;
 use super::info::{Info, parse_info};
-use crate::engine::line_reader::spawn_line_reader;
+use crate::uci::line_reader::spawn_line_reader;
 
 /// How long [`UciEngine::start`] waits for `uciok` and [`UciEngine::is_ready`] for `readyok` by default.
 pub const DEFAULT_REPLY_TIMEOUT: Duration = Duration::from_secs(10);

@@ -1,5 +1,9 @@
 //! The UCI server: mavboard as a chess engine for GUIs and tournament managers (cutechess, Arena, ...).
 //!
+//! Layering: this module sits *above* [`crate::engine`] (it drives an [`Engine`]), while the UCI client in
+//! [`crate::uci`] sits below it, so the two halves of UCI never form an import cycle with the engine. Only
+//! the CLI (`mavboard uci`) and tests use it.
+//!
 //! [`serve`] reads UCI commands line by line, drives an [`Engine`] and writes the answers: `id`/`option`/
 //! `uciok`, `readyok` (after the model has loaded), `info` lines about every 100 ms while searching and
 //! `bestmove`. Models come from a [`FactoryBuilder`], so tests use mock evaluators and the CLI the real
@@ -21,7 +25,6 @@ use std::time::Duration;
 
 use crossbeam_channel::select;
 
-use crate::engine::line_reader::spawn_line_reader;
 use crate::engine::{
     Command, Engine, EngineConfig, EngineError, EvaluatorFactory, Event, GamePosition, GoLimits, SearchReport,
 };
@@ -34,6 +37,7 @@ use crate::mav::buckets::cp_from_win_prob;
 use crate::mav::wdl::wdl;
 use crate::search::mcts::{MctsParams, WorldModel};
 use crate::search::mcts::{MctsSnapshot, MoveStats, NodeStatus};
+use crate::uci::line_reader::spawn_line_reader;
 
 /// The model settings a UCI GUI can change; a [`FactoryBuilder`] turns them into evaluators.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -586,9 +590,9 @@ pub fn info_lines(report: &SearchReport, options: InfoOptions) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inference::material::MaterialEvaluator;
     use crate::search::mcts::Mcts;
     use crate::search::mcts::RunLimits;
-    use crate::search::mock::MaterialEvaluator;
     use crate::uci::info::{ScoreValue, parse_info};
 
     fn report(fen: &str, simulations: u64) -> SearchReport {

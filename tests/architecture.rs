@@ -1,0 +1,328 @@
+//! Architecture checks: the layering that `src/lib.rs` describes, read from the source tree.
+//!
+//! The scanner is plain text: for every `.rs` file under `src/` it takes the paths that start with
+//! `crate::` (or `mavboard::`, how the binary's `cli` names the library), outside comments and string
+//! literals, and keeps their first segment, the top-level module used. [`import_graph`] turns that into a
+//! graph of top-level modules; [`path`] finds a chain of imports from one module to another, so a check
+//! for a cycle between two modules is two calls. [`importers`] lists the files of one module that use
+//! another (for checks such as "the app does not use the UI").
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The top-level modules each top-level module uses: module → used modules (itself left out).
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+/// One source file: its path relative to `src/` (with `/` separators) and its text.
+struct Source {
+    path: String,
+    text: String,
+}
+
+impl Source {
+    /// The top-level module the file belongs to: `engine` for `engine/pool.rs` and `engine.rs`; the crate
+    /// roots `lib.rs` and `main.rs` are `lib` and `main`.
+    fn module(&self) -> String {
+        let first = self.path.split('/').next().unwrap_or_default();
+        first.strip_suffix(".rs").unwrap_or(first).to_owned()
+    }
+}
+
+/// Every `.rs` file under `root`, sorted by path.
+fn source_files(root: &Path) -> Vec<Source> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(root, &mut paths);
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let rel = p.strip_prefix(root).unwrap_or(&p).to_string_lossy().replace('\\', "/");
+            Source { path: rel, text }
+        })
+        .collect()
+}
+
+/// `text` with its comments (line, doc and block) and the contents of its string and character literals
+/// replaced by spaces, so that only code is left to scan.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            out.push(' ');
+        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !prev_is_ident(&chars, i) {
+            // A raw string: r"..." or r#"..."#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                match chars.get(j) {
+                    None => break,
+                    Some('"') if (1..=hashes).all(|k| chars.get(j + k) == Some(&'#')) => {
+                        j += 1 + hashes;
+                        break;
+                    }
+                    Some(_) => j += 1,
+                }
+            }
+            out.push_str("\"\"");
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if c == '\'' && (chars.get(i + 2) == Some(&'\'') || next == Some('\\')) {
+            // A character literal ('x', '\n', '\u{..}'); a lifetime ('a) is left alone.
+            i += 1;
+            while i < chars.len() && chars[i] != '\'' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("' '");
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn prev_is_ident(chars: &[char], i: usize) -> bool {
+    i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
+}
+
+fn ident_at(chars: &[char], mut i: usize) -> (String, usize) {
+    let mut name = String::new();
+    while let Some(&c) = chars.get(i) {
+        if c.is_alphanumeric() || c == '_' {
+            name.push(c);
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    (name, i)
+}
+
+/// The top-level modules `code` uses through `crate::` or `mavboard::` paths, grouped imports
+/// (`use crate::{a::X, b::Y}`) included.
+fn used_modules(code: &str) -> BTreeSet<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut used = BTreeSet::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let (word, end) = ident_at(&chars, i);
+        if word.is_empty() {
+            i += 1;
+            continue;
+        }
+        if prev_is_ident(&chars, i) || !(word == "crate" || word == "mavboard") {
+            i = end;
+            continue;
+        }
+        if chars.get(end) != Some(&':') || chars.get(end + 1) != Some(&':') {
+            i = end;
+            continue;
+        }
+        let after = end + 2;
+        if chars.get(after) == Some(&'{') {
+            // A group: the first segment of every item at depth 1.
+            let mut depth = 0;
+            let mut j = after;
+            let mut expect_item = false;
+            while j < chars.len() {
+                match chars[j] {
+                    '{' => {
+                        depth += 1;
+                        expect_item = depth == 1;
+                        j += 1;
+                    }
+                    '}' => {
+                        depth -= 1;
+                        j += 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    ',' => {
+                        expect_item = depth == 1;
+                        j += 1;
+                    }
+                    c if expect_item && (c.is_alphabetic() || c == '_') => {
+                        let (name, e) = ident_at(&chars, j);
+                        used.insert(name);
+                        expect_item = false;
+                        j = e;
+                    }
+                    _ => j += 1,
+                }
+            }
+            i = j;
+        } else {
+            let (name, e) = ident_at(&chars, after);
+            if !name.is_empty() {
+                used.insert(name);
+            }
+            i = e;
+        }
+    }
+    used
+}
+
+/// The module-level import graph of `sources`: every top-level module and the top-level modules its files
+/// use. Only names that are top-level modules themselves count (so `crate::Foo` of a re-export at the root
+/// is left out, and `self` is not an edge).
+fn import_graph(sources: &[Source]) -> Graph {
+    let modules: BTreeSet<String> = sources.iter().map(Source::module).collect();
+    let mut graph = Graph::new();
+    for s in sources {
+        let module = s.module();
+        let edges = graph.entry(module.clone()).or_default();
+        for used in used_modules(&code_only(&s.text)) {
+            if used != module && modules.contains(&used) {
+                edges.insert(used);
+            }
+        }
+    }
+    graph
+}
+
+/// A chain of imports from `from` to `to` (both ends included), shortest first, if there is one.
+fn path(graph: &Graph, from: &str, to: &str) -> Option<Vec<String>> {
+    let mut came_from: BTreeMap<String, String> = BTreeMap::new();
+    let mut queue = VecDeque::from([from.to_owned()]);
+    while let Some(m) = queue.pop_front() {
+        for next in graph.get(&m).into_iter().flatten() {
+            if next == from || came_from.contains_key(next) {
+                continue;
+            }
+            came_from.insert(next.clone(), m.clone());
+            if next == to {
+                let mut chain = vec![to.to_owned()];
+                while let Some(prev) = came_from.get(chain.last().map(String::as_str).unwrap_or_default()) {
+                    chain.push(prev.clone());
+                    if prev == from {
+                        break;
+                    }
+                }
+                chain.reverse();
+                return Some(chain);
+            }
+            queue.push_back(next.clone());
+        }
+    }
+    None
+}
+
+/// The cycle through `a` and `b`, if each reaches the other: the chain from `a` to `b` and back.
+fn cycle_between(graph: &Graph, a: &str, b: &str) -> Option<String> {
+    let there = path(graph, a, b)?;
+    let back = path(graph, b, a)?;
+    Some(format!("{} → {}", there.join(" → "), back[1..].join(" → ")))
+}
+
+/// The files of module `module` whose code uses top-level module `used`.
+fn importers(sources: &[Source], module: &str, used: &str) -> Vec<String> {
+    sources
+        .iter()
+        .filter(|s| s.module() == module && used_modules(&code_only(&s.text)).contains(used))
+        .map(|s| s.path.clone())
+        .collect()
+}
+
+fn src_tree() -> Vec<Source> {
+    source_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+#[test]
+fn engine_and_uci_do_not_import_each_other_in_a_cycle() {
+    let sources = src_tree();
+    let graph = import_graph(&sources);
+    assert!(graph.contains_key("engine") && graph.contains_key("uci"), "the scan found no engine or uci");
+    assert!(
+        graph["engine"].contains("uci"),
+        "the engine uses the UCI client; the scan should see that edge: {:?}",
+        graph["engine"]
+    );
+    if let Some(cycle) = cycle_between(&graph, "engine", "uci") {
+        panic!("engine and uci import each other: {cycle}");
+    }
+}
+
+#[test]
+fn the_uci_client_does_not_import_the_engine() {
+    let files = importers(&src_tree(), "uci", "engine");
+    assert!(files.is_empty(), "these files under src/uci use crate::engine: {files:?}");
+}
+
+fn source(path: &str, text: &str) -> Source {
+    Source { path: path.to_owned(), text: text.to_owned() }
+}
+
+#[test]
+fn the_scanner_finds_a_cycle_in_a_tiny_tree() {
+    let tree = [
+        source("engine/mod.rs", "//! Uses [`crate::nothing`].\nuse crate::uci::Client;\n"),
+        source("uci/client.rs", "use crate::{game::Move, engine::line_reader};\nfn f<'a>(x: &'a str) {}\n"),
+        source("uci/mod.rs", "pub mod client;\nconst S: &str = \"crate::app::X\";\n"),
+        source("game/mod.rs", "/* use crate::engine; */ fn g() -> char { '\"' }\n"),
+        source("app/mod.rs", "fn h() { mavboard::game::start(); let _ = r#\"crate::ui\"#; }\n"),
+    ];
+    let graph = import_graph(&tree);
+    assert_eq!(graph["engine"], BTreeSet::from(["uci".to_owned()]));
+    assert_eq!(graph["uci"], BTreeSet::from(["engine".to_owned(), "game".to_owned()]));
+    assert!(graph["game"].is_empty(), "comments and character literals are not code: {:?}", graph["game"]);
+    assert_eq!(graph["app"], BTreeSet::from(["game".to_owned()]), "string literals are not code");
+    assert_eq!(cycle_between(&graph, "engine", "uci").as_deref(), Some("engine → uci → engine"));
+    assert_eq!(importers(&tree, "uci", "engine"), vec!["uci/client.rs".to_owned()]);
+    assert_eq!(cycle_between(&graph, "app", "game"), None);
+    assert_eq!(path(&graph, "app", "engine"), None);
+    assert_eq!(path(&graph, "engine", "game"), Some(vec!["engine".into(), "uci".into(), "game".into()]));
+}
