@@ -1,9 +1,11 @@
 //! mavboard: an analysis board for multi-action-value (MAV) game models.
 //!
-//! Layers, each using only the ones listed before it: [`game`] (rules) → [`mav`] (the text protocol) and
-//! [`pgn`] (game records) → [`solve`] (exact solvers) → inference → search → [`uci`] (the UCI client) →
-//! engine → [`uci_server`] (mavboard as a UCI engine) → app → ui. `tests/architecture.rs` checks the
-//! import graph. See `DESIGN.md`.
+//! Layers, each using only the ones before it: [`game`] (rules) → [`mav`] (the text protocol) and [`pgn`]
+//! (game records) → [`model`] (packages), [`solve`] (exact solvers) and [`uci`] (the UCI client) →
+//! [`inference`] (evaluators) → [`search`] (MAV-MCTS, minimax) → [`engine`] (threads) → [`league`],
+//! [`datagen`], [`uci_server`], [`eval`], [`review`] → [`app`] (state and commands) → [`ui`] (panels) →
+//! [`shell`] (the window). The map, with one line per module and the path of an analysis request, is
+//! `docs/ARCHITECTURE.md`; `tests/architecture.rs` checks the import graph against its layer table.
 
 pub mod app;
 pub mod datagen;

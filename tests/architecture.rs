@@ -302,6 +302,139 @@ fn the_uci_client_does_not_import_the_engine() {
     assert!(files.is_empty(), "these files under src/uci use crate::engine: {files:?}");
 }
 
+#[test]
+fn the_app_does_not_import_the_ui() {
+    let sources = src_tree();
+    assert!(sources.iter().any(|s| s.module() == "app"), "the scan found no app");
+    let files = importers(&sources, "app", "ui");
+    assert!(
+        files.is_empty(),
+        "these files under src/app use crate::ui (the shell wires app and ui): {files:?}"
+    );
+}
+
+/// Signs of a FEN parser or a Chess960 decoder of its own: the app reads positions through `game::fen` and
+/// `ChessState::chess960`.
+const FEN_PARSING: [&str; 6] =
+    ["shakmaty::fen", "Fen::", ": Fen", "<Fen>", "CastlingMode::detect", "Board::chess960"];
+
+/// The files under `module` whose code holds one of `signs`, with the sign found.
+fn files_with(sources: &[Source], module: &str, signs: &[&str]) -> Vec<(String, String)> {
+    sources
+        .iter()
+        .filter(|s| s.module() == module)
+        .filter_map(|s| {
+            let code = code_only(&s.text);
+            signs.iter().find(|sign| code.contains(**sign)).map(|sign| (s.path.clone(), (*sign).to_owned()))
+        })
+        .collect()
+}
+
+#[test]
+fn no_module_under_app_parses_fen_itself() {
+    let sources = src_tree();
+    let found = files_with(&sources, "app", &FEN_PARSING);
+    assert!(found.is_empty(), "FEN parsing under src/app (use game::fen / ChessState::from_fen): {found:?}");
+    // The check sees a parser where there is one.
+    let game = files_with(&sources, "game", &FEN_PARSING);
+    assert!(
+        game.iter().any(|(path, _)| path == "game/fen.rs"),
+        "game/fen.rs should show the signs: {game:?}"
+    );
+}
+
+/// The layers of docs/ARCHITECTURE.md's table: each row `| n | `a`, `b` | … |` gives its modules, in order.
+fn documented_layers(doc: &str) -> Vec<(u32, Vec<String>)> {
+    let after = doc.split("## Layers").nth(1).unwrap_or_default();
+    let table = after.split("\n## ").next().unwrap_or_default();
+    table
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let layer: u32 = cells.get(1)?.parse().ok()?;
+            let modules = cells.get(2)?.split(',').map(|m| m.trim().trim_matches('`').to_owned()).collect();
+            Some((layer, modules))
+        })
+        .collect()
+}
+
+/// Every edge of `graph` that does not go up `layers` (to a lower layer, or to an earlier module of the
+/// same row), and every module the table does not name.
+fn layering_faults(graph: &Graph, layers: &[(u32, Vec<String>)]) -> Vec<String> {
+    let mut rank = BTreeMap::new();
+    for (layer, modules) in layers {
+        for (i, m) in modules.iter().enumerate() {
+            rank.insert(m.clone(), (*layer, i));
+        }
+    }
+    let mut faults = Vec::new();
+    for (from, used) in graph {
+        if from == "lib" {
+            continue;
+        }
+        let Some(&here) = rank.get(from) else {
+            faults.push(format!("{from} is not in the table"));
+            continue;
+        };
+        for to in used {
+            match rank.get(to) {
+                None => faults.push(format!("{to} (used by {from}) is not in the table")),
+                Some(&there) if there.0 > here.0 || (there.0 == here.0 && there.1 >= here.1) => {
+                    faults.push(format!("{from} (layer {}) uses {to} (layer {})", here.0, there.0))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    faults
+}
+
+#[test]
+fn the_import_graph_follows_the_documented_layers() {
+    let doc = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
+        .expect("docs/ARCHITECTURE.md");
+    let layers = documented_layers(&doc);
+    assert!(layers.len() >= 8, "the layer table was not found in docs/ARCHITECTURE.md: {layers:?}");
+    let graph = import_graph(&src_tree());
+    let faults = layering_faults(&graph, &layers);
+    assert!(faults.is_empty(), "the code and docs/ARCHITECTURE.md disagree:\n{}", faults.join("\n"));
+}
+
+#[test]
+fn every_source_file_has_its_line_in_the_map() {
+    let doc = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
+        .expect("docs/ARCHITECTURE.md");
+    let missing: Vec<String> = src_tree()
+        .into_iter()
+        .map(|s| format!("`src/{}`", s.path))
+        .filter(|p| !p.ends_with("/tests.rs`") && !doc.contains(p.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "docs/ARCHITECTURE.md has no line for {missing:?}");
+}
+
+#[test]
+fn the_layer_check_finds_an_edge_going_up() {
+    let layers = documented_layers(
+        "## Layers\n| # | module | what |\n|---|---|---|\n| 1 | `game` | rules |\n| 2 | `a`, `b` | two |\n\n## Next\n| 9 | `x` | no |\n",
+    );
+    assert_eq!(layers, vec![(1, vec!["game".to_owned()]), (2, vec!["a".to_owned(), "b".to_owned()])]);
+    let graph = |edges: &[(&str, &str)]| {
+        let mut g = Graph::new();
+        for (from, to) in edges {
+            g.entry((*from).to_owned()).or_default().insert((*to).to_owned());
+            g.entry((*to).to_owned()).or_default();
+        }
+        g
+    };
+    assert!(layering_faults(&graph(&[("a", "game"), ("b", "a")]), &layers).is_empty());
+    assert_eq!(layering_faults(&graph(&[("game", "a")]), &layers), ["game (layer 1) uses a (layer 2)"]);
+    assert_eq!(layering_faults(&graph(&[("a", "b")]), &layers), ["a (layer 2) uses b (layer 2)"]);
+    assert_eq!(
+        layering_faults(&graph(&[("a", "ghost")]), &layers),
+        ["ghost (used by a) is not in the table", "ghost is not in the table"]
+    );
+}
+
 fn source(path: &str, text: &str) -> Source {
     Source { path: path.to_owned(), text: text.to_owned() }
 }

@@ -17,7 +17,7 @@ pub enum ThemeChoice {
     Light,
 }
 
-/// How a value distribution over buckets becomes one number (see DESIGN.md, value buckets).
+/// How a value distribution over buckets becomes one number (see `mav::buckets`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScoringChoice {

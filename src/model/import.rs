@@ -247,7 +247,7 @@ fn inspection_spec(dir: &Path) -> Result<Option<super::manifest::InspectionSpec>
     let data = dir.join("model.onnx.data");
     let weights = if data.is_file() { data } else { dir.join("model.onnx") };
     let bytes = std::fs::metadata(&weights).map_err(io(&weights))?.len();
-    let checksum = crate::inference::inspect::weights_checksum(&weights).map_err(io(&weights))?;
+    let checksum = super::checksum::weights_checksum(&weights).map_err(io(&weights))?;
     let file = weights.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(Some(super::manifest::InspectionSpec {
         file: INSPECT_FILE.into(),

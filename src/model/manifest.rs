@@ -198,7 +198,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// `python -m mavtrain.inspect_export` for a `mav-encoder`, and by `mavboard import searchless` for an
 /// action-value package, whose graph has no `value_logits`/`best_logits` but `logits` [batch, K], a sequence
 /// of 79 positions (the zero BOS token, then the 78 inputs) and `lens_logits` [batch, layers, K] read at
-/// the action. Optional: packages without it load and run as before; only [`crate::inference::inspect`]
+/// the action. Optional: packages without it load and run as before; only `inference::inspect`
 /// reads it, on demand (mav-encoder graphs only, so far).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -232,7 +232,7 @@ pub struct SharedWeights {
     pub file: String,
     /// Its size in bytes.
     pub bytes: u64,
-    /// Its checksum (`crate::inference::inspect::weights_checksum`), 16 hex digits.
+    /// Its checksum (`super::checksum::weights_checksum`), 16 hex digits.
     pub checksum: String,
 }
 

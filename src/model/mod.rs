@@ -3,6 +3,7 @@
 //! Nothing about a model is hard-coded in Rust: token ids, bucket count, layer count and KV shapes come from
 //! [`manifest::Manifest`] and are checked against the ONNX graph by [`signature`].
 
+pub mod checksum;
 pub mod error;
 pub mod import;
 pub mod manifest;

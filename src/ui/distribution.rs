@@ -2,7 +2,7 @@
 //! mean (mean scoring) marked, and all moves × buckets as a heatmap (cells by a WGSL shader when the wgpu
 //! renderer is set up for it, see [`super::heatmap_gpu`], else by egui's painter).
 //!
-//! Buckets follow DESIGN.md: bucket i of K covers win probability [i/K, (i+1)/K) and stands for its centre.
+//! Buckets follow the MAV format (`mav::buckets`): bucket i of K covers win probability [i/K, (i+1)/K) and stands for its centre.
 
 use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 
