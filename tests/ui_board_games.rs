@@ -12,6 +12,7 @@ use egui_kittest::kittest::Queryable;
 use mavboard::app::board_game::{BoardState, GameChoice};
 use mavboard::app::command::Command;
 use mavboard::app::command::DocCommand;
+use mavboard::app::line::MoveHistory;
 use mavboard::app::settings::Settings;
 use mavboard::app::state::AppState;
 use mavboard::engine::oracle::OracleMethod;
@@ -191,4 +192,39 @@ fn hex_is_played_by_clicks_with_mcts_values_and_the_choice_persists() {
     assert!(h.state().ui.board.last_rect().is_some(), "the chess board is drawn again");
     let fresh = AppState::new(Settings::default());
     assert!(fresh.doc.board_game.is_none());
+}
+
+#[test]
+fn one_new_game_command_for_every_game_and_standard_start_brings_chess_back() {
+    let mut h = app_harness();
+    let ctx = h.ctx.clone();
+    // A chess move, then Connect Four: the chess game is kept beside it.
+    h.state_mut().state.apply(
+        Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("e2e4".into()))),
+        &ctx,
+    );
+    h.state_mut().state.apply(Command::Doc(DocCommand::SetGame(GameChoice::ConnectFour)), &ctx);
+    for column in ["4", "3"] {
+        h.state_mut().state.apply(
+            Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(column.into()))),
+            &ctx,
+        );
+    }
+    assert_eq!(moves(&h), ["4", "3"]);
+    // New game: a new game of the kind on the board, the chess game untouched.
+    h.state_mut().state.apply(Command::Doc(DocCommand::NewGame), &ctx);
+    assert!(moves(&h).is_empty());
+    assert_eq!(h.state().state.doc.line.cursor(), 1);
+    // Position > Standard start: chess again, from the start, once the unsaved chess move is let go.
+    let _ = h.try_run();
+    for label in ["Position", "Standard start"] {
+        h.get_by_label(label).click();
+        let _ = h.try_run();
+    }
+    assert!(h.state().state.doc.board_game.is_none());
+    assert_eq!(h.state().state.doc.line.cursor(), 1, "the chess game has an unsaved move: asked first");
+    h.get_by_label("Discard").click();
+    let _ = h.try_run();
+    assert_eq!(h.state().state.doc.line.cursor(), 0);
+    assert_eq!(h.state().state.settings.game, GameChoice::Chess);
 }

@@ -123,6 +123,8 @@ fn file_menu_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
 fn position_menu_ui(ui: &mut egui::Ui) -> Vec<Command> {
     let mut out = Vec::new();
     if ui.button("Standard start").clicked() {
+        // Chess on the board (a Connect Four or Hex game there is left), then a new chess game.
+        out.push(Command::Doc(DocCommand::SetGame(crate::app::board_game::GameChoice::Chess)));
         out.push(Command::Doc(DocCommand::NewGame));
     }
     if ui.button("Copy FEN").clicked() {

@@ -46,6 +46,8 @@ pub fn setup_panel_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiStat
     });
     ui.add_space(8.0);
     if ui.button("Standard start position").clicked() {
+        // Chess on the board (a Connect Four or Hex game there is left), then a new chess game.
+        out.push(Command::Doc(DocCommand::SetGame(crate::app::board_game::GameChoice::Chess)));
         out.push(Command::Doc(DocCommand::NewGame));
     }
     ui.add_space(8.0);
