@@ -72,7 +72,7 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| out.extend(file_menu_ui(ui, state)));
         ui.menu_button("Game", |ui| out.extend(game_menu_ui(ui, state)));
-        ui.menu_button("Position", |ui| out.extend(position_menu_ui(ui)));
+        ui.menu_button("Position", |ui| out.extend(position_menu_ui(ui, state.doc.board_game.is_none())));
         ui.menu_button("View", |ui| out.extend(view_menu_ui(ui, &state.settings)));
         ui.menu_button("Engine", |ui| out.extend(engine_menu_ui(ui, &state.analysis)));
         ui.menu_button("Help", |ui| out.extend(help_menu_ui(ui)));
@@ -120,7 +120,7 @@ fn file_menu_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
 }
 
 /// The Position menu.
-fn position_menu_ui(ui: &mut egui::Ui) -> Vec<Command> {
+fn position_menu_ui(ui: &mut egui::Ui, chess_on_board: bool) -> Vec<Command> {
     let mut out = Vec::new();
     if ui.button("Standard start").clicked() {
         // Chess on the board (a Connect Four or Hex game there is left), then a new chess game.
@@ -130,7 +130,8 @@ fn position_menu_ui(ui: &mut egui::Ui) -> Vec<Command> {
     if ui.button("Copy FEN").clicked() {
         out.push(Command::Doc(DocCommand::CopyFen));
     }
-    if ui.button("Copy PGN").clicked() {
+    // With Connect Four or Hex on the board, the Game menu copies its record.
+    if chess_on_board && ui.button("Copy PGN").clicked() {
         out.push(Command::Doc(DocCommand::CopyRecord));
     }
     out
