@@ -44,6 +44,12 @@ fn click_cell(h: &mut Harness<'_, MavboardApp>, name: &str) {
     click(h, layout.centre(cell.col(), cell.row()));
 }
 
+/// The solver beside the board has finished the position on it.
+fn solver_done(app: &MavboardApp) -> bool {
+    let report = app.state.board_analysis.oracle.report.as_ref();
+    report.is_some_and(|r| r.done && r.position == current_text(&app.state))
+}
+
 fn moves(h: &Harness<'_, MavboardApp>) -> Vec<String> {
     h.state().state.doc.board_game.as_ref().map(|g| g.moves().to_vec()).unwrap_or_default()
 }
@@ -98,14 +104,7 @@ fn connect_four_is_played_by_clicks_and_valued_by_the_solver() {
         );
     }
     assert_eq!(moves(&h).concat(), line);
-    let done = step_until(&mut h, Duration::from_secs(120), |app| {
-        app.state
-            .board_analysis
-            .oracle
-            .report
-            .as_ref()
-            .is_some_and(|r| r.done && r.position == current_text(&app.state))
-    });
+    let done = step_until(&mut h, Duration::from_secs(120), solver_done);
     assert!(done, "the solver finished: {:?}", h.state().state.board_analysis.oracle.report);
     let report = h.state().state.board_analysis.oracle.report.clone().expect("a report");
     assert_eq!(report.method, OracleMethod::Exact);
@@ -152,14 +151,7 @@ fn hex_is_played_by_clicks_with_mcts_values_and_the_choice_persists() {
     click_cell(&mut h, "d4");
     click_cell(&mut h, "c5");
     assert_eq!(moves(&h), ["d4", "c5"]);
-    let done = step_until(&mut h, Duration::from_secs(120), |app| {
-        app.state
-            .board_analysis
-            .oracle
-            .report
-            .as_ref()
-            .is_some_and(|r| r.done && r.position == current_text(&app.state))
-    });
+    let done = step_until(&mut h, Duration::from_secs(120), solver_done);
     assert!(done, "the MCTS rounds finished");
     let report = h.state().state.board_analysis.oracle.report.clone().expect("a report");
     assert!(matches!(report.method, OracleMethod::Mcts { .. }), "{:?}", report.method);
