@@ -2,7 +2,7 @@
 //! record of every game (PGN, Connect Four move strings, Hex SGF), Elo by maximum likelihood with 95 %
 //! intervals, a crosstable; resumable. Chess, Chess960, Connect Four and Hex.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -13,9 +13,10 @@ use mavboard::league::rules::{EvalRules, Rules};
 use mavboard::league::run::{check_agents, model_provenance, needs_stockfish};
 use mavboard::league::settings::StockfishLimits;
 use mavboard::league::spec::parse_agents;
-use mavboard::league::{LeagueConfig, LeagueError, LeagueGameSetup, Progress, run_league};
+use mavboard::league::{LeagueConfig, LeagueError, LeagueGameSetup, LeagueSummary, Progress, run_league};
 use mavboard::model::package::default_package_dir;
 use mavboard::solve::stop::StopFlag;
+use mavboard::uci::UciError;
 
 use super::choice::GameArg;
 
@@ -226,15 +227,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         prior_draws: args.prior_draws.max(0.0),
     };
 
+    print_settings(&config, &model, &sf_found);
+    let started = Instant::now();
+    let summary = run_with_progress(&config)?;
+    print_summary(&summary, &config, started);
+    Ok(())
+}
+
+/// Prints (to stderr) who plays, with which model and Stockfish, from which openings, adjudicated how.
+fn print_settings(config: &LeagueConfig, model: &Path, sf_found: &Result<PathBuf, UciError>) {
     eprintln!("agents      {}", config.agents.iter().map(|a| a.label()).collect::<Vec<_>>().join(", "));
     if config.agents.iter().any(|a| a.kind.uses_model()) {
         eprintln!(
             "model       {} — {}",
             model.display(),
-            model_provenance(&model).unwrap_or_else(|| "(could not read mav.json)".into())
+            model_provenance(model).unwrap_or_else(|| "(could not read mav.json)".into())
         );
     }
-    if let Ok(sf) = &sf_found
+    if let Ok(sf) = sf_found
         && needs_stockfish(&config.agents, &config.rules)
     {
         eprintln!(
@@ -243,9 +253,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             config.stockfish_limits.describe()
         );
     }
-    eprintln!("openings    {}", setup.describe());
+    eprintln!("openings    {}", config.game.describe());
     eprintln!("adjudication {}", config.rules.describe_with(config.game.ends()));
+}
 
+/// Runs the league with a progress bar (Ctrl+C stops it after the games in progress), printing each game's
+/// result as it ends.
+fn run_with_progress(config: &LeagueConfig) -> anyhow::Result<LeagueSummary> {
     let stop = StopFlag::new();
     let flag = stop.clone();
     ctrlc::set_handler(move || flag.set()).context("could not install the Ctrl+C handler")?;
@@ -256,8 +270,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let started = Instant::now();
-    let result = run_league(&config, &stop, &mut |p| match p {
+    let result = run_league(config, &stop, &mut |p| match p {
         Progress::Start { total, done, openings } => {
             eprintln!(
                 "openings    {} chosen (positions {})",
@@ -289,14 +302,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     });
     bar.finish_and_clear();
-    let summary = match result {
-        Ok(s) => s,
+    match result {
+        Ok(s) => Ok(s),
         Err(e @ LeagueError::Interrupted { .. }) => {
             eprintln!("{e}");
-            return Err(e.into());
+            Err(e.into())
         }
-        Err(e) => return Err(e.into()),
-    };
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Prints the cross table, the adjudication, the timing and the files written.
+fn print_summary(summary: &LeagueSummary, config: &LeagueConfig, started: Instant) {
     println!("\n{}", summary.table.render());
     println!("adjudication: {}", config.rules.describe_with(config.game.ends()));
     println!(
@@ -314,5 +331,4 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         summary.files.results.display(),
         summary.files.settings.display()
     );
-    Ok(())
 }

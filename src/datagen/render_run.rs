@@ -21,7 +21,7 @@ use super::record::{LabelRecord, Split};
 use super::render::{RenderOptions, label_game, label_state, move_index, render_label, source_kind};
 use super::sample::mix64;
 use super::search_index::SearchIndex;
-use super::search_render::{SEARCH_SHAPES, SearchRender, search_examples};
+use super::search_render::{SEARCH_SHAPES, SearchRender, TraceRoot, search_examples};
 use super::shard::read_shard;
 use crate::game::GameState;
 use crate::mav::searchless;
@@ -272,11 +272,11 @@ pub fn render_dirs(
                                 ChaCha8Rng::seed_from_u64(mix64(opts.seed ^ SEARCH_SALT) ^ root.hash64());
                             let limit =
                                 usize::try_from(allowed).unwrap_or(usize::MAX).min(SEARCH_SHAPES.len());
+                            let trace_root =
+                                TraceRoot { state: &root, split: rec.split, source: source_kind(&rec) };
                             let found = search_examples(
                                 index,
-                                &root,
-                                rec.split,
-                                source_kind(&rec),
+                                trace_root,
                                 &tokenizer,
                                 opts.search_max_tokens,
                                 limit,

@@ -57,20 +57,29 @@ pub struct SearchRender {
     pub too_long: Vec<((u32, u32), usize)>,
 }
 
-/// Up to `limit` traces rooted at `root` (a position of `split`), one per shape the labels allow, shapes
-/// drawn in random order from `rng`, each at most `max_tokens` long. A shape needs at least `breadth`
-/// legal moves at the root.
-#[allow(clippy::too_many_arguments)]
+/// Where a search trace is rooted: the position, the split it belongs to, and the kind of source it came
+/// from (written beside each example).
+#[derive(Debug, Clone, Copy)]
+pub struct TraceRoot<'a> {
+    /// The root position.
+    pub state: &'a ChessState,
+    /// Its train/validation split.
+    pub split: Split,
+    /// The example's source kind.
+    pub source: &'static str,
+}
+
+/// Up to `limit` traces rooted at `root`, one per shape the labels allow, shapes drawn in random order from
+/// `rng`, each at most `max_tokens` long. A shape needs at least `breadth` legal moves at the root.
 pub fn search_examples(
     index: &SearchIndex,
-    root: &ChessState,
-    split: Split,
-    source: &'static str,
+    root: TraceRoot<'_>,
     tokenizer: &Tokenizer,
     max_tokens: usize,
     limit: usize,
     rng: &mut ChaCha8Rng,
 ) -> Result<SearchRender, RenderError> {
+    let TraceRoot { state: root, split, source } = root;
     let mut out = SearchRender::default();
     let moves = index.moves_of(root).unwrap_or(0);
     let mut shapes = SEARCH_SHAPES.to_vec();
@@ -152,7 +161,15 @@ mod tests {
         let mut index = SearchIndex::new();
         index_tree(&mut index, &root, 2, 1);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let r = search_examples(&index, &root, Split::Train, "book", &tok, 100_000, 4, &mut rng).expect("ok");
+        let r = search_examples(
+            &index,
+            TraceRoot { state: &root, split: Split::Train, source: "book" },
+            &tok,
+            100_000,
+            4,
+            &mut rng,
+        )
+        .expect("ok");
         assert_eq!(r.examples.len(), 1, "only breadth 2, depth 1 is labelled");
         let Trace { example: ex, tokens, shape } = &r.examples[0];
         assert_eq!(*shape, (2, 1));
@@ -164,8 +181,15 @@ mod tests {
         let parsed = parse_trace::<ChessState>(&text, Buckets::mav()).expect("parses");
         assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
         // A budget below its length leaves it out, counted.
-        let r =
-            search_examples(&index, &root, Split::Train, "book", &tok, tokens - 1, 4, &mut rng).expect("ok");
+        let r = search_examples(
+            &index,
+            TraceRoot { state: &root, split: Split::Train, source: "book" },
+            &tok,
+            tokens - 1,
+            4,
+            &mut rng,
+        )
+        .expect("ok");
         assert!(r.examples.is_empty());
         assert_eq!(r.too_long, [((2, 1), *tokens)]);
         // The full depth-2 tree gives all four shapes, in an order drawn from the seed, up to the limit.
@@ -173,12 +197,19 @@ mod tests {
         index_tree(&mut index, &root, 3, 2);
         let shapes = |seed, limit| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            search_examples(&index, &root, Split::Train, "book", &tok, 100_000, limit, &mut rng)
-                .expect("ok")
-                .examples
-                .into_iter()
-                .map(|t| t.example.prompt.lines().next().unwrap_or_default().to_owned())
-                .collect::<Vec<_>>()
+            search_examples(
+                &index,
+                TraceRoot { state: &root, split: Split::Train, source: "book" },
+                &tok,
+                100_000,
+                limit,
+                &mut rng,
+            )
+            .expect("ok")
+            .examples
+            .into_iter()
+            .map(|t| t.example.prompt.lines().next().unwrap_or_default().to_owned())
+            .collect::<Vec<_>>()
         };
         let all = shapes(1, 4);
         assert_eq!(all.len(), 4);
@@ -187,7 +218,15 @@ mod tests {
         assert!(all.contains(&"Minimax breadth=3 depth=2".to_owned()));
         // Nothing in the other split.
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let r = search_examples(&index, &root, Split::Val, "book", &tok, 100_000, 4, &mut rng).expect("ok");
+        let r = search_examples(
+            &index,
+            TraceRoot { state: &root, split: Split::Val, source: "book" },
+            &tok,
+            100_000,
+            4,
+            &mut rng,
+        )
+        .expect("ok");
         assert!(r.examples.is_empty());
     }
 }

@@ -222,16 +222,12 @@ pub fn eval_labels(
     progress: impl FnMut(u64),
 ) -> Result<(), EvalError> {
     let mut groups = [std::mem::take(&mut report.game_positions), std::mem::take(&mut report.book_positions)];
-    let out = eval_label_groups(
-        evaluator,
+    let set = LabelSet {
         labels,
-        |rec| label_state(rec).ok(),
-        |rec| usize::from(!rec.source.starts_with("game:")),
-        batch,
-        &mut groups,
-        &mut report.free_note,
-        progress,
-    );
+        state_of: |rec: &LabelRecord| label_state(rec).ok(),
+        group_of: |rec: &LabelRecord| usize::from(!rec.source.starts_with("game:")),
+    };
+    let out = eval_label_groups(evaluator, set, batch, &mut groups, &mut report.free_note, progress);
     let [game, book] = groups;
     report.game_positions = game;
     report.book_positions = book;
@@ -281,25 +277,38 @@ fn eval_one_group<S: MavState>(
     progress: impl FnMut(u64),
 ) -> Result<(), EvalError> {
     let mut groups = [slot.take().unwrap_or_default()];
-    let out = eval_label_groups(evaluator, labels, state_of, |_| 0, batch, &mut groups, free_note, progress);
+    let set = LabelSet { labels, state_of, group_of: |_: &LabelRecord| 0 };
+    let out = eval_label_groups(evaluator, set, batch, &mut groups, free_note, progress);
     let [g] = groups;
     *slot = Some(g);
     out
 }
 
+/// The labels to measure, how each is read as a state (`None`: left out) and which group it is scored in.
+struct LabelSet<'a, F, G> {
+    /// The labels.
+    labels: &'a [LabelRecord],
+    /// A label's position, when it reads as one.
+    state_of: F,
+    /// A label's group (an index into the groups measured).
+    group_of: G,
+}
+
 /// The measures of any game: each label whose state `state_of` reads is valued (constrained decoding,
 /// and free decoding where the model supports it) and scored into `groups[group_of(label)]`.
-#[allow(clippy::too_many_arguments)]
-fn eval_label_groups<S: MavState>(
+fn eval_label_groups<S: MavState, F, G>(
     evaluator: &mut dyn Evaluator<S>,
-    labels: &[LabelRecord],
-    state_of: impl Fn(&LabelRecord) -> Option<S>,
-    group_of: impl Fn(&LabelRecord) -> usize,
+    set: LabelSet<'_, F, G>,
     batch: usize,
     groups: &mut [LabelMetrics],
     free_note: &mut Option<String>,
     mut progress: impl FnMut(u64),
-) -> Result<(), EvalError> {
+) -> Result<(), EvalError>
+where
+    F: Fn(&LabelRecord) -> Option<S>,
+    G: Fn(&LabelRecord) -> usize,
+{
+    let LabelSet { labels, state_of, group_of } = set;
     let mut free_supported = free_note.is_none();
     let mut done = 0u64;
     for chunk in labels.chunks(batch.max(1)) {

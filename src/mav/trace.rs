@@ -403,18 +403,7 @@ fn read_path(name: &str) -> Option<Vec<String>> {
 /// Reads a trace tolerantly. Fails only when the preamble or the root prompt is unusable.
 pub fn parse_trace<S: MavState>(text: &str, buckets: Buckets) -> Result<ParsedTrace<S>, TraceError> {
     let lines: Vec<&str> = text.split('\n').collect();
-    let pre = lines.first().copied().unwrap_or("");
-    let (breadth, depth) = pre
-        .strip_prefix("Minimax breadth=")
-        .and_then(|r| r.split_once(" depth="))
-        .and_then(|(b, d)| Some((b.parse().ok()?, d.parse().ok()?)))
-        .ok_or(TraceError::Prompt { line: 1, reason: "expected `Minimax breadth=B depth=D`".to_owned() })?;
-    if lines.get(1).copied() != Some("Evaluation for node: <root>") {
-        return Err(TraceError::Prompt {
-            line: 2,
-            reason: "expected `Evaluation for node: <root>`".to_owned(),
-        });
-    }
+    let (breadth, depth) = read_preamble(&lines)?;
     let rest = lines[2..].join("\n");
     let (root_layout, root_state, n) =
         read_prompt::<S>(&rest).map_err(|e| TraceError::Prompt { line: 3, reason: e.to_string() })?;
@@ -475,27 +464,8 @@ pub fn parse_trace<S: MavState>(text: &str, buckets: Buckets) -> Result<ParsedTr
                 Ok(layout) => {
                     let k = layout.input_count();
                     if let Some((ps, s)) = &played {
-                        for (j, role) in layout.inputs().iter().enumerate() {
-                            let got = lines.get(i + 2 + j).copied().unwrap_or("");
-                            let want = match role {
-                                super::command::Role::PrevState(f) => ps.render(*f).ok(),
-                                super::command::Role::PrevAction => Some(last.clone()),
-                                _ => None,
-                            };
-                            let Some(want) = want else { continue };
-                            let want = format!("[{} {want}]", role.command());
-                            if got != want {
-                                let h = Hallucination {
-                                    line: i + 3 + j,
-                                    column: 1,
-                                    command: Some(role.command().to_string()),
-                                    kind: HallucinationKind::WrongState {
-                                        expected: want,
-                                        got: got.to_owned(),
-                                    },
-                                };
-                                issue(&mut t, name.to_owned(), TraceIssueKind::Evaluation(h));
-                            }
+                        for h in wrong_inputs(&lines, i + 2, &layout, ps, &last) {
+                            issue(&mut t, name.to_owned(), TraceIssueKind::Evaluation(h));
                         }
                         let from = (i + 2 + k).min(end);
                         node.eval =
@@ -571,6 +541,56 @@ pub fn parse_trace<S: MavState>(text: &str, buckets: Buckets) -> Result<ParsedTr
     check_tree(&mut t, buckets);
     t.issues.sort_by_key(|x| x.line);
     Ok(t)
+}
+
+/// The first two lines of a trace: `Minimax breadth=B depth=D` (returned) and the root's
+/// `Evaluation for node: <root>`.
+fn read_preamble(lines: &[&str]) -> Result<(u32, u32), TraceError> {
+    let pre = lines.first().copied().unwrap_or("");
+    let (breadth, depth) = pre
+        .strip_prefix("Minimax breadth=")
+        .and_then(|r| r.split_once(" depth="))
+        .and_then(|(b, d)| Some((b.parse().ok()?, d.parse().ok()?)))
+        .ok_or(TraceError::Prompt { line: 1, reason: "expected `Minimax breadth=B depth=D`".to_owned() })?;
+    if lines.get(1).copied() != Some("Evaluation for node: <root>") {
+        return Err(TraceError::Prompt {
+            line: 2,
+            reason: "expected `Evaluation for node: <root>`".to_owned(),
+        });
+    }
+    Ok((breadth, depth))
+}
+
+/// The inputs of a node's prompt (its lines from index `first`, as `layout` lists them) that do not repeat
+/// what the trace already knows: the parent's state `parent` in each format asked, and the move `last` that
+/// led here.
+fn wrong_inputs<S: MavState>(
+    lines: &[&str],
+    first: usize,
+    layout: &Layout,
+    parent: &S,
+    last: &str,
+) -> Vec<Hallucination> {
+    let mut out = Vec::new();
+    for (j, role) in layout.inputs().iter().enumerate() {
+        let got = lines.get(first + j).copied().unwrap_or("");
+        let want = match role {
+            super::command::Role::PrevState(f) => parent.render(*f).ok(),
+            super::command::Role::PrevAction => Some(last.to_owned()),
+            _ => None,
+        };
+        let Some(want) = want else { continue };
+        let want = format!("[{} {want}]", role.command());
+        if got != want {
+            out.push(Hallucination {
+                line: first + j + 1,
+                column: 1,
+                command: Some(role.command().to_string()),
+                kind: HallucinationKind::WrongState { expected: want, got: got.to_owned() },
+            });
+        }
+    }
+    out
 }
 
 /// The end of a run of `[` lines starting at `from`.

@@ -165,41 +165,8 @@ pub fn review_file(
     stop: &AtomicBool,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<BatchSummary, ReviewError> {
-    options.review.validate()?;
-    if options.workers == 0 {
-        return Err(ReviewError::InvalidOption {
-            name: "threads",
-            why: "at least 1 worker is needed".into(),
-        });
-    }
-    let input = File::open(&paths.input).map_err(|e| ReviewError::io(&paths.input, &e))?;
-    let input_len = input.metadata().map_err(|e| ReviewError::io(&paths.input, &e))?.len();
-    if let (Ok(a), Ok(b)) = (fs::canonicalize(&paths.input), fs::canonicalize(&paths.output))
-        && a == b
-    {
-        return Err(ReviewError::InvalidOption {
-            name: "output",
-            why: "it is the input file; pick another name".into(),
-        });
-    }
-    let review = options.review;
-    let model = options.model.clone();
-    let judge = options.judge.clone();
-    let mut pool: Pool<Job, JobOutput, ReviewError> = Pool::new(
-        "review",
-        options.workers,
-        move |worker| {
-            let evaluator = factory(worker).map_err(|e| {
-                ReviewError::Workers(format!("worker {worker} could not load the model: {e}"))
-            })?;
-            let judge = judge.as_ref().map(|j| EngineJudge::start(&j.path, j.limits)).transpose()?;
-            Ok((evaluator, judge))
-        },
-        move |(evaluator, judge): &mut (EvaluatorBox, Option<EngineJudge>), job: Job| {
-            Ok(review_job(evaluator.as_mut(), judge.as_mut(), job, &review, &model))
-        },
-    )
-    .map_err(|e| ReviewError::Workers(e.to_string()))?;
+    let (input, input_len) = open_input(paths, options)?;
+    let mut pool = start_workers(options, factory)?;
     // The model loaded on every worker: only now are output files created or reopened.
     let settings = settings_key(options, paths.report.is_some());
     let (mut sink, mut state) = open_sink(paths, input_len, &settings)?;
@@ -312,28 +279,7 @@ pub fn review_file(
         };
         let Some(game) = pool_to_game.remove(&done.index) else { continue };
         let Some(Slot::Waiting { leading, original }) = slots.remove(&game) else { continue };
-        let slot = match done.result {
-            Ok(out) => {
-                if out.reviewed {
-                    progress.reviewed += 1;
-                } else {
-                    progress.failed += 1;
-                }
-                progress.positions += out.positions;
-                Slot::Text { leading, text: out.text, report: out.report }
-            }
-            Err(e) => {
-                progress.failed += 1;
-                let why = match e {
-                    JobError::Failed(e) => e.to_string(),
-                    JobError::Panicked(m) => format!("the review worker panicked: {m}"),
-                };
-                let note =
-                    format!("mavboard: game {game} could not be reviewed and is copied unchanged: {why}");
-                let bytes = copied(leading.as_deref().unwrap_or("\n").as_bytes(), &note, original.as_bytes());
-                Slot::Raw { bytes, report: report_line(game, "review_failed", None, Some(why), None) }
-            }
-        };
+        let slot = finished_slot(done.result, game, leading, original, &mut progress);
         slots.insert(game, slot);
     }
     drop(pool);
@@ -350,6 +296,85 @@ pub fn review_file(
     }
     finish(sink, paths, options)?;
     Ok(BatchSummary { progress, end: BatchEnd::Finished })
+}
+
+/// Checks the options and the paths, and opens the input: the file and its length.
+fn open_input(paths: &BatchPaths, options: &BatchOptions) -> Result<(File, u64), ReviewError> {
+    options.review.validate()?;
+    if options.workers == 0 {
+        return Err(ReviewError::InvalidOption {
+            name: "threads",
+            why: "at least 1 worker is needed".into(),
+        });
+    }
+    let input = File::open(&paths.input).map_err(|e| ReviewError::io(&paths.input, &e))?;
+    let input_len = input.metadata().map_err(|e| ReviewError::io(&paths.input, &e))?.len();
+    if let (Ok(a), Ok(b)) = (fs::canonicalize(&paths.input), fs::canonicalize(&paths.output))
+        && a == b
+    {
+        return Err(ReviewError::InvalidOption {
+            name: "output",
+            why: "it is the input file; pick another name".into(),
+        });
+    }
+    Ok((input, input_len))
+}
+
+/// The review workers: each loads the model (and starts its judge engine, if any) before any job runs.
+fn start_workers(
+    options: &BatchOptions,
+    factory: EvaluatorFactory,
+) -> Result<Pool<Job, JobOutput, ReviewError>, ReviewError> {
+    let review = options.review;
+    let model = options.model.clone();
+    let judge = options.judge.clone();
+    Pool::new(
+        "review",
+        options.workers,
+        move |worker| {
+            let evaluator = factory(worker).map_err(|e| {
+                ReviewError::Workers(format!("worker {worker} could not load the model: {e}"))
+            })?;
+            let judge = judge.as_ref().map(|j| EngineJudge::start(&j.path, j.limits)).transpose()?;
+            Ok((evaluator, judge))
+        },
+        move |(evaluator, judge): &mut (EvaluatorBox, Option<EngineJudge>), job: Job| {
+            Ok(review_job(evaluator.as_mut(), judge.as_mut(), job, &review, &model))
+        },
+    )
+    .map_err(|e| ReviewError::Workers(e.to_string()))
+}
+
+/// The slot of game `game` once its job is done: the reviewed text, or the original copied unchanged with
+/// a note saying why. Counts the game in `progress`.
+fn finished_slot(
+    result: Result<JobOutput, JobError<ReviewError>>,
+    game: usize,
+    leading: Option<String>,
+    original: String,
+    progress: &mut Progress,
+) -> Slot {
+    match result {
+        Ok(out) => {
+            if out.reviewed {
+                progress.reviewed += 1;
+            } else {
+                progress.failed += 1;
+            }
+            progress.positions += out.positions;
+            Slot::Text { leading, text: out.text, report: out.report }
+        }
+        Err(e) => {
+            progress.failed += 1;
+            let why = match e {
+                JobError::Failed(e) => e.to_string(),
+                JobError::Panicked(m) => format!("the review worker panicked: {m}"),
+            };
+            let note = format!("mavboard: game {game} could not be reviewed and is copied unchanged: {why}");
+            let bytes = copied(leading.as_deref().unwrap_or("\n").as_bytes(), &note, original.as_bytes());
+            Slot::Raw { bytes, report: report_line(game, "review_failed", None, Some(why), None) }
+        }
+    }
 }
 
 /// The input bytes an item of the reader covers (what preceded the game, and the game), when known.
