@@ -14,7 +14,7 @@ use datagen_common::{MaterialLabeler, mix};
 use mavboard::datagen::manifest::Manifest;
 use mavboard::datagen::render::RenderOptions;
 use mavboard::datagen::render_run::render_dirs;
-use mavboard::datagen::run::LabelSettings;
+use mavboard::datagen::run::{LabelSettings, RunPlan};
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::source::parse_epd_line;
 use mavboard::datagen::{
@@ -52,8 +52,8 @@ fn run(
     shard: Option<ShardSpec>,
     threads: usize,
 ) -> Result<Manifest, DatagenError> {
-    run_labels_shard(dir, s, shard, &mix(), threads, |_| Ok(MaterialLabeler), None, &mut |_| {})
-        .map(|r| r.manifest)
+    let plan = RunPlan { out: dir, settings: s, shard, threads, stop_after_shards: None };
+    run_labels_shard(plan, &mix(), |_| Ok(MaterialLabeler), &mut |_| {}).map(|r| r.manifest)
 }
 
 fn shard(k: u64, n: u64, s: &LabelSettings) -> ShardSpec {

@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mavboard::datagen::render::{DEFAULT_SEARCH_MAX_TOKENS, RenderOptions};
 use mavboard::datagen::render_run::render_dirs;
-use mavboard::datagen::run::{DEFAULT_SEARCH_BREADTH, DEFAULT_SEARCH_DEPTH};
+use mavboard::datagen::run::{DEFAULT_SEARCH_BREADTH, DEFAULT_SEARCH_DEPTH, RunPlan};
 use mavboard::datagen::{
     EpdSource, GameLabelSettings, HexLabelOptions, LabelGame, LabelSettings, Limit, PgnSource, Progress,
     ShardSpec, SourceMix, StockfishLabeler, merge_label_sets, run_game_labels_shard, run_labels_shard,
@@ -526,14 +526,11 @@ fn labels(a: LabelsArgs) -> anyhow::Result<()> {
     };
     let hash = settings.hash_mb;
     let search = settings.limit.search_limits().context("chess needs an engine limit")?;
+    let plan = RunPlan { out: &a.out, settings: &settings, shard, threads, stop_after_shards: a.max_shards };
     let summary = run_labels_shard(
-        &a.out,
-        &settings,
-        shard,
+        plan,
         &mix,
-        threads,
         move |_| StockfishLabeler::start(&stockfish, hash, search),
-        a.max_shards,
         &mut on_progress,
     )?;
     bar.finish_and_clear();

@@ -17,7 +17,7 @@ use super::game_label::{GameLabelSettings, GameLabeler};
 use super::label::Label;
 use super::manifest::{ShardSpec, SourceInfo};
 use super::record::{LabelGame, LabelRecord};
-use super::run::{LabelSettings, Labelled, Progress, RunSummary, drive};
+use super::run::{LabelSettings, Labelled, Progress, RunPlan, RunSummary, drive};
 use super::sample::{chain_rng, sample_move, split_of};
 use crate::game::GameState;
 use crate::game::connect_four::ConnectFourState;
@@ -170,14 +170,10 @@ pub fn run_game_labels_shard(
     };
     let (factory_g, job_g, job_settings, seed) = (g.clone(), g.clone(), settings.clone(), settings.seed);
     drive(
-        out,
-        settings,
-        shard,
+        RunPlan { out, settings, shard, threads, stop_after_shards },
         vec![game_source(&g)],
-        threads,
         move |_| Ok((GameLabeler::new(&factory_g, seed)?, factory_g.labeler_name())),
         move |labeler: &mut GameLabeler, c: u64| label_game_chain(labeler, &job_g, &job_settings, c),
-        stop_after_shards,
         progress,
     )
 }

@@ -344,26 +344,38 @@ where
     L: Labeler + 'static,
     F: Fn(usize) -> Result<L, DatagenError> + Send + Sync + 'static,
 {
-    run_labels_shard(out, settings, None, mix, threads, factory, stop_after_shards, progress)
+    let plan = RunPlan { out, settings, shard: None, threads, stop_after_shards };
+    run_labels_shard(plan, mix, factory, progress)
 }
 
-/// [`run_labels`] for one shard of a run split over machines (`shard`; `None` = the whole run): see the
-/// module documentation. `datagen merge` joins the shards.
-#[allow(clippy::too_many_arguments)]
+/// Where and how a labels run goes: its folder, settings, shard, worker threads and early stop.
+#[derive(Debug, Clone, Copy)]
+pub struct RunPlan<'a> {
+    /// The run's folder (manifest and shard files).
+    pub out: &'a Path,
+    /// What to label and how.
+    pub settings: &'a LabelSettings,
+    /// One shard of a run split over machines; `None`: the whole run.
+    pub shard: Option<ShardSpec>,
+    /// Labelling worker threads.
+    pub threads: usize,
+    /// End the run after writing this many shard files (tests, sessions); running again resumes it.
+    pub stop_after_shards: Option<usize>,
+}
+
+/// [`run_labels`] for one shard of a run split over machines (`plan.shard`; `None` = the whole run): see
+/// the module documentation. `datagen merge` joins the shards.
 pub fn run_labels_shard<L, F>(
-    out: &Path,
-    settings: &LabelSettings,
-    shard: Option<ShardSpec>,
+    plan: RunPlan<'_>,
     mix: &SourceMix,
-    threads: usize,
     factory: F,
-    stop_after_shards: Option<usize>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<RunSummary, DatagenError>
 where
     L: Labeler + 'static,
     F: Fn(usize) -> Result<L, DatagenError> + Send + Sync + 'static,
 {
+    let settings = plan.settings;
     if settings.game.is_some() {
         return Err(DatagenError::Settings("Connect Four and Hex labels are run by run_game_labels".into()));
     }
@@ -373,18 +385,14 @@ where
     let job_mix = mix.clone();
     let job_settings = settings.clone();
     drive(
-        out,
-        settings,
-        shard,
+        plan,
         source_infos(mix),
-        threads,
         move |worker| {
             let labeler = factory(worker)?;
             let name = labeler.name();
             Ok((labeler, name))
         },
         move |labeler: &mut L, chain: u64| label_chain(labeler, &job_mix, &job_settings, chain),
-        stop_after_shards,
         progress,
     )
 }
@@ -393,16 +401,11 @@ where
 /// and names it for the manifest, `job(labeller, chain)` labels one chain), the manifest, resume,
 /// deduplication and shards (see the module documentation); `shard` makes it one shard of a run split
 /// over machines.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn drive<S, F, J>(
-    out: &Path,
-    settings: &LabelSettings,
-    shard: Option<ShardSpec>,
+    plan: RunPlan<'_>,
     sources: Vec<SourceInfo>,
-    threads: usize,
     factory: F,
     job: J,
-    stop_after_shards: Option<usize>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<RunSummary, DatagenError>
 where
@@ -410,6 +413,7 @@ where
     F: Fn(usize) -> Result<(S, String), DatagenError> + Send + Sync + 'static,
     J: Fn(&mut S, u64) -> Result<Vec<Labelled>, DatagenError> + Send + Sync + 'static,
 {
+    let RunPlan { out, settings, shard, threads, stop_after_shards } = plan;
     settings.check()?;
     if let Some(s) = &shard {
         s.check()?;
@@ -433,62 +437,9 @@ where
         other => DatagenError::Worker(other.to_string()),
     })?;
     let engine = engine_name.get().cloned().unwrap_or_default();
-
-    let fresh = Manifest {
-        format: FORMAT_VERSION,
-        settings: settings.clone(),
-        engine,
-        sources,
-        shards: Vec::new(),
-        records: 0,
-        complete: false,
-        shard,
-        joined: Vec::new(),
-    };
-    let mut manifest = match Manifest::load(out)? {
-        Some(mut old) => {
-            check_resumable(out, &old, &fresh)?;
-            if old.shard != shard {
-                // Only the shard's target differs (check_resumable compares the rest).
-                old.shard = shard;
-                old.complete = shard.is_some_and(|s| old.records >= s.target);
-                old.save(out)?;
-            }
-            old
-        }
-        None => {
-            fresh.save(out)?;
-            fresh
-        }
-    };
-
-    // Rebuild the set of positions already written.
-    let mut seen: HashSet<u64> = HashSet::new();
-    let mut counted = 0;
+    let mut manifest = open_manifest(plan, sources, engine)?;
     let spec = shard;
-    for info in &manifest.shards {
-        let path = out.join(&info.file);
-        let records = read_shard(&path)?;
-        if records.len() != info.records {
-            return Err(DatagenError::Corrupt {
-                path,
-                reason: format!("holds {} records, the manifest says {}", records.len(), info.records),
-            });
-        }
-        for r in &records {
-            seen.insert(record_hash(r, &path)?);
-        }
-        if let Some(spec) = &spec {
-            check_sharded_file(&path, info, spec)?;
-        }
-        counted += records.len();
-    }
-    if counted != manifest.records {
-        return Err(DatagenError::Corrupt {
-            path: out.join(super::manifest::MANIFEST_FILE),
-            reason: format!("its shards hold {counted} records, it says {}", manifest.records),
-        });
-    }
+    let mut seen = written_positions(out, &manifest, spec)?;
 
     let target = spec.map_or(settings.positions, |s| s.target);
     let mut written_now = 0;
@@ -537,33 +488,8 @@ where
                 shards: manifest.shards.len(),
             });
         }
-        let mut records = Vec::new();
-        let mut chain_records = Vec::new();
-        if spec.is_some() {
-            // A shard keeps whole chains, counting each one's records, for `datagen merge`.
-            for chain in slots {
-                let chain =
-                    chain.ok_or_else(|| DatagenError::Worker("a chain's result went missing".into()))?;
-                let before = records.len();
-                for (hash, record) in chain {
-                    if seen.insert(hash) {
-                        records.push(record);
-                    }
-                }
-                chain_records.push(u32::try_from(records.len() - before).unwrap_or(u32::MAX));
-            }
-        } else {
-            'chains: for chain in slots.into_iter().flatten() {
-                for (hash, record) in chain {
-                    if manifest.records + records.len() >= target {
-                        break 'chains;
-                    }
-                    if seen.insert(hash) {
-                        records.push(record);
-                    }
-                }
-            }
-        }
+        let room = target - manifest.records;
+        let (records, chain_records) = new_records(slots, spec.is_some(), &mut seen, room)?;
         next_chain = first_chain + chains;
         if records.is_empty() {
             fruitless += 1;
@@ -601,6 +527,115 @@ where
         manifest.save(out)?;
     }
     Ok(RunSummary { manifest, written_now, labelled_now })
+}
+
+/// The run's manifest: the one in `plan.out` when the run resumes (checked against this run's settings
+/// and sources; a new shard target is taken over), else a new one, written at once.
+fn open_manifest(
+    plan: RunPlan<'_>,
+    sources: Vec<SourceInfo>,
+    engine: String,
+) -> Result<Manifest, DatagenError> {
+    let (out, shard) = (plan.out, plan.shard);
+    let fresh = Manifest {
+        format: FORMAT_VERSION,
+        settings: plan.settings.clone(),
+        engine,
+        sources,
+        shards: Vec::new(),
+        records: 0,
+        complete: false,
+        shard,
+        joined: Vec::new(),
+    };
+    match Manifest::load(out)? {
+        Some(mut old) => {
+            check_resumable(out, &old, &fresh)?;
+            if old.shard != shard {
+                // Only the shard's target differs (check_resumable compares the rest).
+                old.shard = shard;
+                old.complete = shard.is_some_and(|s| old.records >= s.target);
+                old.save(out)?;
+            }
+            Ok(old)
+        }
+        None => {
+            fresh.save(out)?;
+            Ok(fresh)
+        }
+    }
+}
+
+/// The positions the run's shard files already hold (their hashes), after checking each file against the
+/// manifest (its record count; a sharded run's chain numbers).
+fn written_positions(
+    out: &Path,
+    manifest: &Manifest,
+    spec: Option<ShardSpec>,
+) -> Result<HashSet<u64>, DatagenError> {
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut counted = 0;
+    for info in &manifest.shards {
+        let path = out.join(&info.file);
+        let records = read_shard(&path)?;
+        if records.len() != info.records {
+            return Err(DatagenError::Corrupt {
+                path,
+                reason: format!("holds {} records, the manifest says {}", records.len(), info.records),
+            });
+        }
+        for r in &records {
+            seen.insert(record_hash(r, &path)?);
+        }
+        if let Some(spec) = &spec {
+            check_sharded_file(&path, info, spec)?;
+        }
+        counted += records.len();
+    }
+    if counted != manifest.records {
+        return Err(DatagenError::Corrupt {
+            path: out.join(super::manifest::MANIFEST_FILE),
+            reason: format!("its shards hold {counted} records, it says {}", manifest.records),
+        });
+    }
+    Ok(seen)
+}
+
+/// The records of a shard's finished chains (in chain order) that are not in `seen` (which takes them in),
+/// and, for a sharded run, how many each chain gave (for `datagen merge`); a sharded run keeps whole chains,
+/// a whole run stops at `room` records.
+fn new_records(
+    slots: Vec<Option<Vec<Labelled>>>,
+    sharded: bool,
+    seen: &mut HashSet<u64>,
+    room: usize,
+) -> Result<(Vec<LabelRecord>, Vec<u32>), DatagenError> {
+    let mut records = Vec::new();
+    let mut chain_records = Vec::new();
+    if sharded {
+        for chain in slots {
+            let chain = chain.ok_or_else(|| DatagenError::Worker("a chain's result went missing".into()))?;
+            let before = records.len();
+            for (hash, record) in chain {
+                if seen.insert(hash) {
+                    records.push(record);
+                }
+            }
+            chain_records.push(u32::try_from(records.len() - before).unwrap_or(u32::MAX));
+        }
+    } else {
+        'chains: for chain in slots.into_iter().flatten() {
+            for (hash, record) in chain {
+                if records.len() >= room {
+                    break 'chains;
+                }
+                if seen.insert(hash) {
+                    records.push(record);
+                }
+            }
+        }
+    }
+    Ok((records, chain_records))
 }
 
 /// Checks a sharded run's file entry: its first chain is one of the shard's, and its chain counts add up.
