@@ -98,15 +98,7 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
     let mut s = Scan { text: source.as_bytes(), at: 0 };
     skip_headers(&mut s);
     let movetext_start = s.at;
-    let node_count = tree.move_count() + 1;
-    let mut ends: Vec<Option<usize>> = vec![None; node_count];
-    let mut next_id = 1usize;
-    let mut cur = NodeId::ROOT;
-    let mut stack: Vec<NodeId> = Vec::new();
-    let mut var_start = false;
-    // Comments at the start of a variation, waiting for its first move (their end offsets).
-    let mut pending: Option<usize> = None;
-
+    let mut w = Walk::new(tree);
     while let Some(ch) = s.peek() {
         match ch {
             b'{' => {
@@ -114,11 +106,7 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
                 s.skip_until(b'}');
                 s.peek()?; // an unterminated comment: no insertion points
                 s.at += 1;
-                if var_start {
-                    pending = Some(s.at);
-                } else {
-                    ends[cur.index()] = Some(s.at);
-                }
+                w.comment_ends(s.at);
             }
             b'\n' => {
                 s.at += 1;
@@ -139,30 +127,10 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
             }
             b'0' => {
                 s.at += 1;
-                if s.eat_dash() {
-                    if s.eat(b"1") {
-                        // 0-1
-                    } else if s.eat(b"0") {
-                        if s.eat_dash() {
-                            s.eat(b"0");
-                        }
-                        if matches!(s.peek(), Some(b'+' | b'#')) {
-                            s.at += 1;
-                        }
-                        // Castling written with zeros: a move. Its exact form is not needed, only its place.
-                        let id = NodeId(u32::try_from(next_id).ok()?);
-                        let node = tree.node(id)?;
-                        if node.parent() != Some(cur)
-                            || !matches!(node.san()?.san, shakmaty::san::San::Castle(_))
-                        {
-                            return None;
-                        }
-                        pending = None;
-                        ends[next_id] = Some(s.at);
-                        cur = id;
-                        next_id += 1;
-                        var_start = false;
-                    }
+                if zero_castling(&mut s) {
+                    // Castling written with zeros: a move. Its exact form is not needed, only its place.
+                    let is_castle = |san: SanPlus| matches!(san.san, shakmaty::san::San::Castle(_));
+                    w.moved(s.at, is_castle)?;
                 }
             }
             b'1' => {
@@ -185,26 +153,11 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
             }
             b'(' => {
                 s.at += 1;
-                let parent = tree.node(cur)?.parent();
-                match parent {
-                    Some(parent) if !var_start => {
-                        stack.push(cur);
-                        cur = parent;
-                        var_start = true;
-                    }
-                    // Skipped variations are not mirrored; let the caller regenerate instead.
-                    _ => return None,
-                }
+                w.open_variation()?;
             }
             b')' => {
                 s.at += 1;
-                if let Some(back) = stack.pop() {
-                    if let Some(end) = pending.take() {
-                        ends[cur.index()] = Some(end);
-                    }
-                    cur = back;
-                    var_start = false;
-                }
+                w.close_variation();
             }
             b'$' => {
                 s.at += 1;
@@ -215,7 +168,7 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
                     .and_then(|d| d.parse::<u8>().ok())
                     .is_some()
                 {
-                    ends[cur.index()] = Some(s.at);
+                    w.annotation_ends(s.at);
                 }
             }
             b'!' | b'?' => {
@@ -223,23 +176,14 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
                 if matches!(s.peek(), Some(b'!' | b'?')) {
                     s.at += 1;
                 }
-                ends[cur.index()] = Some(s.at);
+                w.annotation_ends(s.at);
             }
             b'*' | b' ' | b'\t' | b'\r' | b'.' => s.at += 1,
             _ => match SanPlus::from_ascii_prefix(&s.text[s.at..]) {
                 Ok((san, len)) => {
                     s.at += len;
                     if s.peek().is_none_or(is_token_end) {
-                        let id = NodeId(u32::try_from(next_id).ok()?);
-                        let node = tree.node(id)?;
-                        if node.parent() != Some(cur) || node.san() != Some(san) {
-                            return None;
-                        }
-                        pending = None;
-                        ends[next_id] = Some(s.at);
-                        cur = id;
-                        next_id += 1;
-                        var_start = false;
+                        w.moved(s.at, |found| found == san)?;
                     }
                 }
                 Err(_) => {
@@ -249,8 +193,113 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
             },
         }
     }
-    if let Some(end) = pending {
-        ends[cur.index()] = Some(end);
+    w.finish(movetext_start)
+}
+
+/// After a `0`: reads `-1` (a result) or `-0`, `-0-0` with a check sign (castling written with zeros).
+/// True for castling.
+fn zero_castling(s: &mut Scan<'_>) -> bool {
+    if !s.eat_dash() || s.eat(b"1") || !s.eat(b"0") {
+        return false;
     }
-    (next_id == node_count).then_some(Spans { movetext_start, ends })
+    if s.eat_dash() {
+        s.eat(b"0");
+    }
+    if matches!(s.peek(), Some(b'+' | b'#')) {
+        s.at += 1;
+    }
+    true
+}
+
+/// Where [`scan`] is in the game tree while it reads the movetext: the node the text is at, the variations
+/// it is inside, and the end offset found so far for each node's annotations.
+struct Walk<'t> {
+    tree: &'t GameTree,
+    ends: Vec<Option<usize>>,
+    /// The id the next move read must have (moves are numbered in the order the text gives them).
+    next_id: usize,
+    cur: NodeId,
+    /// The nodes to go back to when the open variations close.
+    stack: Vec<NodeId>,
+    /// Just after `(`: no move of the variation read yet.
+    var_start: bool,
+    /// Comments at the start of a variation, waiting for its first move (their end offset).
+    pending: Option<usize>,
+}
+
+impl<'t> Walk<'t> {
+    fn new(tree: &'t GameTree) -> Walk<'t> {
+        Walk {
+            tree,
+            ends: vec![None; tree.move_count() + 1],
+            next_id: 1,
+            cur: NodeId::ROOT,
+            stack: Vec::new(),
+            var_start: false,
+            pending: None,
+        }
+    }
+
+    /// A comment ended at `at`: it belongs to the current node, or waits for a variation's first move.
+    fn comment_ends(&mut self, at: usize) {
+        if self.var_start {
+            self.pending = Some(at);
+        } else {
+            self.ends[self.cur.index()] = Some(at);
+        }
+    }
+
+    /// A NAG or a `!`/`?` suffix ended at `at`.
+    fn annotation_ends(&mut self, at: usize) {
+        self.ends[self.cur.index()] = Some(at);
+    }
+
+    /// A move ended at `at`: it must be the tree's next node, a child of the current one, whose SAN
+    /// `matches`; `None` when the text and the tree disagree.
+    fn moved(&mut self, at: usize, matches: impl Fn(SanPlus) -> bool) -> Option<()> {
+        let id = NodeId(u32::try_from(self.next_id).ok()?);
+        let node = self.tree.node(id)?;
+        if node.parent() != Some(self.cur) || !node.san().is_some_and(matches) {
+            return None;
+        }
+        self.pending = None;
+        self.ends[self.next_id] = Some(at);
+        self.cur = id;
+        self.next_id += 1;
+        self.var_start = false;
+        Some(())
+    }
+
+    /// `(`: the variation replaces the current node's move. Skipped variations (one at the root, or one
+    /// opened before its first move) are not mirrored: `None`, and the caller regenerates instead.
+    fn open_variation(&mut self) -> Option<()> {
+        match self.tree.node(self.cur)?.parent() {
+            Some(parent) if !self.var_start => {
+                self.stack.push(self.cur);
+                self.cur = parent;
+                self.var_start = true;
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// `)`: back to the node the variation branched from.
+    fn close_variation(&mut self) {
+        if let Some(back) = self.stack.pop() {
+            if let Some(end) = self.pending.take() {
+                self.ends[self.cur.index()] = Some(end);
+            }
+            self.cur = back;
+            self.var_start = false;
+        }
+    }
+
+    /// The spans, when the text held every move of the tree.
+    fn finish(mut self, movetext_start: usize) -> Option<Spans> {
+        if let Some(end) = self.pending {
+            self.ends[self.cur.index()] = Some(end);
+        }
+        (self.next_id == self.ends.len()).then_some(Spans { movetext_start, ends: self.ends })
+    }
 }
