@@ -415,7 +415,8 @@ fn every_source_file_has_its_line_in_the_map() {
 #[test]
 fn the_layer_check_finds_an_edge_going_up() {
     let layers = documented_layers(
-        "## Layers\n| # | module | what |\n|---|---|---|\n| 1 | `game` | rules |\n| 2 | `a`, `b` | two |\n\n## Next\n| 9 | `x` | no |\n",
+        "## Layers\n| # | module | what |\n|---|---|---|\n| 1 | `game` | rules |\n\
+         | 2 | `a`, `b` | two |\n\n## Next\n| 9 | `x` | no |\n",
     );
     assert_eq!(layers, vec![(1, vec!["game".to_owned()]), (2, vec!["a".to_owned(), "b".to_owned()])]);
     let graph = |edges: &[(&str, &str)]| {

@@ -31,7 +31,8 @@ pub enum BoardMove {
     Notation(String),
 }
 
-/// A command for the game on the board (any game): moves, navigation, loading a position, editing the tree, copying.
+/// A command for the game on the board (any game): moves, navigation, loading a position, editing the
+/// tree, copying.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DocCommand {
     /// Play a move at the cursor of the game on the board (any game).
@@ -130,7 +131,8 @@ pub enum ViewCommand {
     ToggleOracle,
 }
 
-/// A command for the model: loading it, its runtime, search, reviews, internal search, the tree explorer, the selected move.
+/// A command for the model: loading it, its runtime, search, reviews, internal search, the tree explorer,
+/// the selected move.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnalysisCommand {
     /// Change how value distributions are scored.
