@@ -3,8 +3,8 @@
 #   packaging/macos/icons/*.png   the PNG set that cargo-packager turns into the app bundle's .icns
 #                                 (a name's @2x marks the Retina size of the same icon)
 #   packaging/windows/mavboard.ico  16 to 256 pixels, the Windows installer's icon
-# Needs rsvg-convert (Debian: librsvg2-bin) and ImageMagick's convert (Debian: imagemagick). The results are
-# committed; run this again after changing the SVG.
+# Needs rsvg-convert (Debian: librsvg2-bin) and ImageMagick's convert (Debian: imagemagick). cargo-packager's
+# before-packaging-command runs it; the results are build outputs, not kept in git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
