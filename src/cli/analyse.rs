@@ -5,10 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use mavboard::game::chess::ChessState;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::HexState;
-use mavboard::game::{GameKind, GameState};
+use mavboard::game::GameKind;
 use mavboard::inference::evaluator::{DecodeMode, EvalRequest, Evaluator, Scoring, TopK};
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::inference::{load_evaluator, load_evaluator_for};
@@ -91,17 +90,6 @@ fn rank(values: &[f64]) -> Vec<usize> {
     r
 }
 
-/// The Hex position after `moves` (cells separated by spaces or commas) on a `size` board.
-fn hex_position(size: u32, moves: &str) -> anyhow::Result<HexState> {
-    anyhow::ensure!((5..=13).contains(&size), "--hex-size {size}: Hex boards run from 5x5 to 13x13");
-    let mut state = HexState::new(size).with_context(|| format!("--hex-size {size}"))?;
-    for (i, text) in moves.split([' ', ',']).filter(|t| !t.is_empty()).enumerate() {
-        let action = state.parse_action(text).with_context(|| format!("--moves: move {} ({text})", i + 1))?;
-        state = state.play(action).with_context(|| format!("--moves: move {} ({text})", i + 1))?;
-    }
-    Ok(state)
-}
-
 /// Runs `mavboard analyse`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let game = args.game.rules();
@@ -117,28 +105,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
     match game {
         GameKind::Chess | GameKind::Chess960 => {
-            anyhow::ensure!(
-                args.moves.is_empty(),
-                "--moves is for Connect Four and Hex; give a chess position with --fen"
-            );
-            let state = if args.fen == "startpos" {
-                ChessState::startpos()
-            } else {
-                ChessState::from_fen(&args.fen)?
-            };
+            let state = super::position::chess(&args.fen, &args.moves)?;
             analyse(state, GameKind::Chess, &dir, &options, &args, load_evaluator)
         }
         GameKind::ConnectFour => {
-            let state = mavboard::game::connect_four::record::read_moves(&args.moves)
-                .with_context(|| format!("--moves {:?}", args.moves))?
-                .end();
+            let state = super::position::connect_four(&args.moves)?;
             analyse(state, GameKind::ConnectFour, &dir, &options, &args, |dir, options| {
                 let (e, p, _) = load_evaluator_for::<ConnectFourState>(dir, options, GameKind::ConnectFour)?;
                 Ok((e, p))
             })
         }
         GameKind::Hex => {
-            let state = hex_position(args.hex_size, &args.moves)?;
+            let state = super::position::hex(args.hex_size, &args.moves)?;
             analyse(state, GameKind::Hex, &dir, &options, &args, |dir, options| {
                 let (e, p, _) = load_evaluator_for::<HexState>(dir, options, GameKind::Hex)?;
                 Ok((e, p))

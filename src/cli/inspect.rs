@@ -7,9 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use mavboard::game::chess::ChessState;
-use mavboard::game::hex::HexState;
-use mavboard::game::{GameKind, GameState};
+use mavboard::game::GameKind;
 use mavboard::inference::encoder::EncoderEvaluator;
 use mavboard::inference::evaluator::{EvalRequest, Evaluator};
 use mavboard::inference::inspect::{HeadScale, Inspection, Inspector, TokenRole};
@@ -72,15 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
     match args.game.rules() {
         GameKind::Chess | GameKind::Chess960 => {
-            anyhow::ensure!(
-                args.moves.is_empty(),
-                "--moves is for Connect Four and Hex; give a chess position with --fen"
-            );
-            let state = if args.fen == "startpos" {
-                ChessState::startpos()
-            } else {
-                ChessState::from_fen(&args.fen)?
-            };
+            let state = super::position::chess(&args.fen, &args.moves)?;
             inspect(state, &dir, &options, &args)
         }
         GameKind::ConnectFour => {
@@ -88,25 +78,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 args.fen == "startpos",
                 "--fen is for chess; give a Connect Four position with --moves"
             );
-            let state = mavboard::game::connect_four::record::read_moves(&args.moves)
-                .with_context(|| format!("--moves {:?}", args.moves))?
-                .end();
+            let state = super::position::connect_four(&args.moves)?;
             inspect(state, &dir, &options, &args)
         }
         GameKind::Hex => {
             anyhow::ensure!(args.fen == "startpos", "--fen is for chess; give a Hex position with --moves");
-            anyhow::ensure!(
-                (5..=13).contains(&args.hex_size),
-                "--hex-size {}: Hex boards run from 5x5 to 13x13",
-                args.hex_size
-            );
-            let mut state =
-                HexState::new(args.hex_size).with_context(|| format!("--hex-size {}", args.hex_size))?;
-            for (i, text) in args.moves.split([' ', ',']).filter(|t| !t.is_empty()).enumerate() {
-                let action =
-                    state.parse_action(text).with_context(|| format!("--moves: move {} ({text})", i + 1))?;
-                state = state.play(action).with_context(|| format!("--moves: move {} ({text})", i + 1))?;
-            }
+            let state = super::position::hex(args.hex_size, &args.moves)?;
             inspect(state, &dir, &options, &args)
         }
     }

@@ -14,6 +14,7 @@ pub mod mav;
 pub mod package;
 pub mod perft;
 pub mod pgn;
+pub mod position;
 pub mod solve;
 pub mod solve_hex;
 pub mod uci;
