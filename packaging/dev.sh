@@ -232,8 +232,12 @@ case "$cmd" in
     export MAVBOARD_REQUIRE_UCI_CHECK=1
     # No incremental caches: the test binaries link egui/wgpu and would fill a small disk.
     export CARGO_INCREMENTAL=0
-    cargo build --locked --all-targets
-    # The Debian package, made from the binary just built (the dev profile: no release build here) with fast
+    # Built once, with the test profile: `cargo build --all-targets` would build every test target a second
+    # time with the dev profile (other settings, other files), which doubled the disk a CI run needs and
+    # filled its disk. The binary the package takes, target/debug/mavboard, is built here too (the
+    # integration tests run it).
+    cargo test --locked --all-targets --no-run
+    # The Debian package, made from the binary just built (no release build here) with fast
     # compression, into its own folder so that it never replaces a release .deb; tests/packaging_deb.rs
     # unpacks it and runs it, and must not skip.
     install_cargo_deb
