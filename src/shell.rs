@@ -148,12 +148,7 @@ impl MavboardApp {
         if self.engine.is_some() {
             let settings = &self.state.settings;
             let search = &settings.search;
-            let limits = if search.simulations == 0 {
-                crate::engine::GoLimits { infinite: true, ..Default::default() }
-            } else {
-                crate::engine::GoLimits { simulations: Some(search.simulations), ..Default::default() }
-            };
-            let run = (search.engine_config(), search.params(settings.scoring), limits);
+            let run = (search.engine_config(), search.params(settings.scoring), search.go_limits());
             let options = crate::app::model_runtime::session_options(settings);
             let preferred = settings.model_dir.clone();
             self.state.board_analysis.model.follow(
@@ -164,6 +159,7 @@ impl MavboardApp {
                 repaint,
             );
         }
+        self.inside_frame();
         // In a game against the model, the chooser moves when it is its turn.
         let now = std::time::Instant::now();
         let moves = self.state.play_frame(now);
@@ -184,6 +180,37 @@ impl MavboardApp {
         }
         if self.applied_theme != Some(self.state.settings.theme) {
             ctx.request_repaint();
+        }
+    }
+}
+
+impl MavboardApp {
+    /// The *Inside* panel follows the position on the board, with the model that values it: the chess
+    /// model, or the model beside a Connect Four / Hex board.
+    fn inside_frame(&mut self) {
+        use crate::app::board_game::BoardState;
+        use crate::app::line::MoveHistory;
+        let Some(repaint) = self.repaint.clone() else { return };
+        let state = &mut self.state;
+        if !state.analysis.inside.enabled {
+            return;
+        }
+        let options = crate::app::model_runtime::session_options(&state.settings);
+        let inside = &mut state.analysis.inside;
+        match state.doc.board_game.as_ref().map(|g| g.current()) {
+            Some(board) => {
+                let dir = state.board_analysis.model.package_dir();
+                let model = dir.map(|d| (d, &options));
+                match board {
+                    BoardState::ConnectFour(s) => inside.frame(s, model, &repaint),
+                    BoardState::Hex(s) => inside.frame(s, model, &repaint),
+                }
+            }
+            None => {
+                let dir = state.analysis.model.info().map(|i| i.dir.clone());
+                let here = state.doc.line.current().clone();
+                inside.frame(&here, dir.as_deref().map(|d| (d, &options)), &repaint);
+            }
         }
     }
 }

@@ -155,6 +155,8 @@ pub struct AnalysisState {
     pub device: Option<crate::inference::device::DeviceStatus>,
     /// The root (position text) of the last search that ended, not counting one-call evaluations.
     pub finished_search: Option<String>,
+    /// The *Inside* panel: the model's attention and values through its layers for the board position.
+    pub inside: super::inside::InsideState,
 }
 
 impl AnalysisState {

@@ -1,21 +1,18 @@
-//! The model beside a Connect Four or Hex board: an [`Engine`] for that game, started on the first model
-//! package that lists it (the one the user chose, else a shipped one), which values every legal move of
-//! each new position in one call (its value distributions, max and mean scoring), runs MCTS when asked, and
-//! runs internal search (explicit minimax over the model, and the model's own trace when the package writes
-//! one) on its own thread ([`InternalRun`]).
-//!
-//! It mirrors the chess glue ([`super::engine_link`]) in small: the engine answers every `Go` with exactly
-//! one `Done`, so counting the `Go`s still out tells which events belong to the newest one.
+//! The model beside a Connect Four or Hex board: the engine glue every game shares ([`GameLink`]) for the
+//! game on the board, started on the first model package that lists it (the one the user chose, else a
+//! shipped one). It values every legal move of each new position in one call (its value distributions, max
+//! and mean scoring), runs MCTS when asked, and runs internal search (explicit minimax over the model, and
+//! the model's own trace when the package writes one) on its own thread.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::board_game::{BoardGame, BoardState};
+use super::game_link::{GameLink, GoKind, LinkError, LinkEvent};
 use super::internal_search::InternalSearchState;
-use crate::engine::internal::{InternalRun, InternalSource};
+use crate::engine::internal::InternalSource;
 use crate::engine::{
-    Command, Engine, EngineConfig, EvaluatorBox, EvaluatorFactory, Event, FactoryError, GoLimits, Repaint,
-    SearchReport,
+    EngineConfig, EvaluatorBox, EvaluatorFactory, FactoryError, GoLimits, Repaint, SearchReport,
 };
 use crate::game::GameKind;
 use crate::game::connect_four::ConnectFourState;
@@ -60,107 +57,131 @@ pub enum BoardSearchRequest {
     },
 }
 
-/// An engine for one game, with the bookkeeping of its `Go`s.
-struct GameModel<S: MavState> {
-    engine: Engine<S>,
-    /// `Go`s sent and not yet answered by `Done`.
-    gos_out: usize,
-    /// Where internal search gets the same model.
-    internal: InternalSource<S>,
-    /// The model's value buckets.
-    buckets: Buckets,
-    /// Whether the last `Go` was a search (not the one-call evaluation of a new position).
-    last_was_search: bool,
-}
-
-impl<S: MavState> GameModel<S> {
-    fn start(
-        start: S,
-        factory: EvaluatorFactory<S>,
-        internal: InternalSource<S>,
-        buckets: Buckets,
-        config: EngineConfig,
-        repaint: Repaint,
-    ) -> Result<Self, String> {
-        let engine = Engine::start_at(start, config, repaint).map_err(|e| e.to_string())?;
-        engine.send(Command::LoadEvaluator { factory, workers: 1 }).map_err(|e| e.to_string())?;
-        Ok(GameModel { engine, gos_out: 0, internal, buckets, last_was_search: false })
-    }
-
-    /// Starts internal search from `root` on its own thread.
-    fn internal_search(
-        &self,
-        root: S,
-        breadth: usize,
-        depth: u32,
-        scoring: crate::inference::evaluator::Scoring,
-        repaint: Repaint,
-    ) -> Result<InternalRun, String> {
-        let config = InternalConfig {
-            breadth,
-            depth,
-            scoring,
-            state_format: StateFormat::State,
-            buckets: self.buckets,
-        };
-        InternalRun::start(self.internal.clone(), root, config, repaint)
-    }
-
-    fn set_position(&mut self, start: S, moves: Vec<String>) -> Result<(), String> {
-        self.engine.send(Command::SetPosition { start, moves }).map_err(|e| e.to_string())
-    }
-
-    fn go(&mut self, limits: GoLimits, params: MctsParams) -> Result<(), String> {
-        self.engine.send(Command::Go { limits, params }).map_err(|e| e.to_string())?;
-        self.gos_out += 1;
-        self.last_was_search = limits.simulations != Some(1);
-        Ok(())
-    }
-
-    fn stop(&self) {
-        let _ = self.engine.send(Command::Stop);
-    }
-
-    /// Takes the events: reports of the newest `Go` go to `view`.
-    fn drain(&mut self, view: &mut BoardModelView) {
-        while let Ok(event) = self.engine.events().try_recv() {
-            match event {
-                Event::Info(r) if self.gos_out == 1 => view.report = Some(r),
-                Event::Info(_) => {}
-                Event::Done { report, .. } => {
-                    self.gos_out = self.gos_out.saturating_sub(1);
-                    if self.gos_out == 0 {
-                        if self.last_was_search {
-                            view.finished_search = report.as_ref().map(|r| r.snapshot.root.clone());
-                        }
-                        if report.is_some() {
-                            view.report = report;
-                        }
-                        view.searching = false;
-                        view.evaluating = false;
-                    }
-                }
-                Event::EvaluatorReady { .. } => {
-                    if let BoardModelStatus::Loading(name) = &view.status {
-                        view.status = BoardModelStatus::Ready(name.clone());
-                    }
-                }
-                Event::Error(crate::engine::EngineError::Load(e)) => {
-                    view.status = BoardModelStatus::Failed(format!(
-                        "The model could not be loaded: {e}. Choose another package (Engine > Load model…)."
-                    ));
-                }
-                Event::Error(e) => view.error = Some(e.to_string()),
-                Event::Evaluated { .. } | Event::Explored { .. } => {}
-            }
-        }
-    }
-}
-
 /// The engine of the game on the board.
 enum Side {
-    ConnectFour(GameModel<ConnectFourState>),
-    Hex(GameModel<HexState>),
+    ConnectFour(GameLink<ConnectFourState>),
+    Hex(GameLink<HexState>),
+}
+
+/// Starts an engine at `start` and loads `factory` on one worker.
+fn start_link<S: MavState>(
+    start: S,
+    factory: EvaluatorFactory<S>,
+    internal: InternalSource<S>,
+    repaint: &Repaint,
+) -> Result<GameLink<S>, String> {
+    let mut link = GameLink::start(start, repaint.clone()).map_err(|e| e.to_string())?;
+    link.load(factory, 1, internal).map_err(|e| e.to_string())?;
+    Ok(link)
+}
+
+/// Starts an engine at `start` on the package in `dir` (for `game`), internal search included.
+fn start_package<S: MavState>(
+    start: S,
+    dir: &Path,
+    options: &SessionOptions,
+    game: GameKind,
+    repaint: &Repaint,
+) -> Result<GameLink<S>, String> {
+    let factory = package_factory(dir.to_path_buf(), options.clone(), game);
+    let internal = InternalSource::Package { dir: dir.to_path_buf(), options: options.clone() };
+    start_link(start, factory, internal, repaint)
+}
+
+/// What one frame asks of the engine (see [`step`]).
+struct Step<'a> {
+    /// The position changed since the engine was last told: send it and value it.
+    new_position: bool,
+    /// The moves from the start to the cursor.
+    moves: Vec<String>,
+    /// The game is over at the cursor (nothing to value or search).
+    over: bool,
+    /// The position's text (reports for another position are dropped).
+    text: String,
+    /// The panel's request.
+    request: Option<BoardSearchRequest>,
+    /// A search's limits.
+    limits: GoLimits,
+    /// The search parameters.
+    params: &'a MctsParams,
+    /// The engine's batching and timeout.
+    config: EngineConfig,
+    /// The model's buckets (for internal search).
+    buckets: Buckets,
+}
+
+/// One frame of the glue for the game `S`: sends a new position and its evaluation, carries out the
+/// panel's request, and takes the events into `view`.
+fn step<S: MavState>(
+    link: &mut GameLink<S>,
+    start: S,
+    current: S,
+    step: Step<'_>,
+    view: &mut BoardModelView,
+) -> Result<(), LinkError> {
+    if let Some(result) = link.poll_internal() {
+        view.internal.running = false;
+        view.internal.result = Some(result);
+    }
+    let Step { new_position, moves, over, text, request, limits, params, config, buckets } = step;
+    if new_position {
+        link.set_position(start, moves)?;
+        if !over {
+            link.go(GoKind::Evaluate, limits, params.clone(), config)?;
+        }
+    }
+    match request {
+        Some(BoardSearchRequest::Start) if !over => {
+            view.searching = true;
+            view.finished_search = None;
+            link.go(GoKind::Search, limits, params.clone(), config)?;
+        }
+        Some(BoardSearchRequest::Stop) => link.stop()?,
+        Some(BoardSearchRequest::Internal { breadth, depth }) if !over => {
+            let config = InternalConfig {
+                breadth,
+                depth,
+                scoring: params.scoring,
+                state_format: StateFormat::State,
+                buckets,
+            };
+            match link.start_internal(current, config) {
+                Ok(()) => view.internal.running = true,
+                Err(LinkError::Busy) => {}
+                Err(e) => view.internal.result = Some(Err(e.to_string())),
+            }
+        }
+        _ => {}
+    }
+    while let Some(event) = link.next_event() {
+        match event {
+            LinkEvent::Info(report) if report.snapshot.root == text => view.report = Some(report),
+            LinkEvent::Done { report, idle: true, after_search } => {
+                if after_search {
+                    view.finished_search = report.as_ref().map(|r| r.snapshot.root.clone());
+                }
+                if report.is_some() {
+                    view.report = report;
+                }
+                view.searching = false;
+                view.evaluating = false;
+            }
+            LinkEvent::Ready => {
+                if let BoardModelStatus::Loading(name) = &view.status {
+                    view.status = BoardModelStatus::Ready(name.clone());
+                }
+            }
+            LinkEvent::LoadFailed(e) => {
+                view.status = BoardModelStatus::Failed(format!(
+                    "The model could not be loaded: {e}. Choose another package (Engine > Load model…)."
+                ));
+            }
+            LinkEvent::Error(e) => view.error = Some(e.to_string()),
+            LinkEvent::Info(_) | LinkEvent::Done { .. } => {}
+            LinkEvent::Evaluated { .. } | LinkEvent::Explored { .. } => {}
+        }
+    }
+    Ok(())
 }
 
 /// What the panel shows: the model's status and its newest report for the board position.
@@ -200,10 +221,8 @@ pub struct BoardModel {
     /// The limits of the next search started by [`BoardModel::request`] instead of the search settings'
     /// (the model's move in a game against it).
     pub play_limits: Option<GoLimits>,
-    /// The internal search in progress.
-    internal_run: Option<InternalRun>,
-    /// Wakes the UI when an internal search ends.
-    repaint: Option<Repaint>,
+    /// The model's value buckets.
+    buckets: Buckets,
 }
 
 impl std::fmt::Debug for BoardModel {
@@ -262,12 +281,16 @@ fn package_factory<S: MavState>(
     })
 }
 
-/// The start position and the moves up to the cursor, as the engine takes them.
-fn engine_position(game: &BoardGame) -> (BoardState, Vec<String>) {
-    (game.start().clone(), game.moves()[..game.cursor()].to_vec())
-}
-
 impl BoardModel {
+    /// The package folder of the model valuing the board (loading or loaded), if any.
+    pub fn package_dir(&self) -> Option<&Path> {
+        let running = matches!(self.view.status, BoardModelStatus::Loading(_) | BoardModelStatus::Ready(_));
+        self.started_for
+            .as_ref()
+            .map(|(_, _, dir)| dir.as_path())
+            .filter(|d| running && !d.as_os_str().is_empty())
+    }
+
     /// Follows the board: (re)starts the engine for the game on it with the first package that knows the
     /// game (`preferred` first), gives it each new position and asks for the one-call evaluation, applies
     /// the panel's search request, and takes the engine's events. `None` (chess on the board) stops it.
@@ -292,32 +315,16 @@ impl BoardModel {
         if !same_start {
             *self = BoardModel::default();
             self.preferred = preferred.map(Path::to_path_buf);
-            self.repaint = Some(repaint.clone());
             match package_for(kind, preferred) {
                 Ok(package) => {
                     let dir = package.dir.clone();
-                    let factory_options = options.clone();
-                    let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(0))
+                    self.buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(0))
                         .unwrap_or_else(|_| Buckets::mav());
                     let started = match game.start() {
-                        BoardState::ConnectFour(s) => GameModel::start(
-                            *s,
-                            package_factory(dir.clone(), factory_options, kind),
-                            InternalSource::Package { dir: dir.clone(), options: options.clone() },
-                            buckets,
-                            search.0,
-                            repaint.clone(),
-                        )
-                        .map(Side::ConnectFour),
-                        BoardState::Hex(s) => GameModel::start(
-                            *s,
-                            package_factory(dir.clone(), factory_options, kind),
-                            InternalSource::Package { dir: dir.clone(), options: options.clone() },
-                            buckets,
-                            search.0,
-                            repaint.clone(),
-                        )
-                        .map(Side::Hex),
+                        BoardState::ConnectFour(s) => {
+                            start_package(*s, &dir, options, kind, repaint).map(Side::ConnectFour)
+                        }
+                        BoardState::Hex(s) => start_package(*s, &dir, options, kind, repaint).map(Side::Hex),
                     };
                     match started {
                         Ok(side) => {
@@ -352,19 +359,11 @@ impl BoardModel {
             return Err("not a Connect Four game".into());
         };
         *self = BoardModel::default();
-        self.repaint = Some(repaint.clone());
         let internal = InternalSource::Factory {
             factory: factory.clone(),
             why: "the test model writes no trace".into(),
         };
-        self.side = Some(Side::ConnectFour(GameModel::start(
-            *start,
-            factory,
-            internal,
-            Buckets::mav(),
-            search.0,
-            repaint.clone(),
-        )?));
+        self.side = Some(Side::ConnectFour(start_link(*start, factory, internal, repaint)?));
         self.view.status = BoardModelStatus::Loading("test model".into());
         self.started_for = Some((GameKind::ConnectFour, game.start().text(), PathBuf::new()));
         self.start_with(game, &search);
@@ -373,82 +372,47 @@ impl BoardModel {
 
     /// Sends a new position (and its evaluation) and the panel's request; takes the events.
     fn start_with(&mut self, game: &BoardGame, search: &(EngineConfig, MctsParams, GoLimits)) {
-        if let Some(result) = self.internal_run.as_ref().and_then(InternalRun::try_result) {
-            self.internal_run = None;
-            self.view.internal.running = false;
-            self.view.internal.result = Some(result);
-        }
         let Some(side) = self.side.as_mut() else { return };
-        let (_, params, limits) = search;
-        let limits = *limits;
+        let (config, params, limits) = search;
         let text = game.current().text();
         let over = game.current().outcome().is_some();
-        let mut result = Ok(());
-        if self.position.as_ref() != Some(&text) {
-            self.position = Some(text);
+        let new_position = self.position.as_ref() != Some(&text);
+        if new_position {
+            self.position = Some(text.clone());
             self.view.report = None;
             self.view.error = None;
             self.view.searching = false;
             self.view.evaluating = !over;
-            let (start, moves) = engine_position(game);
-            let evaluate = GoLimits { simulations: Some(1), ..GoLimits::default() };
-            result = match (side, start) {
-                (Side::ConnectFour(m), BoardState::ConnectFour(s)) => m
-                    .set_position(s, moves)
-                    .and_then(|()| if over { Ok(()) } else { m.go(evaluate, params.clone()) }),
-                (Side::Hex(m), BoardState::Hex(s)) => m
-                    .set_position(s, moves)
-                    .and_then(|()| if over { Ok(()) } else { m.go(evaluate, params.clone()) }),
-                _ => Err("the engine is for another game".to_owned()),
-            };
         }
-        if let (Ok(()), Some(request), Some(side)) = (&result, self.request.take(), self.side.as_mut()) {
-            match request {
-                BoardSearchRequest::Start if !over => {
-                    self.view.searching = true;
-                    self.view.finished_search = None;
-                    let limits = self.play_limits.take().unwrap_or(limits);
-                    result = match side {
-                        Side::ConnectFour(m) => m.go(limits, params.clone()),
-                        Side::Hex(m) => m.go(limits, params.clone()),
-                    };
-                }
-                BoardSearchRequest::Start => {}
-                BoardSearchRequest::Stop => match side {
-                    Side::ConnectFour(m) => m.stop(),
-                    Side::Hex(m) => m.stop(),
-                },
-                BoardSearchRequest::Internal { breadth, depth } if !over && self.internal_run.is_none() => {
-                    let repaint = self.repaint.clone().unwrap_or_else(|| Arc::new(|| {}));
-                    let run = match (side, game.current()) {
-                        (Side::ConnectFour(m), BoardState::ConnectFour(s)) => {
-                            m.internal_search(*s, breadth, depth, params.scoring, repaint)
-                        }
-                        (Side::Hex(m), BoardState::Hex(s)) => {
-                            m.internal_search(*s, breadth, depth, params.scoring, repaint)
-                        }
-                        _ => Err("the engine is for another game".to_owned()),
-                    };
-                    match run {
-                        Ok(run) => {
-                            self.internal_run = Some(run);
-                            self.view.internal.running = true;
-                        }
-                        Err(e) => self.view.internal.result = Some(Err(e)),
-                    }
-                }
-                BoardSearchRequest::Internal { .. } => {}
+        let request = self.request.take();
+        let limits = match request {
+            Some(BoardSearchRequest::Start) if !over => self.play_limits.take().unwrap_or(*limits),
+            _ => *limits,
+        };
+        let frame = Step {
+            new_position,
+            moves: game.moves()[..game.cursor()].to_vec(),
+            over,
+            text,
+            request,
+            limits,
+            params,
+            config: *config,
+            buckets: self.buckets,
+        };
+        let view = &mut self.view;
+        let result = match (side, game.start(), game.current()) {
+            (Side::ConnectFour(link), BoardState::ConnectFour(start), BoardState::ConnectFour(here)) => {
+                step(link, *start, *here, frame, view)
             }
-        }
+            (Side::Hex(link), BoardState::Hex(start), BoardState::Hex(here)) => {
+                step(link, *start, *here, frame, view)
+            }
+            _ => Err(LinkError::Internal("the engine is for another game".to_owned())),
+        };
         if let Err(e) = result {
             self.view.status = BoardModelStatus::Failed(format!("The engine stopped: {e}"));
             self.side = None;
-            return;
-        }
-        match self.side.as_mut() {
-            Some(Side::ConnectFour(m)) => m.drain(&mut self.view),
-            Some(Side::Hex(m)) => m.drain(&mut self.view),
-            None => {}
         }
     }
 }

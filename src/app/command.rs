@@ -182,6 +182,8 @@ pub enum AnalysisCommand {
     BoardSearch(super::board_model::BoardSearchRequest),
     /// Change who judges a game review (the model or a UCI engine, and its depth).
     SetReviewSettings(super::uci_review::ReviewSettings),
+    /// A change in the *Inside* panel.
+    Inside(super::inside::InsideCommand),
 }
 
 /// A change the user asked for, addressed to the feature that owns it.

@@ -1,22 +1,23 @@
-//! The glue between the app and the [`Engine`]: it loads the model, tells the engine about the board
-//! position, starts a one-call evaluation of every new position (the action-values panel) and the searches
-//! the user asks for, and turns the engine's events into [`AnalysisState`] and messages.
-//!
-//! The engine answers every `Go` with exactly one `Done`, so counting the `Go`s still out tells whether a
-//! search is running even when a stopped search's `Done` arrives after the next `Go` was sent.
+//! The chess glue between the app and the engine: over the glue every game shares ([`GameLink`]), it
+//! loads the model package, tells the engine about the board position, starts a one-call evaluation of every
+//! new position (the action-values panel) and the searches the user asks for, runs what only chess has
+//! (game and file reviews, the UCI judge, the search tree explorer), and turns the engine's events into
+//! [`AnalysisState`](super::analysis::AnalysisState) and messages.
 
 use std::path::{Path, PathBuf};
 
 use super::analysis::{EngineRequest, ModelInfo, ModelStatus, PositionEval};
 use super::file_review::FileReview;
+use super::game_link::{GameLink, GoKind, LinkError, LinkEvent};
 use super::game_review::{self, DocStamp, PendingReview};
 use super::line::MoveHistory;
 use super::messages::Topic;
 use super::model_runtime;
 use super::state::AppState;
-use crate::engine::internal::{InternalRun, InternalSource};
-use crate::engine::{Command, Engine, EngineConfig, EngineError, EvaluatorFactory, Event, GoLimits, Repaint};
+use crate::engine::internal::InternalSource;
+use crate::engine::{Command, EngineError, EvaluatorFactory, GoLimits, Repaint};
 use crate::game::GameState;
+use crate::game::chess::ChessState;
 use crate::inference::onnx::SessionOptions;
 use crate::model::ModelPackage;
 use crate::model::package::default_package_dir;
@@ -27,40 +28,20 @@ const APP_WORKERS: usize = 1;
 /// The most inference workers for a remote package (each holds one batch out at the server).
 const MAX_REMOTE_WORKERS: usize = 16;
 
-/// What the `Go`s that are out were for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum GoKind {
-    /// One model call for the action values.
-    Evaluate,
-    /// A search the user started.
-    Search,
-}
-
 /// The engine and what the app has told it.
 pub struct EngineLink {
-    engine: Engine,
+    /// The engine, the model and the `Go`s out.
+    link: GameLink<ChessState>,
     /// The position generation the engine was last given.
     sent_generation: Option<u64>,
-    /// `Go`s sent and not yet answered by `Done`.
-    gos_out: usize,
-    /// The kind of the last `Go` sent.
-    last_go: Option<GoKind>,
-    /// Whether a model is loaded or loading (a `Go` without one only produces an error).
-    has_model: bool,
-    /// The engine config last sent.
-    config: EngineConfig,
     /// The game review waiting for the engine's answers.
     review: Option<PendingReview>,
     /// The file review's game waiting for the engine's answers (its number in the game list).
     file_game: Option<(usize, PendingReview)>,
     /// The next tag for an `Evaluate` command.
     next_tag: u64,
-    /// Wakes the UI (also when an internal search ends).
+    /// Wakes the UI (the UCI judges' threads).
     repaint: Repaint,
-    /// Where internal search gets the loaded model.
-    internal_source: Option<InternalSource>,
-    /// The internal search in progress.
-    internal_run: Option<InternalRun>,
     /// Where the model's loader leaves the provider in use.
     device: model_runtime::DeviceSlot,
     /// The UCI engine judging the game review's moves, when the review is by an engine.
@@ -74,20 +55,13 @@ pub struct EngineLink {
 impl EngineLink {
     /// Starts the engine thread; `repaint` wakes the UI after every event.
     pub fn start(repaint: Repaint) -> Result<EngineLink, EngineError> {
-        let config = EngineConfig::default();
         Ok(EngineLink {
-            engine: Engine::start(config, repaint.clone())?,
+            link: GameLink::start(ChessState::startpos(), repaint.clone())?,
             sent_generation: None,
-            gos_out: 0,
-            last_go: None,
-            has_model: false,
-            config,
             review: None,
             file_game: None,
             next_tag: 0,
             repaint,
-            internal_source: None,
-            internal_run: None,
             device: model_runtime::DeviceSlot::default(),
             judge_run: None,
             file_judge: None,
@@ -129,27 +103,36 @@ impl EngineLink {
         };
         let options = model_runtime::session_options(&state.settings);
         let factory = model_runtime::model_factory(dir.clone(), options.clone(), self.device.clone());
-        self.load_factory(factory, info, state);
-        self.internal_source = Some(InternalSource::Package { dir, options });
+        self.load_with(factory, info, InternalSource::Package { dir, options }, state);
     }
 
     /// Loads evaluators from `factory` (the real model, or a mock in tests) described by `info`.
     pub fn load_factory(&mut self, factory: EvaluatorFactory, info: ModelInfo, state: &mut AppState) {
-        self.internal_source = Some(InternalSource::Factory {
+        let internal = InternalSource::Factory {
             factory: factory.clone(),
             why: format!(
                 "{} ({}) was given to the engine directly, not as a package folder, so it writes no trace of its own",
                 info.name, info.format
             ),
-        });
-        let workers = info.workers.max(1);
+        };
+        self.load_with(factory, info, internal, state);
+    }
+
+    /// Loads evaluators from `factory`, described by `info`; internal search takes the model from `internal`.
+    fn load_with(
+        &mut self,
+        factory: EvaluatorFactory,
+        info: ModelInfo,
+        internal: InternalSource,
+        state: &mut AppState,
+    ) {
+        let workers = info.workers;
         state.analysis.model = ModelStatus::Loading(info);
         state.analysis.device = None;
         if let Ok(mut slot) = self.device.lock() {
             *slot = None;
         }
-        self.has_model = true;
-        if self.engine.send(Command::LoadEvaluator { factory, workers }).is_err() {
+        if self.link.load(factory, workers, internal).is_err() {
             self.model_failed(state, "The engine thread has stopped; restart mavboard.".to_owned());
             return;
         }
@@ -158,8 +141,7 @@ impl EngineLink {
     }
 
     fn model_failed(&mut self, state: &mut AppState, text: String) {
-        self.has_model = false;
-        self.internal_source = None;
+        self.link.forget_model();
         state.analysis.model = ModelStatus::Failed(text.clone());
         state.analysis.evaluating = false;
         state.view.messages.error_about(Topic::Model, text);
@@ -230,7 +212,7 @@ impl EngineLink {
     /// eval graph as they come, and the finished review (the same as `mavboard annotate`'s) lands in
     /// [`super::analysis::AnalysisState::game_review`].
     fn review_game(&mut self, state: &mut AppState) {
-        if !self.has_model {
+        if !self.link.has_model() {
             state
                 .view
                 .messages
@@ -273,7 +255,7 @@ impl EngineLink {
         let chunks = pending.chunks();
         self.next_tag += chunks.len() as u64;
         for (tag, requests) in chunks {
-            if self.engine.send(Command::Evaluate { tag, requests }).is_err() {
+            if self.link.send(Command::Evaluate { tag, requests }).is_err() {
                 return self.engine_gone(state);
             }
         }
@@ -284,7 +266,7 @@ impl EngineLink {
 
     /// Starts reviewing every readable game of the game list, one after another (see [`FileReview`]).
     fn review_file(&mut self, state: &mut AppState) {
-        if !self.has_model {
+        if !self.link.has_model() {
             state
                 .view
                 .messages
@@ -366,7 +348,7 @@ impl EngineLink {
             let chunks = pending.chunks();
             self.next_tag += chunks.len() as u64;
             for (tag, requests) in chunks {
-                if self.engine.send(Command::Evaluate { tag, requests }).is_err() {
+                if self.link.send(Command::Evaluate { tag, requests }).is_err() {
                     return self.engine_gone(state);
                 }
             }
@@ -532,7 +514,7 @@ impl EngineLink {
                 Err(_) => break,
             }
         }
-        if self.engine.send(Command::SetPosition { start, moves }).is_err() {
+        if self.link.set_position(start, moves).is_err() {
             self.engine_gone(state);
         }
     }
@@ -543,58 +525,41 @@ impl EngineLink {
 
     /// Sends a `Go` of `kind`; a search runs with `limits` when given, else with the search settings'.
     fn go_with(&mut self, state: &mut AppState, kind: GoKind, limits: Option<GoLimits>) {
-        if !self.has_model {
-            state.analysis.searching = false;
-            if kind == GoKind::Search {
-                state.view.messages.error_about(
-                    Topic::Model,
-                    "No model is loaded: choose a model package (Engine > Load model…).",
-                );
-            }
-            return;
-        }
-        if state.current().outcome().is_some() {
+        if state.current().outcome().is_some() && self.link.has_model() {
             state.analysis.searching = false;
             state.analysis.evaluating = false;
             return;
         }
         let settings = &state.settings.search;
-        let config = settings.engine_config();
-        if config != self.config {
-            self.config = config;
-            if self.engine.send(Command::SetConfig(config)).is_err() {
-                return self.engine_gone(state);
-            }
-        }
+        let limits = limits.unwrap_or_else(|| settings.go_limits());
         let params = settings.params(state.settings.scoring);
-        let limits = match (kind, limits) {
-            (GoKind::Evaluate, _) => GoLimits { simulations: Some(1), ..GoLimits::default() },
-            (GoKind::Search, Some(limits)) => limits,
-            (GoKind::Search, None) if settings.simulations == 0 => {
-                GoLimits { infinite: true, ..GoLimits::default() }
+        match self.link.go(kind, limits, params, settings.engine_config()) {
+            Ok(()) => {
+                state.analysis.searching = kind == GoKind::Search;
+                state.analysis.evaluating = state.analysis.report.is_none();
             }
-            (GoKind::Search, None) => {
-                GoLimits { simulations: Some(settings.simulations), ..GoLimits::default() }
+            Err(LinkError::NoModel) => {
+                state.analysis.searching = false;
+                if kind == GoKind::Search {
+                    state.view.messages.error_about(
+                        Topic::Model,
+                        "No model is loaded: choose a model package (Engine > Load model…).",
+                    );
+                }
             }
-        };
-        if self.engine.send(Command::Go { limits, params }).is_err() {
-            return self.engine_gone(state);
+            Err(_) => self.engine_gone(state),
         }
-        self.gos_out += 1;
-        self.last_go = Some(kind);
-        state.analysis.searching = kind == GoKind::Search;
-        state.analysis.evaluating = state.analysis.report.is_none();
     }
 
     fn stop(&mut self, state: &mut AppState) {
-        if self.gos_out > 0 && self.engine.send(Command::Stop).is_err() {
+        if self.link.stop().is_err() {
             self.engine_gone(state);
         }
         state.analysis.searching = false;
     }
 
     fn engine_gone(&mut self, state: &mut AppState) {
-        self.has_model = false;
+        self.link.forget_model();
         state.analysis.searching = false;
         state.analysis.evaluating = false;
         state.analysis.model = ModelStatus::Failed("The engine thread has stopped; restart mavboard.".into());
@@ -602,10 +567,7 @@ impl EngineLink {
 
     /// Starts an internal search of the board position on its own thread (one at a time).
     fn internal_search(&mut self, state: &mut AppState, breadth: usize, depth: u32) {
-        if self.internal_run.is_some() {
-            return;
-        }
-        let (Some(source), Some(info)) = (self.internal_source.clone(), state.analysis.model.info()) else {
+        let Some(info) = state.analysis.model.info().filter(|_| self.link.has_model()) else {
             state
                 .view
                 .messages
@@ -626,65 +588,46 @@ impl EngineLink {
             state_format: crate::mav::command::StateFormat::Fen,
             buckets,
         };
-        match InternalRun::start(source, state.current().clone(), config, self.repaint.clone()) {
-            Ok(run) => {
-                self.internal_run = Some(run);
-                state.analysis.internal.running = true;
-            }
+        match self.link.start_internal(state.current().clone(), config) {
+            Ok(()) => state.analysis.internal.running = true,
+            Err(LinkError::Busy) => {}
             Err(e) => {
-                state.view.messages.error(e);
+                state.view.messages.error(e.to_string());
             }
-        }
-    }
-
-    /// Takes the internal search's result when it has arrived.
-    fn poll_internal(&mut self, state: &mut AppState) {
-        if let Some(result) = self.internal_run.as_ref().and_then(InternalRun::try_result) {
-            self.internal_run = None;
-            state.analysis.internal.running = false;
-            state.analysis.internal.result = Some(result);
         }
     }
 
     /// Applies the events that arrived since the last frame.
     pub fn drain(&mut self, state: &mut AppState) {
-        self.poll_internal(state);
+        if let Some(result) = self.link.poll_internal() {
+            state.analysis.internal.running = false;
+            state.analysis.internal.result = Some(result);
+        }
         self.poll_judge(state);
         self.poll_file_judge(state);
-        while let Ok(event) = self.engine.events().try_recv() {
+        while let Some(event) = self.link.next_event() {
             match event {
-                Event::Info(report) => {
-                    state.view.messages.resolve(Topic::Evaluation);
-                    let current = state.current().clone();
-                    if state.analysis.accept_report(report, &current) {
-                        self.refresh_explorer(state);
-                    }
-                }
-                Event::Done { report, .. } => {
-                    self.gos_out = self.gos_out.saturating_sub(1);
+                LinkEvent::Info(report) => self.accept_report(state, report),
+                LinkEvent::Done { report, idle, after_search } => {
                     let root = report.as_ref().map(|r| r.snapshot.root.clone());
                     if let Some(report) = report {
-                        state.view.messages.resolve(Topic::Evaluation);
-                        let current = state.current().clone();
-                        if state.analysis.accept_report(report, &current) {
-                            self.refresh_explorer(state);
-                        }
+                        self.accept_report(state, report);
                     }
-                    if self.gos_out == 0 {
-                        if self.last_go == Some(GoKind::Search) {
+                    if idle {
+                        if after_search {
                             state.analysis.finished_search = root;
                         }
                         state.analysis.searching = false;
                         state.analysis.evaluating = false;
                     }
                 }
-                Event::Evaluated { tag, results } => self.review_answers(state, tag, results),
-                Event::Explored { root, path, children, .. } => {
+                LinkEvent::Evaluated { tag, results } => self.review_answers(state, tag, results),
+                LinkEvent::Explored { root, path, children } => {
                     if root.is_some_and(|r| r == state.current().to_text()) {
                         state.analysis.explorer.accept(path, children);
                     }
                 }
-                Event::EvaluatorReady { .. } => {
+                LinkEvent::Ready => {
                     state.view.messages.resolve(Topic::Model);
                     if let ModelStatus::Loading(info) = &state.analysis.model {
                         state.analysis.model = ModelStatus::Ready(info.clone());
@@ -695,19 +638,28 @@ impl EngineLink {
                     }
                     state.analysis.device = status;
                 }
-                Event::Error(EngineError::Load(reason)) => {
+                LinkEvent::LoadFailed(reason) => {
                     self.model_failed(state, format!("The model could not be loaded: {reason}"));
                 }
-                Event::Error(e) => {
+                LinkEvent::Error(e) => {
                     state.view.messages.error_about(Topic::Evaluation, e.to_string());
                 }
             }
         }
     }
 
+    /// Takes a search report for the board position (reports for another position are dropped).
+    fn accept_report(&mut self, state: &mut AppState, report: crate::engine::SearchReport) {
+        state.view.messages.resolve(Topic::Evaluation);
+        let current = state.current().clone();
+        if state.analysis.accept_report(report, &current) {
+            self.refresh_explorer(state);
+        }
+    }
+
     /// Asks the engine for the children of a node of the search tree explorer.
     fn explore(&mut self, state: &mut AppState, path: Vec<String>) {
-        if self.engine.send(Command::Explore { tag: 0, path }).is_err() {
+        if self.link.send(Command::Explore { tag: 0, path }).is_err() {
             self.engine_gone(state);
         }
     }
@@ -722,7 +674,7 @@ impl EngineLink {
 
     /// Whether the last `Go` sent was a user's search that is still out.
     pub fn searching(&self) -> bool {
-        self.gos_out > 0 && self.last_go == Some(GoKind::Search)
+        self.link.searching()
     }
 }
 
@@ -748,6 +700,6 @@ pub fn model_factory(dir: PathBuf, options: SessionOptions) -> EvaluatorFactory 
 
 impl std::fmt::Debug for EngineLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EngineLink").field("gos_out", &self.gos_out).field("last_go", &self.last_go).finish()
+        f.debug_struct("EngineLink").field("link", &self.link).finish()
     }
 }

@@ -172,6 +172,16 @@ impl SearchSettings {
         }
     }
 
+    /// A user's search's limits: the simulations set, or until stopped when that is 0.
+    pub fn go_limits(&self) -> crate::engine::GoLimits {
+        use crate::engine::GoLimits;
+        if self.simulations == 0 {
+            GoLimits { infinite: true, ..GoLimits::default() }
+        } else {
+            GoLimits { simulations: Some(self.simulations), ..GoLimits::default() }
+        }
+    }
+
     /// The engine's batching and timeout.
     pub fn engine_config(&self) -> crate::engine::EngineConfig {
         crate::engine::EngineConfig {

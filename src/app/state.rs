@@ -209,6 +209,7 @@ impl AppState {
     /// Applies a command for the model and its analyses.
     fn apply_analysis(&mut self, command: AnalysisCommand, ctx: &eframe::egui::Context) {
         match command {
+            AnalysisCommand::Inside(c) => self.analysis.inside.apply(c),
             AnalysisCommand::SetScoring(s) => {
                 self.settings.scoring = s;
                 if let Some(r) = self.analysis.game_review.as_mut()

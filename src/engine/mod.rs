@@ -15,6 +15,7 @@
 pub mod api;
 mod controller;
 pub mod handle;
+pub mod inspection;
 pub mod internal;
 pub mod oracle;
 pub mod pool;

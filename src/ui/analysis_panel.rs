@@ -82,6 +82,12 @@ pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             .show(ui, |ui| {
                 out.extend(super::internal_search_panel::internal_search_panel_ui(ui, state));
             });
+        egui::CollapsingHeader::new(egui::RichText::new("Inside the model").strong())
+            .default_open(false)
+            .show(ui, |ui| {
+                let by_max = state.settings.scoring == ScoringChoice::Max;
+                out.extend(super::inside_panel::inside_panel_ui(ui, &state.analysis.inside, by_max));
+            });
         egui::CollapsingHeader::new(egui::RichText::new("Engine and model").strong())
             .default_open(false)
             .show(ui, |ui| out.extend(super::model_panel::model_panel_ui(ui, state)));

@@ -152,6 +152,15 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
     ui.separator();
     model_section_ui(ui, state, current.outcome().is_some(), &mut out);
     internal_section_ui(ui, &state.board_analysis, &current.text(), current.outcome().is_some(), &mut out);
+    if state.board_analysis.model.package_dir().is_some() {
+        egui::CollapsingHeader::new(RichText::new("Inside the model").strong())
+            .id_salt("board_inside")
+            .default_open(false)
+            .show(ui, |ui| {
+                let by_max = state.settings.scoring == crate::app::settings::ScoringChoice::Max;
+                out.extend(crate::ui::inside_panel::inside_panel_ui(ui, &state.analysis.inside, by_max));
+            });
+    }
     ui.separator();
     ui.horizontal(|ui| {
         ui.label(RichText::new("Solver").strong());

@@ -11,6 +11,7 @@ pub mod distribution;
 pub mod eval_graph;
 pub mod heatmap_gpu;
 pub mod hex_board;
+pub mod inside_panel;
 pub mod internal_search_panel;
 pub mod menu;
 pub mod model_panel;
