@@ -56,6 +56,11 @@ fn a_user_looks_inside_switches_a_head_off_and_sees_the_values_move() {
     assert!(h.get_all_by_label("Values through the layers").next().is_some());
     assert!(h.get_all_by_label_contains("leads from layer").next().is_some());
     assert!(h.get_all_by_label_contains("layers ×").next().is_some());
+    // The chess board is tinted by where the model looks: every square, the most-looked-at one full.
+    let heat = mavboard::ui::inside_panel::board_heat(&h.state().state);
+    assert_eq!(heat.len(), 64);
+    assert!(heat.iter().any(|(_, w)| (*w - 1.0).abs() < 1e-6));
+    assert!(heat.iter().all(|(_, w)| (0.0..=1.0).contains(w)));
 
     // One head, then off: a second pass, and the table of changes, most hurt first.
     click(&mut h, "Switch off");
@@ -88,4 +93,28 @@ fn a_user_looks_inside_switches_a_head_off_and_sees_the_values_move() {
         app.state.analysis.inside.view.as_ref().is_some_and(|v| v.position == after && v.scaled.is_none())
     }));
     assert!(h.get_all_by_label_contains("Every head as trained").next().is_some());
+}
+
+#[test]
+fn the_connect_four_board_is_looked_inside_with_the_model_beside_it() {
+    let settings = Settings { show_oracle: false, ..Settings::default() };
+    let mut h = app_with_model(settings);
+    ui_common::choose(&mut h, &["Game", "Connect Four"]);
+    assert!(
+        step_until(&mut h, WAIT, |app| app.state.board_analysis.model.package_dir().is_some()),
+        "the model beside the board starts"
+    );
+    click(&mut h, "Inside the model");
+    click(&mut h, "Look inside the model");
+    assert!(
+        step_until(&mut h, WAIT, |app| app.state.analysis.inside.view.is_some()),
+        "the inspection arrives: {:?}",
+        h.state().state.analysis.inside.error
+    );
+    let view = h.state().state.analysis.inside.view.clone().expect("view");
+    assert_eq!(view.clean.game, mavboard::game::GameKind::ConnectFour);
+    assert_eq!(view.clean.moves.len(), 7, "every column");
+    let cells = view.clean.board_attention(0, 0, view.clean.moves[0].token).expect("attention");
+    assert_eq!(cells.len(), 42, "the 7 × 6 cells");
+    assert!(h.get_all_by_label("Values through the layers").next().is_some());
 }

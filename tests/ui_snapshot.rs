@@ -122,6 +122,7 @@ fn board_with_candidate_arrows() {
     let mut h = Harness::builder().with_size(egui::vec2(480.0, 480.0)).renderer(r).build_ui_state(
         move |ui, (interaction, pieces): &mut (BoardInteraction, PieceTextures)| {
             let view = BoardView {
+                heat: &[],
                 state: &state,
                 flipped: false,
                 last_move: None,
@@ -149,6 +150,7 @@ fn board_harness(
     let mut h = Harness::builder().with_size(egui::vec2(400.0, 400.0)).renderer(renderer).build_ui_state(
         move |ui, (interaction, pieces): &mut (BoardInteraction, PieceTextures)| {
             let view = BoardView {
+                heat: &[],
                 state: &state,
                 flipped: false,
                 last_move: None,

@@ -26,6 +26,8 @@ pub struct BoardView<'a> {
     pub show_coordinates: bool,
     /// Dots on the selected piece's targets.
     pub show_legal_moves: bool,
+    /// Where the model looks (the *Inside* panel's attention), 0..1 per square, as a tint under the pieces.
+    pub heat: &'a [(Square, f32)],
 }
 
 /// What the user did on the board this frame.
@@ -318,6 +320,14 @@ fn paint_squares(painter: &egui::Painter, board: Rect, view: &BoardView<'_>, int
             square_rect(board, sq, flipped),
             0.0,
             if light { palette::LIGHT } else { palette::DARK },
+        );
+    }
+    for &(sq, heat) in view.heat {
+        let alpha = (heat.clamp(0.0, 1.0) * 170.0).round() as u8;
+        painter.rect_filled(
+            square_rect(board, sq, flipped),
+            0.0,
+            Color32::from_rgba_unmultiplied(255, 110, 20, alpha),
         );
     }
     if let Some(m) = view.last_move {

@@ -237,6 +237,39 @@ fn heatmap_ui(
     clicked
 }
 
+/// The Inside panel's attention on the chess board: the chosen head's (or the layer's heads' mean) from the
+/// query, scaled from the least-looked-at square (0) to the most (1); empty while the panel is off, the
+/// board is not chess, or every square gets the same.
+pub fn board_heat(state: &crate::app::state::AppState) -> Vec<(shakmaty::Square, f32)> {
+    let inside = &state.analysis.inside;
+    let by_max = state.settings.scoring == crate::app::settings::ScoringChoice::Max;
+    let Some(view) = inside.view.as_ref().filter(|_| inside.enabled && state.doc.board_game.is_none()) else {
+        return Vec::new();
+    };
+    let shown = view.shown();
+    if !matches!(shown.game, GameKind::Chess | GameKind::Chess960) {
+        return Vec::new();
+    }
+    let Some(query) = query_token(shown, inside.query.as_deref(), by_max) else { return Vec::new() };
+    let heads: Vec<usize> = inside.head.map_or_else(|| (0..shown.num_heads()).collect(), |h| vec![h]);
+    let mut sum = [0.0f32; 64];
+    for head in heads {
+        for (cell, p) in shown.board_attention(inside.layer, head, query).unwrap_or_default() {
+            if let Some(i) = (cell.col < 8 && cell.row < 8).then(|| (cell.row * 8 + cell.col) as usize) {
+                sum[i] += p;
+            }
+        }
+    }
+    // From the least-looked-at square (no tint) to the most (full), so that a broad head still shows
+    // where it leans.
+    let peak = sum.iter().copied().fold(0.0f32, f32::max);
+    let low = sum.iter().copied().fold(f32::MAX, f32::min);
+    if peak <= 0.0 || peak - low <= f32::EPSILON {
+        return Vec::new();
+    }
+    shakmaty::Square::ALL.iter().map(|&sq| (sq, (sum[usize::from(sq)] - low) / (peak - low))).collect()
+}
+
 fn lerp(a: Color32, b: Color32, t: f32) -> Color32 {
     let m = |x: u8, y: u8| (f32::from(x) + (f32::from(y) - f32::from(x)) * t).round() as u8;
     Color32::from_rgb(m(a.r(), b.r()), m(a.g(), b.g()), m(a.b(), b.b()))

@@ -160,7 +160,9 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
             .then(|| crate::app::pv_preview::current_preview(state))
             .flatten();
         let arrows = if preview.is_some() { Vec::new() } else { board_arrows(state, &candidates) };
+        let heat = if preview.is_some() { Vec::new() } else { inside_panel::board_heat(state) };
         let view = BoardView {
+            heat: &heat,
             state: preview.as_ref().map_or(state.current(), |p| &p.after),
             flipped: state.settings.flipped,
             last_move: preview
