@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use mavboard::game::GameKind;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::HexState;
-use mavboard::game::GameKind;
 use mavboard::inference::evaluator::{DecodeMode, EvalRequest, Evaluator, Scoring, TopK};
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::inference::{load_evaluator, load_evaluator_for};
