@@ -307,7 +307,7 @@ fn action_value_last_layer_lens_equals_the_models_output() {
     // the lens shows something the output does not
     let got = ins.inspect(&positions()[1], &ins.ones()).expect("inspects");
     let d = got.moves.iter().map(|m| max_prob_diff(&m.layers[0], &m.value)).fold(0.0, f64::max);
-    assert!(d > 1e-4, "layer 0's lens equals the output ({d})");
+    assert!(d > 1e-3, "layer 0's lens equals the output ({d})");
 }
 
 #[test]
@@ -357,7 +357,7 @@ fn action_value_head_scales_of_one_change_nothing_and_removing_a_layer_changes_t
             .zip(&off.moves)
             .map(|(x, y)| max_prob_diff(&x.value, &y.value))
             .fold(0.0, f64::max);
-        assert!(d > 1e-4, "removing every head of layer {layer} changed the values by only {d}");
+        assert!(d > 1e-3, "removing every head of layer {layer} changed the values by only {d}");
         if layer == 1 {
             for (x, y) in a.moves.iter().zip(&off.moves) {
                 assert!(max_prob_diff(&x.layers[0], &y.layers[0]) <= 1e-6, "layer 0 is before the change");

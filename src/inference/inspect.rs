@@ -27,8 +27,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ndarray::{Array2, Array3, Array4, ArrayD, Axis, Ix2, Ix3, Ix4, Ix5, s};
-use ort::session::{Session, SessionInputValue};
+use ndarray::{Array2, Array3, Array4, ArrayD, ArrayViewD, Axis, Ix2, Ix3, Ix4, Ix5, s};
+use ort::session::{Session, SessionInputValue, SessionOutputs};
 use ort::value::Tensor;
 
 use super::device::{DeviceError, DeviceStatus, session_builder};
@@ -473,6 +473,12 @@ fn output(name: &str, reason: impl std::fmt::Display) -> InspectError {
     InspectError::Output { name: name.to_owned(), reason: reason.to_string() }
 }
 
+/// The run's output `name`, read in place.
+fn output_view<'a>(got: &'a SessionOutputs<'_>, name: &str) -> Result<ArrayViewD<'a, f32>, InspectError> {
+    let v = got.get(name).ok_or_else(|| output(name, "missing from the run's outputs"))?;
+    v.try_extract_array::<f32>().map_err(|e| output(name, e))
+}
+
 /// A file of the package folder named in mav.json, refusing names that leave the folder.
 fn package_file(dir: &Path, file: &str, field: &str) -> Result<PathBuf, InspectError> {
     let name = Path::new(file);
@@ -708,8 +714,7 @@ impl Inspector {
         let run_time = start.elapsed();
         let mut arrays = Vec::with_capacity(names.len());
         for name in names {
-            let v = got.get(name.as_str()).ok_or_else(|| output(name, "missing from the run's outputs"))?;
-            arrays.push(v.try_extract_array::<f32>().map_err(|e| output(name, e))?.to_owned());
+            arrays.push(output_view(&got, name)?.to_owned());
         }
         Ok((arrays, run_time))
     }
@@ -858,29 +863,38 @@ impl Inspector {
             (self.spec.head_scale.clone().into(), Tensor::from_array(scale_arr).map_err(run)?.into()),
         ];
         let names = [self.spec.attention.clone(), self.spec.residual.clone(), self.spec.lens_logits.clone()];
-        let (arrays, run_time) = self.run_graph(feed, &names)?;
-        let mut it = arrays.into_iter();
-        let (Some(attention), Some(residual), Some(lens)) = (it.next(), it.next(), it.next()) else {
-            return Err(InspectError::Run("fewer outputs than asked".into()));
-        };
         let (l, h, k, d, len) = (self.layers, self.heads, self.buckets.k() as usize, self.d_model, AV_SEQ);
-        let attention = attention.into_dimensionality::<Ix5>().map_err(|e| output(&names[0], e))?;
-        let residual = residual.into_dimensionality::<Ix4>().map_err(|e| output(&names[1], e))?;
-        let lens = lens.into_dimensionality::<Ix3>().map_err(|e| output(&names[2], e))?;
+        let (buckets, path) = (self.buckets, self.path.clone());
+        let shape_err = |name: &str, got: &[usize], want: String| {
+            output(name, format!("shape {got:?}, expected {want} ({})", path.display()))
+        };
+        let start = Instant::now();
+        let got = self.session.run(feed).map_err(run)?;
+        let run_time = start.elapsed();
+        // read in place: only the kept sequence's maps are copied, not the batch's N
+        let attention =
+            output_view(&got, &names[0])?.into_dimensionality::<Ix5>().map_err(|e| output(&names[0], e))?;
+        let residual =
+            output_view(&got, &names[1])?.into_dimensionality::<Ix4>().map_err(|e| output(&names[1], e))?;
+        let lens =
+            output_view(&got, &names[2])?.into_dimensionality::<Ix3>().map_err(|e| output(&names[2], e))?;
         if attention.dim() != (n, l, h, len, len) {
             let want = format!("[{n}, {l}, {h}, {len}, {len}]");
-            return Err(self.shape_err(&names[0], attention.shape(), want));
+            return Err(shape_err(&names[0], attention.shape(), want));
         }
         if residual.dim() != (n, l + 1, len, d) {
-            return Err(self.shape_err(&names[1], residual.shape(), format!("[{n}, {}, {len}, {d}]", l + 1)));
+            return Err(shape_err(&names[1], residual.shape(), format!("[{n}, {}, {len}, {d}]", l + 1)));
         }
         if lens.dim() != (n, l, k) {
-            return Err(self.shape_err(&names[2], lens.shape(), format!("[{n}, {l}, {k}]")));
+            return Err(shape_err(&names[2], lens.shape(), format!("[{n}, {l}, {k}]")));
         }
+        let dist = |logits: Vec<f32>| {
+            ValueDistribution::from_logits(buckets, &logits).map_err(|e: BucketError| output(&names[2], e))
+        };
         let mut out_moves = Vec::with_capacity(n);
         for (i, text) in texts.into_iter().enumerate() {
             let layers = (0..l)
-                .map(|layer| self.dist(&names[2], lens.slice(s![i, layer, ..]).to_vec()))
+                .map(|layer| dist(lens.slice(s![i, layer, ..]).to_vec()))
                 .collect::<Result<Vec<_>, _>>()?;
             let value = layers.last().cloned().ok_or_else(|| output(&names[2], "the model has no layers"))?;
             out_moves.push(MoveLens { text, token: len - 1, layers, value, best_logit: f32::NAN });
@@ -891,6 +905,9 @@ impl Inspector {
                 if out_moves[i].value.mean_value() > out_moves[best].value.mean_value() { i } else { best }
             })
         });
+        let attention = attention.index_axis(Axis(0), pick).to_owned();
+        let residual = residual.index_axis(Axis(0), pick).to_owned();
+        drop(got);
         let mut tokens = Vec::with_capacity(len);
         tokens.push(InputToken { id: 0, text: "<bos>".into(), role: TokenRole::Start });
         for (j, role) in searchless_token_roles().into_iter().enumerate() {
@@ -911,8 +928,8 @@ impl Inspector {
             game: state.kind(),
             tokens,
             moves: out_moves,
-            attention: attention.index_axis_move(Axis(0), pick),
-            residual: residual.index_axis_move(Axis(0), pick),
+            attention,
+            residual,
             attention_move: Some(pick),
             head_scale: scale.clone(),
             run_time,
