@@ -448,3 +448,26 @@ fn action_value_inspect_cli() {
 fn state_moves(fen: &str) -> usize {
     ChessState::from_fen(fen).expect("fen").legal_actions().len()
 }
+
+#[test]
+fn action_value_outputs_of_the_wrong_shape_are_named_errors() {
+    let Some(package) = searchless_package() else { return };
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("inspect-av-shape-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    for f in ["model.onnx", "inspect.onnx"] {
+        std::fs::copy(package.dir.join(f), tmp.join(f)).expect("copies");
+    }
+    // mav.json says 64 buckets; the graph writes 128
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(package.dir.join("mav.json")).expect("reads"))
+            .expect("json");
+    meta["num_buckets"] = 64.into();
+    std::fs::write(tmp.join("mav.json"), meta.to_string()).expect("writes");
+    let changed = ModelPackage::open(&tmp).expect("opens");
+    let mut ins = Inspector::open(&changed, &SessionOptions::default()).expect("opens");
+    let err = ins.inspect(&positions()[0], &ins.ones()).expect_err("the lens has 128 buckets");
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(matches!(&err, InspectError::Output { name, .. } if name == "lens_logits"), "{err}");
+    assert!(err.to_string().contains("expected [20, 2, 64]"), "{err}");
+}
