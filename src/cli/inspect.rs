@@ -227,7 +227,7 @@ fn inspect<S: MavState>(
             "position": state.mav_fen().unwrap_or_else(|| state.mav_state()),
             "layers": layers,
             "heads": heads,
-            "attention_move": clean.attention_move.map(|i| clean.moves[i].text.clone()),
+            "attention_move": clean.attention_move.and_then(|i| clean.moves.get(i)).map(|m| m.text.clone()),
             "tokens": clean.tokens.iter().enumerate().map(|(i, t)| json!({
                 "index": i, "text": t.text, "role": role_text(&t.role),
             })).collect::<Vec<_>>(),
@@ -323,15 +323,15 @@ fn print_text(
         println!("{line}");
     }
     let rest: f32 = 1.0 - board.iter().map(|(_, p)| p).sum::<f32>();
-    match clean.attention_move {
+    match clean.attention_move.and_then(|i| clean.moves.get(i)) {
         None => {
             println!("    (the other tokens: side, state fields, separator, moves: {:.1} %)", rest * 100.0)
         }
-        Some(i) => println!(
+        Some(m) => println!(
             "    (the other tokens: start, side, state fields, the action: {:.1} %; the sequence of {}, one of \
              {} the model runs, one per move)",
             rest * 100.0,
-            clean.moves[i].text,
+            m.text,
             clean.moves.len()
         ),
     }

@@ -843,6 +843,10 @@ impl Inspector {
             InspectError::ActionValueInput(format!("a {} position has no FEN", state.kind().name()))
         })?;
         let state_ids = tokenize_fen(&fen).map_err(|e| InspectError::ActionValueInput(e.to_string()))?;
+        if state_ids.len() != STATE_LEN {
+            let got = state_ids.len();
+            return Err(InspectError::ActionValueInput(format!("{got} state tokens, not {STATE_LEN}")));
+        }
         let action_ids = texts
             .iter()
             .map(|t| {
