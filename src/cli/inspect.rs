@@ -1,16 +1,18 @@
 //! `mavboard inspect`: inside the model for one position — each move's value distribution after every layer
 //! (the logit lens), one head's attention from a chosen query token or square, and every move's values with
 //! one head switched off beside the clean ones. Runs the package's inspection graph
-//! (`mavboard::inference::inspect`); chess (`--fen`), Connect Four and Hex (`--game` with `--moves`).
+//! (`mavboard::inference::inspect`) of a mav-encoder (chess (`--fen`), Connect Four and Hex (`--game` with
+//! `--moves`)) or an action-value package (chess; one sequence per move: the attention shown is of the
+//! best move's sequence, or of the move given as `--query`).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use mavboard::game::GameKind;
-use mavboard::inference::encoder::EncoderEvaluator;
-use mavboard::inference::evaluator::{EvalRequest, Evaluator};
+use mavboard::inference::evaluator::EvalRequest;
 use mavboard::inference::inspect::{HeadScale, Inspection, Inspector, TokenRole};
+use mavboard::inference::load_evaluator_for;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::mav::state::MavState;
 use mavboard::model::ModelPackage;
@@ -47,10 +49,12 @@ pub struct Args {
     #[arg(long)]
     head: Option<usize>,
     /// The query of the attention map: a board cell (`e4`), a move (`e2e4`) or a token index [default: the
-    /// token of the model's best move by mean value].
+    /// token of the model's best move by mean value]. An action-value package runs one sequence per move:
+    /// the map is of the best move's sequence, or of the move given here.
     #[arg(long)]
     query: Option<String>,
-    /// Also time N inspections and N normal evaluations of the position (model.onnx), and print the medians.
+    /// Also time N inspections and N normal evaluations of the position (model.onnx, with the package's own
+    /// evaluator), and print the medians.
     #[arg(long, value_name = "N")]
     timing: Option<usize>,
     /// ONNX Runtime library to use.
@@ -97,6 +101,7 @@ fn role_text(role: &TokenRole) -> String {
         TokenRole::Separator => "separator".into(),
         TokenRole::Move(i) => format!("move {i}"),
         TokenRole::MoveSpace => "move separator".into(),
+        TokenRole::Start => "start (BOS)".into(),
     }
 }
 
@@ -135,18 +140,23 @@ fn time_both<S: MavState>(
     n: usize,
 ) -> anyhow::Result<(f64, f64)> {
     let ones = inspector.ones();
-    let mut eval = EncoderEvaluator::open(package, options)?;
+    let (mut eval, _, _) = load_evaluator_for::<S>(&package.dir, options, state.kind())?;
     let req = EvalRequest::values(state.clone());
+    let mut evaluate = || -> anyhow::Result<()> {
+        let res = eval.evaluate(std::slice::from_ref(&req)).pop().context("no result")?;
+        res?;
+        Ok(())
+    };
     // one warm-up call each: ONNX Runtime plans its buffers on the first run
     inspector.inspect(state, &ones)?;
-    Evaluator::<S>::evaluate(&mut eval, std::slice::from_ref(&req)).remove(0)?;
+    evaluate()?;
     let (mut a, mut b) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for _ in 0..n {
         let t = Instant::now();
         inspector.inspect(state, &ones)?;
         a.push(t.elapsed());
         let t = Instant::now();
-        Evaluator::<S>::evaluate(&mut eval, std::slice::from_ref(&req)).remove(0)?;
+        evaluate()?;
         b.push(t.elapsed());
     }
     Ok((median_ms(a), median_ms(b)))
@@ -162,8 +172,14 @@ fn inspect<S: MavState>(
     let mut inspector = Inspector::open(&package, options)?;
     let (layers, heads) = (inspector.num_layers(), inspector.num_heads());
     let start = Instant::now();
-    let clean = inspector.inspect(&state, &inspector.ones())?;
+    let mut clean = inspector.inspect(&state, &inspector.ones())?;
     let clean_ms = start.elapsed().as_secs_f64() * 1e3;
+    // an action-value package keeps one move's sequence: the one of the move asked about, if any
+    if let (Some(shown), Some(q)) = (clean.attention_move, args.query.as_deref())
+        && clean.move_index(q).is_some_and(|m| m != shown)
+    {
+        clean = inspector.inspect_move(&state, &inspector.ones(), q)?;
+    }
     let layer = args.layer.unwrap_or(layers.saturating_sub(1));
     let head = args.head.unwrap_or(0);
     let ablated = match (args.layer, args.head) {
@@ -211,6 +227,7 @@ fn inspect<S: MavState>(
             "position": state.mav_fen().unwrap_or_else(|| state.mav_state()),
             "layers": layers,
             "heads": heads,
+            "attention_move": clean.attention_move.and_then(|i| clean.moves.get(i)).map(|m| m.text.clone()),
             "tokens": clean.tokens.iter().enumerate().map(|(i, t)| json!({
                 "index": i, "text": t.text, "role": role_text(&t.role),
             })).collect::<Vec<_>>(),
@@ -306,5 +323,16 @@ fn print_text(
         println!("{line}");
     }
     let rest: f32 = 1.0 - board.iter().map(|(_, p)| p).sum::<f32>();
-    println!("    (the other tokens: side, state fields, separator, moves: {:.1} %)", rest * 100.0);
+    match clean.attention_move.and_then(|i| clean.moves.get(i)) {
+        None => {
+            println!("    (the other tokens: side, state fields, separator, moves: {:.1} %)", rest * 100.0)
+        }
+        Some(m) => println!(
+            "    (the other tokens: start, side, state fields, the action: {:.1} %; the sequence of {}, one of \
+             {} the model runs, one per move)",
+            rest * 100.0,
+            m.text,
+            clean.moves.len()
+        ),
+    }
 }

@@ -1,25 +1,34 @@
-//! Model inspection: what a `mav-encoder` looks at and how its values form, layer by layer.
+//! Model inspection: what a `mav-encoder` or `action-value` model looks at and how its values form, layer
+//! by layer.
 //!
 //! A package may carry an *inspection graph* beside `model.onnx` (mav.json `inspection`, see
-//! [`InspectionSpec`]; written by `python -m mavtrain.inspect_export`): the same weights, with the
-//! attention probabilities of every layer and head, the residual stream after every layer and the *logit
-//! lens* (the package's own final norm and value head applied after every layer) as outputs, and an input
-//! `head_scale` [layers, heads] that multiplies each head's output (1 = unchanged, 0 = removed).
+//! [`InspectionSpec`]; written by `python -m mavtrain.inspect_export` for a `mav-encoder`, by `mavboard
+//! import searchless` for an `action-value` package): the same weights, with the attention probabilities of
+//! every layer and head, the residual stream after every layer and the *logit lens* (the package's own
+//! final norm and value head applied after every layer) as outputs, and an input `head_scale` [layers,
+//! heads] that multiplies each head's output (1 = unchanged, 0 = removed).
 //!
 //! [`Inspector`] opens that graph on demand (never for search: the engine keeps using `model.onnx`) and
 //! runs one position at a time. An [`Inspection`] holds every legal move's value distribution at every
 //! depth ([`MoveLens`]; at the last layer it is the model's own output), the attention maps, and what each
-//! input token stands for ([`TokenRole`]): the encoder's input is the `%state` tokens without spaces (the
-//! side to move, `||`, then the board's cells row by row from the first row, each row from the first
-//! column — chess a1 b1 … h8, Connect Four from the bottom row, Hex row 1 to N — then the rest of the
-//! state), `<sep>`, and the candidate moves (see [`crate::mav::encoder_input`]).
-//! [`searchless_token_roles`] gives the same map for the action-value format's 77 FEN tokens.
+//! input token stands for ([`TokenRole`]).
+//!
+//! - `mav-encoder`: one sequence holds every move. Its input is the `%state` tokens without spaces (the side
+//!   to move, `||`, then the board's cells row by row from the first row, each row from the first column —
+//!   chess a1 b1 … h8, Connect Four from the bottom row, Hex row 1 to N — then the rest of the state),
+//!   `<sep>`, and the candidate moves (see [`crate::mav::encoder_input`]); each move is read at its token.
+//! - `action-value` (chess only): one sequence per legal move, all run as one batch: the zero start token
+//!   (BOS) the graph puts in front, the 77 FEN tokens ([`searchless_token_roles`]) and the move's action
+//!   token, where its values are read. The attention maps and residual stream kept are those of one
+//!   sequence, the move the model values highest ([`Inspection::attention_move`]; another move's with
+//!   [`Inspector::inspect_move`]).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ndarray::{Array2, Array3, Array4, ArrayD, Axis, Ix2, Ix3, Ix4, Ix5, s};
-use ort::session::{Session, SessionInputValue};
+use ndarray::{Array2, Array3, Array4, ArrayD, ArrayViewD, Axis, Ix2, Ix3, Ix4, Ix5, s};
+use ort::session::{Session, SessionInputValue, SessionOutputs};
 use ort::value::Tensor;
 
 use super::device::{DeviceError, DeviceStatus, session_builder};
@@ -28,6 +37,7 @@ use super::ort_lib;
 use crate::game::GameKind;
 use crate::mav::buckets::{BucketError, Buckets, ValueDistribution};
 use crate::mav::encoder_input::{EncoderInput, EncoderInputError, encoder_input};
+use crate::mav::searchless::{ALPHABET, STATE_LEN, tokenize_fen};
 use crate::mav::state::MavState;
 use crate::mav::tokenizer::Tokenizer;
 use crate::model::manifest::{InspectionSpec, read_inspection};
@@ -46,8 +56,11 @@ pub enum InspectError {
         /// The package folder.
         dir: PathBuf,
     },
-    /// Inspection graphs are written for `mav-encoder` packages only.
-    #[error("model package {dir}: inspection needs a mav-encoder package, this one is {format}", dir = .dir.display())]
+    /// Inspection graphs are written for `mav-encoder` and `action-value` packages only.
+    #[error(
+        "model package {dir}: inspection needs a mav-encoder or action-value package, this one is {format}",
+        dir = .dir.display()
+    )]
     Format {
         /// The package folder.
         dir: PathBuf,
@@ -79,6 +92,12 @@ pub enum InspectError {
     /// The position cannot be written in the model's vocabulary.
     #[error("the position cannot be encoded: {0}")]
     Input(#[from] EncoderInputError),
+    /// The position or one of its moves cannot be written as the action-value format's input.
+    #[error("the position cannot be written as the action-value input: {0}")]
+    ActionValueInput(String),
+    /// A move asked for is not one of the position's legal moves.
+    #[error("{0} is not a legal move of the position")]
+    NoSuchMove(String),
     /// The game is over: there are no moves to value.
     #[error("the position has no legal moves; there is nothing to inspect")]
     NoMoves,
@@ -232,11 +251,15 @@ pub enum TokenRole {
     StateInfo,
     /// `<sep>` between the state and the moves.
     Separator,
-    /// A token of candidate move `i` (an index into [`Inspection::moves`]; the action-value format's one
-    /// action token is move 0).
+    /// A token of candidate move `i` (an index into [`Inspection::moves`]). The action-value format's one
+    /// action token is the move whose sequence the inspection describes ([`Inspection::attention_move`];
+    /// [`searchless_token_roles`] writes it as move 0).
     Move(usize),
     /// The space token between two multi-token moves (Hex).
     MoveSpace,
+    /// The start token in front of the input: the action-value format's zero BOS token (no text of the
+    /// position; attention often rests on it).
+    Start,
 }
 
 /// One input token.
@@ -303,7 +326,8 @@ pub fn encoder_token_roles<S: MavState>(
 
 /// What each of the action-value format's 78 input tokens stands for: the side to move, the 64 squares
 /// from a8 to h8, a7 to h7, … a1 to h1 (FEN order, never flipped), castling, en passant and the clocks,
-/// then the action (see [`crate::mav::searchless`]).
+/// then the action, written as move 0 (see [`crate::mav::searchless`]). The inspection graph puts its BOS
+/// token ([`TokenRole::Start`]) in front of these.
 pub fn searchless_token_roles() -> Vec<TokenRole> {
     let mut roles = Vec::with_capacity(crate::mav::searchless::STATE_LEN + 1);
     roles.push(TokenRole::SideToMove);
@@ -322,13 +346,17 @@ pub fn searchless_token_roles() -> Vec<TokenRole> {
 pub struct MoveLens {
     /// The move as the model writes it (UCI in chess).
     pub text: String,
-    /// The input token its values are read at (its last token).
+    /// The input token its values are read at (its last token). In an action-value inspection every move
+    /// has its own sequence, read at its action token, the last: the same index for every move, which in
+    /// [`Inspection::tokens`] stands for [`Inspection::attention_move`].
     pub token: usize,
     /// Its value distribution read after each layer (the logit lens); the last is the model's output.
     pub layers: Vec<ValueDistribution>,
-    /// The model's value distribution for it (the graph's `value_logits`, under the head scale).
+    /// The model's value distribution for it, under the head scale (a `mav-encoder` graph's
+    /// `value_logits`; an action-value package's last layer of the lens, which is its `logits`).
     pub value: ValueDistribution,
-    /// The best-action logit at its token.
+    /// The best-action logit at its token; NaN for an action-value package, whose format has no policy
+    /// head.
     pub best_logit: f32,
 }
 
@@ -337,14 +365,22 @@ pub struct MoveLens {
 pub struct Inspection {
     /// The position's game.
     pub game: GameKind,
-    /// The input tokens and what each stands for.
+    /// The input tokens and what each stands for (of the sequence of [`Inspection::attention_move`] for an
+    /// action-value package: its BOS token, the 77 FEN tokens and that move's action token).
     pub tokens: Vec<InputToken>,
     /// Every legal move's values, in the rules' move order.
     pub moves: Vec<MoveLens>,
-    /// Attention probabilities [layers, heads, query token, key token]; every row sums to 1.
+    /// Attention probabilities [layers, heads, query token, key token]; every row sums to 1. For an
+    /// action-value package, those of one move's sequence: [`Inspection::attention_move`].
     pub attention: Array4<f32>,
-    /// The residual stream [layers + 1, token, d_model]: after the embedding, then after each layer.
+    /// The residual stream [layers + 1, token, d_model]: after the embedding, then after each layer (for
+    /// an action-value package, of the sequence of [`Inspection::attention_move`]).
     pub residual: Array3<f32>,
+    /// For an action-value package, which runs one sequence per legal move, the move (an index into
+    /// [`Inspection::moves`]) whose sequence `tokens`, `attention` and `residual` describe: the one the
+    /// model values highest by mean value (the first of equals), or the one asked for with
+    /// [`Inspector::inspect_move`]. `None` for a `mav-encoder`, whose one sequence holds every move.
+    pub attention_move: Option<usize>,
     /// The head multipliers the run used.
     pub head_scale: HeadScale,
     /// Time inside ONNX Runtime's `Session::run`.
@@ -411,7 +447,7 @@ pub struct Inspector {
     status: DeviceStatus,
     spec: InspectionSpec,
     path: PathBuf,
-    tokenizer: Tokenizer,
+    layout: Layout,
     buckets: Buckets,
     layers: usize,
     heads: usize,
@@ -420,8 +456,27 @@ pub struct Inspector {
     games: Vec<GameKind>,
 }
 
+/// How a package's input is written and its graph's outputs read.
+#[derive(Debug)]
+enum Layout {
+    /// `mav-encoder`: one sequence (the state, `<sep>`, every move), each move read at its token.
+    Encoder(Tokenizer),
+    /// `action-value`: one sequence per legal move (BOS, 77 FEN tokens, the action), read at the action;
+    /// the package's action ids by move text.
+    ActionValue(HashMap<String, u32>),
+}
+
+/// The action-value inspection graph's sequence: the BOS token, the 77 FEN tokens and the action.
+const AV_SEQ: usize = STATE_LEN + 2;
+
 fn output(name: &str, reason: impl std::fmt::Display) -> InspectError {
     InspectError::Output { name: name.to_owned(), reason: reason.to_string() }
+}
+
+/// The run's output `name`, read in place.
+fn output_view<'a>(got: &'a SessionOutputs<'_>, name: &str) -> Result<ArrayViewD<'a, f32>, InspectError> {
+    let v = got.get(name).ok_or_else(|| output(name, "missing from the run's outputs"))?;
+    v.try_extract_array::<f32>().map_err(|e| output(name, e))
 }
 
 /// A file of the package folder named in mav.json, refusing names that leave the folder.
@@ -484,19 +539,43 @@ impl Inspector {
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<Inspector, InspectError> {
         let dir = &package.dir;
         let m = &package.manifest;
-        if m.format != ModelFormat::MavEncoder {
-            return Err(InspectError::Format { dir: dir.clone(), format: m.format.name() });
-        }
+        let mismatch = |field: &str, expected: String, found: String| {
+            InspectError::Model(ModelError::Mismatch {
+                dir: dir.clone(),
+                field: field.into(),
+                expected,
+                found,
+            })
+        };
+        let layout = match m.format {
+            ModelFormat::MavEncoder => Layout::Encoder(super::load::check_tokenizer(package)?),
+            ModelFormat::ActionValue => {
+                if m.av_state_length != Some(STATE_LEN) {
+                    return Err(mismatch(
+                        "mav.json av_state_length",
+                        STATE_LEN.to_string(),
+                        format!("{:?}", m.av_state_length),
+                    ));
+                }
+                let actions = m.av_action_order.index();
+                if m.av_action_vocab_size != Some(actions.len()) {
+                    return Err(mismatch(
+                        "mav.json av_action_vocab_size",
+                        actions.len().to_string(),
+                        format!("{:?}", m.av_action_vocab_size),
+                    ));
+                }
+                Layout::ActionValue(actions)
+            }
+            ModelFormat::MavLm => {
+                return Err(InspectError::Format { dir: dir.clone(), format: m.format.name() });
+            }
+        };
         let spec = read_inspection(dir)?.ok_or_else(|| InspectError::NotDeclared { dir: dir.clone() })?;
         let path = package_file(dir, &spec.file, "inspection.file")?;
         check_shared_weights(dir, &spec)?;
-        let tokenizer = super::load::check_tokenizer(package)?;
-        let buckets = Buckets::new(m.num_buckets as u32).map_err(|e| ModelError::Mismatch {
-            dir: dir.clone(),
-            field: "mav.json num_buckets".into(),
-            expected: "a valid bucket count".into(),
-            found: e.to_string(),
-        })?;
+        let buckets = Buckets::new(m.num_buckets as u32)
+            .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
         let runtime = ort_lib::init(options.ort_lib.as_deref()).map_err(SessionError::from)?;
         let (mut builder, status) = session_builder(runtime, options.device, options.threads)
             .map_err(|e: DeviceError| InspectError::Session(e.into()))?;
@@ -504,14 +583,14 @@ impl Inspector {
             .commit_from_file(&path)
             .map_err(|e| InspectError::Graph { path: path.clone(), reason: e.to_string() })?;
         let sig = graph_signature(&session);
-        let inputs = ["input_ids", "attention_mask", spec.head_scale.as_str()];
-        let outputs = [
-            "value_logits",
-            "best_logits",
-            spec.attention.as_str(),
-            spec.residual.as_str(),
-            spec.lens_logits.as_str(),
-        ];
+        let maps = [spec.attention.as_str(), spec.residual.as_str(), spec.lens_logits.as_str()];
+        let (inputs, outputs): (Vec<&str>, Vec<&str>) = match layout {
+            Layout::Encoder(_) => (
+                vec!["input_ids", "attention_mask", spec.head_scale.as_str()],
+                [["value_logits", "best_logits"].as_slice(), &maps].concat(),
+            ),
+            Layout::ActionValue(_) => (vec!["input_ids", spec.head_scale.as_str()], maps.to_vec()),
+        };
         for name in inputs {
             if !sig.inputs.iter().any(|t| t.name == name) {
                 return Err(InspectError::Graph { path, reason: format!("it has no input {name}") });
@@ -527,7 +606,7 @@ impl Inspector {
             status,
             spec,
             path,
-            tokenizer,
+            layout,
             buckets,
             layers: m.num_layers,
             heads: m.num_heads,
@@ -557,13 +636,41 @@ impl Inspector {
         &self.status
     }
 
-    /// The tokenizer of the package.
-    pub fn tokenizer(&self) -> &Tokenizer {
-        &self.tokenizer
+    /// The tokenizer of a `mav-encoder` package; `None` for an action-value package, whose input is the
+    /// FEN's characters and an action id ([`crate::mav::searchless`]).
+    pub fn tokenizer(&self) -> Option<&Tokenizer> {
+        match &self.layout {
+            Layout::Encoder(t) => Some(t),
+            Layout::ActionValue(_) => None,
+        }
     }
 
-    /// Runs the inspection graph on `state` with the head multipliers `scale`.
+    /// Runs the inspection graph on `state` with the head multipliers `scale`. For an action-value
+    /// package the maps kept are those of the sequence of the move the model values highest (see
+    /// [`Inspection::attention_move`]).
     pub fn inspect<S: MavState>(&mut self, state: &S, scale: &HeadScale) -> Result<Inspection, InspectError> {
+        self.run_inspection(state, scale, None)
+    }
+
+    /// [`Inspector::inspect`], keeping the attention maps and residual stream of the sequence of the move
+    /// written `move_text` (UCI in chess) for an action-value package, which runs one sequence per move.
+    /// For a `mav-encoder` the one sequence holds every move, so this is [`Inspector::inspect`]; either
+    /// way a move that is not legal in `state` is refused ([`InspectError::NoSuchMove`]).
+    pub fn inspect_move<S: MavState>(
+        &mut self,
+        state: &S,
+        scale: &HeadScale,
+        move_text: &str,
+    ) -> Result<Inspection, InspectError> {
+        self.run_inspection(state, scale, Some(move_text))
+    }
+
+    fn run_inspection<S: MavState>(
+        &mut self,
+        state: &S,
+        scale: &HeadScale,
+        maps_of: Option<&str>,
+    ) -> Result<Inspection, InspectError> {
         let game = state.kind();
         if !self.games.contains(&game) {
             return Err(InspectError::WrongGame {
@@ -583,7 +690,70 @@ impl Inspector {
         if moves.is_empty() {
             return Err(InspectError::NoMoves);
         }
-        let input = encoder_input(&self.tokenizer, state, &moves)?;
+        let texts: Vec<String> = moves.iter().map(|&a| state.action_to_text(a)).collect();
+        let asked = match maps_of {
+            Some(t) => Some(
+                texts.iter().position(|m| m == t).ok_or_else(|| InspectError::NoSuchMove(t.to_owned()))?,
+            ),
+            None => None,
+        };
+        match &self.layout {
+            Layout::Encoder(_) => self.inspect_encoder(state, scale, &moves, texts),
+            Layout::ActionValue(_) => self.inspect_action_value(state, scale, texts, asked),
+        }
+    }
+
+    /// Runs the session with `feed` and returns the outputs `names` (in that order) and the run's time.
+    fn run_graph(
+        &mut self,
+        feed: Vec<(std::borrow::Cow<'_, str>, SessionInputValue<'_>)>,
+        names: &[String],
+    ) -> Result<(Vec<ArrayD<f32>>, Duration), InspectError> {
+        let start = Instant::now();
+        let got = self.session.run(feed).map_err(|e| InspectError::Run(e.to_string()))?;
+        let run_time = start.elapsed();
+        let mut arrays = Vec::with_capacity(names.len());
+        for name in names {
+            arrays.push(output_view(&got, name)?.to_owned());
+        }
+        Ok((arrays, run_time))
+    }
+
+    fn shape_err(&self, name: &str, got: &[usize], want: String) -> InspectError {
+        output(name, format!("shape {got:?}, expected {want} ({})", self.path.display()))
+    }
+
+    fn dist(&self, name: &str, logits: Vec<f32>) -> Result<ValueDistribution, InspectError> {
+        ValueDistribution::from_logits(self.buckets, &logits).map_err(|e: BucketError| output(name, e))
+    }
+
+    fn scale_array(&self, scale: &HeadScale) -> Result<Array2<f32>, InspectError> {
+        Array2::from_shape_vec((self.layers, self.heads), scale.values.clone())
+            .map_err(|e| InspectError::Run(e.to_string()))
+    }
+
+    fn inspect_encoder<S: MavState>(
+        &mut self,
+        state: &S,
+        scale: &HeadScale,
+        moves: &[S::Action],
+        texts: Vec<String>,
+    ) -> Result<Inspection, InspectError> {
+        let Layout::Encoder(tokenizer) = &self.layout else {
+            return Err(InspectError::Run("not a mav-encoder inspection graph".into()));
+        };
+        let input = encoder_input(tokenizer, state, moves)?;
+        let roles = encoder_token_roles(state, &input, tokenizer);
+        let tokens: Vec<InputToken> = input
+            .ids
+            .iter()
+            .zip(roles)
+            .map(|(&id, role)| InputToken {
+                id,
+                text: tokenizer.token_of(id).unwrap_or("<unk>").to_owned(),
+                role,
+            })
+            .collect();
         let len = input.ids.len();
         if len > self.context {
             return Err(InspectError::ContextTooLong { needed: len, context: self.context });
@@ -591,8 +761,7 @@ impl Inspector {
         let ids = Array2::from_shape_vec((1, len), input.ids.iter().map(|&t| i64::from(t)).collect())
             .map_err(|e| InspectError::Run(e.to_string()))?;
         let mask = Array2::<i64>::ones((1, len));
-        let scale_arr = Array2::from_shape_vec((self.layers, self.heads), scale.values.clone())
-            .map_err(|e| InspectError::Run(e.to_string()))?;
+        let scale_arr = self.scale_array(scale)?;
         let run = |e: ort::Error| InspectError::Run(e.to_string());
         let feed: Vec<(std::borrow::Cow<'_, str>, SessionInputValue<'_>)> = vec![
             ("input_ids".into(), Tensor::from_array(ids).map_err(run)?.into()),
@@ -606,15 +775,7 @@ impl Inspector {
             self.spec.residual.clone(),
             self.spec.lens_logits.clone(),
         ];
-        let start = Instant::now();
-        let got = self.session.run(feed).map_err(run)?;
-        let run_time = start.elapsed();
-        let mut arrays: Vec<ArrayD<f32>> = Vec::with_capacity(names.len());
-        for name in &names {
-            let v = got.get(name.as_str()).ok_or_else(|| output(name, "missing from the run's outputs"))?;
-            arrays.push(v.try_extract_array::<f32>().map_err(|e| output(name, e))?.to_owned());
-        }
-        drop(got);
+        let (arrays, run_time) = self.run_graph(feed, &names)?;
         let mut it = arrays.into_iter();
         let (Some(values), Some(best), Some(attention), Some(residual), Some(lens)) =
             (it.next(), it.next(), it.next(), it.next(), it.next())
@@ -622,62 +783,158 @@ impl Inspector {
             return Err(InspectError::Run("fewer outputs than asked".into()));
         };
         let (l, h, k, d) = (self.layers, self.heads, self.buckets.k() as usize, self.d_model);
-        let shape_err = |name: &str, got: &[usize], want: String| {
-            output(name, format!("shape {got:?}, expected {want} ({})", self.path.display()))
-        };
         let values = values.into_dimensionality::<Ix3>().map_err(|e| output("value_logits", e))?;
         let best = best.into_dimensionality::<Ix2>().map_err(|e| output("best_logits", e))?;
         let attention = attention.into_dimensionality::<Ix5>().map_err(|e| output(&names[2], e))?;
         let residual = residual.into_dimensionality::<Ix4>().map_err(|e| output(&names[3], e))?;
         let lens = lens.into_dimensionality::<Ix4>().map_err(|e| output(&names[4], e))?;
         if values.dim() != (1, len, k) {
-            return Err(shape_err("value_logits", values.shape(), format!("[1, {len}, {k}]")));
+            return Err(self.shape_err("value_logits", values.shape(), format!("[1, {len}, {k}]")));
         }
         if best.dim() != (1, len) {
-            return Err(shape_err("best_logits", best.shape(), format!("[1, {len}]")));
+            return Err(self.shape_err("best_logits", best.shape(), format!("[1, {len}]")));
         }
         if attention.dim() != (1, l, h, len, len) {
-            return Err(shape_err(&names[2], attention.shape(), format!("[1, {l}, {h}, {len}, {len}]")));
+            return Err(self.shape_err(&names[2], attention.shape(), format!("[1, {l}, {h}, {len}, {len}]")));
         }
         if residual.dim() != (1, l + 1, len, d) {
-            return Err(shape_err(&names[3], residual.shape(), format!("[1, {}, {len}, {d}]", l + 1)));
+            return Err(self.shape_err(&names[3], residual.shape(), format!("[1, {}, {len}, {d}]", l + 1)));
         }
         if lens.dim() != (1, l, len, k) {
-            return Err(shape_err(&names[4], lens.shape(), format!("[1, {l}, {len}, {k}]")));
+            return Err(self.shape_err(&names[4], lens.shape(), format!("[1, {l}, {len}, {k}]")));
         }
-        let dist = |name: &str, logits: Vec<f32>| {
-            ValueDistribution::from_logits(self.buckets, &logits).map_err(|e: BucketError| output(name, e))
-        };
         let mut out_moves = Vec::with_capacity(moves.len());
-        for (&a, &p) in moves.iter().zip(&input.move_positions) {
+        for (text, &p) in texts.into_iter().zip(&input.move_positions) {
             let layers = (0..l)
-                .map(|layer| dist(&names[4], lens.slice(s![0, layer, p, ..]).to_vec()))
+                .map(|layer| self.dist(&names[4], lens.slice(s![0, layer, p, ..]).to_vec()))
                 .collect::<Result<Vec<_>, _>>()?;
             out_moves.push(MoveLens {
-                text: state.action_to_text(a),
+                text,
                 token: p,
                 layers,
-                value: dist("value_logits", values.slice(s![0, p, ..]).to_vec())?,
+                value: self.dist("value_logits", values.slice(s![0, p, ..]).to_vec())?,
                 best_logit: best[[0, p]],
             });
         }
-        let roles = encoder_token_roles(state, &input, &self.tokenizer);
-        let tokens = input
-            .ids
-            .iter()
-            .zip(roles)
-            .map(|(&id, role)| InputToken {
-                id,
-                text: self.tokenizer.token_of(id).unwrap_or("<unk>").to_owned(),
-                role,
-            })
-            .collect();
         Ok(Inspection {
-            game,
+            game: state.kind(),
             tokens,
             moves: out_moves,
             attention: attention.index_axis_move(Axis(0), 0),
             residual: residual.index_axis_move(Axis(0), 0),
+            attention_move: None,
+            head_scale: scale.clone(),
+            run_time,
+        })
+    }
+
+    /// Every legal move as its own sequence (BOS, the FEN's 77 tokens, its action), in one batch.
+    fn inspect_action_value<S: MavState>(
+        &mut self,
+        state: &S,
+        scale: &HeadScale,
+        texts: Vec<String>,
+        asked: Option<usize>,
+    ) -> Result<Inspection, InspectError> {
+        let Layout::ActionValue(actions) = &self.layout else {
+            return Err(InspectError::Run("not an action-value inspection graph".into()));
+        };
+        let fen = state.mav_fen().ok_or_else(|| {
+            InspectError::ActionValueInput(format!("a {} position has no FEN", state.kind().name()))
+        })?;
+        let state_ids = tokenize_fen(&fen).map_err(|e| InspectError::ActionValueInput(e.to_string()))?;
+        if state_ids.len() != STATE_LEN {
+            let got = state_ids.len();
+            return Err(InspectError::ActionValueInput(format!("{got} state tokens, not {STATE_LEN}")));
+        }
+        let action_ids = texts
+            .iter()
+            .map(|t| {
+                actions
+                    .get(t)
+                    .copied()
+                    .ok_or_else(|| InspectError::ActionValueInput(format!("the move {t} has no action id")))
+            })
+            .collect::<Result<Vec<u32>, _>>()?;
+        let n = texts.len();
+        let ids = Array2::from_shape_fn((n, STATE_LEN + 1), |(r, j)| {
+            i64::from(state_ids.get(j).copied().unwrap_or(action_ids[r]))
+        });
+        let scale_arr = self.scale_array(scale)?;
+        let run = |e: ort::Error| InspectError::Run(e.to_string());
+        let feed: Vec<(std::borrow::Cow<'_, str>, SessionInputValue<'_>)> = vec![
+            ("input_ids".into(), Tensor::from_array(ids).map_err(run)?.into()),
+            (self.spec.head_scale.clone().into(), Tensor::from_array(scale_arr).map_err(run)?.into()),
+        ];
+        let names = [self.spec.attention.clone(), self.spec.residual.clone(), self.spec.lens_logits.clone()];
+        let (l, h, k, d, len) = (self.layers, self.heads, self.buckets.k() as usize, self.d_model, AV_SEQ);
+        let (buckets, path) = (self.buckets, self.path.clone());
+        let shape_err = |name: &str, got: &[usize], want: String| {
+            output(name, format!("shape {got:?}, expected {want} ({})", path.display()))
+        };
+        let start = Instant::now();
+        let got = self.session.run(feed).map_err(run)?;
+        let run_time = start.elapsed();
+        // read in place: only the kept sequence's maps are copied, not the batch's N
+        let attention =
+            output_view(&got, &names[0])?.into_dimensionality::<Ix5>().map_err(|e| output(&names[0], e))?;
+        let residual =
+            output_view(&got, &names[1])?.into_dimensionality::<Ix4>().map_err(|e| output(&names[1], e))?;
+        let lens =
+            output_view(&got, &names[2])?.into_dimensionality::<Ix3>().map_err(|e| output(&names[2], e))?;
+        if attention.dim() != (n, l, h, len, len) {
+            let want = format!("[{n}, {l}, {h}, {len}, {len}]");
+            return Err(shape_err(&names[0], attention.shape(), want));
+        }
+        if residual.dim() != (n, l + 1, len, d) {
+            return Err(shape_err(&names[1], residual.shape(), format!("[{n}, {}, {len}, {d}]", l + 1)));
+        }
+        if lens.dim() != (n, l, k) {
+            return Err(shape_err(&names[2], lens.shape(), format!("[{n}, {l}, {k}]")));
+        }
+        let dist = |logits: Vec<f32>| {
+            ValueDistribution::from_logits(buckets, &logits).map_err(|e: BucketError| output(&names[2], e))
+        };
+        let mut out_moves = Vec::with_capacity(n);
+        for (i, text) in texts.into_iter().enumerate() {
+            let layers = (0..l)
+                .map(|layer| dist(lens.slice(s![i, layer, ..]).to_vec()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let value = layers.last().cloned().ok_or_else(|| output(&names[2], "the model has no layers"))?;
+            out_moves.push(MoveLens { text, token: len - 1, layers, value, best_logit: f32::NAN });
+        }
+        // the sequence whose maps are kept: the move asked for, else the best by mean value (first of equals)
+        let pick = asked.unwrap_or_else(|| {
+            (0..n).fold(0, |best, i| {
+                if out_moves[i].value.mean_value() > out_moves[best].value.mean_value() { i } else { best }
+            })
+        });
+        let attention = attention.index_axis(Axis(0), pick).to_owned();
+        let residual = residual.index_axis(Axis(0), pick).to_owned();
+        drop(got);
+        let mut tokens = Vec::with_capacity(len);
+        tokens.push(InputToken { id: 0, text: "<bos>".into(), role: TokenRole::Start });
+        for (j, role) in searchless_token_roles().into_iter().enumerate() {
+            tokens.push(match state_ids.get(j) {
+                Some(&id) => InputToken {
+                    id,
+                    text: ALPHABET.get(id as usize).map_or('?', |&c| char::from(c)).to_string(),
+                    role,
+                },
+                None => InputToken {
+                    id: action_ids[pick],
+                    text: out_moves[pick].text.clone(),
+                    role: TokenRole::Move(pick),
+                },
+            });
+        }
+        Ok(Inspection {
+            game: state.kind(),
+            tokens,
+            moves: out_moves,
+            attention,
+            residual,
+            attention_move: Some(pick),
             head_scale: scale.clone(),
             run_time,
         })

@@ -199,7 +199,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// action-value package, whose graph has no `value_logits`/`best_logits` but `logits` [batch, K], a sequence
 /// of 79 positions (the zero BOS token, then the 78 inputs) and `lens_logits` [batch, layers, K] read at
 /// the action. Optional: packages without it load and run as before; only `inference::inspect`
-/// reads it, on demand (mav-encoder graphs only, so far).
+/// reads it, on demand.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InspectionSpec {
