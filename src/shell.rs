@@ -215,6 +215,17 @@ impl MavboardApp {
     }
 }
 
+impl Drop for MavboardApp {
+    /// Ends the engines first, then lets the threads they leave behind (a batch being finished, a model still
+    /// loading, an inspection) end, so that the process never exits with one of them inside ONNX Runtime.
+    fn drop(&mut self) {
+        self.engine = None;
+        self.state.board_analysis.model = Default::default();
+        self.state.analysis.inside = Default::default();
+        crate::engine::detached::wait(std::time::Duration::from_secs(10));
+    }
+}
+
 impl eframe::App for MavboardApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.frame_ui(ui);

@@ -471,3 +471,48 @@ fn action_value_outputs_of_the_wrong_shape_are_named_errors() {
     assert!(matches!(&err, InspectError::Output { name, .. } if name == "lens_logits"), "{err}");
     assert!(err.to_string().contains("expected [20, 2, 64]"), "{err}");
 }
+
+/// Frames the Inside panel's state until its answer (or error) for `here` arrives.
+fn inside_answer(inside: &mut mavboard::app::inside::InsideState, here: &ChessState, dir: &Path) {
+    let options = SessionOptions::default();
+    let repaint: mavboard::engine::Repaint = std::sync::Arc::new(|| {});
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        inside.frame(here, Some((dir, &options)), &repaint);
+        if !inside.running && (inside.view.is_some() || inside.error.is_some()) {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "no answer: {inside:?}");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn the_inside_panel_looks_inside_an_imported_searchless_package() {
+    use mavboard::app::inside::{InsideCommand, InsideState, head_effects};
+    let Some(package) = searchless_package() else { return };
+    let here = ChessState::startpos();
+    let mut inside = InsideState::default();
+    inside.apply(InsideCommand::Enable(true));
+    inside_answer(&mut inside, &here, &package.dir);
+    let view = inside.view.clone().unwrap_or_else(|| panic!("inspected: {:?}", inside.error));
+    assert_eq!(view.clean.moves.len(), 20);
+    assert!(view.clean.attention_move.is_some(), "an action-value model's maps are of one move's input");
+
+    // A move as the query: the maps are of that move's sequence.
+    inside.apply(InsideCommand::Query(Some("g1f3".into())));
+    inside_answer(&mut inside, &here, &package.dir);
+    let view = inside.view.clone().expect("inspected again");
+    let g1f3 = view.clean.move_index("g1f3").expect("legal");
+    assert_eq!(view.clean.attention_move, Some(g1f3));
+
+    // Every head of the first layer off: the values move.
+    for head in 0..view.clean.num_heads() {
+        inside.apply(InsideCommand::ScaleHead { layer: 0, head, value: 0.0 });
+    }
+    inside_answer(&mut inside, &here, &package.dir);
+    let view = inside.view.clone().expect("scaled");
+    let effects = head_effects(&view, false);
+    assert_eq!(effects.len(), 20);
+    assert!(effects.iter().any(|e| e.delta().abs() > 1e-4), "{effects:?}");
+}

@@ -65,6 +65,9 @@ struct Asked {
     position: String,
     dir: PathBuf,
     scaled: Vec<(usize, usize, f32)>,
+    /// The query when it is a legal move: an action-value model reads one sequence per move, and the
+    /// attention kept is this move's.
+    focus: Option<String>,
 }
 
 /// The *Inside* panel's state (runtime, not saved).
@@ -148,7 +151,10 @@ impl InsideState {
             self.error = Some("No model is loaded: load a mav-encoder package to look inside it.".into());
             return;
         };
-        let asked = Asked { position: here.to_text(), dir: dir.to_path_buf(), scaled: self.scaled_heads() };
+        let focus =
+            self.query.clone().filter(|q| here.legal_actions().iter().any(|a| here.action_to_text(*a) == *q));
+        let asked =
+            Asked { position: here.to_text(), dir: dir.to_path_buf(), scaled: self.scaled_heads(), focus };
         if self.asked.as_ref() == Some(&asked) {
             return;
         }
@@ -168,13 +174,18 @@ impl InsideState {
         };
         let state = here.clone();
         let scale = self.scale.clone();
+        let focus = asked.focus.clone();
         let job: InspectJob = Box::new(move |inspector| {
-            let clean = inspector.inspect(&state, &inspector.ones())?;
-            let mut passes = vec![clean];
-            if let Some(scale) =
-                scale.filter(|s| (s.layers(), s.heads()) == (inspector.num_layers(), inspector.num_heads()))
-            {
-                passes.push(inspector.inspect(&state, &scale)?);
+            let dims = (inspector.num_layers(), inspector.num_heads());
+            let ones = HeadScale::ones(dims.0, dims.1);
+            // As trained, then with the heads scaled (when the scale fits this model).
+            let scaled = scale.filter(|s| (s.layers(), s.heads()) == dims);
+            let mut passes = Vec::new();
+            for scale in std::iter::once(ones).chain(scaled) {
+                passes.push(match &focus {
+                    Some(m) => inspector.inspect_move(&state, &scale, m)?,
+                    None => inspector.inspect(&state, &scale)?,
+                });
             }
             Ok(passes)
         });

@@ -590,7 +590,7 @@ impl<S: MavState> Controller<S> {
         self.load_generation += 1;
         let generation = self.load_generation;
         let (tx, rx) = crossbeam_channel::bounded(1);
-        let spawned = std::thread::Builder::new().name("mavboard-load".into()).spawn(move || {
+        let spawned = super::detached::spawn("mavboard-load", move || {
             let pool = Pool::new(
                 "mavboard-eval",
                 workers,
@@ -602,7 +602,7 @@ impl<S: MavState> Controller<S> {
             let _ = tx.send((generation, pool));
         });
         match spawned {
-            Ok(_) => self.loading = Some(rx),
+            Ok(()) => self.loading = Some(rx),
             Err(e) => self.error(EngineError::Thread(format!("could not start the loading thread: {e}"))),
         }
     }
@@ -658,7 +658,7 @@ impl<S: MavState> Controller<S> {
 
 /// Drops a pool on its own thread: dropping waits for each worker's current job, which may be slow.
 fn retire<S: MavState>(pool: EvalPool<S>) {
-    let spawned = std::thread::Builder::new().name("mavboard-retire".into()).spawn(move || drop(pool));
+    let spawned = super::detached::spawn("mavboard-retire", move || drop(pool));
     // If no thread can be started the pool was dropped (and waited for) in place.
     drop(spawned);
 }

@@ -4,7 +4,6 @@
 //! search's sessions: the engine goes on with `model.onnx`.
 
 use std::path::PathBuf;
-use std::thread;
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
@@ -53,9 +52,7 @@ impl InspectWorker {
     pub fn start(repaint: Repaint) -> std::io::Result<InspectWorker> {
         let (requests, request_rx) = unbounded::<InspectRequest>();
         let (answer_tx, answers) = unbounded();
-        thread::Builder::new()
-            .name("mavboard-inspect".into())
-            .spawn(move || serve(&request_rx, &answer_tx, &repaint))?;
+        super::detached::spawn("mavboard-inspect", move || serve(&request_rx, &answer_tx, &repaint))?;
         Ok(InspectWorker { requests, answers })
     }
 
@@ -115,6 +112,7 @@ mod tests {
     use crate::game::chess::ChessState;
     use crate::model::package::default_package_dir;
     use std::sync::Arc;
+    use std::thread;
     use std::time::{Duration, Instant};
 
     fn answer(worker: &InspectWorker) -> InspectAnswer {

@@ -71,24 +71,21 @@ impl InternalRun {
         repaint: Repaint,
     ) -> Result<InternalRun, String> {
         let (tx, rx) = bounded(1);
-        std::thread::Builder::new()
-            .name("mavboard-internal-search".into())
-            .spawn(move || {
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_once(&source, root, &config)
-                }))
-                .unwrap_or_else(|p| {
-                    let why = p
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                        .unwrap_or_else(|| "unknown panic".to_owned());
-                    Err(format!("the internal search crashed: {why}"))
-                });
-                let _ = tx.send(outcome);
-                repaint();
-            })
-            .map_err(|e| format!("could not start the internal-search thread: {e}"))?;
+        super::detached::spawn("mavboard-internal-search", move || {
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_once(&source, root, &config)))
+                    .unwrap_or_else(|p| {
+                        let why = p
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                            .unwrap_or_else(|| "unknown panic".to_owned());
+                        Err(format!("the internal search crashed: {why}"))
+                    });
+            let _ = tx.send(outcome);
+            repaint();
+        })
+        .map_err(|e| format!("could not start the internal-search thread: {e}"))?;
         Ok(InternalRun { rx })
     }
 

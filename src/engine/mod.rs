@@ -14,6 +14,7 @@
 
 pub mod api;
 mod controller;
+pub mod detached;
 pub mod handle;
 pub mod inspection;
 pub mod internal;

@@ -124,6 +124,12 @@ fn attention_ui(
         ui.weak("That query is not in this position's input.");
         return;
     };
+    if let Some(m) = shown.attention_move.and_then(|i| shown.moves.get(i)) {
+        ui.weak(format!(
+            "This model reads one move at a time: the maps are of {}'s input (choose another move above).",
+            m.text
+        ));
+    }
     let width = ui.available_width().max(120.0);
     let clicked = match inside.head {
         Some(head) => heatmap_ui(ui, shown, inside.layer, head, query, width.min(260.0)),
