@@ -32,6 +32,17 @@ fn click(h: &mut egui_kittest::Harness<'_, MavboardApp>, label: &str) {
     }
 }
 
+/// Opens the Inside section, turns inspection on and waits for its first answer.
+fn look_inside(h: &mut egui_kittest::Harness<'_, MavboardApp>) {
+    click(h, "Inside the model");
+    click(h, "Look inside the model");
+    assert!(
+        step_until(h, WAIT, |app| app.state.analysis.inside.view.is_some()),
+        "the inspection arrives: {:?}",
+        h.state().state.analysis.inside.error
+    );
+}
+
 #[test]
 fn a_user_looks_inside_switches_a_head_off_and_sees_the_values_move() {
     let mut h = app_with_model(Settings::default());
@@ -42,13 +53,7 @@ fn a_user_looks_inside_switches_a_head_off_and_sees_the_values_move() {
     click(&mut h, "Action values");
     click(&mut h, "All moves × buckets");
     click(&mut h, "Search (MAV-MCTS)");
-    click(&mut h, "Inside the model");
-    click(&mut h, "Look inside the model");
-    assert!(
-        step_until(&mut h, WAIT, |app| app.state.analysis.inside.view.is_some()),
-        "the inspection arrives: {:?}",
-        h.state().state.analysis.inside.error
-    );
+    look_inside(&mut h);
     let start = h.state().state.current().to_text();
     let view = h.state().state.analysis.inside.view.clone().expect("view");
     assert_eq!(view.position, start);
@@ -104,13 +109,7 @@ fn the_connect_four_board_is_looked_inside_with_the_model_beside_it() {
         step_until(&mut h, WAIT, |app| app.state.board_analysis.model.package_dir().is_some()),
         "the model beside the board starts"
     );
-    click(&mut h, "Inside the model");
-    click(&mut h, "Look inside the model");
-    assert!(
-        step_until(&mut h, WAIT, |app| app.state.analysis.inside.view.is_some()),
-        "the inspection arrives: {:?}",
-        h.state().state.analysis.inside.error
-    );
+    look_inside(&mut h);
     let view = h.state().state.analysis.inside.view.clone().expect("view");
     assert_eq!(view.clean.game, mavboard::game::GameKind::ConnectFour);
     assert_eq!(view.clean.moves.len(), 7, "every column");

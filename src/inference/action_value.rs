@@ -56,21 +56,7 @@ impl ActionValueEvaluator {
                 found,
             })
         };
-        if m.av_state_length != Some(STATE_LEN) {
-            return Err(mismatch(
-                "mav.json av_state_length",
-                STATE_LEN.to_string(),
-                format!("{:?}", m.av_state_length),
-            ));
-        }
-        let actions = m.av_action_order.index();
-        if m.av_action_vocab_size != Some(actions.len()) {
-            return Err(mismatch(
-                "mav.json av_action_vocab_size",
-                actions.len().to_string(),
-                format!("{:?}", m.av_action_vocab_size),
-            ));
-        }
+        let actions = checked_actions(package).map_err(SessionError::Model)?;
         let backend = open_backend()?;
         let buckets = Buckets::new(m.num_buckets as u32)
             .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
@@ -208,4 +194,34 @@ impl Evaluator<ChessState> for ActionValueEvaluator {
             .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not evaluated".into()))))
             .collect()
     }
+}
+
+/// The action ids of an action-value package (move → id), after checking that mav.json's state length and
+/// action vocabulary are the ones the format has (the evaluator and the inspector both read them).
+pub(crate) fn checked_actions(
+    package: &ModelPackage,
+) -> Result<std::collections::HashMap<String, u32>, ModelError> {
+    let m = &package.manifest;
+    let mismatch = |field: &str, expected: String, found: String| ModelError::Mismatch {
+        dir: package.dir.clone(),
+        field: field.into(),
+        expected,
+        found,
+    };
+    if m.av_state_length != Some(STATE_LEN) {
+        return Err(mismatch(
+            "mav.json av_state_length",
+            STATE_LEN.to_string(),
+            format!("{:?}", m.av_state_length),
+        ));
+    }
+    let actions = m.av_action_order.index();
+    if m.av_action_vocab_size != Some(actions.len()) {
+        return Err(mismatch(
+            "mav.json av_action_vocab_size",
+            actions.len().to_string(),
+            format!("{:?}", m.av_action_vocab_size),
+        ));
+    }
+    Ok(actions)
 }

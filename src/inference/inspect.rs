@@ -549,24 +549,7 @@ impl Inspector {
         };
         let layout = match m.format {
             ModelFormat::MavEncoder => Layout::Encoder(super::load::check_tokenizer(package)?),
-            ModelFormat::ActionValue => {
-                if m.av_state_length != Some(STATE_LEN) {
-                    return Err(mismatch(
-                        "mav.json av_state_length",
-                        STATE_LEN.to_string(),
-                        format!("{:?}", m.av_state_length),
-                    ));
-                }
-                let actions = m.av_action_order.index();
-                if m.av_action_vocab_size != Some(actions.len()) {
-                    return Err(mismatch(
-                        "mav.json av_action_vocab_size",
-                        actions.len().to_string(),
-                        format!("{:?}", m.av_action_vocab_size),
-                    ));
-                }
-                Layout::ActionValue(actions)
-            }
+            ModelFormat::ActionValue => Layout::ActionValue(super::action_value::checked_actions(package)?),
             ModelFormat::MavLm => {
                 return Err(InspectError::Format { dir: dir.clone(), format: m.format.name() });
             }
