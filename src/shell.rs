@@ -216,8 +216,9 @@ impl MavboardApp {
 }
 
 impl Drop for MavboardApp {
-    /// Ends the engines first, then lets the threads they leave behind (a batch being finished, a model still
-    /// loading, an inspection) end, so that the process never exits with one of them inside ONNX Runtime.
+    /// Ends the engines and the inspection thread first, then lets the threads the engines leave behind (a
+    /// batch being finished, a model still loading, an internal search) end, so that the process never exits
+    /// with one of them inside ONNX Runtime.
     fn drop(&mut self) {
         self.engine = None;
         self.state.board_analysis.model = Default::default();

@@ -148,7 +148,10 @@ impl InsideState {
         let Some((dir, options)) = model else {
             self.view = None;
             self.asked = None;
-            self.error = Some("No model is loaded: load a mav-encoder package to look inside it.".into());
+            self.error = Some(
+                "No model is loaded: load a package with an inspection graph (mav-encoder or action-value)."
+                    .into(),
+            );
             return;
         };
         let focus =

@@ -1,5 +1,5 @@
 //! Threads that may outlive whoever started them — a retired worker pool finishing its batch, a model
-//! still loading, an internal search or an inspection nobody waits for any more — kept in one list, so
+//! still loading, an internal search nobody waits for any more — kept in one list, so
 //! that the app can let them finish before the process exits ([`wait`]): ONNX Runtime tears itself down
 //! when the process exits, and a thread still inside one of its sessions then crashes the process.
 

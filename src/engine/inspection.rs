@@ -4,6 +4,7 @@
 //! search's sessions: the engine goes on with `model.onnx`.
 
 use std::path::PathBuf;
+use std::thread;
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
 
@@ -41,10 +42,12 @@ pub struct InspectAnswer {
 #[error("the inspection thread has stopped")]
 pub struct WorkerGone;
 
-/// The inspection thread and its two channels. Dropping it lets the thread end after its current job.
+/// The inspection thread and its two channels. Dropping it ends the thread and waits for its current job
+/// (one inspection, milliseconds to a few seconds), so that no inspection outlives its owner.
 pub struct InspectWorker {
-    requests: Sender<InspectRequest>,
+    requests: Option<Sender<InspectRequest>>,
     answers: Receiver<InspectAnswer>,
+    thread: Option<thread::JoinHandle<()>>,
 }
 
 impl InspectWorker {
@@ -52,13 +55,16 @@ impl InspectWorker {
     pub fn start(repaint: Repaint) -> std::io::Result<InspectWorker> {
         let (requests, request_rx) = unbounded::<InspectRequest>();
         let (answer_tx, answers) = unbounded();
-        super::detached::spawn("mavboard-inspect", move || serve(&request_rx, &answer_tx, &repaint))?;
-        Ok(InspectWorker { requests, answers })
+        let thread = thread::Builder::new()
+            .name("mavboard-inspect".into())
+            .spawn(move || serve(&request_rx, &answer_tx, &repaint))?;
+        Ok(InspectWorker { requests: Some(requests), answers, thread: Some(thread) })
     }
 
     /// Queues a request.
     pub fn send(&self, request: InspectRequest) -> Result<(), WorkerGone> {
-        self.requests.send(request).map_err(|_| WorkerGone)
+        let requests = self.requests.as_ref().ok_or(WorkerGone)?;
+        requests.send(request).map_err(|_| WorkerGone)
     }
 
     /// An answer that has arrived, if any.
@@ -67,9 +73,20 @@ impl InspectWorker {
     }
 }
 
+impl Drop for InspectWorker {
+    fn drop(&mut self) {
+        // Closing the request channel ends the thread's loop after its current job.
+        self.requests = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 impl std::fmt::Debug for InspectWorker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("InspectWorker").field("queued", &self.requests.len()).finish()
+        let queued = self.requests.as_ref().map_or(0, Sender::len);
+        f.debug_struct("InspectWorker").field("queued", &queued).finish()
     }
 }
 
@@ -112,7 +129,6 @@ mod tests {
     use crate::game::chess::ChessState;
     use crate::model::package::default_package_dir;
     use std::sync::Arc;
-    use std::thread;
     use std::time::{Duration, Instant};
 
     fn answer(worker: &InspectWorker) -> InspectAnswer {
