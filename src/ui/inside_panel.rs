@@ -208,7 +208,7 @@ fn heatmap_ui(
         let r = Rect::from_min_size(rect.min + Vec2::new(x * cell, y * cell), Vec2::splat(cell)).shrink(0.5);
         let heat = (p / peak).clamp(0.0, 1.0);
         let base = if (c.col + c.row) % 2 == 0 { visuals.extreme_bg_color } else { visuals.faint_bg_color };
-        painter.rect_filled(r, 1.0, lerp(base, Color32::from_rgb(255, 120, 30), heat));
+        painter.rect_filled(r, 1.0, base.lerp_to_gamma(Color32::from_rgb(255, 120, 30), heat));
         let text = shown
             .tokens
             .iter()
@@ -274,11 +274,6 @@ pub fn board_heat(state: &crate::app::state::AppState) -> Vec<(shakmaty::Square,
         return Vec::new();
     }
     shakmaty::Square::ALL.iter().map(|&sq| (sq, (sum[usize::from(sq)] - low) / (peak - low))).collect()
-}
-
-fn lerp(a: Color32, b: Color32, t: f32) -> Color32 {
-    let m = |x: u8, y: u8| (f32::from(x) + (f32::from(y) - f32::from(x)) * t).round() as u8;
-    Color32::from_rgb(m(a.r(), b.r()), m(a.g(), b.g()), m(a.b(), b.b()))
 }
 
 /// The moves the depth chart follows: the best by the output, then the query move when it is a move.
