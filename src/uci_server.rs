@@ -130,7 +130,8 @@ struct Server<W: Write> {
     swallow: usize,
 }
 
-/// Serves the UCI protocol on `input` / `output` until `quit` or the end of the input.
+/// Serves the UCI protocol on `input` / `output` until `quit`, or the end of the input once the answers
+/// it still owes (`readyok`, `bestmove`) are written.
 pub fn serve<R, W>(
     input: R,
     output: W,
@@ -170,7 +171,7 @@ where
             recv(lines) -> line => match line {
                 Ok(line) => {
                     if !server.line(line.trim())? {
-                        break;
+                        return Ok(());
                     }
                 }
                 Err(_) => break,
@@ -181,7 +182,7 @@ where
             },
         }
     }
-    Ok(())
+    server.finish()
 }
 
 impl<W: Write> Server<W> {
@@ -468,7 +469,11 @@ impl<W: Write> Server<W> {
                         self.say(&line)?;
                     }
                 }
-                let line = format!("bestmove {}", best_move.as_deref().unwrap_or("0000"));
+                let fallback = match best_move {
+                    Some(_) => None,
+                    None => self.fallback_move()?,
+                };
+                let line = bestmove_line(best_move.as_deref().or(fallback.as_deref()), report.as_ref());
                 if self.infinite && self.searching == 0 {
                     self.held = Some(line);
                 } else {
@@ -490,6 +495,40 @@ impl<W: Write> Server<W> {
         Ok(())
     }
 
+    /// The end of the input, taken as `quit` after the answers still owed, as Stockfish does: a pending
+    /// `isready` is answered once the model has loaded, a search with limits runs to its `bestmove`, and a
+    /// search that only `stop` would end (`go infinite`, `go ponder`) is stopped and answered.
+    fn finish(&mut self) -> Result<(), UciServerError> {
+        if self.pondering.take().is_some() || self.infinite {
+            self.infinite = false;
+            match self.held.take() {
+                Some(best) => self.say(&best)?,
+                None => self.engine.send(Command::Stop)?,
+            }
+        }
+        let events = self.engine.events().clone();
+        while self.ready_pending || self.searching > 0 {
+            match events.recv() {
+                Ok(event) => self.event(event)?,
+                Err(_) => return Err(EngineError::Thread("it has ended".into()).into()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The move answered when the search has none (no evaluation came back, e.g. the model failed or is
+    /// slower than the time given): the first legal move, said in an `info string`, since GUIs take
+    /// `bestmove 0000` for a null move and tournament managers for an illegal one. `None` where the game is
+    /// over.
+    fn fallback_move(&mut self) -> Result<Option<String>, UciServerError> {
+        let here = &self.position.current;
+        let Some(text) = here.legal_actions().first().map(|a| here.action_to_text(*a)) else {
+            return Ok(None);
+        };
+        self.problem(&format!("the search has no move (no evaluation came back in time): playing {text}"))?;
+        Ok(Some(text))
+    }
+
     fn load_ended(&mut self) -> Result<(), UciServerError> {
         self.loading = false;
         if self.ready_pending {
@@ -497,6 +536,17 @@ impl<W: Write> Server<W> {
             self.say("readyok")?;
         }
         Ok(())
+    }
+}
+
+/// The `bestmove` line: the move (`0000` when there is none) and, as Stockfish adds it, `ponder` with the
+/// expected reply when the principal variation starts with that move and goes on (a GUI ponders on it).
+fn bestmove_line(best: Option<&str>, report: Option<&SearchReport>) -> String {
+    let Some(best) = best else { return "bestmove 0000".to_owned() };
+    let pv = report.map(|r| r.snapshot.pv.as_slice()).unwrap_or_default();
+    match pv {
+        [first, reply, ..] if first == best => format!("bestmove {best} ponder {reply}"),
+        _ => format!("bestmove {best}"),
     }
 }
 

@@ -47,7 +47,15 @@ fn check_search(output: &[String], position: &ChessState, nodes: Option<u64>) ->
         .map(|l| parse_info(l).expect("a valid info line"))
         .collect();
     let last = infos.last().expect("at least one info line");
-    let best = output.last().and_then(|l| l.strip_prefix("bestmove ")).expect("bestmove last").to_owned();
+    let words: Vec<&str> =
+        output.last().and_then(|l| l.strip_prefix("bestmove ")).expect("bestmove last").split(' ').collect();
+    let best = words[0].to_owned();
+    // `ponder` names the principal variation's second move.
+    match words[1..] {
+        [] => assert!(last.pv.len() < 2, "no ponder move with the pv {:?}", last.pv),
+        ["ponder", reply] => assert_eq!(last.pv.get(1).map(String::as_str), Some(reply), "{:?}", last.pv),
+        _ => panic!("a bestmove line with {words:?}"),
+    }
     assert!(position.parse_action(&best).is_ok(), "bestmove {best} is not legal in {}", position.to_text());
     assert_eq!(last.pv.first(), Some(&best), "{last:?}");
     assert_eq!(last.depth, Some(last.pv.len() as u32));
@@ -211,6 +219,12 @@ fn without_a_model_flag_the_engine_plays_with_the_shipped_model() {
     }
 }
 
+/// The move of the `bestmove` line that ends a search's output (without its `ponder` move).
+fn best_of(output: &[String]) -> String {
+    let line = output.last().and_then(|l| l.strip_prefix("bestmove ")).expect("bestmove last");
+    line.split(' ').next().unwrap_or_default().to_owned()
+}
+
 /// The `info` lines of a search's output (not `info string`).
 fn infos(output: &[String]) -> Vec<mavboard::uci::info::Info> {
     output
@@ -243,7 +257,7 @@ fn multipv_wdl_mate_depth_searchmoves_ponder_and_ucinewgame() {
     s.send("position fen 3q3k/8/8/8/8/8/6PP/3R3K w - - 0 1");
     s.send("go nodes 300");
     let out = until(&s.lines, "bestmove");
-    assert_eq!(out.last().map(String::as_str), Some("bestmove d1d8"));
+    assert_eq!(best_of(&out), "d1d8");
     let all = infos(&out);
     let last: Vec<_> = all[all.len() - 3..].to_vec();
     assert_eq!(last.iter().map(|i| i.multipv).collect::<Vec<_>>(), [Some(1), Some(2), Some(3)]);
@@ -259,7 +273,7 @@ fn multipv_wdl_mate_depth_searchmoves_ponder_and_ucinewgame() {
     s.send("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
     s.send("go mate 1");
     let out = until(&s.lines, "bestmove");
-    assert_eq!(out.last().map(String::as_str), Some("bestmove d1d8"));
+    assert_eq!(best_of(&out), "d1d8");
     let last = infos(&out).pop().expect("an info line");
     assert_eq!(last.score.map(|s| s.value), Some(ScoreValue::Mate(1)), "{out:?}");
     assert_eq!(last.wdl, Some([1000, 0, 0]));
@@ -277,6 +291,7 @@ fn multipv_wdl_mate_depth_searchmoves_ponder_and_ucinewgame() {
     s.send("go nodes 200 searchmoves h2h3 g2g4");
     let out = until(&s.lines, "bestmove");
     let best = out.last().and_then(|l| l.strip_prefix("bestmove ")).expect("bestmove");
+    let best = best.split(' ').next().unwrap_or_default();
     assert!(["h2h3", "g2g4"].contains(&best), "{out:?}");
     assert!(infos(&out).iter().all(|i| ["h2h3", "g2g4"].contains(&i.pv[0].as_str())), "{out:?}");
     // An illegal one is an error and the search answers with no move.
@@ -285,7 +300,7 @@ fn multipv_wdl_mate_depth_searchmoves_ponder_and_ucinewgame() {
     assert!(out.iter().any(|l| l.starts_with("info string") && l.contains("e2e4")), "{out:?}");
     // The next go searches every move again (on the same tree: the restricted moves keep their visits).
     s.send("go nodes 800");
-    assert_eq!(until(&s.lines, "bestmove").last().map(String::as_str), Some("bestmove d1d8"));
+    assert_eq!(best_of(&until(&s.lines, "bestmove")), "d1d8");
 
     // Ponder: no bestmove until ponderhit, then the go's own limits apply; stop while pondering answers.
     s.send("position startpos moves e2e4 e7e5");
@@ -319,4 +334,68 @@ fn multipv_wdl_mate_depth_searchmoves_ponder_and_ucinewgame() {
 
     s.send("quit");
     s.thread.join().expect("no panic").expect("clean exit");
+}
+
+/// Runs `mavboard uci` with `input` on stdin, closed at its end as a pipe from `printf` closes it; returns
+/// the lines it printed once it exited (it must exit by itself, successfully, within [`WAIT`]).
+fn piped_session(args: &[&str], input: &str) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("mavboard starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("mavboard reads");
+    drop(stdin);
+    let lines = spawn_line_reader("test-mavboard-piped", child.stdout.take().expect("stdout"));
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!(
+                "mavboard did not exit at the end of its input; printed {:#?}",
+                lines.try_iter().collect::<Vec<_>>()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    lines.iter().collect()
+}
+
+#[test]
+fn end_of_input_answers_readyok_and_the_running_search_first() {
+    // As `printf 'uci\nisready\nposition startpos\ngo nodes 100\n' | mavboard uci`: Stockfish prints readyok
+    // and bestmove, taking the end of its input as `quit` after the running search.
+    let output = piped_session(&["uci", "--mock"], "uci\nisready\nposition startpos\ngo nodes 100\n");
+    assert!(output.iter().any(|l| l == "readyok"), "{output:#?}");
+    let best = output.iter().position(|l| l.starts_with("bestmove ")).expect("a bestmove");
+    check_search(&output[..=best], &ChessState::startpos(), Some(100));
+    assert_eq!(best, output.len() - 1, "bestmove is the last line: {output:#?}");
+}
+
+#[test]
+fn end_of_input_stops_an_infinite_or_ponder_search_with_a_bestmove() {
+    for go in ["go infinite", "go ponder wtime 1000 btime 1000"] {
+        let output =
+            piped_session(&["uci", "--mock"], &format!("isready\nposition startpos moves e2e4\n{go}\n"));
+        let after =
+            ChessState::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").expect("FEN");
+        let bests: Vec<_> = output.iter().filter(|l| l.starts_with("bestmove ")).collect();
+        assert_eq!(bests.len(), 1, "{go}: {output:#?}");
+        let best = bests[0].trim_start_matches("bestmove ").split_whitespace().next().expect("a move");
+        assert!(after.parse_action(best).is_ok(), "{go}: bestmove {best} is not legal");
+    }
+}
+
+#[test]
+fn end_of_input_with_the_shipped_model_answers_too() {
+    let output = piped_session(&["uci"], "uci\nisready\nposition startpos\ngo nodes 30\n");
+    assert!(output.iter().any(|l| l == "readyok"), "{output:#?}");
+    assert!(output.last().is_some_and(|l| l.starts_with("bestmove ")), "{output:#?}");
 }

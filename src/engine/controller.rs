@@ -43,6 +43,9 @@ struct Job {
 }
 
 /// The running search.
+/// How long a stop waits for the root's first evaluation at most (see [`Controller::defer_stop`]).
+const STOP_GRACE: Duration = Duration::from_millis(500);
+
 struct Active {
     id: u64,
     limits: GoLimits,
@@ -51,6 +54,9 @@ struct Active {
     next_info: Instant,
     /// Evaluations answered from the engine's cache since the `go`.
     cache_hits: u64,
+    /// When a stop (or the end of the move time) came while the root was not yet evaluated: the search
+    /// then ends as soon as the root's evaluation is in (see [`Controller::defer_stop`]).
+    stopping: Option<Instant>,
 }
 
 /// What woke the thread.
@@ -221,7 +227,9 @@ impl<S: MavState> Controller<S> {
                 }
             }
             Command::Stop => {
-                self.finish();
+                if !self.defer_stop() {
+                    self.finish();
+                }
                 self.cancel_pending();
             }
             Command::SetParams(params) => match params.validate() {
@@ -290,6 +298,7 @@ impl<S: MavState> Controller<S> {
             start_simulations,
             next_info: now + self.config.info_interval,
             cache_hits: 0,
+            stopping: None,
         });
         self.next_search += 1;
     }
@@ -346,6 +355,22 @@ impl<S: MavState> Controller<S> {
         })
     }
 
+    /// Whether a stop of the running search (`stop`, or its move time is up) waits: it does while the root
+    /// is not evaluated yet, for at most [`STOP_GRACE`] (or the evaluation timeout, if shorter) from the
+    /// first stop, so that a search stopped at once still answers with a move (a GUI takes `bestmove 0000`
+    /// for a null move, a tournament manager for an illegal one), and a model slower than that does not
+    /// hold the stop up. Until the root's answer is in, nothing else is sent.
+    fn defer_stop(&mut self) -> bool {
+        let timeout = self.config.eval_timeout.min(STOP_GRACE);
+        let (Some(active), Some(tree)) = (self.active.as_mut(), self.tree.as_ref()) else { return false };
+        if !tree.root_awaits_evaluation() {
+            return false;
+        }
+        let now = Instant::now();
+        let since = *active.stopping.get_or_insert(now);
+        now < since + timeout
+    }
+
     /// Ends the running search (if any): gives up its evaluations and sends its [`Event::Done`].
     fn finish(&mut self) {
         self.busy = false;
@@ -386,9 +411,12 @@ impl<S: MavState> Controller<S> {
                 }
             }
         }
-        if !limits.infinite && limits.movetime.is_some_and(|t| now >= active.started + t) {
+        let stop = active.stopping.is_some()
+            || (!limits.infinite && limits.movetime.is_some_and(|t| now >= active.started + t));
+        if stop && !self.defer_stop() {
             return self.finish();
         }
+        let (Some(active), Some(tree)) = (self.active.as_ref(), self.tree.as_mut()) else { return };
         let start_simulations = active.start_simulations;
         let out = self.jobs.values().filter(|j| j.direct.is_none() && j.search == id).count();
         let mut idle_batches = 0;

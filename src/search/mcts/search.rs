@@ -251,6 +251,12 @@ impl<S: GameState> Mcts<S> {
         self.tree.node(ROOT).status == NodeStatus::Pending
     }
 
+    /// Whether the root still waits for its first evaluation (not yet sent, or out): the search has no
+    /// move to give yet.
+    pub fn root_awaits_evaluation(&self) -> bool {
+        matches!(self.tree.node(ROOT).status, NodeStatus::Unexpanded | NodeStatus::Pending)
+    }
+
     /// Evaluations out.
     pub fn in_flight(&self) -> usize {
         self.pending.len()
