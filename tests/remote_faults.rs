@@ -217,8 +217,8 @@ fn failed_evaluation(tag: &str, answer: Answer, needle: &str) {
     assert_eq!(results.len(), 2);
     for r in results {
         match r {
-            Err(EvalError::Backend(msg)) => assert!(msg.contains(needle), "{tag}: {msg}"),
-            Err(e) => panic!("{tag}: expected a backend failure, got {e}"),
+            Err(EvalError::Server(msg)) => assert!(msg.contains(needle), "{tag}: {msg}"),
+            Err(e) => panic!("{tag}: expected the server's failure, got {e}"),
             Ok(_) => panic!("{tag}: expected a failed evaluation"),
         }
     }
@@ -269,6 +269,39 @@ fn malformed_answers_are_failed_evaluations() {
             }
         },
         "expected 1 rows",
+    );
+    failed_evaluation(
+        "infinite",
+        |m, p, _| {
+            if m == "POST" {
+                Some((
+                    200,
+                    r#"{"outputs":[{"name":"value_logits","datatype":"FP32","shape":[1,1,1],"data":[1e39]},
+                        {"name":"best_logits","datatype":"FP32","shape":[1,1],"data":[0]}]}"#
+                        .into(),
+                ))
+            } else {
+                ready_and_metadata(p)
+            }
+        },
+        "not a finite number",
+    );
+    failed_evaluation(
+        "nan",
+        |m, p, _| {
+            if m == "POST" {
+                // Python's json module writes NaN so; it is not JSON.
+                Some((
+                    200,
+                    r#"{"outputs":[{"name":"value_logits","datatype":"FP32","shape":[1,1,1],"data":[NaN]},
+                        {"name":"best_logits","datatype":"FP32","shape":[1,1],"data":[0]}]}"#
+                        .into(),
+                ))
+            } else {
+                ready_and_metadata(p)
+            }
+        },
+        "malformed answer",
     );
     failed_evaluation(
         "server-error",

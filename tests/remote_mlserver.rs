@@ -179,7 +179,7 @@ fn killing_the_server_mid_search_fails_evaluations_and_a_restart_recovers() {
     assert!(stats.failed > 0, "evaluations after the kill are failed evaluations: {stats:?}");
     assert!(stats.simulations < 1_000_000, "the search stopped when every move had failed: {stats:?}");
     match after {
-        Err(EvalError::Backend(msg)) => assert!(
+        Err(EvalError::Server(msg)) => assert!(
             msg.contains("connection refused") || msg.contains("connection failed"),
             "a named connection error: {msg}"
         ),
@@ -276,6 +276,56 @@ fn the_app_analyses_with_a_remote_package_and_reconnect_reports_a_dead_server() 
         "{}",
         ui_common::board_fen(&h)
     );
+    drop(h);
+    let _ = std::fs::remove_dir_all(&remote);
+}
+
+#[test]
+fn a_server_that_goes_away_is_shown_at_once_and_reconnect_recovers() {
+    use egui_kittest::kittest::Queryable;
+    use mavboard::app::server_health::ServerHealth;
+    let Some(python) = serve_python() else { return };
+    let package = asset("mav-enc-tiny");
+    let mut server = Server::start(&python, &package, "mav-enc-tiny");
+    let remote = remote_package(&package, "gone", &server.endpoint(), "mav-enc-tiny", 2);
+    let settings =
+        mavboard::app::settings::Settings { model_dir: Some(remote.clone()), ..Default::default() };
+    let mut h = ui_common::app_with_model(settings);
+    let arrived = ui_common::step_until(&mut h, Duration::from_secs(120), |app| {
+        !mavboard::ui::values_panel::current_rows(&app.state).is_empty()
+    });
+    assert!(arrived, "the remote model's values arrive: {:?}", h.state().state.analysis.model);
+    assert!(matches!(h.state().state.analysis.server, ServerHealth::Answering { .. }));
+
+    // The server is stopped and a move played: the refused connection reaches the user at once.
+    server.kill();
+    ui_common::click_square(&mut h, shakmaty::Square::E2);
+    ui_common::click_square(&mut h, shakmaty::Square::E4);
+    let shown = ui_common::step_until(&mut h, Duration::from_secs(5), |app| {
+        matches!(app.state.analysis.server, ServerHealth::Unreachable { .. })
+    });
+    assert!(shown, "the server shows as unreachable: {:?}", h.state().state.analysis.server);
+    let ServerHealth::Unreachable { error, last_good, .. } = &h.state().state.analysis.server else {
+        unreachable!()
+    };
+    assert!(error.contains("connection refused"), "{error}");
+    assert!(last_good.is_some(), "the last good answer's time is kept");
+    assert!(h.get_all_by_label_contains("server unreachable").next().is_some(), "the status bar says so");
+    assert!(
+        h.get_all_by_label_contains("No values: the model server").next().is_some(),
+        "the values panel says why there are no values"
+    );
+
+    // The server comes back on the same port; Reconnect retries and the next good answer clears it.
+    let mut restarted = Server::spawn(&python, &package, "mav-enc-tiny", server.ports);
+    restarted.wait_ready("mav-enc-tiny").unwrap_or_else(|why| panic!("restart: {why}"));
+    h.get_by_label("Reconnect").click();
+    let back = ui_common::step_until(&mut h, Duration::from_secs(120), |app| {
+        matches!(app.state.analysis.server, ServerHealth::Answering { .. })
+            && !mavboard::ui::values_panel::current_rows(&app.state).is_empty()
+    });
+    assert!(back, "values again after Reconnect: {:?}", h.state().state.analysis.server);
+    assert_eq!(mavboard::ui::values_panel::current_rows(&h.state().state).len(), 20, "Black's 20 replies");
     drop(h);
     let _ = std::fs::remove_dir_all(&remote);
 }

@@ -153,6 +153,8 @@ pub struct AnalysisState {
     pub explorer: super::tree_explorer::ExplorerState,
     /// The provider the loaded model runs on, and any fallback notice (once it is loaded).
     pub device: Option<crate::inference::device::DeviceStatus>,
+    /// A remote package's server: answering, or unreachable since a failed call.
+    pub server: super::server_health::ServerHealth,
     /// The root (position text) of the last search that ended, not counting one-call evaluations.
     pub finished_search: Option<String>,
     /// The *Inside* panel: the model's attention and values through its layers for the board position.

@@ -5,6 +5,7 @@
 //! [`AnalysisState`](super::analysis::AnalysisState) and messages.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use super::analysis::{EngineRequest, ModelInfo, ModelStatus, PositionEval};
 use super::file_review::FileReview;
@@ -13,14 +14,17 @@ use super::game_review::{self, DocStamp, PendingReview};
 use super::line::MoveHistory;
 use super::messages::Topic;
 use super::model_runtime;
+use super::server_health::ServerHealth;
 use super::state::AppState;
 use crate::engine::internal::InternalSource;
 use crate::engine::{Command, EngineError, EvaluatorFactory, GoLimits, Repaint};
 use crate::game::GameState;
 use crate::game::chess::ChessState;
+use crate::inference::evaluator::EvalError;
 use crate::inference::onnx::SessionOptions;
 use crate::model::ModelPackage;
 use crate::model::package::default_package_dir;
+use crate::search::SearchError;
 use crate::search::internal::InternalConfig;
 
 /// Inference workers for the app: one keeps a 2-core laptop responsive; ONNX Runtime threads inside it.
@@ -143,6 +147,7 @@ impl EngineLink {
     fn model_failed(&mut self, state: &mut AppState, text: String) {
         self.link.forget_model();
         state.analysis.model = ModelStatus::Failed(text.clone());
+        state.analysis.server = ServerHealth::NoServer;
         state.analysis.evaluating = false;
         state.view.messages.error_about(Topic::Model, text);
     }
@@ -630,6 +635,7 @@ impl EngineLink {
                 LinkEvent::Ready => {
                     state.view.messages.resolve(Topic::Model);
                     if let ModelStatus::Loading(info) = &state.analysis.model {
+                        state.analysis.server = ServerHealth::loaded(info.served_by.is_some());
                         state.analysis.model = ModelStatus::Ready(info.clone());
                     }
                     let status = self.device.lock().ok().and_then(|s| s.clone());
@@ -642,6 +648,9 @@ impl EngineLink {
                     self.model_failed(state, format!("The model could not be loaded: {reason}"));
                 }
                 LinkEvent::Error(e) => {
+                    if let Some(fault) = server_fault(&e) {
+                        state.analysis.server.failed(fault, SystemTime::now());
+                    }
                     state.view.messages.error_about(Topic::Evaluation, e.to_string());
                 }
             }
@@ -651,6 +660,9 @@ impl EngineLink {
     /// Takes a search report for the board position (reports for another position are dropped).
     fn accept_report(&mut self, state: &mut AppState, report: crate::engine::SearchReport) {
         state.view.messages.resolve(Topic::Evaluation);
+        if report.snapshot.moves.iter().any(|m| m.model_mean.is_some()) {
+            state.analysis.server.answered(SystemTime::now());
+        }
         let current = state.current().clone();
         if state.analysis.accept_report(report, &current) {
             self.refresh_explorer(state);
@@ -701,5 +713,14 @@ pub fn model_factory(dir: PathBuf, options: SessionOptions) -> EvaluatorFactory 
 impl std::fmt::Debug for EngineLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EngineLink").field("link", &self.link).finish()
+    }
+}
+
+/// The failure of a remote package's server behind an engine error, if that is what it is: the root's
+/// evaluation failed with [`EvalError::Server`].
+fn server_fault(e: &EngineError) -> Option<&str> {
+    match e {
+        EngineError::Search(SearchError::RootEvaluation(EvalError::Server(why))) => Some(why),
+        _ => None,
     }
 }

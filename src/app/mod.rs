@@ -25,6 +25,7 @@ pub mod pgn_loader;
 pub mod play;
 pub mod play_glue;
 pub mod pv_preview;
+pub mod server_health;
 pub mod settings;
 pub mod settings_file;
 pub mod state;

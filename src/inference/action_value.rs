@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use ndarray::{Array2, Ix2};
 
-use super::backend::TensorBackend;
+use super::backend::{BackendError, TensorBackend};
 use super::evaluator::{
     DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK,
 };
@@ -68,16 +68,17 @@ impl ActionValueEvaluator {
         self.backend.status()
     }
 
-    fn run(&mut self, ids: Array2<i64>) -> Result<Array2<f32>, String> {
+    fn run(&mut self, ids: Array2<i64>) -> Result<Array2<f32>, EvalError> {
         let start = Instant::now();
-        let outputs = self.backend.run(vec![("input_ids", ids)], &["logits"]).map_err(|e| e.to_string());
+        let outputs =
+            self.backend.run(vec![("input_ids", ids)], &["logits"]).map_err(BackendError::into_eval_error);
         self.model_time += start.elapsed();
         outputs?
             .into_iter()
             .next()
-            .ok_or_else(|| "the backend returned no logits".to_owned())?
+            .ok_or_else(|| EvalError::Backend("the backend returned no logits".to_owned()))?
             .into_dimensionality::<Ix2>()
-            .map_err(|e| e.to_string())
+            .map_err(|e| EvalError::Backend(e.to_string()))
     }
 }
 
@@ -148,7 +149,7 @@ impl Evaluator<ChessState> for ActionValueEvaluator {
             match run {
                 Err(e) => {
                     for (i, _, _) in &jobs {
-                        out[*i] = Some(Err(EvalError::Backend(e.clone())));
+                        out[*i] = Some(Err(e.clone()));
                     }
                 }
                 Ok(logits) => {

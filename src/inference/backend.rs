@@ -6,6 +6,7 @@
 use ndarray::{Array2, ArrayD};
 
 use super::device::DeviceStatus;
+use super::evaluator::EvalError;
 use super::remote::RemoteError;
 
 /// Why a backend call failed.
@@ -27,6 +28,17 @@ pub enum BackendError {
         /// The shape returned.
         found: Vec<usize>,
     },
+}
+
+impl BackendError {
+    /// The evaluation error for the requests of a batch this error failed: [`EvalError::Server`] for a
+    /// remote server's fault (so that the app can show the server's state), [`EvalError::Backend`] else.
+    pub fn into_eval_error(self) -> EvalError {
+        match self {
+            BackendError::Remote(e) => EvalError::Server(e.to_string()),
+            other => EvalError::Backend(other.to_string()),
+        }
+    }
 }
 
 /// Runs a model on a batch of rows. Every input is `[rows, …]` with the same row count; every output the

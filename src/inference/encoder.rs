@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use ndarray::{Array2, Axis, Ix2, Ix3};
 
-use super::backend::TensorBackend;
+use super::backend::{BackendError, TensorBackend};
 use super::evaluator::{
     DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK,
 };
@@ -146,22 +146,25 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
             let run = self
                 .backend
                 .run(vec![("input_ids", ids), ("attention_mask", mask)], &["value_logits", "best_logits"])
-                .map_err(|e| e.to_string())
+                .map_err(BackendError::into_eval_error)
                 .and_then(|outs| {
                     let mut outs = outs.into_iter();
                     let (Some(values), Some(best)) = (outs.next(), outs.next()) else {
-                        return Err("the backend returned fewer outputs than asked".to_owned());
+                        return Err(EvalError::Backend("the backend returned fewer outputs than asked".to_owned()));
                     };
-                    let values = values.into_dimensionality::<Ix3>().map_err(|e| format!("value_logits: {e}"))?;
-                    let best = best.into_dimensionality::<Ix2>().map_err(|e| format!("best_logits: {e}"))?;
+                    let values = values
+                        .into_dimensionality::<Ix3>()
+                        .map_err(|e| EvalError::Backend(format!("value_logits: {e}")))?;
+                    let best =
+                        best.into_dimensionality::<Ix2>().map_err(|e| EvalError::Backend(format!("best_logits: {e}")))?;
                     let k = self.buckets.k() as usize;
                     if values.dim() != (rows, len, k) || best.dim() != (rows, len) {
-                        return Err(format!(
+                        return Err(EvalError::Backend(format!(
                             "the model's outputs have shapes {:?} and {:?}, expected [{rows}, {len}, {k}] and \
                              [{rows}, {len}]",
                             values.shape(),
                             best.shape()
-                        ));
+                        )));
                     }
                     Ok((values, best))
                 });
@@ -170,7 +173,7 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
             match run {
                 Err(e) => {
                     for (i, _, _) in &jobs {
-                        out[*i] = Some(Err(EvalError::Backend(e.clone())));
+                        out[*i] = Some(Err(e.clone()));
                     }
                 }
                 Ok((values, best)) => {

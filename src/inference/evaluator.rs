@@ -176,6 +176,11 @@ pub enum EvalError {
     /// The backend failed (ONNX Runtime error, worker gone).
     #[error("inference failed: {0}")]
     Backend(String),
+    /// The inference server of a remote package failed: it could not be reached, did not answer in time,
+    /// answered with an error status or with something that is not the model's output. The text is the
+    /// [`crate::inference::remote::RemoteError`]'s, which names the server and what went wrong.
+    #[error("the model server failed: {0}")]
+    Server(String),
 }
 
 /// A model (or a decorator around one) that evaluates batches of positions.

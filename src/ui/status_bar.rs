@@ -1,10 +1,13 @@
 //! The status bar: side to move or result, variant, file, and the latest note.
 
+use std::time::SystemTime;
+
 use eframe::egui;
 
 use crate::app::analysis::ModelStatus;
 use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
+use crate::app::server_health::ServerHealth;
 use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
 use crate::game::{GameKind, GameState, Outcome, Player};
@@ -86,11 +89,17 @@ fn model_status_ui(ui: &mut egui::Ui, analysis: &crate::app::analysis::AnalysisS
         ModelStatus::Ready(i) => {
             ui.label(format!("Model: {}", i.name));
             if let Some(server) = &i.served_by {
-                ui.label(format!("served by {server}")).on_hover_text(format!(
-                    "A remote package: the weights live on the server, {} batches go out at once. If the \
-                     server went away, evaluations fail with a message; Reconnect loads the package again.",
-                    i.workers
-                ));
+                if let ServerHealth::Unreachable { error, .. } = &analysis.server {
+                    let last = analysis.server.last_good_text(SystemTime::now());
+                    ui.colored_label(ui.visuals().error_fg_color, format!("{server}: server unreachable"))
+                        .on_hover_text(format!("{error} ({last}). Reconnect loads the package again."));
+                } else {
+                    ui.label(format!("served by {server}")).on_hover_text(format!(
+                        "A remote package: the weights live on the server, {} batches go out at once. If the \
+                         server went away, evaluations fail with a message; Reconnect loads the package again.",
+                        i.workers
+                    ));
+                }
                 if ui.small_button("Reconnect").clicked() {
                     out.push(Command::Analysis(AnalysisCommand::LoadModel(i.dir.clone())));
                 }

@@ -1,12 +1,15 @@
 //! The action-values panel: every legal move with the model's max and mean win probability, its rank under
 //! each scoring and a mark where they disagree; the focused move's distribution; a heatmap of all moves.
 
+use std::time::SystemTime;
+
 use eframe::egui::{self, RichText};
 
 use super::distribution::{distribution_chart_ui, heatmap_ui};
 use crate::app::analysis::{ModelStatus, ValueRow, value_rows};
 use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
+use crate::app::server_health::ServerHealth;
 use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
 use crate::game::GameState;
@@ -50,8 +53,16 @@ fn empty_text(state: &AppState) -> Option<String> {
         ModelStatus::None => Some("No model is loaded (Engine > Load model…).".into()),
         ModelStatus::Failed(e) => Some(e.clone()),
         ModelStatus::Loading(i) => Some(format!("Loading {}…", i.name)),
-        ModelStatus::Ready(_) if state.analysis.report.is_none() => Some("Evaluating…".into()),
-        ModelStatus::Ready(_) => None,
+        ModelStatus::Ready(i) => match &state.analysis.server {
+            ServerHealth::Unreachable { error, .. } => Some(format!(
+                "No values: the model server {} cannot be used ({error}; {}). Reconnect (status bar) tries \
+                 again.",
+                i.served_by.as_deref().unwrap_or_default(),
+                state.analysis.server.last_good_text(SystemTime::now())
+            )),
+            _ if state.analysis.report.is_none() => Some("Evaluating…".into()),
+            _ => None,
+        },
     }
 }
 
@@ -144,7 +155,8 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
 pub fn buckets_heatmap_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option<String>) {
     let rows = current_rows(state);
     if rows.is_empty() {
-        ui.weak("No values yet.");
+        let why = state.analysis.server.is_unreachable().then(|| empty_text(state)).flatten();
+        ui.weak(why.unwrap_or_else(|| "No values yet.".into()));
         return;
     }
     let labels: Vec<String> = rows.iter().map(|r| r.san.clone()).collect();

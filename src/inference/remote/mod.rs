@@ -438,6 +438,10 @@ impl RemoteBackend {
             if shape.first() != Some(&n) {
                 return Err(malformed(format!("output {name} has shape {shape:?}, expected {n} rows")));
             }
+            if let Some(i) = t.data.0.iter().position(|v| !v.is_finite()) {
+                let v = t.data.0[i];
+                return Err(malformed(format!("output {name} holds {v} at index {i}, not a finite number")));
+            }
             let len = t.data.0.len();
             let a = ArrayD::from_shape_vec(IxDyn(&shape), t.data.0).map_err(|_| {
                 malformed(format!("output {name} has {len} numbers, which do not fill shape {shape:?}"))
