@@ -192,7 +192,7 @@ fn broken_game_in_the_middle_keeps_the_others() {
 struct TokenCase {
     game: usize,
     line: u64,
-    column: u64,
+    column: u32,
     token: Option<&'static str>,
     prefix: &'static [&'static str],
 }

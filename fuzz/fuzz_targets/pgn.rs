@@ -13,7 +13,7 @@ fn mainline_sans(tree: &GameTree) -> Vec<Option<String>> {
 
 /// Where line `line`, column `column` (from 1, in characters; a byte order mark at the start left out) of
 /// `data` starts, as text; `None` when that line is not UTF-8.
-fn text_at(data: &[u8], line: u64, column: u64) -> Option<String> {
+fn text_at(data: &[u8], line: u64, column: u32) -> Option<String> {
     let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
     let line = data.split(|&b| b == b'\n').nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
     let line = std::str::from_utf8(line).ok()?;
@@ -41,7 +41,11 @@ fuzz_target!(|data: &[u8]| {
                     let column = e.column.expect("a token's error has a column");
                     if let Some(there) = text_at(data, e.line, column) {
                         let token = token.strip_suffix('…').unwrap_or(token);
-                        assert!(there.starts_with(token), "{e} but line {}, column {column} is {there:?}", e.line);
+                        assert!(
+                            there.starts_with(token),
+                            "{e} but line {}, column {column} is {there:?}",
+                            e.line
+                        );
                     }
                     check_written(e.prefix.as_deref().expect("a token's error has the readable prefix"));
                 }

@@ -130,7 +130,7 @@ pub struct IndexedGame {
     /// The line of its first byte, from 1.
     pub line: u64,
     /// The column of its first byte on that line, from 1 (in characters; a game usually starts a line).
-    pub column: u64,
+    pub column: u32,
     /// Its tag pairs (empty when the tags could not be read).
     pub tags: Tags,
 }
@@ -238,7 +238,7 @@ impl Visitor for TagsOnly {
 struct Open {
     offset: u64,
     line: u64,
-    column: u64,
+    column: u32,
     tags: Tags,
 }
 
@@ -372,7 +372,7 @@ pub fn parse_game(bytes: &[u8], game: &IndexedGame, options: ReadOptions) -> Res
             e.game = game.number;
             // The game's text starts at its own line and column of the file.
             if e.line == 1 {
-                e.column = e.column.map(|c| c + game.column - 1);
+                e.column = e.column.map(|c| c.saturating_add(game.column.saturating_sub(1)));
             }
             e.line += game.line - 1;
             Err(e)

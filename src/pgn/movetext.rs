@@ -269,12 +269,13 @@ pub(crate) fn first_unrecognized(text: &[u8]) -> Option<Range<usize>> {
 }
 
 /// How many characters `bytes` hold (UTF-8; a byte that is not UTF-8 counts as one), so that a column
-/// counts characters as an editor does.
-pub(crate) fn columns(bytes: &[u8]) -> u64 {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => text.chars().count() as u64,
-        Err(_) => String::from_utf8_lossy(bytes).chars().count() as u64,
-    }
+/// counts characters as an editor does; saturated at `u32::MAX - 1` (a column is one more).
+pub(crate) fn columns(bytes: &[u8]) -> u32 {
+    let count = match std::str::from_utf8(bytes) {
+        Ok(text) => text.chars().count(),
+        Err(_) => String::from_utf8_lossy(bytes).chars().count(),
+    };
+    u32::try_from(count).unwrap_or(u32::MAX).min(u32::MAX - 1)
 }
 
 /// The most characters of a token an error message quotes.

@@ -97,7 +97,7 @@ pub struct GameError {
     pub line: u64,
     /// The column of the offending token's first character on its line, counting characters from 1;
     /// `None` where the problem is not one token (a header, the file).
-    pub column: Option<u64>,
+    pub column: Option<u32>,
     /// What went wrong.
     pub kind: GameErrorKind,
     /// The game as far as it reads: its headers and the moves, comments and variations before the
@@ -108,7 +108,7 @@ pub struct GameError {
 }
 
 /// `, column N` for an error's message, or nothing.
-fn at_column(column: &Option<u64>) -> String {
+fn at_column(column: &Option<u32>) -> String {
     column.map(|c| format!(", column {c}")).unwrap_or_default()
 }
 
@@ -159,7 +159,7 @@ impl Window {
     /// The column (from 1, in characters) of source offset `offset` on its line. Counted from the line's
     /// start when it is still kept (bytes are dropped only before a game that follows more than
     /// [`Window::KEEP`] bytes of the previous one), a byte order mark at the start of the file left out.
-    fn column(&self, offset: u64) -> u64 {
+    fn column(&self, offset: u64) -> u32 {
         let before = &self.bytes[..self.index(offset)];
         let line = match before.iter().rposition(|&b| b == b'\n') {
             Some(newline) => &before[newline + 1..],
