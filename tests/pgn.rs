@@ -147,6 +147,7 @@ fn expected_game_counts() {
         ("twic1599_sample_1MB.pgn", 1110, 0),
         ("kokopu-chess960.pgn", 4, 0),
         ("broken-middle.pgn", 4, 2),
+        ("unrecognized-tokens.pgn", 2, 17),
         ("python-chess/anastasian-lewis.pgn", 1, 0),
         ("python-chess/antichess-programfox.pgn", 0, 2),
         ("python-chess/chessbase-empty-line.pgn", 1, 0),
@@ -184,6 +185,139 @@ fn broken_game_in_the_middle_keeps_the_others() {
     let fen = games[4].as_ref().expect_err("game 5 has a bad FEN");
     assert_eq!((fen.game, fen.line), (5, 26));
     assert!(fen.to_string().contains("FEN"), "{fen}");
+}
+
+/// One case of `unrecognized-tokens.pgn`: the game's number, the error's line and column, the offending
+/// token (`None` for an illegal move) and the main line that reads before it.
+struct TokenCase {
+    game: usize,
+    line: u64,
+    column: u32,
+    token: Option<&'static str>,
+    prefix: &'static [&'static str],
+}
+
+const TOKEN_CASES: &[TokenCase] = &[
+    TokenCase { game: 1, line: 4, column: 4, token: Some("pawn"), prefix: &[] },
+    TokenCase { game: 2, line: 9, column: 4, token: Some("Pe4"), prefix: &[] },
+    TokenCase { game: 3, line: 14, column: 27, token: Some("brace"), prefix: &["e4"] },
+    TokenCase { game: 4, line: 21, column: 1, token: Some("whatever"), prefix: &["e4", "e5", "Nf3", "Nf6"] },
+    TokenCase { game: 5, line: 26, column: 7, token: Some("$"), prefix: &["e4"] },
+    TokenCase { game: 6, line: 31, column: 16, token: Some("$300"), prefix: &["d4", "d5", "c4"] },
+    TokenCase {
+        game: 7,
+        line: 36,
+        column: 41,
+        token: Some("1-"),
+        prefix: &["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"],
+    },
+    TokenCase { game: 8, line: 41, column: 10, token: Some("1/2"), prefix: &["c4", "c5"] },
+    TokenCase { game: 9, line: 46, column: 13, token: Some("Nf3x"), prefix: &["e4", "d5"] },
+    TokenCase { game: 10, line: 51, column: 15, token: Some("…"), prefix: &["e4"] },
+    TokenCase { game: 11, line: 56, column: 14, token: Some("or"), prefix: &["e4"] },
+    TokenCase {
+        game: 12,
+        line: 61,
+        column: 25,
+        token: Some("resigned"),
+        prefix: &["f3", "e5", "g4", "Qh4#"],
+    },
+    TokenCase { game: 13, line: 65, column: 19, token: Some("%~<|>]"), prefix: &[] },
+    TokenCase { game: 15, line: 69, column: 1, token: Some("Event"), prefix: &[] },
+    TokenCase { game: 16, line: 73, column: 24, token: Some("zz"), prefix: &["e4", "e5", "Nf3", "Nc6"] },
+    TokenCase { game: 17, line: 78, column: 10, token: Some("huh"), prefix: &["e4", "e5"] },
+    TokenCase { game: 18, line: 83, column: 13, token: None, prefix: &[] },
+];
+
+fn mainline_sans(tree: &GameTree) -> Vec<String> {
+    tree.mainline().filter_map(|id| tree.node(id).and_then(|n| n.san_text())).collect()
+}
+
+/// Tokens that are neither moves, move numbers, NAGs, comments, variations nor results (kokopu's kind of
+/// syntax error): each is its game's error, at its line and column, with the moves before it readable.
+#[test]
+fn unrecognized_tokens_are_errors_with_line_column_and_token() {
+    let path = fixtures().join("unrecognized-tokens.pgn");
+    let games = read_file(&path);
+    // Every game stays listed; the movetext below game 13's broken tag line, after a blank line, is a game
+    // of its own (the parser takes a blank line after a tag line as the end of the tags' game).
+    assert_eq!(games.len(), TOKEN_CASES.len() + 2, "every game stays listed");
+    let split = games[13].as_ref().expect("1. e4 * below the broken tag");
+    assert_eq!(mainline_sans(split), ["e4"]);
+    for case in TOKEN_CASES {
+        let e = games[case.game - 1].as_ref().expect_err("a broken game");
+        assert_eq!((e.game, e.line, e.column), (case.game, case.line, Some(case.column)), "{e}");
+        match case.token {
+            Some(token) => {
+                assert_eq!(e.kind, GameErrorKind::Unrecognized { token: token.to_owned() }, "{e}");
+                let shown = format!(
+                    "game {}, line {}, column {}: `{token}` is not PGN",
+                    case.game, case.line, case.column
+                );
+                assert!(e.to_string().starts_with(&shown), "{e}");
+                let prefix = e.prefix.as_ref().expect("the readable prefix");
+                assert_eq!(mainline_sans(prefix), case.prefix, "game {}", case.game);
+                assert!(prefix.source().is_none(), "the prefix is not the game's text");
+            }
+            None => {
+                assert!(matches!(e.kind, GameErrorKind::IllegalMove { .. }), "{e}");
+                assert!(e.prefix.is_none());
+            }
+        }
+    }
+    let last = games.last().and_then(|g| g.as_ref().ok()).expect("the valid game at the end");
+    assert_eq!(mainline_sans(last).len(), 7);
+    // The variation before the word in game 11 is kept too.
+    let eleventh = games[10].as_ref().expect_err("game 11").prefix.as_ref().expect("prefix");
+    assert_eq!(eleventh.root().children().len(), 2, "1. e4 and the variation 1. d4");
+    // The headers of a broken game are in its prefix.
+    let first = games[0].as_ref().expect_err("game 1").prefix.as_ref().expect("prefix");
+    assert_eq!(first.header("Event"), Some("Words instead of moves"));
+}
+
+/// A broken game's bytes are kept: the good games' sources and the failed games' texts, each with what
+/// stood before it, give the file back byte for byte (as a batch review copies it).
+#[test]
+fn files_with_unrecognized_tokens_are_copied_byte_for_byte() {
+    let path = fixtures().join("unrecognized-tokens.pgn");
+    let original = std::fs::read(&path).expect("fixture");
+    let mut reader = PgnReader::new(original.as_slice());
+    let mut copy = Vec::new();
+    while let Some(game) = reader.next() {
+        match game {
+            Ok(tree) => {
+                copy.extend_from_slice(tree.leading_text().expect("leading kept").as_bytes());
+                copy.extend_from_slice(tree.source().expect("source kept").as_bytes());
+            }
+            Err(_) => {
+                let failed = reader.failed_source().expect("a broken game keeps its bytes");
+                copy.extend_from_slice(&failed.leading);
+                copy.extend_from_slice(&failed.text);
+            }
+        }
+    }
+    assert_eq!(copy.trim_ascii_end(), original.trim_ascii_end());
+}
+
+/// The index of a large file (the app's game list) finds the same errors when each game is parsed alone.
+#[test]
+fn the_index_gives_the_same_unrecognized_token_errors() {
+    let path = fixtures().join("unrecognized-tokens.pgn");
+    let bytes = std::fs::read(&path).expect("fixture");
+    let whole = read_file(&path);
+    let index = mavboard::pgn::index::index_all(bytes.as_slice()).expect("indexed");
+    assert_eq!(index.len(), whole.len());
+    for (game, read) in index.iter().zip(&whole) {
+        let alone = mavboard::pgn::index::parse_game(&bytes[game.range()], game, Default::default());
+        match (alone, read) {
+            (Err(a), Err(b)) => {
+                assert_eq!((a.game, a.line, a.column, &a.kind), (b.game, b.line, b.column, &b.kind));
+                assert_eq!(a.prefix, b.prefix);
+            }
+            (Ok(a), Ok(b)) => assert_eq!(&a, b),
+            (a, b) => panic!("game {}: {a:?} alone, {b:?} in the file", game.number),
+        }
+    }
 }
 
 #[test]

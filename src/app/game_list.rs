@@ -326,6 +326,34 @@ mod tests {
     }
 
     #[test]
+    fn games_with_tokens_that_are_not_pgn_are_listed_with_their_place() {
+        let text = "[White \"A\"]\n\n1. pawn goes to e4 *\n\n[White \"B\"]\n\n1. d4 *\n";
+        let list = GameList::read(text, "words.pgn");
+        assert_eq!((list.good(), list.broken()), (1, 1));
+        let broken = &list.entries[0];
+        let err = broken.game.as_ref().expect_err("`pawn` is not PGN");
+        assert!(err.starts_with("game 1, line 3, column 4: `pawn` is not PGN"), "{err}");
+        assert_eq!(broken.header("White"), "A", "listed with its headers");
+        assert!(broken.matches("pawn"), "the filter finds it by its error");
+        assert_eq!(list.game(1), Err(err.clone()), "opening it gives the same error");
+        assert_eq!(list.raw(1).expect("kept"), "[White \"A\"]\n\n1. pawn goes to e4 *\n\n", "text kept");
+        // The same from the file, read again game by game (the large-file path).
+        let dir = std::env::temp_dir().join(format!("mavboard-game-list-words-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("words.pgn");
+        std::fs::write(&path, text).expect("write");
+        let mut from_file = GameList::for_file(path.clone(), "words.pgn");
+        let mut entries = Vec::new();
+        let file = std::fs::File::open(&path).expect("open");
+        index_games(file, &AtomicBool::new(false), |game, _| entries.push(GameEntry::unchecked(game)))
+            .expect("indexed");
+        from_file.extend(entries);
+        assert_eq!(from_file.game(1).map(|t| t.mainline().count()), Err(err.clone()));
+        assert_eq!(from_file.raw(1).expect("kept"), list.raw(1).expect("kept"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn games_are_read_again_from_the_file() {
         let dir = std::env::temp_dir().join(format!("mavboard-game-list-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");

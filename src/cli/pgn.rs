@@ -18,7 +18,8 @@ pub struct Args {
 #[derive(Debug, clap::Subcommand)]
 enum PgnCommand {
     /// Read every game of each file into a game tree; report games read, games with errors (game number,
-    /// line, reason) and the reading speed. Exits non-zero if a file could not be read at all.
+    /// line, column where the error is one token, reason) and the reading speed. Exits non-zero if a file
+    /// could not be read at all.
     Check {
         /// PGN files to check.
         #[arg(required = true)]
@@ -79,7 +80,8 @@ fn check_file(path: &PathBuf) -> anyhow::Result<()> {
         mb_per_s
     );
     for e in &errors {
-        println!("  game {}, line {}: {}", e.game, e.line, e.kind);
+        // "game N, line L[, column C]: reason"
+        println!("  {e}");
     }
     Ok(())
 }

@@ -129,6 +129,8 @@ pub struct IndexedGame {
     pub len: u64,
     /// The line of its first byte, from 1.
     pub line: u64,
+    /// The column of its first byte on that line, from 1 (in characters; a game usually starts a line).
+    pub column: u32,
     /// Its tag pairs (empty when the tags could not be read).
     pub tags: Tags,
 }
@@ -236,6 +238,7 @@ impl Visitor for TagsOnly {
 struct Open {
     offset: u64,
     line: u64,
+    column: u32,
     tags: Tags,
 }
 
@@ -272,6 +275,7 @@ pub fn index_games<R: Read>(
             offset: open.offset,
             len: end - open.offset,
             line: open.line,
+            column: open.column,
             tags: open.tags,
         };
         on_game(game, bytes);
@@ -309,17 +313,24 @@ pub fn index_games<R: Read>(
             return Ok(start);
         }
         // Count the lines up to this game's start and forget the bytes before it.
-        let line = {
+        let (line, column) = {
             let mut w = window.borrow_mut();
             let (from, to) = (w.index(counted), w.index(start));
             lines += w.bytes[from..to].iter().filter(|&&b| b == b'\n').count() as u64;
             counted = start;
+            let before = &w.bytes[..to];
+            let line_start = match before.iter().rposition(|&b| b == b'\n') {
+                Some(newline) => &before[newline + 1..],
+                None if w.base == 0 => before.strip_prefix(super::movetext::BOM).unwrap_or(before),
+                None => before,
+            };
+            let column = super::movetext::columns(line_start) + 1;
             let cut = w.index(start);
             if cut > KEEP {
                 w.bytes.drain(..cut);
                 w.base += cut as u64;
             }
-            lines + 1
+            (lines + 1, column)
         };
         number += 1;
         let tags = match reader.read_game(&mut TagsOnly) {
@@ -332,14 +343,15 @@ pub fn index_games<R: Read>(
             Err(_) => {
                 let here = position(&mut reader);
                 if let Some(e) = io_error(&window, here) {
-                    close(Some(Open { offset: start, line, tags: Tags::default() }), here, number, &window);
+                    let open = Open { offset: start, line, column, tags: Tags::default() };
+                    close(Some(open), here, number, &window);
                     return Err(e);
                 }
                 // A syntax error (an unterminated tag, say): still a game, whose error shows when read.
                 Tags::default()
             }
         };
-        open = Some(Open { offset: start, line, tags });
+        open = Some(Open { offset: start, line, column, tags });
     }
 }
 
@@ -358,13 +370,19 @@ pub fn parse_game(bytes: &[u8], game: &IndexedGame, options: ReadOptions) -> Res
         Some(Ok(tree)) => Ok(tree),
         Some(Err(mut e)) => {
             e.game = game.number;
+            // The game's text starts at its own line and column of the file.
+            if e.line == 1 {
+                e.column = e.column.map(|c| c.saturating_add(game.column.saturating_sub(1)));
+            }
             e.line += game.line - 1;
             Err(e)
         }
         None => Err(GameError {
             game: game.number,
             line: game.line,
+            column: None,
             kind: super::reader::GameErrorKind::Syntax("no game where the index put one".to_owned()),
+            prefix: None,
         }),
     }
 }
@@ -507,6 +525,26 @@ mod tests {
         let mut short = io::Cursor::new(text.as_bytes()[..20].to_vec());
         let err = read_game(&mut short, &games[1], ReadOptions::default()).expect_err("truncated");
         assert!(matches!(err, ReadGameError::Io { game: 2, .. }), "{err}");
+    }
+
+    #[test]
+    fn errors_of_a_game_read_alone_have_the_file_s_line_and_column() {
+        // The second game starts after three spaces: its first line's columns are the file's.
+        let pgn = "[Event \"a\"]\n\n1. e4 *\n\n   1. d4 d5 zz *\n\n[Event \"c\"]\n\n1. c4\nc5 what *\n";
+        let games = index(pgn);
+        assert_eq!(games.len(), 3);
+        assert_eq!((games[1].0.line, games[1].0.column), (5, 4));
+        let whole = super::super::reader::read_all(pgn);
+        for (i, (game, _)) in games.iter().enumerate().skip(1) {
+            let alone = parse_game(&pgn.as_bytes()[game.range()], game, ReadOptions::default());
+            assert_eq!(alone, whole[i], "game {}", game.number);
+        }
+        let e = parse_game(&pgn.as_bytes()[games[1].0.range()], &games[1].0, ReadOptions::default())
+            .expect_err("zz");
+        assert_eq!((e.game, e.line, e.column), (2, 5, Some(13)), "{e}");
+        let e = parse_game(&pgn.as_bytes()[games[2].0.range()], &games[2].0, ReadOptions::default())
+            .expect_err("what");
+        assert_eq!((e.game, e.line, e.column), (3, 10, Some(4)), "{e}");
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! - [`index`]: a streaming index of a file's games (byte ranges, tags) for files of any size; one game is
 //!   read back and parsed when it is wanted.
 //! - [`writer`]: [`write_game`] / [`game_to_string`], PGN export (byte-identical for unmodified games).
+//! - `movetext`: the movetext tokens the parser underneath would skip without a word (`pawn`, a stray
+//!   `}`), which the reader reports as errors with their line and column.
 //! - [`comment`]: comments kept as written, with `[%eval]`, `[%clk]` and other commands parsed.
 //! - [`variant`]: `Variant`/`FEN` headers to the start position.
 //!
@@ -28,6 +30,7 @@
 pub mod blank_lines;
 pub mod comment;
 pub mod index;
+mod movetext;
 pub mod reader;
 mod spans;
 pub mod tree;

@@ -1,6 +1,7 @@
 //! Streaming PGN reader: a [`pgn_reader`] visitor that builds [`GameTree`]s, wrapped in an iterator of
-//! per-game results. A game that cannot be read (illegal move, bad FEN, unsupported variant, syntax)
-//! becomes one [`GameError`] with its game number and line; reading goes on with the next game.
+//! per-game results. A game that cannot be read (illegal move, bad FEN, unsupported variant, syntax, a
+//! movetext token that is not PGN) becomes one [`GameError`] with its game number, line and (for a token)
+//! column; reading goes on with the next game.
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
@@ -66,6 +67,16 @@ pub enum GameErrorKind {
         /// The position before the null move.
         fen: String,
     },
+    /// A movetext token that is neither a move, a move number, a NAG, a comment, a variation nor a result
+    /// (`pawn`, a stray `}`, `$x`); the parser underneath would pass over it without a word.
+    #[error(
+        "`{token}` is not PGN (neither a move, a move number, a NAG, a comment, a variation nor a result); \
+         correct it or remove it"
+    )]
+    Unrecognized {
+        /// The token as written (cut short when it is long).
+        token: String,
+    },
     /// The PGN syntax is broken (for example an unterminated tag or comment).
     #[error("PGN syntax: {0}")]
     Syntax(String),
@@ -75,16 +86,30 @@ pub enum GameErrorKind {
 }
 
 /// One game that could not be read: its number in the file (from 1), the line where the problem is
-/// (from 1; the game's first line when no better place is known) and the reason.
+/// (from 1; the game's first line when no better place is known), the column of the offending token when
+/// there is one, the reason, and what of the game reads before the problem.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("game {game}, line {line}: {kind}")]
+#[error("game {game}, line {line}{}: {kind}", at_column(.column))]
 pub struct GameError {
     /// The game's number in the file, counting from 1 (games that failed count too).
     pub game: usize,
     /// The line of the offending token, counting from 1.
     pub line: u64,
+    /// The column of the offending token's first character on its line, counting characters from 1;
+    /// `None` where the problem is not one token (a header, the file).
+    pub column: Option<u32>,
     /// What went wrong.
     pub kind: GameErrorKind,
+    /// The game as far as it reads: its headers and the moves, comments and variations before the
+    /// offending token, for a token that is not PGN ([`GameErrorKind::Unrecognized`]); `None` otherwise.
+    /// It keeps no source (see [`GameTree::source`]): the game's text is what [`PgnReader::failed_source`]
+    /// and a file's index keep.
+    pub prefix: Option<Box<GameTree>>,
+}
+
+/// `, column N` for an error's message, or nothing.
+fn at_column(column: &Option<u32>) -> String {
+    column.map(|c| format!(", column {c}")).unwrap_or_default()
 }
 
 impl GameError {
@@ -129,6 +154,19 @@ impl Window {
 
     fn index(&self, offset: u64) -> usize {
         (offset.saturating_sub(self.base) as usize).min(self.bytes.len())
+    }
+
+    /// The column (from 1, in characters) of source offset `offset` on its line. Counted from the line's
+    /// start when it is still kept (bytes are dropped only before a game that follows more than
+    /// [`Window::KEEP`] bytes of the previous one), a byte order mark at the start of the file left out.
+    fn column(&self, offset: u64) -> u32 {
+        let before = &self.bytes[..self.index(offset)];
+        let line = match before.iter().rposition(|&b| b == b'\n') {
+            Some(newline) => &before[newline + 1..],
+            None if self.base == 0 => before.strip_prefix(super::movetext::BOM).unwrap_or(before),
+            None => before,
+        };
+        super::movetext::columns(line) + 1
     }
 
     /// The bytes between two source offsets (as far as they are still kept).
@@ -250,7 +288,13 @@ impl<R: Read> PgnReader<R> {
 
     fn fatal(&mut self, line: u64, message: String) -> GameError {
         self.done = true;
-        GameError { game: self.games.max(1), line, kind: GameErrorKind::Io(message) }
+        GameError {
+            game: self.games.max(1),
+            line,
+            column: None,
+            kind: GameErrorKind::Io(message),
+            prefix: None,
+        }
     }
 
     fn position(&mut self) -> u64 {
@@ -295,39 +339,77 @@ impl<R: Read> PgnReader<R> {
         self.prev_end = end;
         let window = lock(&self.window);
         let text = window.range(start, end);
-        let line_at_end = || start_line + count_newlines(text);
         let game = self.games;
-        if let (Ok(Some(Err(_))) | Err(_), Some(leading)) = (&outcome, leading_bytes) {
-            self.failed = Some(FailedSource { leading, text: text.to_vec() });
-        }
-        let result = match outcome {
-            Ok(Some(Ok(mut tree))) => {
-                if self.options.keep_source {
-                    tree.set_source(std::str::from_utf8(text).ok().map(str::to_owned), leading);
-                }
-                Ok(tree)
-            }
-            Ok(Some(Err(failure))) => {
-                let line = match failure.at {
-                    FailAt::Token => line_at_end(),
-                    FailAt::Tag(name) => tag_line(text, name).map_or(start_line, |l| start_line + l),
-                };
-                Err(GameError { game, line, kind: failure.kind })
-            }
+        // The line and column of byte `at` of the game's text.
+        let place = |at: usize| {
+            let at = at.min(text.len());
+            (start_line + count_newlines(&text[..at]), window.column(start + at as u64))
+        };
+        let outcome = match outcome {
             Ok(None) => {
                 drop(window);
                 self.done = true;
                 return None;
             }
-            Err(e) => {
-                let line = line_at_end();
-                if let Some(message) = window.failure.clone() {
+            Err(e) => match window.failure.clone() {
+                Some(message) => {
+                    let line = start_line + count_newlines(text);
                     drop(window);
                     return Some(Err(self.fatal(line, message)));
                 }
-                Err(GameError { game, line, kind: GameErrorKind::Syntax(e.to_string()) })
+                None => Err(e),
+            },
+            Ok(Some(read)) => Ok(read),
+        };
+        // The parser passes over tokens that are not PGN without a word: the first one is the game's error,
+        // unless an error the parser met comes before it.
+        let result = if let Some(token) = super::movetext::first_unrecognized(text) {
+            let (line, column) = place(token.start);
+            let readable = ReadOptions { keep_source: false };
+            // Nothing before the token (not even a tag) reads as an empty game.
+            let prefix = PgnReader::with_options(&text[..token.start], readable)
+                .next()
+                .and_then(Result::ok)
+                .unwrap_or_default();
+            Err(GameError {
+                game,
+                line,
+                column: Some(column),
+                kind: GameErrorKind::Unrecognized { token: super::movetext::token_text(&text[token]) },
+                prefix: Some(Box::new(prefix)),
+            })
+        } else {
+            match outcome {
+                Ok(Ok(mut tree)) => {
+                    if self.options.keep_source {
+                        tree.set_source(std::str::from_utf8(text).ok().map(str::to_owned), leading);
+                    }
+                    Ok(tree)
+                }
+                Ok(Err(failure)) => {
+                    let (line, column) = match failure.at {
+                        FailAt::Token => {
+                            let (line, column) = place(super::movetext::token_start(text, text.len()));
+                            (line, Some(column))
+                        }
+                        FailAt::Tag(name) => {
+                            (tag_line(text, name).map_or(start_line, |l| start_line + l), None)
+                        }
+                    };
+                    Err(GameError { game, line, column, kind: failure.kind, prefix: None })
+                }
+                Err(e) => Err(GameError {
+                    game,
+                    line: start_line + count_newlines(text),
+                    column: None,
+                    kind: GameErrorKind::Syntax(e.to_string()),
+                    prefix: None,
+                }),
             }
         };
+        if let (Err(_), Some(leading)) = (&result, leading_bytes) {
+            self.failed = Some(FailedSource { leading, text: text.to_vec() });
+        }
         Some(result)
     }
 }
@@ -671,7 +753,7 @@ mod tests {
         assert_eq!((e.game, e.line), (2, 6));
         assert!(matches!(e.kind, GameErrorKind::Start(StartError::FenSyntax { .. })));
         let e = games[2].as_ref().expect_err("illegal");
-        assert_eq!((e.game, e.line), (3, 13));
+        assert_eq!((e.game, e.line, e.column), (3, 13, Some(4)));
         assert!(e.to_string().contains("2. Ke3 is not a legal move"), "{e}");
         let e = games[3].as_ref().expect_err("variant");
         assert_eq!((e.game, e.line), (4, 16));
@@ -721,6 +803,59 @@ mod tests {
         // Written back unchanged, byte for byte.
         let written = crate::pgn::writer::game_to_string(t, &Default::default());
         assert_eq!(written.trim_end(), first);
+    }
+
+    #[test]
+    fn tokens_that_are_not_pgn_are_errors_with_line_column_and_prefix() {
+        // The issue's example: read as `1. e4` with no error before.
+        let games = read_all("1. pawn goes to e4 *");
+        let e = games[0].as_ref().expect_err("`pawn` is not PGN");
+        assert_eq!((e.game, e.line, e.column), (1, 1, Some(4)));
+        assert_eq!(e.kind, GameErrorKind::Unrecognized { token: "pawn".to_owned() });
+        assert_eq!(e.prefix.as_ref().map(|p| p.mainline().count()), Some(0));
+        assert!(e.to_string().starts_with("game 1, line 1, column 4: `pawn` is not PGN"), "{e}");
+        // A byte order mark is not a column; CRLF line ends and characters before the token are counted
+        // as characters.
+        let games = read_all(
+            "\u{feff}1. d4 ?? zz *\r\n\r\n[Event \"é\"]\r\n\r\n1. e4 {é} e5 §x *\r\n\r\n1. c4 *\r\n",
+        );
+        assert_eq!(games.len(), 3);
+        let e = games[0].as_ref().expect_err("zz");
+        assert_eq!((e.line, e.column), (1, Some(10)), "{e}");
+        let e = games[1].as_ref().expect_err("§x");
+        assert_eq!((e.game, e.line, e.column), (2, 5, Some(14)), "{e}");
+        assert_eq!(e.kind, GameErrorKind::Unrecognized { token: "§x".to_owned() });
+        let prefix = e.prefix.as_ref().expect("prefix");
+        assert_eq!(prefix.header("Event"), Some("é"));
+        assert_eq!(prefix.mainline().count(), 2);
+        assert!(games[2].is_ok());
+    }
+
+    #[test]
+    fn the_first_problem_in_the_text_is_the_error() {
+        // A word before an illegal move: the word; an illegal move before a word: the move, with its column.
+        let games = read_all("1. e4 e5 huh 2. Ke3 *\n\n1. e4 e5 2. Ke3 huh *\n");
+        let e = games[0].as_ref().expect_err("word");
+        assert!(matches!(&e.kind, GameErrorKind::Unrecognized { token } if token == "huh"), "{e}");
+        let e = games[1].as_ref().expect_err("illegal");
+        assert!(matches!(e.kind, GameErrorKind::IllegalMove { .. }), "{e}");
+        assert_eq!((e.line, e.column), (3, Some(13)), "{e}");
+        assert!(e.prefix.is_none());
+        // A long token is quoted short; a failed game keeps all of its bytes.
+        let long = "x".repeat(500);
+        let pgn = format!("[Event \"a\"]\n\n1. e4 {long} e5 *\n\n[Event \"b\"]\n\n1. d4 *\n");
+        let mut reader = PgnReader::new(pgn.as_bytes());
+        let e = reader.next().expect("a game").expect_err("long word");
+        assert!(
+            matches!(&e.kind, GameErrorKind::Unrecognized { token } if token.chars().count() == 41),
+            "{e}"
+        );
+        let failed = reader.failed_source().expect("kept");
+        assert_eq!(
+            String::from_utf8_lossy(&failed.text).trim_end(),
+            format!("[Event \"a\"]\n\n1. e4 {long} e5 *")
+        );
+        assert!(reader.next().is_some_and(|g| g.is_ok()));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use shakmaty::san::SanPlus;
 
+use super::movetext::is_token_end;
 use super::tree::{GameTree, NodeId};
 
 /// Insertion points in a game's source.
@@ -17,13 +18,6 @@ pub(crate) struct Spans {
     /// Per node (arena index): the byte offset just after the last token attached to it in the source
     /// (its move, NAGs and comments), `None` if nothing in the source is attached to it (only the root).
     pub ends: Vec<Option<usize>>,
-}
-
-fn is_token_end(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b'!' | b'?' | b'$' | b';' | b'.' | b'*'
-    )
 }
 
 struct Scan<'a> {
