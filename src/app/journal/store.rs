@@ -308,6 +308,6 @@ pub fn orphans(dir: &Path) -> (Vec<Orphan>, Vec<JournalError>) {
             let _ = fs::remove_file(dir.join(name));
         }
     }
-    found.sort_by(|a, b| (b.entry.unix_ms, b.entry.generation).cmp(&(a.entry.unix_ms, a.entry.generation)));
+    found.sort_by_key(|o| std::cmp::Reverse((o.entry.unix_ms, o.entry.generation)));
     (found, errors)
 }
