@@ -44,11 +44,12 @@ pub enum JournalAnswer {
 }
 
 /// What decides whether the document changed since it was last handed to the journal: the chess game's
-/// identity, revision and file while it has unsaved changes, and the board game's moves.
+/// identity, revision and file while it has unsaved changes, and the board game's moves (their number and
+/// a hash of them, so that no move list is copied each frame).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct DocKey {
     chess: Option<(u64, u64, Option<PathBuf>)>,
-    board: Option<(GameChoice, Vec<String>)>,
+    board: Option<(GameChoice, usize, u64)>,
 }
 
 impl DocKey {
@@ -56,8 +57,11 @@ impl DocKey {
     fn of(doc: &Document) -> Option<DocKey> {
         let line = &doc.line;
         let chess = line.is_modified().then(|| (line.stamp().doc, line.revision(), doc.current_file.clone()));
-        let board =
-            doc.board_game.as_ref().filter(|g| !g.moves().is_empty()).map(|g| (g.choice, g.moves().to_vec()));
+        let board = doc.board_game.as_ref().filter(|g| !g.moves().is_empty()).map(|g| {
+            let mut hasher = std::hash::DefaultHasher::new();
+            std::hash::Hash::hash(g.moves(), &mut hasher);
+            (g.choice, g.moves().len(), std::hash::Hasher::finish(&hasher))
+        });
         (chess.is_some() || board.is_some()).then_some(DocKey { chess, board })
     }
 }
