@@ -59,6 +59,24 @@ pub fn log_dir() -> Option<PathBuf> {
         .map(|d| d.join("mavboard").join("logs"))
 }
 
+/// The platform's folder for what mavboard keeps about a running session (its logs' folder is inside it
+/// on Linux and Windows): `$XDG_STATE_HOME/mavboard` (default `~/.local/state/mavboard`) on Linux and other
+/// Unix systems, `~/Library/Application Support/mavboard` on macOS, `%LOCALAPPDATA%\mavboard` on Windows;
+/// `None` when the home folder is unknown. The crash journal of unsaved games lives in its `journal` folder.
+pub fn state_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if cfg!(target_os = "windows") {
+        return var("LOCALAPPDATA").map(|d| d.join("mavboard"));
+    }
+    if cfg!(target_os = "macos") {
+        return var("HOME").map(|h| h.join("Library/Application Support/mavboard"));
+    }
+    var("XDG_STATE_HOME")
+        .filter(|d| d.is_absolute())
+        .or_else(|| var("HOME").map(|h| h.join(".local/state")))
+        .map(|d| d.join("mavboard"))
+}
+
 /// What `RUST_LOG` asks for, or warnings and errors.
 fn filter() -> EnvFilter {
     EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"))
@@ -225,6 +243,7 @@ mod tests {
         if cfg!(target_os = "linux") && std::env::var_os("HOME").is_some() {
             let dir = dir.expect("a folder");
             assert!(dir.ends_with("mavboard/logs"), "{}", dir.display());
+            assert_eq!(state_dir().map(|s| s.join("logs")), Some(dir), "the logs are in the state folder");
         }
     }
 }

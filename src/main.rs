@@ -49,6 +49,9 @@ enum Command {
     Solve(cli::solve::Args),
     /// Play as a UCI chess engine on stdin/stdout (for GUIs and tournament managers).
     Uci(cli::uci::Args),
+    /// The crash journal under scripted edits, for the kill test (no window).
+    #[command(hide = true)]
+    JournalDrill(cli::journal_drill::Args),
 }
 
 /// The app's log file and crash reports (see `mavboard::logging`); a message for the user when the last
@@ -93,6 +96,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Import(args)) => cli::import::run(args),
         Some(Command::Inspect(args)) => cli::inspect::run(args),
         Some(Command::Package(args)) => cli::package::run(args),
+        Some(Command::JournalDrill(args)) => cli::journal_drill::run(args),
         None => {
             let mut startup = mavboard::app::startup_commands(cli.file.as_deref(), cli.fen.as_deref());
             startup.extend(start_app_log());

@@ -35,7 +35,16 @@ pub fn run_with(startup: Vec<Command>) -> Result<(), eframe::Error> {
     eframe::run_native(
         "mavboard",
         options,
-        Box::new(move |cc| Ok(Box::new(MavboardApp::new(cc).open_at_start(startup)))),
+        Box::new(move |cc| {
+            let mut app = MavboardApp::new(cc).open_at_start(startup);
+            // The crash journal: unsaved work is kept while the app runs, and what an app that died left is
+            // offered.
+            match crate::app::journal::journal_dir() {
+                Some(dir) => app.state.start_journal(&dir),
+                None => tracing::warn!("no state folder: unsaved work is not kept for a crash"),
+            }
+            Ok(Box::new(app))
+        }),
     )
 }
 
@@ -173,6 +182,8 @@ impl MavboardApp {
             // The time per move runs out without an event to wake the UI.
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
+        // Unsaved work goes to the crash journal (handed to its thread; nothing is written here).
+        self.state.journal_frame();
         if self.state.doc.position_generation != self.seen_generation {
             self.seen_generation = self.state.doc.position_generation;
             self.ui.board.reset();

@@ -227,3 +227,73 @@ fn a_game_without_a_file_is_saved_through_save_as_before_it_is_replaced() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A journal as an app that died would have left it (no lock file: its owner is gone).
+fn leave_journal(
+    dir: &Path,
+    id: &str,
+    unix_ms: u64,
+    chess: Option<(&str, Option<&str>)>,
+    board: Option<&[&str]>,
+) {
+    use mavboard::app::board_game::GameChoice;
+    use mavboard::app::journal::entry::{BoardEntry, ChessEntry, FORMAT, JournalEntry, VERSION};
+    let entry = JournalEntry {
+        format: FORMAT.into(),
+        version: VERSION,
+        generation: 5,
+        unix_ms,
+        chess: chess.map(|(pgn, file)| ChessEntry { pgn: pgn.into(), file: file.map(PathBuf::from) }),
+        board: board.map(|moves| BoardEntry {
+            choice: GameChoice::ConnectFour,
+            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        }),
+    };
+    std::fs::create_dir_all(dir).expect("journal dir");
+    std::fs::write(dir.join(format!("{id}.json")), entry.to_json().expect("json")).expect("write");
+}
+
+#[test]
+fn work_left_by_a_crash_is_offered_at_start_and_restored_unsaved() {
+    let dir = temp_dir("journal");
+    let pgn = "[White \"Anna\"]\n[Black \"Ben\"]\n\n1. e4 e5 2. Nf3 { the knight } Nc6 $5 *\n";
+    leave_journal(&dir, "1-1", 1_000, Some((pgn, Some("/somewhere/club.pgn"))), None);
+    leave_journal(&dir, "2-2", 2_000, None, Some(&["4", "4", "3"]));
+    let mut h = app_harness();
+    h.state_mut().state.start_journal(&dir);
+    h.run();
+    // The newest first: a Connect Four game, with the chess game after it.
+    h.get_by_label("Restore unsaved work?");
+    h.get_by_label_contains("a Connect Four game of 3 moves");
+    h.get_by_label_contains("1 more kept game is offered");
+    h.get_by_label("Discard").click();
+    h.run();
+    assert!(!dir.join("2-2.json").exists(), "Discard removes the journal");
+    assert!(h.state().state.doc.board_game.is_none(), "and changes nothing on the board");
+
+    h.get_by_label_contains("the chess game of club.pgn");
+    h.get_by_label("Restore").click();
+    h.run();
+    assert!(h.query_by_label("Restore unsaved work?").is_none());
+    let app = &h.state().state;
+    assert_eq!(sans(&h), ["e4", "e5", "Nf3", "Nc6"]);
+    assert!(app.doc.line.is_modified(), "restored work is not saved");
+    assert_eq!(app.doc.current_file, Some(PathBuf::from("/somewhere/club.pgn")));
+    assert_eq!(app.doc.players, Some(("Anna".to_owned(), "Ben".to_owned())));
+    assert!(app.doc.line.to_pgn().contains("{ the knight }"), "{}", app.doc.line.to_pgn());
+    // The restored game is journaled anew and the old journal goes once that is on disk.
+    assert!(ui_common::step_until(&mut h, std::time::Duration::from_secs(10), |a| {
+        a.state.files.journal.status().written.is_some() && !dir.join("1-1.json").exists()
+    }));
+    // Closing asks about the unsaved game as about any other; Discard closes and leaves no journal.
+    request_close(&mut h);
+    h.run();
+    h.get_by_label_contains("club.pgn has changes");
+    h.get_by_label("Discard").click();
+    h.step();
+    assert!(viewport_commands(&h).contains(&egui::ViewportCommand::Close));
+    drop(h);
+    let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "nothing is left in the journal folder: {left:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -100,6 +100,8 @@ pub enum FileCommand {
     OpenGame(usize),
     /// Answer the question about unsaved changes (Save, Discard, Cancel).
     AnswerUnsaved(super::unsaved::UnsavedAnswer),
+    /// Answer the offer of a crash journal left by an app that did not close properly (Restore, Discard).
+    AnswerJournal(super::journal::JournalAnswer),
 }
 
 /// A command for what is shown: board orientation, theme, panels, dialogs, messages, the PV preview.

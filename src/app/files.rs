@@ -1,5 +1,5 @@
 //! Files the app is reading, asking about or waiting on: the open game list, a PGN being read in the
-//! background, the system file dialog, and the question about unsaved changes.
+//! background, the system file dialog, the question about unsaved changes, and the crash journal.
 
 use super::file_dialog::PendingFileDialog;
 use super::game_list::GameList;
@@ -21,4 +21,6 @@ pub struct Files {
     pub after_save: Option<PendingAction>,
     /// The user agreed to close the window with unsaved changes.
     pub close_approved: bool,
+    /// The crash journal of unsaved work, and the journals left by apps that did not close properly.
+    pub journal: super::journal::Journal,
 }

@@ -25,6 +25,8 @@ pub struct GameDoc {
     states: Vec<ChessState>,
     cursor: usize,
     modified: bool,
+    /// Counts the changes to the game's content (moves added, comments, NAGs, headers, annotations).
+    revision: u64,
     /// This document's identity and move-structure version (see [`GameDoc::stamp`]).
     stamp: DocStamp,
 }
@@ -74,6 +76,7 @@ impl GameDoc {
             moves: Vec::new(),
             cursor: 0,
             modified: false,
+            revision: 0,
             stamp: DocStamp {
                 doc: NEXT_DOC.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                 structure: 0,
@@ -104,7 +107,7 @@ impl GameDoc {
     /// a summary before the first move), exactly as `mavboard annotate` does.
     pub fn annotate(&mut self, review: &GameReview, model: &str) -> Result<(), ReviewError> {
         crate::review::annotate::annotate(&mut self.tree, review, model)?;
-        self.modified = true;
+        self.changed();
         Ok(())
     }
 
@@ -112,7 +115,7 @@ impl GameDoc {
     pub fn set_header(&mut self, name: &str, value: &str) {
         if self.tree.header(name) != Some(value) {
             self.tree.set_header(name, value);
-            self.modified = true;
+            self.changed();
         }
     }
 
@@ -122,7 +125,7 @@ impl GameDoc {
         let Ok(outcome) = result.parse::<shakmaty::Outcome>() else { return };
         if self.tree.result() != outcome {
             self.tree.set_result(outcome);
-            self.modified = true;
+            self.changed();
         }
         self.set_header("Result", result);
     }
@@ -130,6 +133,24 @@ impl GameDoc {
     /// Marks the game as saved.
     pub fn mark_saved(&mut self) {
         self.modified = false;
+    }
+
+    /// Marks the game as changed and not saved (a game brought back from the crash journal).
+    pub fn mark_unsaved(&mut self) {
+        self.changed();
+    }
+
+    /// How many changes the game's content has had since it was created or read (moves added, comments,
+    /// NAGs, headers, annotations, variations reordered or deleted): a different number, a different game
+    /// text. Navigation does not count.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Records a change of the game's content.
+    fn changed(&mut self) {
+        self.modified = true;
+        self.revision += 1;
     }
 
     /// The node at the cursor (the root before the first move).
@@ -214,7 +235,7 @@ impl GameDoc {
         let current = self.current_node();
         let inside = self.tree.path_to(current).map(|p| p.contains(&id)).unwrap_or(false);
         self.tree.delete(id)?;
-        self.modified = true;
+        self.changed();
         self.stamp.structure += 1;
         self.select(if inside { parent } else { current });
         Ok(())
@@ -223,14 +244,14 @@ impl GameDoc {
     /// Replaces the comment after the move of `id` (empty text removes it).
     pub fn set_comment(&mut self, id: NodeId, text: &str) -> Result<(), TreeError> {
         self.tree.set_comment(id, text)?;
-        self.modified = true;
+        self.changed();
         Ok(())
     }
 
     /// Replaces the NAGs of `id`.
     pub fn set_nags(&mut self, id: NodeId, nags: Vec<Nag>) -> Result<(), TreeError> {
         self.tree.set_nags(id, nags)?;
-        self.modified = true;
+        self.changed();
         Ok(())
     }
 
@@ -241,7 +262,7 @@ impl GameDoc {
 
     /// After a change of variation order: the same node stays selected on its (new) line.
     fn edited(&mut self) {
-        self.modified = true;
+        self.changed();
         self.stamp.structure += 1;
         let current = self.current_node();
         self.select(current);
@@ -285,7 +306,7 @@ impl MoveHistory for GameDoc {
         });
         let child = self.tree.add_move(here, mv).map_err(|e| ActionError::Illegal { text: e.to_string() })?;
         if !existing {
-            self.modified = true;
+            self.changed();
         }
         if self.nodes.get(self.cursor) == Some(&child) {
             self.cursor += 1;

@@ -18,6 +18,7 @@ pub mod game_list;
 pub mod game_review;
 pub mod inside;
 pub mod internal_search;
+pub mod journal;
 pub mod line;
 pub mod messages;
 pub mod model_runtime;

@@ -203,6 +203,7 @@ impl AppState {
             FileCommand::ExportReviewDialog => self.start_file_dialog(FileDialogKind::ExportReview, ctx),
             FileCommand::ExportReviewPath(path) => self.export_review(&path),
             FileCommand::AnswerUnsaved(answer) => self.answer_unsaved(answer, ctx),
+            FileCommand::AnswerJournal(answer) => self.answer_journal(answer),
         }
     }
 

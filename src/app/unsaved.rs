@@ -36,6 +36,9 @@ impl PendingAction {
             ) => "starting a new game",
             PendingAction::Replace(Command::Play(_)) => "starting a game against the model",
             PendingAction::Replace(Command::Doc(DocCommand::LoadFen(_))) => "setting up the position",
+            PendingAction::Replace(Command::File(FileCommand::AnswerJournal(_))) => {
+                "restoring the unsaved game"
+            }
             PendingAction::Replace(_) | PendingAction::OpenList(_) => "opening another game",
         }
     }
@@ -69,6 +72,10 @@ impl AppState {
             }
             Command::Doc(DocCommand::LoadPasted(text)) => {
                 GameList::read(text.trim(), "pasted text").first_good().is_some()
+            }
+            // Restoring a crash journal's chess game replaces the chess game.
+            Command::File(FileCommand::AnswerJournal(super::journal::JournalAnswer::Restore)) => {
+                self.files.journal.offers.front().is_some_and(|o| o.entry.chess.is_some())
             }
             Command::File(FileCommand::OpenGame(n)) => self
                 .files

@@ -9,6 +9,7 @@ pub mod eval;
 pub mod import;
 pub mod inspect;
 pub mod internal;
+pub mod journal_drill;
 pub mod league;
 pub mod mav;
 pub mod package;

@@ -13,6 +13,7 @@ pub mod heatmap_gpu;
 pub mod hex_board;
 pub mod inside_panel;
 pub mod internal_search_panel;
+pub mod journal_dialog;
 pub mod menu;
 pub mod model_panel;
 pub mod move_input;
@@ -120,6 +121,7 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
         out.extend(toasts::toasts_ui(ui.ctx(), &state.view));
         out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
         out.extend(unsaved_dialog::unsaved_dialog_ui(ui.ctx(), state));
+        out.extend(journal_dialog::journal_dialog_ui(ui.ctx(), state));
         return out;
     }
     if state.settings.show_setup_panel {
@@ -197,5 +199,6 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
     out.extend(toasts::toasts_ui(ui.ctx(), &state.view));
     out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
     out.extend(unsaved_dialog::unsaved_dialog_ui(ui.ctx(), state));
+    out.extend(journal_dialog::journal_dialog_ui(ui.ctx(), state));
     out
 }
