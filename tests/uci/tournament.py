@@ -15,10 +15,11 @@ binc` (python-chess's `Limit(white_clock=...)`). Game by game the driver varies 
   within its share of the clock; the time from `stop` to `bestmove` is measured;
 - `ucinewgame` between games (python-chess sends it when the game changes).
 
-Counted, for mavboard: protocol errors (python-chess's warnings and errors about what the engine printed, and
-any `EngineError`), illegal moves, crashes (the process ended), time forfeits, and late answers (a
+Counted, for mavboard: protocol errors (python-chess's warnings and errors about what the engine printed on
+stdout, and any `EngineError`), illegal moves, crashes (the process ended), time forfeits, and late answers (a
 `bestmove` more than --late-ms past the time left on the clock, or past the `stop`). The mean share of the
-time left that a move used is reported. A game longer than --max-plies is adjudicated a draw.
+time left that a move used is reported, and so are the error lines of mavboard's own log (stderr), which
+the GUI does not see. A game longer than --max-plies is adjudicated a draw.
 
 Prints one line per game and a summary table; exits with 1 when any count is over its limit (all 0, but
 --max-late for late answers), and writes the games to OUT_PGN.
@@ -36,14 +37,18 @@ import chess.pgn
 
 
 class Counter(logging.Handler):
-    """Counts python-chess's warnings and errors (what it could not understand in the engines' output)."""
+    """Counts python-chess's warnings and errors about what the engines printed on stdout (what it could
+    not understand: protocol errors); lines an engine wrote on stderr, which python-chess logs too, are kept
+    apart (they are the engine's own log, not the protocol)."""
 
     def __init__(self) -> None:
         super().__init__(level=logging.WARNING)
         self.messages = []
+        self.stderr = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+        message = record.getMessage()
+        (self.stderr if "stderr >>" in message else self.messages).append(message)
 
 
 class Tally:
@@ -251,6 +256,9 @@ def main() -> None:
     tally.protocol_errors += len(counter.messages)
     for message in counter.messages:
         print(f"  python-chess: {message}", file=sys.stderr)
+    errors_logged = [m for m in counter.stderr if " ERROR " in m or "panicked" in m]
+    for message in errors_logged:
+        print(f"  logged: {message}", file=sys.stderr)
     with open(args.out_pgn, "w", encoding="utf-8") as out:
         for game in games:
             print(game, file=out, end="\n\n")
@@ -261,6 +269,7 @@ def main() -> None:
         ("mavboard W/D/L", f"{w}/{d}/{l}"),
         ("mavboard moves", tally.moves),
         ("protocol errors", tally.protocol_errors),
+        ("errors in mavboard's log (stderr)", len(errors_logged)),
         ("illegal moves", tally.illegal_moves),
         ("crashes", tally.crashes),
         ("time forfeits", tally.forfeits),
