@@ -42,10 +42,10 @@ struct Job {
     direct: Option<(u64, usize)>,
 }
 
-/// The running search.
 /// How long a stop waits for the root's first evaluation at most (see [`Controller::defer_stop`]).
 const STOP_GRACE: Duration = Duration::from_millis(500);
 
+/// The running search.
 struct Active {
     id: u64,
     limits: GoLimits,
