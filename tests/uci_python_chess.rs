@@ -4,34 +4,18 @@
 //! Needs `.venv-uci/` (python-chess; `./packaging/dev.sh test` creates it) and Stockfish (apt). Skips with
 //! a message when either is missing, unless MAVBOARD_REQUIRE_UCI_CHECK=1 (set by dev.sh test, so CI runs it).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-use mavboard::uci::locate::locate_stockfish;
+use std::path::Path;
+use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// What the check needs, or `None` (with a message) when it may skip.
-fn requirements() -> Option<(PathBuf, PathBuf)> {
-    let python = root().join(".venv-uci/bin/python");
-    let missing = match locate_stockfish(None) {
-        Ok(stockfish) if python.is_file() => return Some((python, stockfish)),
-        Ok(_) => format!("no python-chess venv at {}", python.display()),
-        Err(e) => e.to_string(),
-    };
-    assert!(
-        std::env::var_os("MAVBOARD_REQUIRE_UCI_CHECK").is_none(),
-        "MAVBOARD_REQUIRE_UCI_CHECK is set, but: {missing} (./packaging/dev.sh test installs both)"
-    );
-    eprintln!("skipped: {missing} (./packaging/dev.sh test installs both)");
-    None
-}
-
 #[test]
 fn python_chess_analyses_with_multipv_and_wdl_and_plays_stockfish() {
-    let Some((python, stockfish)) = requirements() else { return };
+    let Some((python, stockfish)) = common::uci_check_requirements() else { return };
     let dir = std::env::temp_dir().join(format!("mavboard-uci-python-chess-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let pgn = dir.join("match.pgn");

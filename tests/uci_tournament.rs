@@ -1,7 +1,8 @@
 //! mavboard's UCI server in a short tournament as GUIs run one (tests/uci/tournament.py): python-chess's
 //! `chess.engine` plays mavboard (the shipped model) against Stockfish on real clocks (`wtime btime winc
-//! binc`), with MultiPV and W/D/L on in half of the games, pondering (`go ponder`, `ponderhit`, `stop`) in
-//! the others, `stop` sent at random moments and `ucinewgame` between games. No protocol error, illegal
+//! binc`; 4 games at 5 s + 0.1 s, a margin for a loaded CI machine), with MultiPV and W/D/L on in half of
+//! the games, pondering (`go ponder`, `ponderhit`, `stop`) in the others, `stop` sent at random moments
+//! and `ucinewgame` between games. No protocol error, illegal
 //! move, crash, time forfeit or late `bestmove` is allowed.
 //!
 //! The 100-game version is run by hand: `.venv-uci/bin/python tests/uci/tournament.py target/release/mavboard
@@ -9,34 +10,18 @@
 //! tests/uci_python_chess.rs, and skips with a message without them unless MAVBOARD_REQUIRE_UCI_CHECK=1.
 //! It is its own test binary so that nothing else runs beside its clocks.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-use mavboard::uci::locate::locate_stockfish;
+use std::path::Path;
+use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// What the match needs, or `None` (with a message) when it may skip.
-fn requirements() -> Option<(PathBuf, PathBuf)> {
-    let python = root().join(".venv-uci/bin/python");
-    let missing = match locate_stockfish(None) {
-        Ok(stockfish) if python.is_file() => return Some((python, stockfish)),
-        Ok(_) => format!("no python-chess venv at {}", python.display()),
-        Err(e) => e.to_string(),
-    };
-    assert!(
-        std::env::var_os("MAVBOARD_REQUIRE_UCI_CHECK").is_none(),
-        "MAVBOARD_REQUIRE_UCI_CHECK is set, but: {missing} (./packaging/dev.sh test installs both)"
-    );
-    eprintln!("skipped: {missing} (./packaging/dev.sh test installs both)");
-    None
-}
-
 #[test]
 fn four_games_on_the_clock_against_stockfish_without_a_fault() {
-    let Some((python, stockfish)) = requirements() else { return };
+    let Some((python, stockfish)) = common::uci_check_requirements() else { return };
     let dir = std::env::temp_dir().join(format!("mavboard-uci-tournament-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let pgn = dir.join("tournament.pgn");
@@ -47,7 +32,7 @@ fn four_games_on_the_clock_against_stockfish_without_a_fault() {
         .arg(env!("CARGO_BIN_EXE_mavboard"))
         .arg(&stockfish)
         .arg(&pgn)
-        .args(["--games", "4", "--clock", "2+0.05", "--max-plies", "80", "--late-ms", "250"])
+        .args(["--games", "4", "--clock", "5+0.1", "--max-plies", "80", "--late-ms", "250"])
         .current_dir(&dir)
         .output()
         .expect("python runs");
@@ -57,7 +42,7 @@ fn four_games_on_the_clock_against_stockfish_without_a_fault() {
     assert!(output.status.success(), "the tournament failed:\n{stdout}\n{stderr}");
     let games = std::fs::read_to_string(&pgn).expect("the tournament's PGN");
     assert_eq!(games.matches("[Event ").count(), 4, "{games}");
-    assert!(games.contains("[TimeControl \"2+0.05\"]"), "{games}");
+    assert!(games.contains("[TimeControl \"5+0.1\"]"), "{games}");
     for row in
         ["| protocol errors | 0 |", "| illegal moves | 0 |", "| crashes | 0 |", "| time forfeits | 0 |"]
     {

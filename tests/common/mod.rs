@@ -62,3 +62,21 @@ pub fn package(name: &str) -> PathBuf {
 pub fn fixture_package(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/models").join(name)
 }
+
+/// What the python-chess UCI checks need: `.venv-uci/`'s Python and Stockfish, or `None` (with a message)
+/// when they may skip. With MAVBOARD_REQUIRE_UCI_CHECK set (as `./packaging/dev.sh test` sets it, so CI
+/// runs them) a missing one fails instead.
+pub fn uci_check_requirements() -> Option<(PathBuf, PathBuf)> {
+    let python = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv-uci/bin/python");
+    let missing = match mavboard::uci::locate::locate_stockfish(None) {
+        Ok(stockfish) if python.is_file() => return Some((python, stockfish)),
+        Ok(_) => format!("no python-chess venv at {}", python.display()),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        std::env::var_os("MAVBOARD_REQUIRE_UCI_CHECK").is_none(),
+        "MAVBOARD_REQUIRE_UCI_CHECK is set, but: {missing} (./packaging/dev.sh test installs both)"
+    );
+    eprintln!("skipped: {missing} (./packaging/dev.sh test installs both)");
+    None
+}
