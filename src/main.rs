@@ -52,6 +52,9 @@ enum Command {
     /// The crash journal under scripted edits, for the kill test (no window).
     #[command(hide = true)]
     JournalDrill(cli::journal_drill::Args),
+    /// The window under a scripted workload for a given time, for the soak test (packaging/soak.sh).
+    #[command(hide = true)]
+    Soak(cli::soak::Args),
 }
 
 /// The app's log file and crash reports (see `mavboard::logging`); a message for the user when the last
@@ -77,7 +80,8 @@ fn start_app_log() -> Option<mavboard::app::command::Command> {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    if cli.command.is_some() {
+    // The window (and the soak, which is the window) logs to its file; the other subcommands to stderr.
+    if cli.command.as_ref().is_some_and(|c| !matches!(c, Command::Soak(_))) {
         // The command line logs to stderr; a second logger cannot be installed, which only happens in tests.
         let _ = mavboard::logging::init_stderr();
     }
@@ -97,6 +101,7 @@ fn main() -> std::process::ExitCode {
         Some(Command::Inspect(args)) => cli::inspect::run(args),
         Some(Command::Package(args)) => cli::package::run(args),
         Some(Command::JournalDrill(args)) => cli::journal_drill::run(args),
+        Some(Command::Soak(args)) => cli::soak::run(args, start_app_log().into_iter().collect()),
         None => {
             let mut startup = mavboard::app::startup_commands(cli.file.as_deref(), cli.fen.as_deref());
             startup.extend(start_app_log());

@@ -7,6 +7,7 @@ use eframe::egui;
 use crate::app::command::Command;
 use crate::app::engine_link::EngineLink;
 use crate::app::settings::{Settings, ThemeChoice};
+use crate::app::soak::Soak;
 use crate::app::state::AppState;
 use crate::engine::Repaint;
 use crate::ui::{UiState, root_ui};
@@ -18,6 +19,22 @@ pub fn run() -> Result<(), eframe::Error> {
 
 /// [`run`], applying `startup` (see [`crate::app::startup_commands`]) in the first frame.
 pub fn run_with(startup: Vec<Command>) -> Result<(), eframe::Error> {
+    run_window(startup, None)
+}
+
+/// [`run_with`], driven by the soak workload ([`crate::app::soak`]) for `duration`: its due commands are
+/// applied each frame with the panels', the window repaints at about 30 frames a second, and it closes
+/// (a normal exit) when the time is up.
+pub fn run_soak(
+    startup: Vec<Command>,
+    config: crate::app::soak::SoakConfig,
+    duration: std::time::Duration,
+) -> Result<(), eframe::Error> {
+    let run = SoakRun { soak: Soak::new(config), started: None, duration, closing: false, described: None };
+    run_window(startup, Some(run))
+}
+
+fn run_window(startup: Vec<Command>, soak: Option<SoakRun>) -> Result<(), eframe::Error> {
     // Settings live in the config folder; without one the app runs, logging why nothing is saved.
     let persistence_path = crate::app::settings_file::prepare("mavboard")
         .map_err(|e| tracing::warn!("settings will not be saved: {e}"))
@@ -37,6 +54,7 @@ pub fn run_with(startup: Vec<Command>) -> Result<(), eframe::Error> {
         options,
         Box::new(move |cc| {
             let mut app = MavboardApp::new(cc).open_at_start(startup);
+            app.soak = soak;
             // The crash journal: unsaved work is kept while the app runs, and what an app that died left is
             // offered.
             match crate::app::journal::journal_dir() {
@@ -61,6 +79,55 @@ pub struct MavboardApp {
     repaint: Option<crate::engine::Repaint>,
     /// Commands from the command line (a file or a FEN to open), applied in the first frame.
     startup: Vec<Command>,
+    /// The soak workload driving the window (`mavboard soak`), if any.
+    soak: Option<SoakRun>,
+}
+
+/// The soak workload as the window runs it: when it started (the first frame) and for how long it runs.
+struct SoakRun {
+    soak: Soak,
+    started: Option<std::time::Instant>,
+    duration: std::time::Duration,
+    /// The window was asked to close (the time is up).
+    closing: bool,
+    /// The second of the last line on the app's state in the log (one every 15 s).
+    described: Option<u64>,
+}
+
+impl SoakRun {
+    /// The workload's commands for this frame; when the time is up, a request to close the window.
+    fn frame(&mut self, ctx: &egui::Context, state: &AppState) -> Vec<Command> {
+        let started = *self.started.get_or_insert_with(std::time::Instant::now);
+        let elapsed = started.elapsed();
+        let round = self.soak.round();
+        let commands = self.soak.due(elapsed, state);
+        if self.soak.round() != round {
+            tracing::info!(round = self.soak.round(), elapsed_s = elapsed.as_secs(), "soak: next cycle");
+        }
+        let second = elapsed.as_secs();
+        if second.is_multiple_of(15) && self.described != Some(second) {
+            self.described = Some(second);
+            tracing::info!(elapsed_s = second, "soak: {}", crate::app::soak::describe(state));
+        }
+        for command in &commands {
+            tracing::info!(elapsed_s = elapsed.as_secs(), "soak: {command:?}");
+        }
+        for error in self.soak.new_errors(state) {
+            tracing::info!(elapsed_s = elapsed.as_secs(), "soak: the app showed an error: {error}");
+        }
+        if elapsed >= self.duration {
+            if state.files.unsaved.is_none() {
+                if !self.closing {
+                    tracing::info!(elapsed_s = elapsed.as_secs(), "soak: time is up, closing the window");
+                    self.closing = true;
+                }
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+        } else {
+            ctx.request_repaint_after(std::time::Duration::from_millis(33));
+        }
+        commands
+    }
 }
 
 impl MavboardApp {
@@ -105,6 +172,7 @@ impl MavboardApp {
             seen_generation: 0,
             repaint: None,
             startup: Vec::new(),
+            soak: None,
         }
     }
 
@@ -133,6 +201,9 @@ impl MavboardApp {
             link.drain(&mut self.state);
         }
         let mut commands = std::mem::take(&mut self.startup);
+        if let Some(soak) = self.soak.as_mut() {
+            commands.extend(soak.frame(&ctx, &self.state));
+        }
         commands.extend(root_ui(ui, &self.state, &mut self.ui));
         for command in commands {
             self.state.apply(command, &ctx);

@@ -29,6 +29,7 @@ pub mod pv_preview;
 pub mod server_health;
 pub mod settings;
 pub mod settings_file;
+pub mod soak;
 pub mod state;
 pub mod tree_explorer;
 pub mod uci_panel;

@@ -16,6 +16,7 @@ pub mod package;
 pub mod perft;
 pub mod pgn;
 pub mod position;
+pub mod soak;
 pub mod solve;
 pub mod solve_hex;
 pub mod uci;

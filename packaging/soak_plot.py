@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Plot a soak run's samples (packaging/soak.sh) and print its figures.
+
+The CSV has one row per sample: elapsed_s, rss_kib, threads, fds. The figures compare the run after its
+first 5 minutes (the warm-up: the model loaded, the 1 GB file indexed once, the caches filled) with the
+sample at 5 minutes: resident memory's maximum and last value and their growth in %, threads and open file
+descriptors at 5 minutes, their lowest value in the last cycle of the workload and at the end. The goal of
+issue 33: growth under 5 %, threads and descriptors back to their 5-minute values, no panic.
+"""
+
+import argparse
+import csv
+import sys
+
+WARM_UP_S = 300
+CYCLE_S = 180  # src/app/soak.rs CYCLE
+
+
+def read(path):
+    rows = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            rows.append({k: int(v) for k, v in row.items()})
+    return rows
+
+
+def figures(rows):
+    """The summary figures as (name, value) pairs, and whether the goal is met."""
+    after = [r for r in rows if r["elapsed_s"] >= WARM_UP_S]
+    if not after:
+        # A short run: the first sample stands for the warm-up's end.
+        after = rows
+    base, end = after[0], after[-1]
+    last_cycle = [r for r in after if r["elapsed_s"] >= end["elapsed_s"] - CYCLE_S]
+    mib = lambda kib: kib / 1024.0
+    rss_max = max(r["rss_kib"] for r in after)
+    growth_max = 100.0 * (rss_max - base["rss_kib"]) / base["rss_kib"]
+    growth_end = 100.0 * (end["rss_kib"] - base["rss_kib"]) / base["rss_kib"]
+    out = [
+        ("samples", f"{len(rows)} over {rows[-1]['elapsed_s'] / 60:.1f} min"),
+        ("baseline sample at", f"{base['elapsed_s']} s"),
+        ("RSS at baseline", f"{mib(base['rss_kib']):.1f} MiB"),
+        ("RSS max after baseline", f"{mib(rss_max):.1f} MiB (+{growth_max:.1f} %)"),
+        ("RSS at end", f"{mib(end['rss_kib']):.1f} MiB ({growth_end:+.1f} %)"),
+        ("RSS max over the whole run", f"{mib(max(r['rss_kib'] for r in rows)):.1f} MiB"),
+    ]
+    ok = growth_max < 5.0
+    for key, name in (("threads", "threads"), ("fds", "file descriptors")):
+        b, e = base[key], end[key]
+        low = min(r[key] for r in last_cycle)
+        high = max(r[key] for r in after)
+        out.append((name, f"baseline {b}, end {e}, lowest in the last cycle {low}, max after baseline {high}"))
+        ok = ok and low <= b
+    return out, ok
+
+
+def plot(rows, png):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    minutes = [r["elapsed_s"] / 60.0 for r in rows]
+    fig, axes = plt.subplots(3, 1, sharex=True, figsize=(10, 8))
+    series = [
+        ("rss_kib", "resident memory (MiB)", lambda v: v / 1024.0),
+        ("threads", "threads", lambda v: v),
+        ("fds", "open file descriptors", lambda v: v),
+    ]
+    after = [r for r in rows if r["elapsed_s"] >= WARM_UP_S] or rows
+    for ax, (key, label, f) in zip(axes, series):
+        ax.plot(minutes, [f(r[key]) for r in rows], linewidth=1)
+        ax.set_ylabel(label)
+        ax.axvline(WARM_UP_S / 60.0, color="grey", linestyle=":", linewidth=1)
+        ax.grid(True, alpha=0.3)
+        if key == "rss_kib":
+            base = f(after[0][key])
+            ax.axhline(base, color="green", linestyle="--", linewidth=1, label="at 5 min")
+            ax.axhline(base * 1.05, color="red", linestyle="--", linewidth=1, label="+5 %")
+            ax.legend(loc="lower right")
+        else:
+            ax.axhline(after[0][key], color="green", linestyle="--", linewidth=1)
+    axes[-1].set_xlabel("minutes")
+    axes[0].set_title("mavboard soak (packaging/soak.sh): samples every 10 s")
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("csv")
+    p.add_argument("png")
+    p.add_argument("--panics", type=int, default=0, help="'panicked' lines in the app's log")
+    p.add_argument("--reports", type=int, default=0, help="panic reports in the log folder")
+    p.add_argument("--exit-status", type=int, default=0)
+    p.add_argument("--cycles", type=int, default=0, help="workload cycles begun after the first")
+    p.add_argument("--app-errors", type=int, default=0, help="error messages the app showed")
+    a = p.parse_args()
+    rows = read(a.csv)
+    if not rows:
+        print("no samples", file=sys.stderr)
+        return 1
+    plot(rows, a.png)
+    out, ok = figures(rows)
+    out += [
+        ("workload cycles", f"{a.cycles + 1}"),
+        ("error messages the app showed", f"{a.app_errors}"),
+        ("panics in the log", f"{a.panics} ({a.reports} crash reports)"),
+        ("app exit status", f"{a.exit_status}"),
+    ]
+    ok = ok and a.panics == 0 and a.reports == 0 and a.exit_status == 0
+    width = max(len(k) for k, _ in out)
+    for k, v in out:
+        print(f"{k:<{width}}  {v}")
+    print(f"{'goal met':<{width}}  {'yes' if ok else 'no'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
