@@ -1,9 +1,11 @@
 //! Faults of a remote model that need no real inference server: nothing listening (connection refused),
 //! a server that never answers (timeout), a server that is not ready (503), answers that are malformed or of
 //! the wrong shape, a package asking for what this build does not support. Each is a named error at load
-//! or a failed evaluation, within the package's timeout; none panics or hangs.
+//! or a failed evaluation, within the package's timeout; none panics or hangs. The app shows a server that
+//! hangs or is overloaded at once, and says why there are no values.
 
 mod common;
+mod ui_common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -57,7 +59,8 @@ struct FakeServer {
     thread: Option<JoinHandle<()>>,
 }
 
-/// `(method, path, request head lowercased)` → the answer.
+/// `(method, path, request head lowercased)` → the answer: `None` reads the request and never answers,
+/// status 0 closes the connection without an answer (a server that restarts while a request is out).
 type Answer = fn(&str, &str, &str) -> Option<(u16, String)>;
 
 impl FakeServer {
@@ -130,6 +133,7 @@ fn serve_conn(stream: TcpStream, answer: Answer, stop: &AtomicBool) {
             return;
         }
         match answer(&method, &path, &head) {
+            Some((0, _)) => return,
             Some((status, body)) => {
                 let reply = format!(
                     "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
@@ -311,6 +315,11 @@ fn malformed_answers_are_failed_evaluations() {
         "HTTP 503: overloaded",
     );
     failed_evaluation(
+        "closed",
+        |m, p, _| if m == "POST" { Some((0, String::new())) } else { ready_and_metadata(p) },
+        "the connection failed",
+    );
+    failed_evaluation(
         "slow",
         |m, p, _| if m == "POST" { None } else { ready_and_metadata(p) },
         "within 500 ms",
@@ -367,4 +376,52 @@ fn the_bearer_token_is_sent_and_never_shown() {
         }
         Ok(_) => panic!("an empty answer was accepted"),
     }
+}
+
+/// The app with a remote package whose server loads it but then `answer`s every inference request: the
+/// status bar and the values panel must name the fault within a few timeouts, with `needle` in the error.
+fn app_shows_a_failing_server(tag: &str, answer: Answer, needle: &str) {
+    use egui_kittest::kittest::Queryable;
+    use mavboard::app::server_health::ServerHealth;
+    let server = FakeServer::start(answer);
+    let dir = remote_package(tag, spec(&server.endpoint()));
+    let settings = mavboard::app::settings::Settings { model_dir: Some(dir.clone()), ..Default::default() };
+    let mut h = ui_common::app_with_model(settings);
+    let start = Instant::now();
+    let shown = ui_common::step_until(&mut h, Duration::from_secs(20), |app| {
+        matches!(app.state.analysis.server, ServerHealth::Unreachable { .. })
+    });
+    assert!(shown, "{tag}: the server shows as failing: {:?}", h.state().state.analysis.server);
+    eprintln!("{tag}: shown after {:?}", start.elapsed());
+    let ServerHealth::Unreachable { error, last_good, .. } = &h.state().state.analysis.server else {
+        unreachable!()
+    };
+    assert!(error.contains(needle), "{tag}: {error}");
+    assert!(last_good.is_none(), "{tag}: no good answer came");
+    assert!(
+        h.get_all_by_label_contains("server unreachable").next().is_some(),
+        "{tag}: the status bar says so"
+    );
+    assert!(
+        h.get_all_by_label_contains("No values: the model server").next().is_some(),
+        "{tag}: the values panel says why there are no values"
+    );
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_app_names_a_server_that_hangs_or_is_overloaded() {
+    app_shows_a_failing_server(
+        "app-hang",
+        |m, p, _| if m == "POST" { None } else { ready_and_metadata(p) },
+        "within 500 ms",
+    );
+    app_shows_a_failing_server(
+        "app-503",
+        |m, p, _| {
+            if m == "POST" { Some((503, r#"{"error":"overloaded"}"#.into())) } else { ready_and_metadata(p) }
+        },
+        "HTTP 503: overloaded",
+    );
 }

@@ -17,14 +17,14 @@ pub mod wire;
 use std::fmt;
 use std::time::Duration;
 
-use ndarray::{Array2, ArrayD, Axis, IxDyn};
+use ndarray::{Array2, ArrayD, Axis};
 
 use super::backend::{BackendError, TensorBackend};
 use super::device::{Device, DeviceStatus, Provider};
 use crate::model::manifest::{RemoteProtocol, RemoteSpec};
 use crate::model::signature::check_graph;
 use crate::model::{ModelError, ModelFormat, ModelPackage};
-use wire::{ErrorBody, InferRequest, InferResponse, ModelMetadata, RequestInput, RequestOutput};
+use wire::{ErrorBody, InferRequest, ModelMetadata, RequestInput, RequestOutput};
 
 /// The most concurrent requests a package may ask for.
 pub const MAX_IN_FLIGHT: usize = 64;
@@ -418,37 +418,7 @@ impl RemoteBackend {
         if status != 200 {
             return Err(RemoteError::Status { url, status, message: message(&bytes) });
         }
-        let response: InferResponse = serde_json::from_slice(&bytes)
-            .map_err(|e| malformed(format!("not an inference response: {e}")))?;
-        let mut out = Vec::with_capacity(outputs.len());
-        let mut taken: Vec<Option<wire::ResponseOutput>> = response.outputs.into_iter().map(Some).collect();
-        for name in outputs {
-            let Some(t) =
-                taken.iter_mut().find(|t| t.as_ref().is_some_and(|t| t.name == *name)).and_then(Option::take)
-            else {
-                return Err(malformed(format!("no output {name}")));
-            };
-            if t.datatype != "FP32" {
-                return Err(malformed(format!("output {name} is {}, expected FP32", t.datatype)));
-            }
-            let shape: Option<Vec<usize>> = t.shape.iter().map(|&d| usize::try_from(d).ok()).collect();
-            let Some(shape) = shape else {
-                return Err(malformed(format!("output {name} has shape {:?}", t.shape)));
-            };
-            if shape.first() != Some(&n) {
-                return Err(malformed(format!("output {name} has shape {shape:?}, expected {n} rows")));
-            }
-            if let Some(i) = t.data.0.iter().position(|v| !v.is_finite()) {
-                let v = t.data.0[i];
-                return Err(malformed(format!("output {name} holds {v} at index {i}, not a finite number")));
-            }
-            let len = t.data.0.len();
-            let a = ArrayD::from_shape_vec(IxDyn(&shape), t.data.0).map_err(|_| {
-                malformed(format!("output {name} has {len} numbers, which do not fill shape {shape:?}"))
-            })?;
-            out.push(a);
-        }
-        Ok(out)
+        wire::read_outputs(&bytes, outputs, n).map_err(malformed)
     }
 }
 

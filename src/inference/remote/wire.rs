@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use ndarray::{ArrayD, IxDyn};
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -171,6 +172,42 @@ impl ModelMetadata {
     }
 }
 
+/// Reads the body of an inference answer for a request over `rows` rows: the tensors named `outputs`, in
+/// that order, each FP32, with `rows` rows, finite numbers and as many numbers as its shape holds. The error
+/// says what is wrong (the caller names the server).
+pub fn read_outputs(body: &[u8], outputs: &[&str], rows: usize) -> Result<Vec<ArrayD<f32>>, String> {
+    let response: InferResponse =
+        serde_json::from_slice(body).map_err(|e| format!("not an inference response: {e}"))?;
+    let mut out = Vec::with_capacity(outputs.len());
+    let mut taken: Vec<Option<ResponseOutput>> = response.outputs.into_iter().map(Some).collect();
+    for name in outputs {
+        let Some(t) =
+            taken.iter_mut().find(|t| t.as_ref().is_some_and(|t| t.name == *name)).and_then(Option::take)
+        else {
+            return Err(format!("no output {name}"));
+        };
+        if t.datatype != "FP32" {
+            return Err(format!("output {name} is {}, expected FP32", t.datatype));
+        }
+        let shape: Option<Vec<usize>> = t.shape.iter().map(|&d| usize::try_from(d).ok()).collect();
+        let Some(shape) = shape else {
+            return Err(format!("output {name} has shape {:?}", t.shape));
+        };
+        if shape.first() != Some(&rows) {
+            return Err(format!("output {name} has shape {shape:?}, expected {rows} rows"));
+        }
+        if let Some(i) = t.data.0.iter().position(|v| !v.is_finite()) {
+            let v = t.data.0[i];
+            return Err(format!("output {name} holds {v} at index {i}, not a finite number"));
+        }
+        let len = t.data.0.len();
+        let a = ArrayD::from_shape_vec(IxDyn(&shape), t.data.0)
+            .map_err(|_| format!("output {name} has {len} numbers, which do not fill shape {shape:?}"))?;
+        out.push(a);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +228,23 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn outputs_are_checked_against_the_request() {
+        let body = br#"{"outputs":[{"name":"b","datatype":"FP32","shape":[2,1],"data":[1,2]},
+            {"name":"a","datatype":"FP32","shape":[2,2],"data":[[1,2],[3,4]]}]}"#;
+        let out = read_outputs(body, &["a", "b"], 2).expect("valid");
+        assert_eq!(out[0].shape(), &[2, 2]);
+        assert_eq!(out[1].iter().copied().collect::<Vec<f32>>(), vec![1.0, 2.0]);
+        let err = |outputs: &[&str], rows| read_outputs(body, outputs, rows).expect_err("refused");
+        assert_eq!(err(&["c"], 2), "no output c");
+        assert_eq!(err(&["a"], 3), "output a has shape [2, 2], expected 3 rows");
+        let short =
+            br#"{"outputs":[{"name":"a","datatype":"FP32","shape":[2,4611686018427387904],"data":[1]}]}"#;
+        assert!(read_outputs(short, &["a"], 2).expect_err("refused").contains("do not fill shape"));
+        let int = br#"{"outputs":[{"name":"a","datatype":"INT64","shape":[1],"data":[1]}]}"#;
+        assert_eq!(read_outputs(int, &["a"], 1).expect_err("refused"), "output a is INT64, expected FP32");
     }
 
     #[test]
