@@ -39,6 +39,8 @@ use crate::search::mcts::{MctsParams, WorldModel};
 use crate::search::mcts::{MctsSnapshot, MoveStats, NodeStatus};
 use crate::uci::line_reader::spawn_line_reader;
 
+pub mod clock;
+
 /// The model settings a UCI GUI can change; a [`FactoryBuilder`] turns them into evaluators.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelChoice {
@@ -81,6 +83,7 @@ const OPTIONS: &[&str] = &[
     "option name MultiPV type spin default 1 min 1 max 500",
     "option name UCI_ShowWDL type check default false",
     "option name Ponder type check default false",
+    "option name Move Overhead type spin default 30 min 0 max 5000",
 ];
 
 /// The largest `MultiPV`.
@@ -111,6 +114,8 @@ struct Server<W: Write> {
     model: ModelChoice,
     chess960: bool,
     info: InfoOptions,
+    /// Milliseconds of each move's time kept back for delays the clock sees (`Move Overhead`).
+    move_overhead_ms: u64,
     position: GamePosition,
     /// The model choice changed since the last load.
     needs_load: bool,
@@ -154,6 +159,7 @@ where
         model: ModelChoice { model: None, device: Device::Auto, threads: 1 },
         chess960: false,
         info: InfoOptions::default(),
+        move_overhead_ms: clock::DEFAULT_MOVE_OVERHEAD_MS,
         position: GamePosition { start: start.clone(), moves: Vec::new(), current: start },
         needs_load: true,
         loading: false,
@@ -330,9 +336,9 @@ impl<W: Write> Server<W> {
         if limits.movetime.is_none()
             && let Some(t) = clock
         {
-            // A share of the remaining time plus most of the increment, never the whole clock.
-            let share = t / movestogo.unwrap_or(30).max(1) + inc * 3 / 4;
-            limits.movetime = Some(Duration::from_millis(share.min(t.saturating_sub(50)).max(10)));
+            let planned = clock::move_time(t, inc, movestogo, self.move_overhead_ms);
+            limits.movetime = Some(planned.soft);
+            limits.stop_grace = Some(planned.grace);
         }
         let unlimited = limits.movetime.is_none() && limits.simulations.is_none();
         if !limits.infinite && unlimited && limits.depth.is_none() && limits.mate.is_none() {
@@ -440,6 +446,13 @@ impl<W: Write> Server<W> {
             "uci_showwdl" => {
                 parse_check(&value).map(|on| self.info.wdl = on).map_err(|()| bad("is not true or false"))
             }
+            "move overhead" => match value.parse::<u64>() {
+                Ok(n) if n <= clock::MAX_MOVE_OVERHEAD_MS => {
+                    self.move_overhead_ms = n;
+                    Ok(())
+                }
+                _ => Err(bad(&format!("is not a whole number from 0 to {}", clock::MAX_MOVE_OVERHEAD_MS))),
+            },
             // The GUI says whether it will send `go ponder`; nothing to change here.
             "ponder" => parse_check(&value).map(|_| ()).map_err(|()| bad("is not true or false")),
             _ => Err(format!("unknown option '{name}'")),

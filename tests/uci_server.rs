@@ -92,7 +92,17 @@ fn handshake_search_options_and_errors_over_pipes() {
     s.send("uci");
     let hello = until(&s.lines, "uciok");
     assert!(hello.iter().any(|l| l.starts_with("id name mavboard")));
-    for name in ["Simulations", "CPuct", "Batch", "Scoring", "WorldModel", "ModelPath", "Device", "Threads"] {
+    for name in [
+        "Simulations",
+        "CPuct",
+        "Batch",
+        "Scoring",
+        "WorldModel",
+        "ModelPath",
+        "Device",
+        "Threads",
+        "Move Overhead",
+    ] {
         assert!(hello.iter().any(|l| l.starts_with(&format!("option name {name} type"))), "{name}");
     }
     assert!(hello.iter().any(|l| l == "option name UCI_Chess960 type check default false"));
@@ -131,6 +141,8 @@ fn handshake_search_options_and_errors_over_pipes() {
     // Bad input is reported and changes nothing.
     s.send("setoption name Batch value zero");
     assert!(until(&s.lines, "info string")[0].contains("Batch"));
+    s.send("setoption name Move Overhead value 9999");
+    assert!(until(&s.lines, "info string")[0].contains("option Move Overhead: '9999' is not a whole number"));
     s.send("setoption name Hash value 16");
     assert!(until(&s.lines, "info string")[0].contains("unknown option 'Hash'"));
     s.send("position startpos moves e2e5");

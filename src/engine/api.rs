@@ -36,6 +36,9 @@ pub struct GoLimits {
     pub mate: Option<u32>,
     /// Ignore the other limits and search until stopped.
     pub infinite: bool,
+    /// How long a stop (or the end of the move time) may wait for the root's first evaluation, at most
+    /// the evaluation timeout; `None`: half a second. A clock gives what it can spare (UCI `wtime`).
+    pub stop_grace: Option<Duration>,
 }
 
 /// How the search thread works (not search semantics, which are [`MctsParams`]).

@@ -356,13 +356,14 @@ impl<S: MavState> Controller<S> {
     }
 
     /// Whether a stop of the running search (`stop`, or its move time is up) waits: it does while the root
-    /// is not evaluated yet, for at most [`STOP_GRACE`] (or the evaluation timeout, if shorter) from the
-    /// first stop, so that a search stopped at once still answers with a move (a GUI takes `bestmove 0000`
-    /// for a null move, a tournament manager for an illegal one), and a model slower than that does not
-    /// hold the stop up. Until the root's answer is in, nothing else is sent.
+    /// is not evaluated yet, from the first stop for at most the search's `stop_grace` ([`STOP_GRACE`] unless
+    /// its limits say) or the evaluation timeout, if shorter, so that a search stopped at once still answers
+    /// with a move (a GUI takes `bestmove 0000` for a null move, a tournament manager for an illegal one),
+    /// and a model slower than that does not hold the stop up. Until the root's answer is in, nothing else
+    /// is sent.
     fn defer_stop(&mut self) -> bool {
-        let timeout = self.config.eval_timeout.min(STOP_GRACE);
         let (Some(active), Some(tree)) = (self.active.as_mut(), self.tree.as_ref()) else { return false };
+        let timeout = self.config.eval_timeout.min(active.limits.stop_grace.unwrap_or(STOP_GRACE));
         if !tree.root_awaits_evaluation() {
             return false;
         }
