@@ -1,7 +1,7 @@
 """A UCI tournament as GUIs run one: mavboard against Stockfish on real clocks, driven by python-chess.
 
     tournament.py MAVBOARD STOCKFISH OUT_PGN [--games N] [--clock S+INC ...] [--skill N] [--max-plies N]
-                  [--late-ms MS] [--max-late N] [--seed N]
+                  [--late-ms MS] [--max-late N] [--seed N] [--hang-s S]
 
 Games alternate colours and cycle through the clocks given (default: 10+0.1 and 1+0.01). Each side's clock
 is kept here, as a GUI keeps it: the time from sending `go` to reading `bestmove` is taken off the mover's
@@ -16,7 +16,9 @@ binc` (python-chess's `Limit(white_clock=...)`). Game by game the driver varies 
 - `ucinewgame` between games (python-chess sends it when the game changes).
 
 Counted, for mavboard: protocol errors (python-chess's warnings and errors about what the engine printed on
-stdout, and any `EngineError`), illegal moves, crashes (the process ended), time forfeits, and late answers (a
+stdout, and any `EngineError`), illegal moves, crashes (the process ended), hangs (a move not answered within
+the clock plus --hang-s: mavboard is killed, the last lines exchanged are written beside OUT_PGN, the game is
+lost and the match goes on with a new process), time forfeits, and late answers (a
 `bestmove` more than --late-ms past the time left on the clock, or past the `stop`). The mean share of the
 time left that a move used is reported, and so are the error lines of mavboard's own log (stderr), which
 the GUI does not see. A game longer than --max-plies is adjudicated a draw.
@@ -26,9 +28,11 @@ Prints one line per game and a summary table; exits with 1 when any count is ove
 """
 
 import argparse
+import collections
 import logging
 import random
 import sys
+import threading
 import time
 
 import chess
@@ -51,6 +55,50 @@ class Counter(logging.Handler):
         (self.stderr if "stderr >>" in message else self.messages).append(message)
 
 
+class Recent(logging.Handler):
+    """Keeps the last lines python-chess logged (every line sent to and read from the engines), to show
+    what was said before a hang."""
+
+    def __init__(self, size: int = 400) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.lines = collections.deque(maxlen=size)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{record.created:.3f} {record.getMessage()}")
+
+
+class Watchdog:
+    """Kills mavboard when a move of its takes longer than its clock and a margin: a hang (an owed
+    `bestmove` that never comes) then ends that game as a loss, is counted, and the match goes on with a
+    fresh process."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.deadline = None
+        self.engine = None
+        self.fired = False
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def arm(self, engine, seconds: float) -> None:
+        with self.lock:
+            self.engine, self.deadline, self.fired = engine, time.monotonic() + seconds, False
+
+    def disarm(self) -> None:
+        with self.lock:
+            self.deadline = None
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(0.2)
+            with self.lock:
+                if self.deadline is not None and time.monotonic() > self.deadline:
+                    self.deadline, self.fired = None, True
+                    try:
+                        self.engine.protocol.loop.call_soon_threadsafe(self.engine.transport.kill)
+                    except Exception as e:  # the process may be gone already
+                        print(f"  watchdog: {e}", file=sys.stderr)
+
+
 class Tally:
     """What went wrong, for mavboard, over the whole match."""
 
@@ -58,6 +106,7 @@ class Tally:
         self.protocol_errors = 0
         self.illegal_moves = 0
         self.crashes = 0
+        self.hangs = 0
         self.forfeits = 0
         self.late = 0
         self.worst_late_ms = 0.0
@@ -148,6 +197,16 @@ def mavboard_move(engine, board, clocks, inc, game_no, multipv, ponder, rng, tal
     return move, used, comment
 
 
+def write_recent(args, tag: str, what: str, board: chess.Board) -> str:
+    """Writes the last lines exchanged with the engines beside the PGN; returns the file's name."""
+    path = f"{args.out_pgn}.{tag}.log"
+    with open(path, "w", encoding="utf-8") as out:
+        print(f"{what}, ply {board.ply()} ({board.fen()}); the last lines exchanged:", file=out)
+        for line in args.recent.lines:
+            print(line, file=out)
+    return path
+
+
 def play_game(mav, fish, game_no, clock, args, rng, tally):
     """Plays one game; returns the PGN game."""
     base, inc = clock
@@ -177,11 +236,20 @@ def play_game(mav, fish, game_no, clock, args, rng, tally):
         mav_to_move = (board.turn == chess.WHITE) == mav_white
         mover = board.turn
         if mav_to_move:
+            args.watchdog.arm(mav, clocks[mover] + args.hang_s)
             try:
                 move, used, comment = mavboard_move(mav, board, clocks, inc, game_no, multipv, ponder, rng, tally, args)
             except chess.engine.EngineTerminatedError as e:
-                tally.crashes += 1
-                raise SystemExit(f"FAILED: mavboard ended at game {game_no + 1} ply {board.ply()}: {e}")
+                if not args.watchdog.fired:
+                    tally.crashes += 1
+                    raise SystemExit(f"FAILED: mavboard ended at game {game_no + 1} ply {board.ply()}: {e}")
+                tally.hangs += 1
+                dump = write_recent(args, f"hang-{tally.hangs}", f"no bestmove at game {game_no + 1}", board)
+                print(f"  hang at game {game_no + 1} ply {board.ply()}: mavboard killed after "
+                      f"{clocks[mover] + args.hang_s:.1f} s, log in {dump}")
+                result, termination = ("0-1" if mav_white else "1-0"), "mavboard hung (no bestmove)"
+                args.restart = True
+                break
             except chess.engine.EngineError as e:
                 # python-chess raises this for an illegal bestmove, among other protocol errors.
                 text = str(e)
@@ -191,6 +259,8 @@ def play_game(mav, fish, game_no, clock, args, rng, tally):
                     tally.protocol_errors += 1
                 result, termination = ("0-1" if mav_white else "1-0"), f"mavboard: {text}"
                 break
+            finally:
+                args.watchdog.disarm()
         else:
             started = time.monotonic()
             move = fish.play(board, limit_for(board, clocks, inc), game=game_no).move
@@ -198,6 +268,8 @@ def play_game(mav, fish, game_no, clock, args, rng, tally):
         if move is None or move not in board.legal_moves:
             if mav_to_move:
                 tally.illegal_moves += 1
+                dump = write_recent(args, f"illegal-{tally.illegal_moves}", f"{move} at game {game_no + 1}", board)
+                print(f"  illegal move {move} at game {game_no + 1} ply {board.ply()}, log in {dump}")
             result, termination = ("0-1" if mover == chess.WHITE else "1-0"), f"illegal move {move}"
             break
         clocks[mover] -= used
@@ -233,11 +305,18 @@ def main() -> None:
     parser.add_argument("--late-ms", type=float, default=50.0)
     parser.add_argument("--max-late", type=int, default=0, help="late answers allowed")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hang-s", type=float, default=10.0,
+                        help="a move of mavboard's not answered within its clock plus this is a hang")
     args = parser.parse_args()
     clocks = [parse_clock(c) for c in (args.clock or ["10+0.1", "1+0.01"])]
     rng = random.Random(args.seed)
     counter = Counter()
     logging.getLogger("chess.engine").addHandler(counter)
+    args.recent = Recent()
+    logging.getLogger("chess.engine").addHandler(args.recent)
+    logging.getLogger("chess.engine").setLevel(logging.DEBUG)
+    args.watchdog = Watchdog()
+    args.restart = False
     tally = Tally()
     mav = chess.engine.SimpleEngine.popen_uci([args.mavboard, "uci"], timeout=60)
     fish = chess.engine.SimpleEngine.popen_uci(args.stockfish, timeout=60)
@@ -247,6 +326,13 @@ def main() -> None:
         for game_no in range(args.games):
             clock = clocks[(game_no // 2) % len(clocks)]
             games.append(play_game(mav, fish, game_no, clock, args, rng, tally))
+            if args.restart:
+                args.restart = False
+                try:
+                    mav.close()
+                except Exception:
+                    pass
+                mav = chess.engine.SimpleEngine.popen_uci([args.mavboard, "uci"], timeout=60)
     finally:
         try:
             mav.quit()
@@ -272,6 +358,7 @@ def main() -> None:
         ("errors in mavboard's log (stderr)", len(errors_logged)),
         ("illegal moves", tally.illegal_moves),
         ("crashes", tally.crashes),
+        (f"hangs (no bestmove within the clock + {args.hang_s:g} s)", tally.hangs),
         ("time forfeits", tally.forfeits),
         (f"late answers (> {args.late_ms:g} ms)", tally.late),
         ("worst lateness, ms", f"{tally.worst_late_ms:.1f}"),
@@ -281,7 +368,7 @@ def main() -> None:
     ]
     for name, value in rows:
         print(f"| {name} | {value} |")
-    failed = tally.protocol_errors + tally.illegal_moves + tally.crashes + tally.forfeits
+    failed = tally.protocol_errors + tally.illegal_moves + tally.crashes + tally.hangs + tally.forfeits
     if failed or tally.late > args.max_late:
         print("FAILED: see the counts above", file=sys.stderr)
         sys.exit(1)
