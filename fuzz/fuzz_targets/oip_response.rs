@@ -9,7 +9,8 @@ use mavboard::inference::remote::wire::{ModelMetadata, read_outputs};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&rows, body)) = data.split_first() else { return };
-    let rows = usize::from(rows % 5);
+    // The first byte is the rows asked for: an ASCII digit 0 to 4 (other bytes wrap into that range).
+    let rows = usize::from(rows.wrapping_sub(b'0') % 5);
     for outputs in [&["value_logits", "best_logits"][..], &["logits"][..], &[][..]] {
         if let Ok(tensors) = read_outputs(body, outputs, rows) {
             assert_eq!(tensors.len(), outputs.len());
