@@ -17,7 +17,14 @@
 //! answers is. `go depth` stops when the principal variation is that long, `go mate N` when it mates in at
 //! most N moves, `go ponder` searches until `ponderhit` (then the clock limits of that `go` apply) or
 //! `stop`, and `searchmoves` restricts the root's moves.
+//!
+//! Every `go` is answered by one `bestmove`, in order, with one exception: a search that a later `go`,
+//! `position` or `ucinewgame` replaces before it ended and without a `stop` (a GUI that skipped the
+//! `stop`) is not answered, since a GUI would take its `bestmove` for the newer question's. A search that
+//! got a `stop` is always answered. A `ponderhit` with no `go ponder` running is named in an
+//! `info string` and otherwise ignored, as Stockfish ignores it.
 
+use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -123,16 +130,27 @@ struct Server<W: Write> {
     loading: bool,
     /// `isready` waits for the load.
     ready_pending: bool,
-    /// Searches started and not yet answered with `bestmove`.
-    searching: usize,
+    /// What each search sent to the engine and not yet ended is owed, oldest first (the engine ends
+    /// every `go` with one `Done`, in order).
+    owed: VecDeque<Owed>,
     /// The running search is `go infinite` and `stop` has not come yet.
     infinite: bool,
     /// A `bestmove` held back until `stop` (infinite search that ended by itself).
     held: Option<String>,
     /// While pondering (`go ponder`): the limits and settings of that `go`, which apply from `ponderhit`.
     pondering: Option<(GoLimits, MctsParams)>,
-    /// `Done` events of ended ponder searches still to come, answered with no `bestmove`.
-    swallow: usize,
+}
+
+/// What a search's end (its `Done` event) is owed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Owed {
+    /// A `bestmove` (held back while a `go infinite` that ended by itself waits for `stop`).
+    Bestmove,
+    /// A `bestmove`, since `stop` came for it: a `go` that follows before it ended does not replace it.
+    Stopped,
+    /// Nothing: a later `go`, `position` or `ucinewgame` replaced it without `stop`, or it was the ponder
+    /// search that `ponderhit` turned into a normal one (that one answers).
+    Replaced,
 }
 
 /// Serves the UCI protocol on `input` / `output` until `quit`, or the end of the input once the answers
@@ -164,11 +182,10 @@ where
         needs_load: true,
         loading: false,
         ready_pending: false,
-        searching: 0,
+        owed: VecDeque::new(),
         infinite: false,
         held: None,
         pondering: None,
-        swallow: 0,
     };
     let lines = spawn_line_reader("mavboard-uci-input", input);
     loop {
@@ -225,6 +242,7 @@ impl<W: Write> Server<W> {
             }
             "ucinewgame" => {
                 self.pondering = None;
+                self.replace_running();
                 self.engine.send(Command::NewGame)?;
             }
             "position" => self.position(rest)?,
@@ -232,6 +250,9 @@ impl<W: Write> Server<W> {
             "stop" => {
                 self.infinite = false;
                 self.pondering = None;
+                for owed in self.owed.iter_mut().filter(|o| **o == Owed::Bestmove) {
+                    *owed = Owed::Stopped;
+                }
                 if let Some(best) = self.held.take() {
                     self.say(&best)?;
                 } else {
@@ -281,6 +302,9 @@ impl<W: Write> Server<W> {
         let position = start.and_then(|s| GamePosition::new(s, &moves).map_err(|e| e.to_string()));
         match position {
             Ok(p) => {
+                // The engine ends a running search on a new position (a ponder search too).
+                self.replace_running();
+                self.pondering = None;
                 self.engine.send(Command::SetPosition { start: p.start.clone(), moves })?;
                 self.position = p;
             }
@@ -346,8 +370,8 @@ impl<W: Write> Server<W> {
         }
         let params = MctsParams { root_moves: search_moves, ..self.params.clone() };
         self.ensure_loaded()?;
-        self.held = None;
-        self.searching += 1;
+        self.replace_running();
+        self.owed.push_back(Owed::Bestmove);
         let limits = if ponder {
             // The search runs until `ponderhit` (then `limits` apply) or `stop`, like `go infinite`.
             self.pondering = Some((limits, params.clone()));
@@ -364,15 +388,24 @@ impl<W: Write> Server<W> {
     /// `ponderhit`: the opponent played the expected move, so the ponder search goes on as a normal search
     /// with the limits of its `go` (the tree it built is kept: the engine reuses it for the same position).
     fn ponderhit(&mut self) -> Result<(), UciServerError> {
-        let Some((limits, params)) = self.pondering.take() else { return Ok(()) };
-        // Unless the ponder search already ended (its bestmove held back), its Done is still to come.
-        if self.held.take().is_none() {
-            self.swallow += 1;
-        }
+        let Some((limits, params)) = self.pondering.take() else {
+            return self.problem("ponderhit with no 'go ponder' running: ignored (send position and go)");
+        };
+        // The ponder search's answer (held back, or still to come) gives way to its successor's.
+        self.replace_running();
         self.infinite = limits.infinite;
-        self.searching += 1;
+        self.owed.push_back(Owed::Bestmove);
         self.engine.send(Command::Go { limits, params })?;
         Ok(())
+    }
+
+    /// A new question for the engine (`go`, `position`, `ucinewgame`, `ponderhit`) replaces the running
+    /// search: unless `stop` came for it, its answer is not written, nor one held back.
+    fn replace_running(&mut self) {
+        self.held = None;
+        for owed in self.owed.iter_mut().filter(|o| **o == Owed::Bestmove) {
+            *owed = Owed::Replaced;
+        }
     }
 
     fn setoption(&mut self, words: &[&str]) -> Result<(), UciServerError> {
@@ -471,10 +504,7 @@ impl<W: Write> Server<W> {
                 }
             }
             Event::Done { report, best_move } => {
-                self.searching = self.searching.saturating_sub(1);
-                if self.swallow > 0 {
-                    // A ponder search ended by `ponderhit`: its successor answers.
-                    self.swallow -= 1;
+                if self.owed.pop_front() == Some(Owed::Replaced) {
                     return Ok(());
                 }
                 if let Some(report) = &report {
@@ -487,7 +517,7 @@ impl<W: Write> Server<W> {
                     None => self.fallback_move()?,
                 };
                 let line = bestmove_line(best_move.as_deref().or(fallback.as_deref()), report.as_ref());
-                if self.infinite && self.searching == 0 {
+                if self.infinite && self.owed.is_empty() {
                     self.held = Some(line);
                 } else {
                     self.say(&line)?;
@@ -520,7 +550,7 @@ impl<W: Write> Server<W> {
             }
         }
         let events = self.engine.events().clone();
-        while self.ready_pending || self.searching > 0 {
+        while self.ready_pending || !self.owed.is_empty() {
             match events.recv() {
                 Ok(event) => self.event(event)?,
                 Err(_) => return Err(EngineError::Thread("it has ended".into()).into()),

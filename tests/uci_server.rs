@@ -348,6 +348,64 @@ fn multipv_wdl_mate_depth_searchmoves_ponder_and_ucinewgame() {
     s.thread.join().expect("no panic").expect("clean exit");
 }
 
+/// The bestmove lines among `lines`.
+fn bestmoves(lines: &[String]) -> Vec<String> {
+    lines.iter().filter(|l| l.starts_with("bestmove ")).cloned().collect()
+}
+
+#[test]
+fn a_search_replaced_without_stop_is_not_answered_and_a_stray_ponderhit_is_named() {
+    // What python-chess sends when an analysis follows a pondering `play` on a board it changed since: a
+    // new `position` and `go` while the ponder search runs, and later a `ponderhit` with none running.
+    let mut s = PipeServer::start();
+    s.send("isready");
+    until(&s.lines, "readyok");
+    let e4 = ChessState::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").expect("FEN");
+    let d4 = ChessState::from_fen("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1").expect("FEN");
+    for first in ["go ponder wtime 60000 btime 60000", "go infinite", "go movetime 60000"] {
+        s.send("position startpos moves e2e4");
+        s.send(first);
+        std::thread::sleep(Duration::from_millis(250));
+        s.send("position startpos moves d2d4");
+        s.send("go nodes 60");
+        let out = until(&s.lines, "bestmove");
+        assert_eq!(bestmoves(&out).len(), 1, "{first}: {out:#?}");
+        check_search(&out, &d4, Some(60));
+        // Nothing more is owed: the replaced search writes no second bestmove.
+        s.send("isready");
+        let rest = until(&s.lines, "readyok");
+        assert!(bestmoves(&rest).is_empty(), "{first}: {rest:#?}");
+    }
+
+    // A `stop` is always answered, even when the next `go` comes before the stopped search ended: two
+    // answers, in order, each legal in its own position.
+    s.send("position startpos moves e2e4");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(250));
+    s.send("stop");
+    s.send("position startpos moves d2d4");
+    s.send("go nodes 60");
+    let first = until(&s.lines, "bestmove");
+    let second = until(&s.lines, "bestmove");
+    check_search(&first, &e4, None);
+    check_search(&second, &d4, Some(60));
+
+    // A ponderhit with no ponder search running is named, and the engine still answers what comes next.
+    s.send("ponderhit");
+    s.send("isready");
+    let out = until(&s.lines, "readyok");
+    assert!(
+        out.iter()
+            .any(|l| l.starts_with("info string") && l.contains("ponderhit with no 'go ponder' running")),
+        "{out:#?}"
+    );
+    assert!(bestmoves(&out).is_empty(), "{out:#?}");
+    s.send("go nodes 30");
+    check_search(&until(&s.lines, "bestmove"), &d4, Some(30));
+    s.send("quit");
+    s.thread.join().expect("no panic").expect("clean exit");
+}
+
 /// Runs `mavboard uci` with `input` on stdin, closed at its end as a pipe from `printf` closes it; returns
 /// the lines it printed once it exited (it must exit by itself, successfully, within [`WAIT`]).
 fn piped_session(args: &[&str], input: &str) -> Vec<String> {

@@ -55,16 +55,25 @@ class Counter(logging.Handler):
         (self.stderr if "stderr >>" in message else self.messages).append(message)
 
 
+# What mavboard says when it plays a move without any evaluation (its time ran out before the model's
+# first answer): a legal move, but no score and no lines.
+FALLBACK = "the search has no move"
+
+
 class Recent(logging.Handler):
     """Keeps the last lines python-chess logged (every line sent to and read from the engines), to show
-    what was said before a hang."""
+    what was said before a hang, and counts mavboard's moves played without an evaluation."""
 
     def __init__(self, size: int = 400) -> None:
         super().__init__(level=logging.DEBUG)
         self.lines = collections.deque(maxlen=size)
+        self.fallbacks = 0
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(f"{record.created:.3f} {record.getMessage()}")
+        message = record.getMessage()
+        if ">> info string" in message and FALLBACK in message:
+            self.fallbacks += 1
+        self.lines.append(f"{record.created:.3f} {message}")
 
 
 class Watchdog:
@@ -130,7 +139,10 @@ def parse_clock(text: str):
 
 
 def check_lines(board: chess.Board, infos: list, tally: Tally, where: str) -> None:
-    """Checks MultiPV lines as python-chess parsed them; a bad one counts as a protocol error."""
+    """Checks MultiPV lines as python-chess parsed them; a bad one counts as a protocol error. A move played
+    without an evaluation has no lines to check (it is counted apart, as a fallback)."""
+    if infos and FALLBACK in infos[0].get("string", ""):
+        return
     for rank, info in enumerate(infos, start=1):
         pv = info.get("pv") or []
         probe = board.copy()
@@ -186,7 +198,12 @@ def mavboard_move(engine, board, clocks, inc, game_no, multipv, ponder, rng, tal
         check_lines(board, infos[: min(3, board.legal_moves.count())], tally, where)
         move = best.move
     else:
-        result = engine.play(board, limit, game=game_no, ponder=ponder, info=chess.engine.INFO_SCORE)
+        # A copy: python-chess keeps the board given to a pondering `play` to recognise a ponderhit, so a board
+        # changed in place afterwards looks like the pondered position to a following `analysis`, which then
+        # ends the ponder search without `stop` and leaves a stray `ponderhit` for the next `play`: a hang,
+        # which Stockfish 15.1 shows too (it stops reading at a `go` during a ponder search). GUIs keep a
+        # position per request.
+        result = engine.play(board.copy(), limit, game=game_no, ponder=ponder, info=chess.engine.INFO_SCORE)
         move = result.move
         if "score" in result.info:
             comment = str(result.info["score"].relative)
@@ -281,6 +298,7 @@ def play_game(mav, fish, game_no, clock, args, rng, tally):
         clocks[mover] += inc
         board.push(move)
         node = node.add_variation(move, comment=comment)
+        node.set_clock(clocks[mover])
     game.headers["Result"] = result
     if termination:
         game.headers["Termination"] = termination
@@ -355,6 +373,7 @@ def main() -> None:
         ("mavboard W/D/L", f"{w}/{d}/{l}"),
         ("mavboard moves", tally.moves),
         ("protocol errors", tally.protocol_errors),
+        ("moves played without an evaluation (no model answer within the time)", args.recent.fallbacks),
         ("errors in mavboard's log (stderr)", len(errors_logged)),
         ("illegal moves", tally.illegal_moves),
         ("crashes", tally.crashes),
