@@ -2,6 +2,14 @@
 
 mod cli;
 
+/// The memory allocator: mimalloc rather than glibc's malloc. glibc keeps an arena per thread that ever
+/// allocated and rarely gives a freed arena's pages back, so memory freed by short-lived threads (a PGN
+/// file's index built on its reader thread, a review's workers) stays resident: in the one-hour soak
+/// (results/soak-2026-11-27) resident memory grew by 58 % while the live data did not. mimalloc returns
+/// freed pages to the system.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 
 /// mavboard: an analysis board for multi-action-value (MAV) game models.
