@@ -3,10 +3,12 @@
 # seeded from the repo's fixtures and kept in corpus/<target>/ between runs, and prints a table: target,
 # executions, seconds, executions per second, corpus size, crashes (inputs left in artifacts/<target>/).
 #
-#   fuzz/run.sh [--seconds S | --runs N] [--jobs J] [--max-len BYTES] [TARGET ...]
+#   fuzz/run.sh [--seconds S | --runs N] [--jobs J] [--max-len BYTES] [--sanitizer S] [TARGET ...]
 #
 # --seconds S  per target (default 300); --runs N  executions per target instead (libFuzzer's -runs);
 # --jobs J     libFuzzer processes per target (default 1; their executions are added up);
+# --sanitizer  address (default, cargo-fuzz's) or none: the crate denies unsafe code, so AddressSanitizer
+#              watches only the C and C++ below it; none skips its checks and their cost;
 # The summary also goes to results/fuzz/<date>.tsv (one line per target). Needs cargo-fuzz and nightly
 # Rust (`cargo install cargo-fuzz`, `rustup toolchain install nightly`). Run by hand, not in CI.
 set -euo pipefail
@@ -14,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
 cd "$here"
 
-seconds=300 runs="" jobs=1 max_len=""
+seconds=300 runs="" jobs=1 max_len="" sanitizer=address
 targets=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -22,7 +24,8 @@ while [[ $# -gt 0 ]]; do
         --runs) runs=$2; shift 2 ;;
         --jobs) jobs=$2; shift 2 ;;
         --max-len) max_len=$2; shift 2 ;;
-        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        --sanitizer) sanitizer=$2; shift 2 ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
         -*) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac
@@ -74,8 +77,9 @@ seed() {
 stamp=$(date -u +%Y-%m-%dT%H%M)
 mkdir -p "$repo/results/fuzz" artifacts
 summary="$repo/results/fuzz/$stamp.tsv"
-printf 'target\texecutions\tseconds\texec/s\tcorpus\tcrashes\n' | tee "$summary"
-cargo +nightly fuzz build
+printf '# sanitizer %s\n' "$sanitizer" >"$summary"
+printf 'target\texecutions\tseconds\texec/s\tcorpus\tcrashes\n' | tee -a "$summary"
+cargo +nightly fuzz build --sanitizer "$sanitizer"
 for t in "${targets[@]}"; do
     seed "$t"
     mkdir -p "artifacts/$t"
@@ -86,10 +90,10 @@ for t in "${targets[@]}"; do
     log=artifacts/$t.log
     start=$(date +%s)
     if [[ $jobs -gt 1 ]]; then
-        cargo +nightly fuzz run "$t" "corpus/$t" -- "${args[@]}" -jobs="$jobs" -workers="$jobs" >"$log" 2>&1 || true
+        cargo +nightly fuzz run --sanitizer "$sanitizer" "$t" "corpus/$t" -- "${args[@]}" -jobs="$jobs" -workers="$jobs" >"$log" 2>&1 || true
         cat fuzz-*.log >>"$log" 2>/dev/null || true; rm -f fuzz-*.log
     else
-        cargo +nightly fuzz run "$t" "corpus/$t" -- "${args[@]}" >"$log" 2>&1 || true
+        cargo +nightly fuzz run --sanitizer "$sanitizer" "$t" "corpus/$t" -- "${args[@]}" >"$log" 2>&1 || true
     fi
     took=$(( $(date +%s) - start ))
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s += $1} END {print s + 0}')

@@ -1,7 +1,7 @@
 //! The engine thread with mock evaluators: searching, info events, stop latency, crashes and load errors.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mavboard::engine::{
@@ -27,6 +27,26 @@ impl Evaluator<ChessState> for Slow {
         std::thread::sleep(self.1);
         self.0.evaluate(r)
     }
+}
+
+/// Sleeps a time per position, and records the size of every batch.
+struct PerPosition(MaterialEvaluator, Duration, Arc<Mutex<Vec<usize>>>);
+
+impl Evaluator<ChessState> for PerPosition {
+    fn evaluate(&mut self, r: &[EvalRequest<ChessState>]) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        self.2.lock().expect("not poisoned").push(r.len());
+        std::thread::sleep(self.1 * u32::try_from(r.len()).expect("a small batch"));
+        self.0.evaluate(r)
+    }
+}
+
+fn per_position(each: Duration) -> (EvaluatorFactory, Arc<Mutex<Vec<usize>>>) {
+    let sizes = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&sizes);
+    let factory: EvaluatorFactory = Arc::new(move |w| {
+        Ok(Box::new(PerPosition(MaterialEvaluator::new(w as u64), each, Arc::clone(&seen))) as EvaluatorBox)
+    });
+    (factory, sizes)
 }
 
 /// Panics on the first call made through any instance sharing `calls`.
@@ -147,6 +167,40 @@ fn stop_is_answered_promptly_even_with_a_very_slow_evaluator() {
     let dropped = Instant::now();
     drop(engine);
     assert!(dropped.elapsed() < Duration::from_secs(2), "dropping the engine does not wait for the model");
+}
+
+#[test]
+fn batches_keep_a_slow_model_answering_stop_quickly() {
+    // 20 ms a position: after the root's evaluation (one position, the first batch) the engine sends
+    // batches of at most 2 (50 ms of the model's time), not the configured 8, so a stop or a new position
+    // never waits long for the worker.
+    let (factory, sizes) = per_position(Duration::from_millis(20));
+    let (engine, _) = start(factory, 1);
+    go(&engine, GoLimits { infinite: true, ..GoLimits::default() });
+    std::thread::sleep(Duration::from_millis(600));
+    engine.send(Command::Stop).expect("engine runs");
+    let (_, errors, _, best) = until_done(&engine);
+    assert!(errors.is_empty() && best.is_some(), "{errors:?}");
+    let sizes = sizes.lock().expect("not poisoned").clone();
+    assert!(sizes.len() >= 5, "{sizes:?}");
+    assert_eq!(sizes[0], 1, "the root first: {sizes:?}");
+    assert!(sizes[1..].iter().all(|&n| n <= 2), "{sizes:?}");
+}
+
+#[test]
+fn a_timed_search_ends_when_no_more_evaluations_fit_its_time() {
+    // 200 ms a position and 500 ms to move: the root (back at 200 ms), one more position (back at 400 ms),
+    // then none fits the 100 ms left, so the search ends then, leaving the rest on the clock, rather than
+    // send a batch that the end of the move would abandon.
+    let (factory, sizes) = per_position(Duration::from_millis(200));
+    let (engine, _) = start(factory, 1);
+    go(&engine, GoLimits { movetime: Some(Duration::from_millis(500)), ..GoLimits::default() });
+    let (_, errors, report, best) = until_done(&engine);
+    assert!(errors.is_empty() && best.is_some(), "{errors:?}");
+    let report = report.expect("a report");
+    assert!(report.elapsed < Duration::from_millis(500), "ended after {:?}", report.elapsed);
+    assert_eq!(report.snapshot.totals.stats.abandoned, 0, "{:?}", report.snapshot.totals.stats);
+    assert_eq!(*sizes.lock().expect("not poisoned"), [1, 1]);
 }
 
 #[test]

@@ -45,6 +45,15 @@ struct Job {
 /// How long a stop waits for the root's first evaluation at most (see [`Controller::defer_stop`]).
 const STOP_GRACE: Duration = Duration::from_millis(500);
 
+/// The longest a search's batch should keep a worker busy, judged by the model's measured time per
+/// position: a `stop` or a new position waits at most this long for a worker (a model call cannot be
+/// interrupted), as a GUI expects `bestmove` within about 50 ms of `stop`. A batch holds at least one
+/// position.
+const MAX_BATCH_TIME: Duration = Duration::from_millis(50);
+
+/// How much a new measurement of the time per position moves the running average (0–1).
+const ROW_TIME_WEIGHT: f64 = 0.25;
+
 /// The running search.
 struct Active {
     id: u64,
@@ -83,7 +92,14 @@ pub(crate) struct Controller<S: MavState> {
     /// [`Command::Evaluate`]s that arrived while a model was loading.
     pending_evals: Vec<(u64, Vec<EvalRequest<S>>)>,
     active: Option<Active>,
+    /// Every batch out on a worker, until its result comes back (or its t0 passes): those of the running
+    /// search, of [`Command::Evaluate`], and of searches that ended meanwhile, whose answers go to the
+    /// cache. A worker runs one batch at a time, so a new batch waits for a free one rather than queue
+    /// behind them.
     jobs: HashMap<usize, Job>,
+    /// The model's time per position, a running average over the batches that came back (`None` until
+    /// one has): sizes batches to [`MAX_BATCH_TIME`] and to the time a timed search has left.
+    row_time: Option<Duration>,
     next_search: u64,
     /// Set when the last feed stopped early with work left: wait with a zero timeout.
     busy: bool,
@@ -116,6 +132,7 @@ impl<S: MavState> Controller<S> {
             pending_evals: Vec::new(),
             active: None,
             jobs: HashMap::new(),
+            row_time: None,
             next_search: 0,
             busy: false,
             cache: ResultCache::new(config.cache_entries),
@@ -375,9 +392,11 @@ impl<S: MavState> Controller<S> {
     /// Ends the running search (if any): gives up its evaluations and sends its [`Event::Done`].
     fn finish(&mut self) {
         self.busy = false;
-        let Some(active) = self.active.as_ref() else { return };
-        let id = active.id;
-        self.jobs.retain(|_, j| j.direct.is_some() || j.search != id);
+        if self.active.is_none() {
+            return;
+        }
+        // Its batches still out stay in `jobs` until they come back: they keep their workers busy, and
+        // their answers go to the cache.
         if let Some(tree) = self.tree.as_mut() {
             tree.abandon_all();
         }
@@ -402,11 +421,11 @@ impl<S: MavState> Controller<S> {
         let late: Vec<usize> = self
             .jobs
             .iter()
-            .filter(|(_, j)| j.direct.is_none() && j.search == id && now >= j.sent + t0)
+            .filter(|(_, j)| j.direct.is_none() && now >= j.sent + t0)
             .map(|(&i, _)| i)
             .collect();
         for i in late {
-            if let Some(job) = self.jobs.remove(&i) {
+            if let Some(job) = self.jobs.remove(&i).filter(|j| j.search == id) {
                 for t in job.tickets {
                     tree.abandon(t);
                 }
@@ -419,16 +438,17 @@ impl<S: MavState> Controller<S> {
         }
         let (Some(active), Some(tree)) = (self.active.as_ref(), self.tree.as_mut()) else { return };
         let start_simulations = active.start_simulations;
-        let out = self.jobs.values().filter(|j| j.direct.is_none() && j.search == id).count();
+        let deadline = limits.movetime.filter(|_| !limits.infinite).map(|t| active.started + t);
+        let cap = batch_cap(self.row_time, now, deadline, tree.root_awaits_evaluation());
         let mut idle_batches = 0;
-        let mut free = self.workers.saturating_sub(out);
+        let mut free = self.workers.saturating_sub(self.jobs.len());
         let mut stuck = false;
         let mut hits = 0;
         let mut root_error = None;
         // While the root's own evaluation is out every pass would only collide with it.
         while free > 0 && !tree.is_root_pending() {
             let done = tree.stats().simulations.saturating_sub(start_simulations);
-            let mut want = self.config.batch_size;
+            let mut want = self.config.batch_size.min(cap);
             if let Some(limit) = limits.simulations.filter(|_| !limits.infinite) {
                 let left = limit.saturating_sub(done).saturating_sub(tree.in_flight() as u64);
                 want = want.min(usize::try_from(left).unwrap_or(usize::MAX));
@@ -504,7 +524,10 @@ impl<S: MavState> Controller<S> {
             let mate = limits.mate.is_some_and(|m| result == Some(1.0) && plies < 2 * m as usize);
             reached |= deep || mate;
         }
-        if reached || (stuck && !limits.infinite) {
+        // A timed search with no batch out and no time for another has nothing more to wait for: ending
+        // now leaves the rest of its time on the clock.
+        let spent = cap == 0 && !self.jobs.values().any(|j| j.direct.is_none() && j.search == id);
+        if reached || (stuck && !limits.infinite) || spent {
             return self.finish();
         }
         if stuck {
@@ -571,14 +594,13 @@ impl<S: MavState> Controller<S> {
             }
             return self.emit(Event::Evaluated { tag, results });
         }
-        let Some(tree) =
-            self.tree.as_mut().filter(|_| self.active.as_ref().is_some_and(|a| a.id == job.search))
-        else {
-            return;
-        };
+        let current = self.active.as_ref().is_some_and(|a| a.id == job.search);
         let results: EvalOut<S> = match done.result {
-            Ok(results) => results,
-            Err(e) => {
+            Ok(results) => {
+                self.measure(job.sent.elapsed(), job.tickets.len());
+                results
+            }
+            Err(e) if current => {
                 let why = match e {
                     JobError::Panicked(m) => m,
                     JobError::Failed(e) => e.to_string(),
@@ -587,7 +609,18 @@ impl<S: MavState> Controller<S> {
                 (self.repaint)();
                 Vec::new()
             }
+            Err(_) => Vec::new(),
         };
+        if !current {
+            // A batch of a search that has ended: its answers still serve the searches to come.
+            for (key, result) in job.keys.iter().zip(&results) {
+                if let Ok(v) = result {
+                    self.cache.insert(*key, v.clone());
+                }
+            }
+            return;
+        }
+        let Some(tree) = self.tree.as_mut() else { return };
         let mut results = results.into_iter();
         let mut root_error = None;
         for (i, ticket) in job.tickets.into_iter().enumerate() {
@@ -610,6 +643,16 @@ impl<S: MavState> Controller<S> {
             self.error(EngineError::Search(e));
             self.finish();
         }
+    }
+
+    /// Adds a search batch's time (from its submission, when a worker was free, to its result) to the
+    /// running average of the time per position.
+    fn measure(&mut self, took: Duration, rows: usize) {
+        let Some(per) = u32::try_from(rows).ok().filter(|&n| n > 0).map(|n| took / n) else { return };
+        self.row_time = Some(match self.row_time {
+            None => per,
+            Some(old) => old.mul_f64(1.0 - ROW_TIME_WEIGHT) + per.mul_f64(ROW_TIME_WEIGHT),
+        });
     }
 
     fn load(&mut self, factory: EvaluatorFactory<S>, workers: usize) {
@@ -690,4 +733,46 @@ fn retire<S: MavState>(pool: EvalPool<S>) {
     let spawned = super::detached::spawn("mavboard-retire", move || drop(pool));
     // If no thread can be started the pool was dropped (and waited for) in place.
     drop(spawned);
+}
+
+/// How many positions the next batch of a search may hold, with the model's time per position
+/// `row_time` (no limit before it is measured): as many as fit in [`MAX_BATCH_TIME`], at least one, and
+/// for a search that ends at `deadline`, only as many as can come back before it (none: nothing sent now
+/// can change the move), except that the root's first evaluation is always sent.
+fn batch_cap(
+    row_time: Option<Duration>,
+    now: Instant,
+    deadline: Option<Instant>,
+    root_awaits: bool,
+) -> usize {
+    let Some(row) = row_time.filter(|r| !r.is_zero()) else { return usize::MAX };
+    let fits = |budget: Duration| usize::try_from(budget.as_nanos() / row.as_nanos()).unwrap_or(usize::MAX);
+    let mut cap = fits(MAX_BATCH_TIME).max(1);
+    if let Some(end) = deadline {
+        cap = cap.min(fits(end.saturating_duration_since(now)));
+    }
+    if root_awaits { cap.max(1) } else { cap }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn a_batch_fits_the_latency_budget_and_the_time_left() {
+        let now = Instant::now();
+        // Not measured yet: the configured batch size applies.
+        assert_eq!(batch_cap(None, now, Some(now + MS), false), usize::MAX);
+        // 15 ms a position: 3 fit in 50 ms; 2 in the 40 ms a timed search has left; none in 10 ms.
+        assert_eq!(batch_cap(Some(15 * MS), now, None, false), 3);
+        assert_eq!(batch_cap(Some(15 * MS), now, Some(now + 40 * MS), false), 2);
+        assert_eq!(batch_cap(Some(15 * MS), now, Some(now + 10 * MS), false), 0);
+        // Past the deadline, or a model slower than the budget: one, if the root still needs it.
+        assert_eq!(batch_cap(Some(15 * MS), now + 20 * MS, Some(now + 10 * MS), true), 1);
+        assert_eq!(batch_cap(Some(200 * MS), now, None, false), 1);
+        // A fast model: the budget allows more than any batch size.
+        assert_eq!(batch_cap(Some(Duration::from_micros(100)), now, None, false), 500);
+    }
 }
