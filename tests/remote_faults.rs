@@ -235,6 +235,11 @@ fn ready_and_metadata(path: &str) -> Option<(u16, String)> {
     }
 }
 
+/// A server that is up but answers every inference request with 503.
+fn overloaded(method: &str, path: &str, _body: &str) -> Option<(u16, String)> {
+    if method == "POST" { Some((503, r#"{"error":"overloaded"}"#.into())) } else { ready_and_metadata(path) }
+}
+
 #[test]
 fn malformed_answers_are_failed_evaluations() {
     failed_evaluation(
@@ -307,13 +312,7 @@ fn malformed_answers_are_failed_evaluations() {
         },
         "malformed answer",
     );
-    failed_evaluation(
-        "server-error",
-        |m, p, _| {
-            if m == "POST" { Some((503, r#"{"error":"overloaded"}"#.into())) } else { ready_and_metadata(p) }
-        },
-        "HTTP 503: overloaded",
-    );
+    failed_evaluation("server-error", overloaded, "HTTP 503: overloaded");
     failed_evaluation(
         "closed",
         |m, p, _| if m == "POST" { Some((0, String::new())) } else { ready_and_metadata(p) },
@@ -417,11 +416,5 @@ fn the_app_names_a_server_that_hangs_or_is_overloaded() {
         |m, p, _| if m == "POST" { None } else { ready_and_metadata(p) },
         "within 500 ms",
     );
-    app_shows_a_failing_server(
-        "app-503",
-        |m, p, _| {
-            if m == "POST" { Some((503, r#"{"error":"overloaded"}"#.into())) } else { ready_and_metadata(p) }
-        },
-        "HTTP 503: overloaded",
-    );
+    app_shows_a_failing_server("app-503", overloaded, "HTTP 503: overloaded");
 }
