@@ -81,7 +81,7 @@ const OPTIONS: &[&str] = &[
     "option name Simulations type spin default 800 min 1 max 100000000",
     "option name CPuct type string default 1.0",
     "option name Batch type spin default 16 min 1 max 4096",
-    "option name Scoring type combo default mean var mean var max",
+    "option name Scoring type combo default mean var mean var max var quantile:0.25 var mean-sd:1",
     "option name WorldModel type combo default rules var rules var learned",
     "option name ModelPath type string default <empty>",
     "option name Device type combo default auto var auto var cpu var cuda var coreml",
@@ -436,12 +436,11 @@ impl<W: Write> Server<W> {
                 }
                 _ => Err(bad("is not a positive whole number")),
             },
-            "scoring" => match value.to_ascii_lowercase().as_str() {
-                "mean" => Ok(Scoring::Mean),
-                "max" => Ok(Scoring::Max),
-                _ => Err(bad("is not mean or max")),
-            }
-            .map(|s| self.params.scoring = s),
+            // The combo's rules, or any other in the same text form (quantile:0.1, mean-sd:0.5).
+            "scoring" => value
+                .parse::<Scoring>()
+                .map_err(|e| format!("option {name}: {e}"))
+                .map(|s| self.params.scoring = s),
             "worldmodel" => match value.to_ascii_lowercase().as_str() {
                 "rules" => Ok(WorldModel::Rules),
                 "learned" => Ok(WorldModel::Learned),
@@ -668,7 +667,7 @@ pub fn info_lines(report: &SearchReport, options: InfoOptions) -> Vec<String> {
             if multi {
                 line.push_str(&format!(" multipv {}", i + 1));
             }
-            let value = m.q.or(m.model_mean).or(s.value).unwrap_or(0.5);
+            let value = m.q.or(m.model).or(s.value).unwrap_or(0.5);
             line.push_str(&format!(" score {}", score(value, m.pv.len(), m.pv_result)));
             if options.wdl {
                 let w = wdl(value, m.distribution.as_deref());

@@ -29,6 +29,40 @@ fn connect_four_values_every_column_and_searches() {
     assert!(v["search"]["totals"]["simulations"].as_u64().expect("simulations") >= 64);
 }
 
+/// `--scoring` takes any rule's text form: each move gets its value and rank under it beside max and mean,
+/// and the table is ordered by it.
+#[test]
+fn a_scoring_rule_beyond_max_and_mean_values_and_orders_the_moves() {
+    let (ok, out, err) =
+        mavboard(&["analyse", "--game", "connect_four", "--moves", "44", "--scoring", "mean-sd:1", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let rule = mavboard::mav::scoring::Scoring::mean_minus_sd(1.0).expect("λ");
+    let moves = v["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 7);
+    let mut ranks = Vec::new();
+    for m in moves {
+        let probs: Vec<f64> =
+            m["distribution"].as_array().expect("buckets").iter().filter_map(|p| p.as_f64()).collect();
+        let value = m["values"]["mean-sd:1"].as_f64().expect("the rule's value");
+        assert!((value - rule.of_probs(&probs)).abs() < 1e-5, "{m}");
+        assert!(value <= m["values"]["mean"].as_f64().expect("mean") + 1e-12, "a spread never adds value");
+        ranks.push(m["ranks"]["mean-sd:1"].as_u64().expect("a rank"));
+    }
+    ranks.sort_unstable();
+    assert_eq!(ranks, (1..=7).collect::<Vec<u64>>());
+    let (ok, text, err) =
+        mavboard(&["analyse", "--game", "connect_four", "--moves", "44", "--scoring", "mean-sd:1"]);
+    assert!(ok, "{err}");
+    assert!(text.contains("mean-sd:1 % (rank)") && text.contains("ordered by mean-sd:1 scoring"), "{text}");
+    // The first row is the rule's favourite: its third value column (after max and mean) ranks 1.
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("move"));
+    let first: Vec<&str> = lines.nth(1).expect("a first row").split_whitespace().collect();
+    assert_eq!(first.get(6), Some(&"(1)"), "{text}");
+    let (ok, _, err) = mavboard(&["analyse", "--game", "connect_four", "--scoring", "median"]);
+    assert!(!ok && err.contains("unknown scoring 'median'"), "{err}");
+}
+
 #[test]
 fn internal_search_on_connect_four_and_hex_writes_a_trace_that_reads_back() {
     let (ok, out, err) =

@@ -32,8 +32,11 @@ fn connect_four_labels_are_measured_against_the_solver() {
     assert!(out.contains("connect four positions: 24 positions"), "{out}");
     let random = percent_after(&out, "a random move is a best-valued one");
     assert!(random > 0.0 && random <= 100.0, "{out}");
-    // Every Connect Four label is a proof, so the kept-result line is there for both scorings.
-    assert_eq!(out.matches("keeps the proven result").count(), 2, "{out}");
+    // Every Connect Four label is a proof, so the kept-result line is there for every scoring rule.
+    assert_eq!(out.matches("keeps the proven result").count(), 4, "{out}");
+    for rule in ["max", "mean", "quantile:0.25", "mean-sd:1"] {
+        assert!(out.contains(&format!("  {rule:<13} action accuracy")), "{rule}: {out}");
+    }
     assert!(out.contains("(24 positions solved exactly; a random move"), "{out}");
     assert!(!out.contains("book positions"), "no chess group without chess labels: {out}");
 }
@@ -95,9 +98,10 @@ fn internal_search_is_measured_on_the_chess_labels() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no chess validation records"));
     // A bad search shape or scoring is refused before any position is evaluated.
-    for (flag, value, says) in
-        [("--internal", "0,1", "breadth"), ("--internal-scoring", "maxx", "[possible values: mean, max]")]
-    {
+    for (flag, value, says) in [
+        ("--internal", "0,1", "breadth"),
+        ("--internal-scoring", "maxx", "unknown scoring 'maxx': use max, mean, quantile:Q"),
+    ] {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mavboard"));
         cmd.args(["eval", "--labels"]).arg(root.join("training/data/labels-books"));
         if flag == "--internal-scoring" {
@@ -134,19 +138,24 @@ fn puzzles_are_measured_with_values_and_with_search() {
         (stdout.into_owned(), report["puzzles"].clone())
     };
     let (out, report) = run(&[]);
-    assert!(out.contains("puzzles: 6   solved with max scoring"), "{out}");
+    assert!(out.contains("puzzles: 6\n"), "{out}");
+    for rule in ["max", "mean", "quantile:0.25", "mean-sd:1"] {
+        assert!(out.contains(&format!("  {rule:<13} solved ")), "{rule}: {out}");
+    }
     assert!(out.contains("first move found"), "{out}");
     assert_eq!((report["puzzles"].as_u64(), report["simulations"].as_u64()), (Some(6), Some(0)), "{report}");
-    let (out, report) = run(&["--sims", "16"]);
+    let (out, report) = run(&["--sims", "16", "--scoring", "max,mean"]);
     assert!(out.contains("puzzles: 6 (MAV-MCTS, 16 simulations per move)"), "{out}");
     assert_eq!(report["simulations"].as_u64(), Some(16), "{report}");
-    for key in ["max", "mean", "first_move_max", "first_move_mean"] {
-        assert_eq!(report[key]["count"].as_u64(), Some(6), "{key}: {report}");
-    }
-    for scoring in ["max", "mean"] {
-        let share = |key: &str| report[key]["mean"].as_f64().expect("a share");
+    let scored = report["scored"].as_array().expect("per rule");
+    assert_eq!(scored.iter().map(|s| s["scoring"].as_str()).collect::<Vec<_>>(), [Some("max"), Some("mean")]);
+    for s in scored {
+        for key in ["solved", "first_move"] {
+            assert_eq!(s[key]["count"].as_u64(), Some(6), "{key}: {report}");
+        }
         // A solved puzzle had its first move found.
-        assert!(share(&format!("first_move_{scoring}")) >= share(scoring), "{report}");
+        let share = |key: &str| s[key]["mean"].as_f64().expect("a share");
+        assert!(share("first_move") >= share("solved"), "{report}");
     }
     assert_eq!((report["batch"].as_u64(), report["skipped"].as_u64()), (Some(8), Some(0)), "{report}");
     std::fs::remove_file(&json).ok();

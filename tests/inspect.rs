@@ -508,7 +508,7 @@ fn the_inside_panel_looks_inside_an_imported_searchless_package() {
     }
     inside_answer(&mut inside, &here, &package.dir);
     let view = inside.view.clone().expect("scaled");
-    let effects = head_effects(&view, false);
+    let effects = head_effects(&view, mavboard::mav::scoring::Scoring::Mean);
     assert_eq!(effects.len(), 20);
     assert!(effects.iter().any(|e| e.delta().abs() > 1e-4), "{effects:?}");
 }

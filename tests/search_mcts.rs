@@ -126,6 +126,48 @@ fn late_results_are_discarded() {
     m.check_consistency().expect("consistent");
 }
 
+/// A tree holds its moves' values under one rule: a new scoring starts a new tree, and is refused while
+/// evaluations are out. Every rule searches to a legal move.
+#[test]
+fn a_new_scoring_starts_a_new_tree_and_every_rule_searches() {
+    use mavboard::mav::scoring::Scoring;
+    let mut e = HashEvaluator::new(2);
+    let mut m = search(ChessState::startpos(), MctsParams::default(), &mut e, 20, 4);
+    assert!(m.root_visits() >= 20 && m.tree_size() > 1);
+    let same = MctsParams { c_puct: 2.0, ..m.params().clone() };
+    m.set_params(same).expect("same scoring");
+    assert!(m.root_visits() >= 20, "the tree is kept");
+    let batch = m.select_batch(2);
+    assert!(!batch.evals.is_empty());
+    let quantile = Scoring::quantile(0.25).expect("q");
+    let err =
+        m.set_params(MctsParams { scoring: quantile, ..m.params().clone() }).expect_err("evaluations out");
+    assert!(matches!(err, SearchError::ScoringChangedMidSearch { .. }), "{err}");
+    assert!(err.to_string().contains("quantile:0.25"), "{err}");
+    m.abandon_all();
+    m.set_params(MctsParams { scoring: quantile, ..m.params().clone() }).expect("nothing out");
+    assert_eq!((m.root_visits(), m.tree_size(), m.params().scoring), (0, 1, quantile));
+    for rule in Scoring::ALL {
+        let m = search(
+            ChessState::startpos(),
+            MctsParams { scoring: rule, ..MctsParams::default() },
+            &mut e,
+            32,
+            4,
+        );
+        m.check_consistency().expect("consistent");
+        let best = m.best_action().expect("a move");
+        assert!(ChessState::startpos().legal_actions().contains(&best), "{rule}");
+        let snap = m.snapshot();
+        assert_eq!(snap.scoring, rule);
+        for mv in &snap.moves {
+            // The search's value of a move is its rule's value of the kept distribution.
+            let derived = mv.value(rule).expect("kept at the root");
+            assert!((mv.model.expect("valued") - derived).abs() < 1e-6, "{rule}: {mv:?}");
+        }
+    }
+}
+
 /// Drives the state machine the way the engine would, with results out of order and random timeouts.
 fn drive(seed: u64, b: usize, rounds: usize, abandon_mask: u64, params: MctsParams) -> Mcts<ChessState> {
     let mut e = HashEvaluator::new(seed);
@@ -345,7 +387,12 @@ fn snapshot_reports_root_moves() {
     for mv in &s.moves {
         let d = mv.distribution.as_ref().expect("root moves keep distributions");
         assert_eq!(d.len(), 64);
-        assert!(mv.model_mean.is_some() && mv.model_max.is_some());
+        // The search's own value is its scoring's (mean here) of the kept distribution.
+        let own = mv.model.expect("valued");
+        assert!(
+            (own - mv.value(mavboard::mav::scoring::Scoring::Mean).expect("derived")).abs() < 1e-6,
+            "{own}"
+        );
     }
     assert!(s.moves.windows(2).all(|w| w[0].visits >= w[1].visits));
     assert_eq!(s.pv.first(), s.best.as_ref());

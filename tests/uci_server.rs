@@ -124,6 +124,20 @@ fn handshake_search_options_and_errors_over_pipes() {
     s.send("go wtime 10000 btime 10000 winc 0 binc 0");
     let fen = ChessState::from_fen("3q3k/8/8/8/8/8/6PP/3R3K w - - 0 1").expect("FEN");
     assert_eq!(check_search(&until(&s.lines, "bestmove"), &fen, None), "d1d8");
+    // Every scoring rule in its text form; a word that is none is named.
+    s.send("setoption name Scoring value median");
+    s.send("isready");
+    let said = until(&s.lines, "readyok");
+    assert!(
+        said.iter().any(|l| l.starts_with("info string") && l.contains("unknown scoring 'median'")),
+        "{said:?}"
+    );
+    s.send("setoption name Scoring value quantile:0.25");
+    s.send("isready");
+    let said = until(&s.lines, "readyok");
+    assert!(said.iter().all(|l| !l.contains("Scoring")), "accepted: {said:?}");
+    s.send("go nodes 64");
+    check_search(&until(&s.lines, "bestmove"), &fen, Some(64));
 
     // Infinite: no bestmove before stop, then one at once.
     s.send("position startpos");

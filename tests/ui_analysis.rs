@@ -11,8 +11,9 @@ use egui_kittest::kittest::Queryable;
 use mavboard::app::analysis::ModelStatus;
 use mavboard::app::command::Command;
 use mavboard::app::command::{AnalysisCommand, DocCommand, FileCommand, ViewCommand};
-use mavboard::app::settings::{ScoringChoice, SearchSettings, Settings};
+use mavboard::app::settings::{SearchSettings, Settings};
 use mavboard::game::GameState;
+use mavboard::mav::scoring::Scoring;
 use mavboard::ui::values_panel::current_rows;
 use shakmaty::Square;
 use ui_common::{app_with_model, click_square, step_until};
@@ -38,12 +39,12 @@ fn shipped_model_values_every_legal_move_of_the_board_position() {
         let sum: f64 = r.distribution.iter().sum();
         assert_eq!(r.distribution.len(), 64);
         assert!((sum - 1.0).abs() < 1e-4, "{} sums to {sum}", r.san);
-        assert!((0.0..=1.0).contains(&r.max) && (0.0..=1.0).contains(&r.mean));
+        assert!(r.values.iter().all(|v| (0.0..=1.0).contains(v)));
     }
     assert!(h.get_all_by_label_contains("Model: mav-enc-tiny").next().is_some());
     h.get_by_label("Nf3");
     // Ordered best first by the chosen scoring (mean by default).
-    assert!(rows.windows(2).all(|w| w[0].mean >= w[1].mean));
+    assert!(rows.windows(2).all(|w| w[0].values[0] >= w[1].values[0]));
 
     // Playing a move: the engine follows the board and values the new position.
     click_square(&mut h, Square::E2);
@@ -66,7 +67,7 @@ fn switching_scoring_reorders_moves_where_max_and_mean_disagree() {
         let mut pair = None;
         for x in &rows {
             for y in &rows {
-                if x.rank_mean < y.rank_mean && x.rank_max > y.rank_max {
+                if x.ranks[0] < y.ranks[0] && x.ranks[1] > y.ranks[1] {
                     pair = Some((x.san.clone(), y.san.clone()));
                 }
             }
@@ -81,8 +82,45 @@ fn switching_scoring_reorders_moves_where_max_and_mean_disagree() {
     h.get_by_label("Max").click();
     h.step();
     h.step();
-    assert_eq!(h.state().state.settings.scoring, ScoringChoice::Max);
+    assert_eq!(h.state().state.settings.scoring, Scoring::Max);
     assert!(y_of(&h, &a) > y_of(&h, &b), "{b} above {a} under max scoring");
+}
+
+/// A rule beyond the paper's two through the same door: the panel's button ranks the moves by the 0.25
+/// quantile, its column shows it, and the rows are in its order on screen.
+#[test]
+fn choosing_the_quantile_rule_ranks_the_values_panel_by_it() {
+    let mut h = app_with_model(Settings::default());
+    assert!(step_until(&mut h, WAIT, has_values), "the model's values arrive");
+    assert!(h.query_by_label("Q0.25 %").is_none(), "max and mean are shown by default");
+    h.get_by_label("Q0.25").click();
+    h.step();
+    h.step();
+    let rule = Scoring::quantile(0.25).expect("a quantile");
+    assert_eq!(h.state().state.settings.scoring, rule);
+    assert_eq!(h.state().state.settings.scoring_rules(), [rule, Scoring::Max]);
+    h.get_by_label("Q0.25 %");
+    h.get_by_label("Max %");
+    assert!(h.query_by_label("Mean %").is_none());
+    assert!(h.get_all_by_label_contains("Scoring: quantile:0.25").next().is_some(), "the status bar says so");
+    let rows = current_rows(&h.state().state);
+    assert_eq!(rows.len(), 20);
+    for r in &rows {
+        assert!((r.values[0] - rule.of_probs(&r.distribution)).abs() < 1e-12, "{}", r.san);
+    }
+    assert!(rows.windows(2).all(|w| w[0].values[0] >= w[1].values[0]), "best first by the quantile");
+    assert_eq!(rows.iter().map(|r| r.ranks[0]).collect::<Vec<_>>(), (1..=20).collect::<Vec<_>>());
+    let y_of = |san: &str| h.get_all_by_label(san).next().expect("listed").rect().center().y;
+    let ys: Vec<f32> = rows.iter().take(6).map(|r| y_of(&r.san)).collect();
+    assert!(ys.windows(2).all(|w| w[0] < w[1]), "listed on screen in the quantile's order: {ys:?}");
+    // The rule beside it is chosen in its own box; the same rule twice falls back to its tie-breaker.
+    let ctx = h.ctx.clone();
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetCompareScoring(Scoring::ALL[3])), &ctx);
+    h.step();
+    h.get_by_label("Mean−1sd %");
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetCompareScoring(rule)), &ctx);
+    h.step();
+    assert_eq!(h.state().state.settings.scoring_rules(), [rule, Scoring::Mean]);
 }
 
 #[test]
@@ -182,10 +220,10 @@ fn review_game_fills_the_graph_lists_mistakes_and_annotates_the_game() {
     }));
     let (positions, points) = graph_points(&h.state().state);
     assert_eq!(positions.len(), 8);
-    assert!(points.iter().all(|p| p.mean.is_some()), "every position valued: {points:?}");
-    // After the mate White has won, by the rules.
-    assert_eq!(points[7].mean, Some(1.0));
-    assert!(points.iter().all(|p| p.max.is_some_and(|v| (0.0..=1.0).contains(&v))));
+    assert!(points.iter().all(|p| p.values[0].is_some()), "every position valued: {points:?}");
+    // After the mate White has won, by the rules, under both rules.
+    assert_eq!(points[7].values, [Some(1.0), Some(1.0)]);
+    assert!(points.iter().all(|p| p.values[1].is_some_and(|v| (0.0..=1.0).contains(&v))));
     let reviewed = h.state().state.analysis.game_review.clone().expect("reviewed");
     assert_eq!(reviewed.review.moves.len(), 7);
     // The mate is valued by the rules: never a mistake.

@@ -60,7 +60,7 @@ fn connect_four_and_hex_are_valued_and_searched_by_a_shipped_model() {
         let d = m.distribution.as_ref().expect("a distribution");
         assert_eq!(d.len(), 64);
         assert!((d.iter().sum::<f64>() - 1.0).abs() < 1e-6);
-        assert!(m.model_max.is_some() && m.model_mean.is_some());
+        assert!(m.model.is_some() && m.value(mavboard::mav::scoring::Scoring::Max).is_some());
     }
     // The panel lists them; the search runs on the button and stops by itself.
     h.get_by_label_contains("Max %");

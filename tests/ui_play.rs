@@ -13,6 +13,7 @@ use mavboard::app::line::MoveHistory;
 use mavboard::app::play::{Chooser, PlayCommand, PlaySetup, best_by_value};
 use mavboard::app::settings::Settings;
 use mavboard::game::Player;
+use mavboard::mav::scoring::Scoring;
 use mavboard::shell::MavboardApp;
 use shakmaty::Square;
 use ui_common::{app_with_model, click_square, sans, step_until};
@@ -37,7 +38,7 @@ fn the_model_plays_white_with_mean_scoring_and_the_user_resigns() {
         step_until(&mut h, WAIT, |app| app.state.analysis.report.is_some()),
         "the model values the start"
     );
-    let expected = best_by_value(h.state().state.analysis.report.as_ref().expect("a report"), false)
+    let expected = best_by_value(h.state().state.analysis.report.as_ref().expect("a report"), Scoring::Mean)
         .expect("a best move by mean scoring");
 
     h.get_by_label("Game").click();
@@ -125,7 +126,8 @@ fn the_model_plays_first_at_connect_four() {
     let settings =
         Settings { game: mavboard::app::board_game::GameChoice::ConnectFour, ..Settings::default() };
     let mut h = app_with_model(settings);
-    let setup = PlaySetup { human: Player::Second, chooser: Chooser::ModelMax, ..PlaySetup::default() };
+    let setup =
+        PlaySetup { human: Player::Second, chooser: Chooser::Model(Scoring::Max), ..PlaySetup::default() };
     start(&mut h, setup);
     let count = |app: &MavboardApp| app.state.doc.board_game.as_ref().map_or(0, |g| g.moves().len());
     assert!(step_until(&mut h, WAIT, |app| count(app) == 1), "the model dropped the first stone");

@@ -48,10 +48,9 @@ fn a_uci_engine_judges_the_moves_and_the_models_view_stays_beside_them() {
         assert!(h.get_all_by_label(&label).next().is_some(), "{label} is listed");
     }
     // Switching the scoring re-derives the model's view without asking the engine again.
-    h.state_mut().state.apply(
-        Command::Analysis(AnalysisCommand::SetScoring(mavboard::app::settings::ScoringChoice::Max)),
-        &ctx,
-    );
+    h.state_mut()
+        .state
+        .apply(Command::Analysis(AnalysisCommand::SetScoring(mavboard::mav::scoring::Scoring::Max)), &ctx);
     h.run_steps(2);
     let rescored = h.state().state.analysis.game_review.as_ref().expect("still reviewed");
     assert_eq!(

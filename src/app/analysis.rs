@@ -13,6 +13,7 @@ use shakmaty::san::SanPlus;
 use crate::engine::SearchReport;
 use crate::game::GameState;
 use crate::game::chess::ChessState;
+use crate::mav::scoring::Scoring;
 use crate::search::mcts::MoveStats;
 
 /// Facts about the loaded model package, for the status bar and the model panel.
@@ -89,34 +90,31 @@ pub enum EngineRequest {
     PlaySearch(crate::engine::GoLimits),
 }
 
-/// The model's value of a position: its best move's win probability for the player to move, under each
-/// scoring.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The model's value of a position: its moves' value distributions, from which each scoring rule gives the
+/// best move's win probability for the player to move.
+#[derive(Debug, Clone, PartialEq)]
 pub struct PositionEval {
-    /// The best max-scored value.
-    pub max: f64,
-    /// The best mean-scored value.
-    pub mean: f64,
+    /// One distribution per valued move (bucket probabilities).
+    dists: Vec<Vec<f64>>,
 }
 
 impl PositionEval {
-    /// The best values among a snapshot's root moves (`None` when the model valued none).
+    /// From a snapshot's root moves (`None` when no move has a distribution).
     pub fn from_moves(moves: &[MoveStats]) -> Option<PositionEval> {
-        let max = moves.iter().filter_map(|m| m.model_max).reduce(f64::max)?;
-        let mean = moves.iter().filter_map(|m| m.model_mean).reduce(f64::max)?;
-        Some(PositionEval { max, mean })
+        let dists: Vec<Vec<f64>> =
+            moves.iter().filter_map(|m| m.distribution.clone()).filter(|d| !d.is_empty()).collect();
+        (!dists.is_empty()).then_some(PositionEval { dists })
     }
 
-    /// The best values among a model answer's moves (`None` when it valued none).
+    /// From a model answer's moves (`None` when it valued none).
     pub fn from_result(result: &crate::inference::evaluator::EvalResult<ChessState>) -> Option<PositionEval> {
-        let max = result.moves.iter().map(|m| m.dist.max_value()).reduce(f64::max)?;
-        let mean = result.moves.iter().map(|m| m.dist.mean_value()).reduce(f64::max)?;
-        Some(PositionEval { max, mean })
+        let dists: Vec<Vec<f64>> = result.moves.iter().map(|m| m.dist.probs().to_vec()).collect();
+        (!dists.is_empty()).then_some(PositionEval { dists })
     }
 
-    /// The value under one scoring.
-    pub fn value(&self, by_max: bool) -> f64 {
-        if by_max { self.max } else { self.mean }
+    /// The best move's value under `scoring`.
+    pub fn value(&self, scoring: Scoring) -> f64 {
+        self.dists.iter().map(|d| scoring.of_probs(d)).fold(f64::NEG_INFINITY, f64::max)
     }
 }
 
@@ -209,66 +207,64 @@ pub struct ValueRow {
     pub uci: String,
     /// The move in SAN (`Nf3`, `O-O`, `exd8=Q+`).
     pub san: String,
-    /// Win probability under max scoring (the most probable bucket's centre), for the player to move.
-    pub max: f64,
-    /// Win probability under mean scoring (the expectation).
-    pub mean: f64,
-    /// 1-based rank by max value (ties keep the mean order).
-    pub rank_max: usize,
-    /// 1-based rank by mean value (ties keep the max order).
-    pub rank_mean: usize,
-    /// The value distribution over the model's buckets (empty when the model gave none).
+    /// Its win probability for the player to move under each rule [`value_rows`] was given, in that order.
+    pub values: Vec<f64>,
+    /// Its 1-based rank under each of those rules (ties keep the order of the next rules).
+    pub ranks: Vec<usize>,
+    /// The value distribution over the model's buckets.
     pub distribution: Vec<f64>,
     /// Search statistics, when a search visited the move.
     pub visits: u32,
 }
 
 impl ValueRow {
-    /// Whether the two scorings put this move at different places.
+    /// Whether the rules put this move at different places.
     pub fn disagrees(&self) -> bool {
-        self.rank_max != self.rank_mean
+        self.ranks.windows(2).any(|w| w[0] != w[1])
     }
 
-    /// The value under the chosen scoring.
-    pub fn value(&self, by_max: bool) -> f64 {
-        if by_max { self.max } else { self.mean }
+    /// The value under the first rule (the one that orders the rows).
+    pub fn value(&self) -> f64 {
+        self.values.first().copied().unwrap_or(0.5)
     }
 }
 
-/// The rows of the action-values panel for `state` from a search snapshot's root moves, ordered by the
-/// chosen scoring (best first). Moves the model did not value are left out.
-pub fn value_rows(state: &ChessState, moves: &[MoveStats], by_max: bool) -> Vec<ValueRow> {
+/// The rows of the action-values panel for `state` from a search snapshot's root moves: each move's value and
+/// rank under every rule of `rules`, ordered by the first (best first). Moves the model did not value (no
+/// distribution) and illegal ones are left out.
+pub fn value_rows(state: &ChessState, moves: &[MoveStats], rules: &[Scoring]) -> Vec<ValueRow> {
     let mut rows: Vec<ValueRow> = moves
         .iter()
         .filter_map(|m| {
-            let (max, mean) = (m.model_max?, m.model_mean?);
+            let distribution = m.distribution.clone().filter(|d| !d.is_empty())?;
             let mv = state.parse_action(&m.action).ok()?;
             let san = SanPlus::from_move(state.position().clone(), mv).to_string();
             Some(ValueRow {
                 uci: m.action.clone(),
                 san,
-                max,
-                mean,
-                rank_max: 0,
-                rank_mean: 0,
-                distribution: m.distribution.clone().unwrap_or_default(),
+                values: rules.iter().map(|r| r.of_probs(&distribution)).collect(),
+                ranks: vec![0; rules.len()],
+                distribution,
                 visits: m.visits,
             })
         })
         .collect();
     let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by(|&a, &b| rows[b].max.total_cmp(&rows[a].max).then(rows[b].mean.total_cmp(&rows[a].mean)));
-    for (rank, &i) in order.iter().enumerate() {
-        rows[i].rank_max = rank + 1;
+    for r in 0..rules.len() {
+        // By rule r, ties by the other rules in their order.
+        let keys: Vec<usize> = std::iter::once(r).chain((0..rules.len()).filter(|&o| o != r)).collect();
+        order.sort_by(|&a, &b| {
+            keys.iter()
+                .map(|&k| rows[b].values[k].total_cmp(&rows[a].values[k]))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        for (rank, &i) in order.iter().enumerate() {
+            rows[i].ranks[r] = rank + 1;
+        }
     }
-    order.sort_by(|&a, &b| rows[b].mean.total_cmp(&rows[a].mean).then(rows[b].max.total_cmp(&rows[a].max)));
-    for (rank, &i) in order.iter().enumerate() {
-        rows[i].rank_mean = rank + 1;
-    }
-    if by_max {
-        rows.sort_by_key(|r| r.rank_max);
-    } else {
-        rows.sort_by_key(|r| r.rank_mean);
+    if !rules.is_empty() {
+        rows.sort_by_key(|r| r.ranks[0]);
     }
     rows
 }
@@ -299,16 +295,15 @@ mod tests {
     use super::*;
     use crate::search::mcts::NodeStatus;
 
-    fn stats(action: &str, max: f64, mean: f64) -> MoveStats {
+    fn stats(action: &str, distribution: Vec<f64>) -> MoveStats {
         MoveStats {
             action: action.to_owned(),
             visits: 0,
             visit_share: 0.0,
             q: None,
             prior: 0.1,
-            model_max: Some(max),
-            model_mean: Some(mean),
-            distribution: Some(vec![0.5, 0.5]),
+            model: Some(Scoring::Mean.of_probs(&distribution)),
+            distribution: Some(distribution),
             virtual_count: 0,
             status: NodeStatus::Expanded,
             hallucinations: 0,
@@ -317,29 +312,62 @@ mod tests {
         }
     }
 
+    /// Four buckets (centres 0.125, 0.375, 0.625, 0.875).
+    fn moves() -> [MoveStats; 3] {
+        [
+            // Mode 0.625, mean 0.55, wide: its 0.25-quantile is 0.208.
+            stats("e2e4", vec![0.3, 0.0, 0.4, 0.3]),
+            // Mode 0.625, mean 0.575, 0.25-quantile 0.458.
+            stats("d2d4", vec![0.0, 0.3, 0.6, 0.1]),
+            // Mode 0.375, mean 0.425, narrow: 0.25-quantile 0.328, above e4's.
+            stats("g1f3", vec![0.0, 0.8, 0.2, 0.0]),
+        ]
+    }
+
     #[test]
     fn ranks_follow_each_scoring_and_mark_disagreements() {
         let s = ChessState::startpos();
-        let moves = [stats("e2e4", 0.55, 0.50), stats("d2d4", 0.53, 0.54), stats("g1f3", 0.40, 0.45)];
-        let by_mean = value_rows(&s, &moves, false);
-        assert_eq!(by_mean.iter().map(|r| r.san.as_str()).collect::<Vec<_>>(), ["d4", "e4", "Nf3"]);
-        let by_max = value_rows(&s, &moves, true);
-        assert_eq!(by_max.iter().map(|r| r.san.as_str()).collect::<Vec<_>>(), ["e4", "d4", "Nf3"]);
-        let e4 = by_max.iter().find(|r| r.uci == "e2e4").expect("e4");
-        assert_eq!((e4.rank_max, e4.rank_mean), (1, 2));
+        let m = moves();
+        let sans = |rows: &[ValueRow]| rows.iter().map(|r| r.san.clone()).collect::<Vec<_>>();
+        let by_mean = value_rows(&s, &m, &[Scoring::Mean, Scoring::Max]);
+        assert_eq!(sans(&by_mean), ["d4", "e4", "Nf3"]);
+        // Max ties e4 and d4 at 0.625: the mean breaks the tie.
+        let by_max = value_rows(&s, &m, &[Scoring::Max, Scoring::Mean]);
+        assert_eq!(sans(&by_max), ["d4", "e4", "Nf3"]);
+        let cautious = Scoring::quantile(0.25).expect("q");
+        let by_quantile = value_rows(&s, &m, &[cautious, Scoring::Max]);
+        assert_eq!(sans(&by_quantile), ["d4", "Nf3", "e4"]);
+        let e4 = by_quantile.iter().find(|r| r.uci == "e2e4").expect("e4");
+        assert_eq!(e4.ranks, [3, 2]);
         assert!(e4.disagrees());
+        assert!((e4.value() - cautious.of_probs(&e4.distribution)).abs() < 1e-12);
         let nf3 = by_max.iter().find(|r| r.uci == "g1f3").expect("Nf3");
         assert!(!nf3.disagrees());
+        // One rule: nothing to disagree with.
+        assert!(value_rows(&s, &m, &[Scoring::Mean]).iter().all(|r| !r.disagrees()));
     }
 
     #[test]
     fn illegal_or_unvalued_moves_are_left_out() {
         let s = ChessState::startpos();
-        let mut unvalued = stats("b1c3", 0.5, 0.5);
-        unvalued.model_max = None;
-        let rows = value_rows(&s, &[stats("e2e5", 0.9, 0.9), unvalued, stats("a2a3", 0.3, 0.3)], false);
+        let mut unvalued = stats("b1c3", vec![0.5, 0.5]);
+        unvalued.distribution = None;
+        let rows = value_rows(
+            &s,
+            &[stats("e2e5", vec![0.0, 1.0]), unvalued, stats("a2a3", vec![1.0, 0.0])],
+            &[Scoring::Mean, Scoring::Max],
+        );
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].san, "a3");
+    }
+
+    #[test]
+    fn a_position_is_worth_its_best_move_under_each_rule() {
+        let e = PositionEval::from_moves(&moves()).expect("valued");
+        assert!((e.value(Scoring::Max) - 0.625).abs() < 1e-12);
+        let means: Vec<f64> = moves().iter().map(|m| m.value(Scoring::Mean).expect("dist")).collect();
+        assert!((e.value(Scoring::Mean) - means.iter().copied().fold(0.0, f64::max)).abs() < 1e-12);
+        assert!(PositionEval::from_moves(&[]).is_none());
     }
 
     #[test]
@@ -353,7 +381,11 @@ mod tests {
     #[test]
     fn focus_prefers_hover_then_selection_then_best() {
         let s = ChessState::startpos();
-        let rows = value_rows(&s, &[stats("e2e4", 0.6, 0.6), stats("d2d4", 0.5, 0.5)], false);
+        let rows = value_rows(
+            &s,
+            &[stats("e2e4", vec![0.0, 1.0]), stats("d2d4", vec![1.0, 0.0])],
+            &[Scoring::Mean, Scoring::Max],
+        );
         let mut a = AnalysisState::default();
         assert_eq!(a.focus_move(&rows).map(|r| r.san.as_str()), Some("e4"));
         a.selected_move = Some("d2d4".into());

@@ -421,6 +421,7 @@ impl BoardModel {
 mod tests {
     use super::*;
     use crate::app::board_game::GameChoice;
+    use crate::mav::scoring::Scoring;
     use std::time::{Duration, Instant};
 
     fn wait_for(
@@ -464,7 +465,7 @@ mod tests {
             .snapshot
             .moves
             .iter()
-            .max_by(|a, b| a.model_max.partial_cmp(&b.model_max).expect("numbers"));
+            .max_by(|a, b| a.value(Scoring::Max).partial_cmp(&b.value(Scoring::Max)).expect("numbers"));
         assert_eq!(best.map(|m| m.action.as_str()), Some("4"));
 
         model.request = Some(BoardSearchRequest::Start);

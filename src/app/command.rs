@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use shakmaty::Move;
 
-use super::settings::{ScoringChoice, SearchSettings, ThemeChoice};
+use super::settings::{SearchSettings, ThemeChoice};
+use crate::mav::scoring::Scoring;
 
 /// Where to move in the move list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,8 +138,10 @@ pub enum ViewCommand {
 /// the selected move.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AnalysisCommand {
-    /// Change how value distributions are scored.
-    SetScoring(ScoringChoice),
+    /// Change the rule that scores value distributions (ranks moves, drives searches and reviews).
+    SetScoring(Scoring),
+    /// Change the rule shown beside it (the values panel's second column, the eval graph's second line).
+    SetCompareScoring(Scoring),
     /// Review every game of the open file (the game list), one after another.
     ReviewFile,
     /// Stop the file review (finished games keep their reviews).

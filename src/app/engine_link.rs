@@ -395,7 +395,7 @@ impl EngineLink {
             done += run.progress.0;
             total += run.progress.1;
         }
-        let finished = pending.finish(state.settings.scoring.into());
+        let finished = pending.finish(state.settings.scoring);
         let Some(f) = state.analysis.file_review.as_mut() else { return };
         f.current = Some((number, (done, total)));
         let Some(finished) = finished else { return };
@@ -488,8 +488,7 @@ impl EngineLink {
 
     /// Ends the review once every answer is in.
     fn finish_review(&mut self, state: &mut AppState) {
-        let Some(finished) = self.review.as_ref().and_then(|p| p.finish(state.settings.scoring.into()))
-        else {
+        let Some(finished) = self.review.as_ref().and_then(|p| p.finish(state.settings.scoring)) else {
             return;
         };
         self.review = None;
@@ -589,7 +588,7 @@ impl EngineLink {
         let config = InternalConfig {
             breadth,
             depth,
-            scoring: state.settings.scoring.into(),
+            scoring: state.settings.scoring,
             state_format: crate::mav::command::StateFormat::Fen,
             buckets,
         };
@@ -660,7 +659,7 @@ impl EngineLink {
     /// Takes a search report for the board position (reports for another position are dropped).
     fn accept_report(&mut self, state: &mut AppState, report: crate::engine::SearchReport) {
         state.view.messages.resolve(Topic::Evaluation);
-        if report.snapshot.moves.iter().any(|m| m.model_mean.is_some()) {
+        if report.snapshot.moves.iter().any(|m| m.model.is_some()) {
             state.analysis.server.answered(SystemTime::now());
         }
         let current = state.current().clone();

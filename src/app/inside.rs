@@ -12,7 +12,7 @@ use crate::engine::Repaint;
 use crate::engine::inspection::{InspectJob, InspectRequest, InspectWorker};
 use crate::inference::inspect::{HeadScale, Inspection};
 use crate::inference::onnx::SessionOptions;
-use crate::mav::buckets::ValueDistribution;
+use crate::mav::scoring::Scoring;
 use crate::mav::state::MavState;
 
 /// What the user changes in the panel.
@@ -240,25 +240,20 @@ impl InsideState {
     }
 }
 
-/// A distribution's value under max (the mode's centre) or mean scoring.
-pub fn scored(d: &ValueDistribution, by_max: bool) -> f64 {
-    if by_max { d.max_value() } else { d.mean_value() }
-}
-
 /// The index of the move the model values most (its output), if any.
-pub fn best_move(inspection: &Inspection, by_max: bool) -> Option<usize> {
-    let values: Vec<f64> = inspection.moves.iter().map(|m| scored(&m.value, by_max)).collect();
+pub fn best_move(inspection: &Inspection, scoring: Scoring) -> Option<usize> {
+    let values: Vec<f64> = inspection.moves.iter().map(|m| scoring.value(&m.value)).collect();
     (0..values.len()).max_by(|&a, &b| values[a].total_cmp(&values[b]).then(b.cmp(&a)))
 }
 
 /// The first layer from which the final best move is valued highest at every later layer (ties count as
 /// leading); `None` when there is no move.
-pub fn lead_layer(inspection: &Inspection, by_max: bool) -> Option<usize> {
-    let best = best_move(inspection, by_max)?;
+pub fn lead_layer(inspection: &Inspection, scoring: Scoring) -> Option<usize> {
+    let best = best_move(inspection, scoring)?;
     let layers = inspection.moves[best].layers.len();
     let leads = |l: usize| {
-        let v = scored(&inspection.moves[best].layers[l], by_max);
-        inspection.moves.iter().all(|m| m.layers.get(l).is_none_or(|d| scored(d, by_max) <= v))
+        let v = scoring.value(&inspection.moves[best].layers[l]);
+        inspection.moves.iter().all(|m| m.layers.get(l).is_none_or(|d| scoring.value(d) <= v))
     };
     let mut first = layers;
     while first > 0 && leads(first - 1) {
@@ -268,12 +263,12 @@ pub fn lead_layer(inspection: &Inspection, by_max: bool) -> Option<usize> {
 }
 
 /// The query token for `query` (a cell name or a move; `None`: the best move), if the input has it.
-pub fn query_token(inspection: &Inspection, query: Option<&str>, by_max: bool) -> Option<usize> {
+pub fn query_token(inspection: &Inspection, query: Option<&str>, scoring: Scoring) -> Option<usize> {
     match query {
         Some(q) => {
             inspection.cell_token(q).or_else(|| inspection.move_index(q).map(|i| inspection.moves[i].token))
         }
-        None => best_move(inspection, by_max).map(|i| inspection.moves[i].token),
+        None => best_move(inspection, scoring).map(|i| inspection.moves[i].token),
     }
 }
 
@@ -297,7 +292,7 @@ impl HeadEffect {
 
 /// Every move's value as trained and under the scale, the moves that lost most first (what the scaled
 /// heads were holding up).
-pub fn head_effects(view: &InsideView, by_max: bool) -> Vec<HeadEffect> {
+pub fn head_effects(view: &InsideView, scoring: Scoring) -> Vec<HeadEffect> {
     let Some(scaled) = &view.scaled else { return Vec::new() };
     let mut rows: Vec<HeadEffect> = view
         .clean
@@ -307,8 +302,8 @@ pub fn head_effects(view: &InsideView, by_max: bool) -> Vec<HeadEffect> {
             let now = scaled.moves.iter().find(|s| s.text == m.text)?;
             Some(HeadEffect {
                 text: m.text.clone(),
-                clean: scored(&m.value, by_max),
-                now: scored(&now.value, by_max),
+                clean: scoring.value(&m.value),
+                now: scoring.value(&now.value),
             })
         })
         .collect();
@@ -353,19 +348,19 @@ mod tests {
         assert!(view.scaled.is_none());
         let clean = &view.clean;
         assert_eq!(clean.moves.len(), 20);
-        let best = best_move(clean, false).expect("a best move");
-        let lead = lead_layer(clean, false).expect("a lead layer");
+        let best = best_move(clean, Scoring::Mean).expect("a best move");
+        let lead = lead_layer(clean, Scoring::Mean).expect("a lead layer");
         assert!(lead < clean.num_layers());
         let last = clean.moves[best].layers.len() - 1;
         // From the lead layer on, the best move is valued highest at every depth.
         for l in lead..=last {
-            let v = scored(&clean.moves[best].layers[l], false);
-            assert!(clean.moves.iter().all(|m| scored(&m.layers[l], false) <= v + 1e-12), "layer {l}");
+            let v = Scoring::Mean.value(&clean.moves[best].layers[l]);
+            assert!(clean.moves.iter().all(|m| Scoring::Mean.value(&m.layers[l]) <= v + 1e-12), "layer {l}");
         }
-        assert_eq!(query_token(clean, None, false), Some(clean.moves[best].token));
-        assert!(query_token(clean, Some("e2"), false).is_some());
-        assert!(query_token(clean, Some("e2e4"), false).is_some());
-        assert_eq!(query_token(clean, Some("z9"), false), None);
+        assert_eq!(query_token(clean, None, Scoring::Mean), Some(clean.moves[best].token));
+        assert!(query_token(clean, Some("e2"), Scoring::Mean).is_some());
+        assert!(query_token(clean, Some("e2e4"), Scoring::Mean).is_some());
+        assert_eq!(query_token(clean, Some("z9"), Scoring::Mean), None);
 
         // Every head of the first layer off: a second pass, and the values move.
         for head in 0..clean.num_heads() {
@@ -374,7 +369,7 @@ mod tests {
         assert_eq!(inside.scaled_heads().len(), clean.num_heads());
         inspected(&mut inside, &here, &dir);
         let view = inside.view.clone().expect("inspected again");
-        let effects = head_effects(&view, false);
+        let effects = head_effects(&view, Scoring::Mean);
         assert_eq!(effects.len(), 20);
         assert!(effects.iter().any(|e| e.delta().abs() > 1e-6), "removing a layer's heads moves values");
         assert!(effects.windows(2).all(|w| w[0].delta() <= w[1].delta()), "most hurt first");

@@ -15,42 +15,71 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{GoLimits, SearchReport};
 use crate::game::Player;
+use crate::mav::scoring::Scoring;
 
 /// Who chooses the model side's moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "SavedChooser")]
 pub enum Chooser {
-    /// The model alone: the move with the best value under max scoring (the mode).
-    ModelMax,
-    /// The model alone: the move with the best value under mean scoring (the expectation).
-    #[default]
-    ModelMean,
+    /// The model alone: the move with the best value under this scoring rule.
+    Model(Scoring),
     /// MAV-MCTS over the model.
     Mcts,
     /// A UCI engine (chess only): the first move of its best line after the time per move.
     Uci,
 }
 
+impl Default for Chooser {
+    fn default() -> Self {
+        Chooser::Model(Scoring::Mean)
+    }
+}
+
+/// How a chooser is read back from saved settings: today's form, and the two model choosers of settings
+/// written before the scoring rules were opened (`ModelMax`, `ModelMean`).
+#[derive(Deserialize)]
+enum SavedChooser {
+    Model(Scoring),
+    ModelMax,
+    ModelMean,
+    Mcts,
+    Uci,
+}
+
+impl From<SavedChooser> for Chooser {
+    fn from(s: SavedChooser) -> Chooser {
+        match s {
+            SavedChooser::Model(scoring) => Chooser::Model(scoring),
+            SavedChooser::ModelMax => Chooser::Model(Scoring::Max),
+            SavedChooser::ModelMean => Chooser::Model(Scoring::Mean),
+            SavedChooser::Mcts => Chooser::Mcts,
+            SavedChooser::Uci => Chooser::Uci,
+        }
+    }
+}
+
 impl Chooser {
-    /// Every chooser, in the order the dialog lists them.
-    pub const ALL: [Chooser; 4] = [Chooser::ModelMax, Chooser::ModelMean, Chooser::Mcts, Chooser::Uci];
+    /// Every chooser, in the order the dialog lists them: the model alone under each rule of
+    /// [`Scoring::ALL`], MCTS, UCI.
+    pub fn all() -> Vec<Chooser> {
+        Scoring::ALL.into_iter().map(Chooser::Model).chain([Chooser::Mcts, Chooser::Uci]).collect()
+    }
 
     /// The dialog's label.
-    pub fn label(self) -> &'static str {
+    pub fn label(self) -> String {
         match self {
-            Chooser::ModelMax => "The model alone, max scoring",
-            Chooser::ModelMean => "The model alone, mean scoring",
-            Chooser::Mcts => "MAV-MCTS over the model",
-            Chooser::Uci => "A UCI engine (chess)",
+            Chooser::Model(s) => format!("The model alone, {s} scoring"),
+            Chooser::Mcts => "MAV-MCTS over the model".to_owned(),
+            Chooser::Uci => "A UCI engine (chess)".to_owned(),
         }
     }
 
     /// A short name for the player's name in the game (`mav-enc-tiny (mean scoring)`).
-    pub fn short(self) -> &'static str {
+    pub fn short(self) -> String {
         match self {
-            Chooser::ModelMax => "max scoring",
-            Chooser::ModelMean => "mean scoring",
-            Chooser::Mcts => "MCTS",
-            Chooser::Uci => "UCI",
+            Chooser::Model(s) => format!("{s} scoring"),
+            Chooser::Mcts => "MCTS".to_owned(),
+            Chooser::Uci => "UCI".to_owned(),
         }
     }
 
@@ -76,7 +105,12 @@ pub struct PlaySetup {
 
 impl Default for PlaySetup {
     fn default() -> Self {
-        PlaySetup { human: Player::First, chooser: Chooser::ModelMean, simulations: 200, movetime_ms: 2000 }
+        PlaySetup {
+            human: Player::First,
+            chooser: Chooser::Model(Scoring::Mean),
+            simulations: 200,
+            movetime_ms: 2000,
+        }
     }
 }
 
@@ -200,9 +234,9 @@ impl PlayGame {
         let Some(thinking) = self.thinking.as_mut() else { return Action::Wait };
         let report = turn.report.filter(|r| r.snapshot.root == turn.root);
         match self.setup.chooser {
-            Chooser::ModelMax | Chooser::ModelMean => report
-                .and_then(|r| best_by_value(r, self.setup.chooser == Chooser::ModelMax))
-                .map_or(Action::Wait, Action::Play),
+            Chooser::Model(scoring) => {
+                report.and_then(|r| best_by_value(r, scoring)).map_or(Action::Wait, Action::Play)
+            }
             Chooser::Mcts if !thinking.asked => {
                 thinking.asked = true;
                 Action::Search(self.setup.limits())
@@ -212,7 +246,7 @@ impl PlayGame {
                     .snapshot
                     .best
                     .clone()
-                    .or_else(|| best_by_value(r, false))
+                    .or_else(|| best_by_value(r, Scoring::Mean))
                     .map_or(Action::Wait, Action::Play),
                 _ => Action::Wait,
             },
@@ -251,16 +285,16 @@ impl PlayGame {
     }
 }
 
-/// The valued move with the best value under max (`by_max`) or mean scoring; ties go to the other
-/// scoring, then to the first listed.
-pub fn best_by_value(report: &SearchReport, by_max: bool) -> Option<String> {
+/// The valued move with the best value under `scoring` (from its distribution; the search's own value when
+/// none was kept); ties go to the rule's tie-breaker, then to the first listed.
+pub fn best_by_value(report: &SearchReport, scoring: Scoring) -> Option<String> {
     let mut best: Option<(f64, f64, &str)> = None;
     for m in &report.snapshot.moves {
-        let (Some(max), Some(mean)) = (m.model_max, m.model_mean) else { continue };
-        let key = if by_max { (max, mean) } else { (mean, max) };
-        let better = best.is_none_or(|(a, b, _)| key.0 > a || (key.0 == a && key.1 > b));
+        let Some(value) = m.value_or_model(scoring) else { continue };
+        let tie = m.value(scoring.tie_breaker()).unwrap_or(value);
+        let better = best.is_none_or(|(a, b, _)| value > a || (value == a && tie > b));
         if better {
-            best = Some((key.0, key.1, &m.action));
+            best = Some((value, tie, &m.action));
         }
     }
     best.map(|(_, _, action)| action.to_owned())
@@ -290,16 +324,15 @@ mod tests {
     use super::*;
     use crate::search::mcts::{MctsSnapshot, MctsStats, MoveStats, NodeStatus, Totals};
 
-    fn stats(action: &str, max: f64, mean: f64, visits: u32) -> MoveStats {
+    fn stats(action: &str, distribution: &[f64], visits: u32) -> MoveStats {
         MoveStats {
             action: action.into(),
             visits,
             visit_share: 0.0,
             q: None,
             prior: 0.1,
-            model_max: Some(max),
-            model_mean: Some(mean),
-            distribution: None,
+            model: Some(Scoring::Mean.of_probs(distribution)),
+            distribution: Some(distribution.to_vec()),
             virtual_count: 0,
             status: NodeStatus::Expanded,
             hallucinations: 0,
@@ -350,19 +383,45 @@ mod tests {
 
     #[test]
     fn max_and_mean_scoring_pick_their_own_best_move() {
-        // a has the higher mode, b the higher expectation: the two choosers disagree.
-        let r = report("p", vec![stats("a", 0.8, 0.5, 0), stats("b", 0.6, 0.7, 0)], None);
+        // a has the higher mode (0.875), b the higher expectation (0.625 > 0.575) and the narrower
+        // distribution: the max chooser plays a, the others b.
+        let r = report(
+            "p",
+            vec![stats("a", &[0.4, 0.0, 0.0, 0.6], 0), stats("b", &[0.0, 0.0, 1.0, 0.0], 0)],
+            None,
+        );
         let t = turn("p", Player::Second, Some(&r));
         let now = Instant::now();
-        assert_eq!(game(Chooser::ModelMax).step(&t, now), Action::Play("a".into()));
-        assert_eq!(game(Chooser::ModelMean).step(&t, now), Action::Play("b".into()));
+        assert_eq!(game(Chooser::Model(Scoring::Max)).step(&t, now), Action::Play("a".into()));
+        assert_eq!(game(Chooser::Model(Scoring::Mean)).step(&t, now), Action::Play("b".into()));
+        for rule in [Scoring::ALL[2], Scoring::ALL[3]] {
+            assert_eq!(game(Chooser::Model(rule)).step(&t, now), Action::Play("b".into()), "{rule}");
+        }
+    }
+
+    #[test]
+    fn choosers_read_back_from_old_and_new_settings() {
+        for (text, chooser) in [
+            ("\"ModelMax\"", Chooser::Model(Scoring::Max)),
+            ("\"ModelMean\"", Chooser::Model(Scoring::Mean)),
+            ("\"Mcts\"", Chooser::Mcts),
+            ("{\"Model\":\"quantile:0.25\"}", Chooser::Model(Scoring::ALL[2])),
+        ] {
+            assert_eq!(serde_json::from_str::<Chooser>(text).expect(text), chooser, "{text}");
+        }
+        for c in Chooser::all() {
+            let text = serde_json::to_string(&c).expect("writes");
+            assert_eq!(serde_json::from_str::<Chooser>(&text).expect("reads"), c, "{text}");
+        }
+        assert_eq!(Chooser::all().len(), Scoring::ALL.len() + 2);
+        assert!(serde_json::from_str::<Chooser>("{\"Model\":\"median\"}").is_err());
     }
 
     #[test]
     fn waits_on_the_users_move_an_old_report_and_a_look_back() {
         let now = Instant::now();
-        let mut g = game(Chooser::ModelMean);
-        let r = report("p", vec![stats("a", 0.8, 0.5, 0)], None);
+        let mut g = game(Chooser::Model(Scoring::Mean));
+        let r = report("p", vec![stats("a", &[0.4, 0.0, 0.0, 0.6], 0)], None);
         // The user (first player by default) is to move.
         assert_eq!(g.step(&turn("p", Player::First, Some(&r)), now), Action::Wait);
         // A report of another position.
@@ -386,7 +445,7 @@ mod tests {
         let setup =
             PlaySetup { chooser: Chooser::Mcts, simulations: 50, movetime_ms: 700, ..PlaySetup::default() };
         let mut g = PlayGame::new(setup, "m".into());
-        let evaluated = report("p", vec![stats("a", 0.9, 0.9, 0), stats("b", 0.1, 0.1, 0)], None);
+        let evaluated = report("p", vec![stats("a", &[0.0, 1.0], 0), stats("b", &[1.0, 0.0], 0)], None);
         let t = turn("p", Player::Second, Some(&evaluated));
         let Action::Search(limits) = g.step(&t, now) else { panic!("a search first") };
         assert_eq!(limits.simulations, Some(50));
@@ -394,7 +453,7 @@ mod tests {
         // Asked once; the one-call evaluation does not decide.
         assert_eq!(g.step(&t, now), Action::Wait);
         // A search that ended on another root does not either.
-        let searched = report("p", vec![stats("a", 0.9, 0.9, 3), stats("b", 0.1, 0.1, 40)], Some("b"));
+        let searched = report("p", vec![stats("a", &[0.0, 1.0], 3), stats("b", &[1.0, 0.0], 40)], Some("b"));
         let other = Turn { finished_search: Some("q"), ..turn("p", Player::Second, Some(&searched)) };
         assert_eq!(g.step(&other, now), Action::Wait);
         let done = Turn { finished_search: Some("p"), ..turn("p", Player::Second, Some(&searched)) };
@@ -427,7 +486,7 @@ mod tests {
             PlaySetup { chooser: Chooser::Uci, ..s }.opponent_name("m", "Stockfish 15.1"),
             "Stockfish 15.1"
         );
-        assert_eq!(game(Chooser::ModelMax).resign_result(), "0-1");
+        assert_eq!(game(Chooser::Model(Scoring::Max)).resign_result(), "0-1");
         let black = PlayGame::new(PlaySetup { human: Player::Second, ..s }, "m".into());
         assert_eq!(black.resign_result(), "1-0");
     }

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::mav::scoring::Scoring;
+
 /// How many recent files the File menu remembers.
 pub const MAX_RECENT_FILES: usize = 10;
 
@@ -15,27 +17,6 @@ pub enum ThemeChoice {
     Dark,
     /// Light background.
     Light,
-}
-
-/// How a value distribution over buckets becomes one number (see `mav::buckets`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ScoringChoice {
-    /// The centre of the most probable bucket.
-    Max,
-    /// The probability-weighted mean of the bucket centres.
-    #[default]
-    Mean,
-}
-
-impl ScoringChoice {
-    /// The name shown in menus.
-    pub fn label(self) -> &'static str {
-        match self {
-            ScoringChoice::Max => "Max (most likely bucket)",
-            ScoringChoice::Mean => "Mean (expected value)",
-        }
-    }
 }
 
 /// Everything that is saved between runs. Panel sizes are saved by egui's own memory.
@@ -56,8 +37,11 @@ pub struct Settings {
     pub show_setup_panel: bool,
     /// Files opened or saved, most recent first.
     pub recent_files: Vec<PathBuf>,
-    /// Max or mean scoring of value distributions.
-    pub scoring: ScoringChoice,
+    /// The scoring rule that ranks moves, drives searches and reviews.
+    pub scoring: Scoring,
+    /// The rule shown beside it (the values panel's second column and `≠` marks, the eval graph's second
+    /// line); max by default, as the paper compares max and mean.
+    pub compare_scoring: Scoring,
     /// The search panel's settings.
     pub search: SearchSettings,
     /// Show the analysis panels (action values, search).
@@ -154,11 +138,11 @@ impl Default for SearchSettings {
 
 impl SearchSettings {
     /// The MCTS parameters these settings and the scoring choice give.
-    pub fn params(&self, scoring: ScoringChoice) -> crate::search::mcts::MctsParams {
+    pub fn params(&self, scoring: Scoring) -> crate::search::mcts::MctsParams {
         use crate::search::mcts::{MctsParams, Temperature, VirtualCounts, WorldModel};
         MctsParams {
             c_puct: self.c_puct,
-            scoring: scoring.into(),
+            scoring,
             prior_top_k: self.prior_top_k.max(1),
             epsilon: self.epsilon,
             temperature: Temperature::constant(self.temperature),
@@ -192,12 +176,16 @@ impl SearchSettings {
     }
 }
 
-impl From<ScoringChoice> for crate::inference::evaluator::Scoring {
-    fn from(s: ScoringChoice) -> Self {
-        match s {
-            ScoringChoice::Max => crate::inference::evaluator::Scoring::Max,
-            ScoringChoice::Mean => crate::inference::evaluator::Scoring::Mean,
-        }
+impl Settings {
+    /// The rules the panels show side by side: the chosen scoring first, then the compared rule (the
+    /// chosen one's tie-breaker when both are the same).
+    pub fn scoring_rules(&self) -> [Scoring; 2] {
+        let compare = if self.compare_scoring == self.scoring {
+            self.scoring.tie_breaker()
+        } else {
+            self.compare_scoring
+        };
+        [self.scoring, compare]
     }
 }
 
@@ -211,7 +199,8 @@ impl Default for Settings {
             show_moves_panel: true,
             show_setup_panel: true,
             recent_files: Vec::new(),
-            scoring: ScoringChoice::Mean,
+            scoring: Scoring::Mean,
+            compare_scoring: Scoring::Max,
             search: SearchSettings::default(),
             show_analysis_panel: true,
             model_dir: None,
@@ -268,9 +257,9 @@ mod tests {
     #[test]
     fn search_settings_give_valid_params() {
         let s = SearchSettings::default();
-        s.params(ScoringChoice::Max).validate().expect("default search settings are valid");
+        s.params(Scoring::Max).validate().expect("default search settings are valid");
         let fixed = SearchSettings { dynamic_virtual_counts: false, virtual_count: 3, ..s };
-        let p = fixed.params(ScoringChoice::Mean);
+        let p = fixed.params(Scoring::Mean);
         assert_eq!(p.virtual_counts, crate::search::mcts::VirtualCounts::Fixed(3));
         assert_eq!(p.scoring, crate::inference::evaluator::Scoring::Mean);
         assert_eq!(fixed.engine_config().batch_size, 16);

@@ -174,7 +174,11 @@ pub fn cycle(config: &SoakConfig, round: u64) -> Vec<Step> {
     at(124.0, StepKind::Inside, inside(InsideCommand::Enable(false)));
 
     // A game against the model: the model alone or MCTS over it, the user's moves chosen at random.
-    let chooser = if round.is_multiple_of(2) { Chooser::ModelMean } else { Chooser::Mcts };
+    let chooser = if round.is_multiple_of(2) {
+        Chooser::Model(crate::mav::scoring::Scoring::Mean)
+    } else {
+        Chooser::Mcts
+    };
     let setup = PlaySetup { human: Player::First, chooser, simulations: 64, movetime_ms: 400 };
     at(126.0, StepKind::Play, cmd(Command::Play(PlayCommand::Start(setup))));
     for i in 0..40u32 {

@@ -214,16 +214,17 @@ impl AppState {
             AnalysisCommand::SetScoring(s) => {
                 self.settings.scoring = s;
                 if let Some(r) = self.analysis.game_review.as_mut()
-                    && let Err(e) = r.rescore(s.into())
+                    && let Err(e) = r.rescore(s)
                 {
                     self.view.messages.error(format!("The review could not be re-scored: {e}"));
                 }
                 if let Some(f) = self.analysis.file_review.as_mut()
-                    && let Err(e) = f.rescore(s.into())
+                    && let Err(e) = f.rescore(s)
                 {
                     self.view.messages.error(format!("The file's reviews could not be re-scored: {e}"));
                 }
             }
+            AnalysisCommand::SetCompareScoring(s) => self.settings.compare_scoring = s,
             AnalysisCommand::ToggleSearch => {
                 let r = if self.analysis.searching {
                     EngineRequest::StopSearch

@@ -18,7 +18,7 @@ use mavboard::search::mcts::driver::RunLimits;
 use mavboard::search::mcts::params::{MctsParams, VirtualCounts, WorldModel};
 use mavboard::search::mcts::search::Mcts;
 
-use super::choice::{GameArg, ScoringArg};
+use super::choice::GameArg;
 
 /// Arguments of `mavboard analyse`.
 #[derive(Debug, clap::Args)]
@@ -56,9 +56,10 @@ pub struct Args {
     /// budget, n_max 8/16/32 and n_min 2].
     #[arg(long = "virtual")]
     virtual_counts: Option<String>,
-    /// Scoring used by the search's prior and values: mean or max.
-    #[arg(long, value_enum, default_value_t = ScoringArg::Mean)]
-    scoring: ScoringArg,
+    /// The scoring rule that ranks the moves and drives the search's prior and values: max, mean,
+    /// quantile:Q (0 < Q < 1) or mean-sd:L (the mean less L standard deviations).
+    #[arg(long, default_value_t = Scoring::Mean)]
+    scoring: Scoring,
     /// Text models: `constrained` (the rules give the moves) or `free` (the model writes everything; its
     /// output and hallucinations are printed).
     #[arg(long = "mode", alias = "decode", default_value = "constrained")]
@@ -144,7 +145,7 @@ fn analyse<S: MavState>(
     } else {
         TopK::Count(args.k.parse().with_context(|| format!("--k {} is neither a number nor `all`", args.k))?)
     };
-    let scoring = Scoring::from(args.scoring);
+    let scoring = args.scoring;
     let mode = match args.decode.as_str() {
         "constrained" => DecodeMode::Constrained,
         "free" => DecodeMode::Free,
@@ -168,9 +169,15 @@ fn analyse<S: MavState>(
         .evaluate(std::slice::from_ref(&request))
         .pop()
         .context("the evaluator returned no result")??;
-    let max: Vec<f64> = result.moves.iter().map(|m| m.dist.max_value()).collect();
-    let mean: Vec<f64> = result.moves.iter().map(|m| m.dist.mean_value()).collect();
-    let (rmax, rmean) = (rank(&max), rank(&mean));
+    // The paper's two rules, and the chosen one when it is another; the chosen one orders the table.
+    let mut rules = vec![Scoring::Max, Scoring::Mean];
+    if !rules.contains(&scoring) {
+        rules.push(scoring);
+    }
+    let values: Vec<Vec<f64>> =
+        rules.iter().map(|r| result.moves.iter().map(|m| r.value(&m.dist)).collect()).collect();
+    let ranks: Vec<Vec<usize>> = values.iter().map(|v| rank(v)).collect();
+    let chosen = rules.iter().position(|&r| r == scoring).unwrap_or(1);
     let snapshot = match args.sims {
         Some(n) => {
             let world_model = match args.world.as_str() {
@@ -195,8 +202,13 @@ fn analyse<S: MavState>(
             .iter()
             .enumerate()
             .map(|(i, m)| {
+                let by_rule = |v: &[Vec<f64>]| -> serde_json::Map<String, serde_json::Value> {
+                    rules.iter().zip(v).map(|(r, v)| (r.to_string(), serde_json::json!(v[i]))).collect()
+                };
+                let rank_by_rule: serde_json::Map<String, serde_json::Value> =
+                    rules.iter().zip(&ranks).map(|(r, k)| (r.to_string(), serde_json::json!(k[i]))).collect();
                 serde_json::json!({
-                    "move": m.text, "max": max[i], "mean": mean[i], "rank_max": rmax[i], "rank_mean": rmean[i],
+                    "move": m.text, "values": by_rule(&values), "ranks": rank_by_rule,
                     "best_prob": result.best_action.as_ref().map(|b| b[i]), "distribution": m.dist.probs(),
                 })
             })
@@ -215,26 +227,24 @@ fn analyse<S: MavState>(
         println!("the game is over: {o} ({:?})", o.reason());
         return Ok(());
     }
-    println!(
-        "\n{:<8} {:>7} {:>7} {:>8} {:>9} {:>7}",
-        "move", "max %", "mean %", "rank max", "rank mean", "best %"
-    );
+    let mut head = format!("\n{:<8}", "move");
+    for r in &rules {
+        head.push_str(&format!(" {:>15}", format!("{r} % (rank)")));
+    }
+    println!("{head} {:>7}", "best %");
     let mut order: Vec<usize> = (0..result.moves.len()).collect();
-    order.sort_by_key(|&i| rmean[i]);
+    order.sort_by_key(|&i| ranks[chosen][i]);
     for i in order {
         let best = result.best_action.as_ref().map_or(String::from("-"), |b| format!("{:.1}", 100.0 * b[i]));
-        let flag = if rmax[i] != rmean[i] { "  ≠" } else { "" };
-        println!(
-            "{:<8} {:>7.1} {:>7.1} {:>8} {:>9} {:>7}{flag}",
-            result.moves[i].text,
-            100.0 * max[i],
-            100.0 * mean[i],
-            rmax[i],
-            rmean[i],
-            best
-        );
+        let flag = if ranks.iter().any(|k| k[i] != ranks[chosen][i]) { "  ≠" } else { "" };
+        let mut line = format!("{:<8}", result.moves[i].text);
+        for (v, k) in values.iter().zip(&ranks) {
+            line.push_str(&format!(" {:>15}", format!("{:.1} ({})", 100.0 * v[i], k[i])));
+        }
+        println!("{line} {best:>7}{flag}");
     }
-    println!("(≠: max and mean scoring rank the move differently)");
+    let names: Vec<String> = rules.iter().map(|r| r.to_string()).collect();
+    println!("(ordered by {scoring} scoring; ≠: {} rank the move differently)", names.join(", "));
     if mode == DecodeMode::Free {
         println!("\nthe model wrote:\n{}", result.raw_text);
         if result.hallucinations.is_empty() {

@@ -23,8 +23,6 @@ use mavboard::review::{
 use mavboard::uci::SearchLimits;
 use mavboard::uci::locate::locate_stockfish;
 
-use super::choice::ScoringArg;
-
 /// Arguments of `mavboard annotate`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -48,9 +46,9 @@ pub struct Args {
     /// With a UCI reviewer: search each position this many nodes.
     #[arg(long, requires = "reviewer")]
     nodes: Option<u64>,
-    /// Scoring of a move's value distribution: mean or max.
-    #[arg(long, value_enum, default_value_t = ScoringArg::Mean)]
-    scoring: ScoringArg,
+    /// Scoring of a move's value distribution: max, mean, quantile:Q (0 < Q < 1) or mean-sd:L.
+    #[arg(long, default_value_t = Scoring::Mean)]
+    scoring: Scoring,
     /// Worker threads, each with its own copy of the model; games are spread over them.
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -111,7 +109,7 @@ fn judge_spec(
 
 /// Runs `mavboard annotate`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let scoring = Scoring::from(args.scoring);
+    let scoring = args.scoring;
     let review = ReviewOptions {
         scoring,
         simulations: args.sims,

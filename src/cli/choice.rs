@@ -3,7 +3,6 @@
 //! accepts the same spellings and names the wrong value the same way.
 
 use mavboard::game::GameKind;
-use mavboard::inference::evaluator::Scoring;
 
 /// `--game`: the game a command works on. Case does not matter (the arguments set `ignore_case`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -40,25 +39,6 @@ impl GameArg {
     }
 }
 
-/// `--scoring`: how a move's value distribution becomes one number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ScoringArg {
-    /// The expected bucket centre.
-    #[default]
-    Mean,
-    /// The centre of the most probable bucket.
-    Max,
-}
-
-impl From<ScoringArg> for Scoring {
-    fn from(s: ScoringArg) -> Scoring {
-        match s {
-            ScoringArg::Mean => Scoring::Mean,
-            ScoringArg::Max => Scoring::Max,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use clap::ValueEnum;
@@ -71,6 +51,5 @@ mod tests {
         assert_eq!(GameArg::from_str("connect-four", true), Ok(GameArg::ConnectFour));
         assert_eq!(GameArg::from_str("chess960", true).map(GameArg::rules), Ok(GameKind::Chess));
         assert!(GameArg::from_str("go", true).is_err());
-        assert_eq!(Scoring::from(ScoringArg::from_str("max", false).expect("max")), Scoring::Max);
     }
 }

@@ -26,8 +26,6 @@ use mavboard::mav::command::StateFormat;
 use mavboard::model::package::default_package_dir;
 use mavboard::search::internal::InternalConfig;
 
-use super::choice::ScoringArg;
-
 /// Arguments of `mavboard eval`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -47,6 +45,11 @@ pub struct Args {
     /// Requests per model call.
     #[arg(long, default_value_t = 16)]
     batch: usize,
+    /// The scoring rules the puzzles are solved with, comma-separated (each one solves every puzzle):
+    /// max, mean, quantile:Q, mean-sd:L. Label sets are always measured under max, mean, quantile:0.25 and
+    /// mean-sd:1 (no extra model calls).
+    #[arg(long, value_delimiter = ',', default_values_t = Scoring::ALL)]
+    scoring: Vec<Scoring>,
     /// ONNX Runtime library to use.
     #[arg(long)]
     ort_lib: Option<PathBuf>,
@@ -58,9 +61,9 @@ pub struct Args {
     /// model's own trace beside it (readable, issues, same choice, the labels' best move).
     #[arg(long, requires = "labels")]
     internal: Option<String>,
-    /// Scoring of the explicit search of --internal: mean or max.
-    #[arg(long, value_enum, default_value_t = ScoringArg::Mean)]
-    internal_scoring: ScoringArg,
+    /// Scoring of the explicit search of --internal: max, mean, quantile:Q or mean-sd:L.
+    #[arg(long, default_value_t = Scoring::Mean)]
+    internal_scoring: Scoring,
     /// How the model decodes its traces with --internal: `on` keeps it from listing a move twice on one
     /// line (moves of one token: chess, Connect Four), `off` is plain greedy decoding.
     #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
@@ -129,9 +132,10 @@ fn print_group(name: &str, g: &LabelMetrics) {
         g.positions,
         100.0 * g.random_best_value.mean
     );
-    for (label, m) in [("max ", &g.max), ("mean", &g.mean)] {
+    for m in &g.scored {
+        let label = m.scoring.to_string();
         println!(
-            "  {label}  action accuracy {:5.1}% (a best-valued move {:5.1}%)   Kendall tau {:6.3}   win-prob MAE {:.3}",
+            "  {label:<13} action accuracy {:5.1}% (a best-valued move {:5.1}%)   Kendall tau {:6.3}   win-prob MAE {:.3}",
             100.0 * m.action_accuracy.mean,
             100.0 * m.best_value_accuracy.mean,
             m.kendall_tau.mean,
@@ -139,7 +143,7 @@ fn print_group(name: &str, g: &LabelMetrics) {
         );
         if m.result_accuracy.count > 0 {
             println!(
-                "        keeps the proven result {:5.1}% ({} positions solved exactly; a random move {:.1}%)",
+                "                keeps the proven result {:5.1}% ({} positions solved exactly; a random move {:.1}%)",
                 100.0 * m.result_accuracy.mean,
                 m.result_accuracy.count,
                 100.0 * g.random_result.mean
@@ -171,9 +175,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Checked before the long label runs, so a typo does not cost them.
     let internal = match &args.internal {
-        Some(spec) => {
-            Some((super::internal::parse_breadth_depth(spec)?, Scoring::from(args.internal_scoring)))
-        }
+        Some(spec) => Some((super::internal::parse_breadth_depth(spec)?, args.internal_scoring)),
         None => None,
     };
     let options = SessionOptions { ort_lib: args.ort_lib, ..SessionOptions::default() };
@@ -272,21 +274,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         let pb = bar(ps.len() as u64, "puzzles");
         let search = args.sims.map(|simulations| PuzzleSearch { simulations, batch: args.batch.max(1) });
-        let m = eval_puzzles(evaluator.as_mut(), &ps, search, |n| pb.set_position(n))?;
+        let m = eval_puzzles(evaluator.as_mut(), &ps, search, &args.scoring, |n| pb.set_position(n))?;
         pb.finish_and_clear();
         let how = match args.sims {
             Some(n) => format!(" (MAV-MCTS, {n} simulations per move)"),
             None => String::new(),
         };
-        println!(
-            "puzzles: {}{how}   solved with max scoring {:.1}%   with mean scoring {:.1}%   \
-             first move found (max / mean) {:.1}% / {:.1}%",
-            m.puzzles,
-            100.0 * m.max.mean,
-            100.0 * m.mean.mean,
-            100.0 * m.first_move_max.mean,
-            100.0 * m.first_move_mean.mean
-        );
+        println!("puzzles: {}{how}", m.puzzles);
+        for s in &m.scored {
+            println!(
+                "  {:<13} solved {:5.1}%   first move found {:5.1}%",
+                s.scoring.to_string(),
+                100.0 * s.solved.mean,
+                100.0 * s.first_move.mean
+            );
+        }
         if let Some(why) = &m.skipped_why {
             println!("{} puzzle(s) left out: their solution does not replay (the first: {why})", m.skipped);
         }

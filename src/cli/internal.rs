@@ -95,10 +95,7 @@ pub fn run<S: mavboard::mav::state::MavState>(
 }
 
 fn print_report(r: &InternalReport, name: &str, format: &str) {
-    let scoring = match r.scoring {
-        Scoring::Max => "max",
-        Scoring::Mean => "mean",
-    };
+    let scoring = r.scoring;
     println!("position  {}", r.root);
     println!("model     {name} ({format})");
     println!(

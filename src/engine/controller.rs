@@ -253,7 +253,8 @@ impl<S: MavState> Controller<S> {
                 Err(e) => self.error(EngineError::Search(e)),
                 Ok(()) => {
                     if let Some(tree) = self.tree.as_mut().filter(|_| self.active.is_some()) {
-                        // Validated above, so this cannot fail.
+                        // Validated above; a new scoring while evaluations are out is refused by the
+                        // running tree and applies from the next search (a new tree).
                         let _ = tree.set_params(params.clone());
                     }
                     self.params = params;
@@ -295,6 +296,10 @@ impl<S: MavState> Controller<S> {
     }
 
     fn start(&mut self, limits: GoLimits, params: MctsParams) {
+        if self.tree.as_ref().is_some_and(|t| t.params().scoring != params.scoring && t.in_flight() > 0) {
+            // Its values are under another scoring and its evaluations are still out: start afresh.
+            self.tree = None;
+        }
         let ready = match self.tree.as_mut() {
             Some(tree) => tree.set_params(params.clone()),
             None => Mcts::new(self.position.current.clone(), self.position.ply(), params.clone())

@@ -1,5 +1,5 @@
 //! `mavboard eval`: a model against Stockfish labels and Lichess puzzles (the measures of Ruoss et al. and
-//! the MAV paper's Table 3), for max and mean scoring.
+//! the MAV paper's Table 3), under every scoring rule of [`Scoring::ALL`] (puzzles: the rules asked for).
 
 use serde::Serialize;
 
@@ -21,6 +21,8 @@ use crate::search::mcts::{Mcts, MctsParams, RunLimits, VirtualCounts};
 /// Measures under one scoring.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ScoredMetrics {
+    /// The rule.
+    pub scoring: Scoring,
     /// The model's best move (by this scoring) is the labels' best move.
     pub action_accuracy: Mean,
     /// The model's best move is valued best by the labels, ties included (several Connect Four moves
@@ -46,10 +48,8 @@ pub struct LabelMetrics {
     /// The same reference for [`ScoredMetrics::result_accuracy`]: the share of each exactly solved
     /// position's moves that keep its proven result, averaged.
     pub random_result: Mean,
-    /// Max scoring.
-    pub max: ScoredMetrics,
-    /// Mean scoring.
-    pub mean: ScoredMetrics,
+    /// The measures under each rule of [`Scoring::ALL`], in that order (filled as positions are scored).
+    pub scored: Vec<ScoredMetrics>,
     /// Free decoding (text models only): precision of the moves written (legal / written).
     pub free_legal_precision: Mean,
     /// Free decoding: recall of the legal moves (written / legal), for `%top_all`.
@@ -63,6 +63,23 @@ pub struct LabelMetrics {
 }
 
 impl LabelMetrics {
+    /// The measures under `scoring`, created empty the first time.
+    pub fn scored_mut(&mut self, scoring: Scoring) -> &mut ScoredMetrics {
+        let i = match self.scored.iter().position(|m| m.scoring == scoring) {
+            Some(i) => i,
+            None => {
+                self.scored.push(ScoredMetrics { scoring, ..ScoredMetrics::default() });
+                self.scored.len() - 1
+            }
+        };
+        &mut self.scored[i]
+    }
+
+    /// The measures under `scoring`, if it was measured.
+    pub fn scored(&self, scoring: Scoring) -> Option<&ScoredMetrics> {
+        self.scored.iter().find(|m| m.scoring == scoring)
+    }
+
     /// F1 of free decoding's legal-move precision and recall.
     pub fn free_legal_f1(&self) -> Option<f64> {
         let (p, r) = (self.free_legal_precision.mean, self.free_legal_recall.mean);
@@ -106,14 +123,26 @@ pub struct PuzzleMetrics {
     pub simulations: u64,
     /// Evaluations per model call of the search (0 without search).
     pub batch: usize,
-    /// Solved with max scoring.
-    pub max: Mean,
-    /// Solved with mean scoring.
-    pub mean: Mean,
-    /// The first solver move found with max scoring (solved or not).
-    pub first_move_max: Mean,
-    /// The first solver move found with mean scoring (solved or not).
-    pub first_move_mean: Mean,
+    /// The results under each rule tried, in the order asked.
+    pub scored: Vec<PuzzleScore>,
+}
+
+/// Puzzle results under one scoring rule.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PuzzleScore {
+    /// The rule that chose the moves.
+    pub scoring: Scoring,
+    /// Solved.
+    pub solved: Mean,
+    /// The first solver move found (solved or not).
+    pub first_move: Mean,
+}
+
+impl PuzzleMetrics {
+    /// The results under `scoring`, if it was tried.
+    pub fn scored(&self, scoring: Scoring) -> Option<&PuzzleScore> {
+        self.scored.iter().find(|m| m.scoring == scoring)
+    }
 }
 
 /// The whole report.
@@ -365,8 +394,9 @@ where
                 let keep = ranks.iter().filter(|&&r| r == top).count();
                 group.random_result.add(keep as f64 / ranks.len() as f64);
             }
-            score_label(rec, state, result, Scoring::Max, &mut group.max);
-            score_label(rec, state, result, Scoring::Mean, &mut group.mean);
+            for scoring in Scoring::ALL {
+                score_label(rec, state, result, scoring, group.scored_mut(scoring));
+            }
             if let Some(Ok(fr)) = free_results.as_ref().map(|f| &f[i]) {
                 score_free(state, fr, group);
             }
@@ -377,7 +407,7 @@ where
     Ok(())
 }
 
-/// Tries every puzzle with max and with mean scoring: the model's values choose each solver move, or with
+/// Tries every puzzle under each rule of `rules`: the model's values choose each solver move, or with
 /// `search` MAV-MCTS over them does (a fresh tree per solver move, the paper's dynamic virtual counts).
 /// A puzzle whose own solution does not replay is left out and counted; a model answer without a move to
 /// play is a miss; a model failure, a search setting out of range (`batch` 0) or an illegal choice stops
@@ -386,11 +416,13 @@ pub fn eval_puzzles(
     evaluator: &mut dyn Evaluator<ChessState>,
     puzzles: &[Puzzle],
     search: Option<PuzzleSearch>,
+    rules: &[Scoring],
     mut progress: impl FnMut(u64),
 ) -> Result<PuzzleMetrics, PuzzleEvalError> {
     let mut m = PuzzleMetrics {
         simulations: search.map_or(0, |s| s.simulations),
         batch: search.map_or(0, |s| s.batch),
+        scored: rules.iter().map(|&scoring| PuzzleScore { scoring, ..PuzzleScore::default() }).collect(),
         ..PuzzleMetrics::default()
     };
     for (n, p) in puzzles.iter().enumerate() {
@@ -400,8 +432,8 @@ pub fn eval_puzzles(
             progress(n as u64 + 1);
             continue;
         }
-        let mut outcome = [PuzzleOutcome { solver_moves: 0, found: 0 }; 2];
-        for (slot, scoring) in [Scoring::Max, Scoring::Mean].into_iter().enumerate() {
+        let mut outcome = vec![PuzzleOutcome { solver_moves: 0, found: 0 }; rules.len()];
+        for (slot, &scoring) in rules.iter().enumerate() {
             let solved = solve(p, |s: &ChessState| -> Result<_, PuzzleEvalError> {
                 let Some(search) = search else {
                     let mut results = evaluator.evaluate(&[EvalRequest::values(s.clone())]);
@@ -435,10 +467,10 @@ pub fn eval_puzzles(
             };
         }
         m.puzzles += 1;
-        m.max.hit(outcome[0].solved());
-        m.mean.hit(outcome[1].solved());
-        m.first_move_max.hit(outcome[0].first_move());
-        m.first_move_mean.hit(outcome[1].first_move());
+        for (score, o) in m.scored.iter_mut().zip(&outcome) {
+            score.solved.hit(o.solved());
+            score.first_move.hit(o.first_move());
+        }
         progress(n as u64 + 1);
     }
     Ok(m)
@@ -523,7 +555,8 @@ mod tests {
         assert!((g.random_best_value.mean - 4.0 / 21.0).abs() < 1e-9, "{:?}", g.random_best_value);
         // Two wins of seven, two draws of seven, one win of seven keep the result.
         assert!((g.random_result.mean - 5.0 / 21.0).abs() < 1e-9, "{:?}", g.random_result);
-        for m in [&g.max, &g.mean] {
+        assert_eq!(g.scored.iter().map(|m| m.scoring).collect::<Vec<_>>(), Scoring::ALL);
+        for m in &g.scored {
             assert_eq!(m.action_accuracy.mean, 0.0, "the model never names the labels' best move");
             assert!((m.best_value_accuracy.mean - 1.0 / 3.0).abs() < 1e-9, "{:?}", m.best_value_accuracy);
             assert_eq!(m.result_accuracy.count, 3);
@@ -539,29 +572,36 @@ mod tests {
             .join("tests/fixtures/puzzles/lichess-puzzles-dev.csv");
         let ps = super::super::puzzles::read_puzzles(&path).expect("reads");
         let mut e = MaterialEvaluator::new(1);
-        let m = eval_puzzles(&mut e, &ps[..60], None, |_| {}).expect("runs");
+        let rules = [Scoring::Max, Scoring::Mean, Scoring::quantile(0.25).expect("q")];
+        let m = eval_puzzles(&mut e, &ps[..60], None, &rules, |_| {}).expect("runs");
         assert_eq!(m.puzzles, 60);
+        assert_eq!(m.scored.iter().map(|s| s.scoring).collect::<Vec<_>>(), rules);
+        let max = m.scored(Scoring::Max).expect("tried");
         // A one-ply material counter wins some material puzzles, not all.
-        assert!(m.max.mean > 0.0 && m.max.mean < 1.0, "{m:?}");
+        assert!(max.solved.mean > 0.0 && max.solved.mean < 1.0, "{m:?}");
         // Every solved puzzle had its first move found, and some were only begun.
-        assert_eq!(m.first_move_max.count, 60);
-        assert!(m.first_move_max.mean > m.max.mean, "{m:?}");
-        assert!(m.first_move_mean.mean >= m.mean.mean, "{m:?}");
+        assert_eq!(max.first_move.count, 60);
+        assert!(max.first_move.mean > max.solved.mean, "{m:?}");
+        for s in &m.scored {
+            assert!(s.first_move.mean >= s.solved.mean, "{m:?}");
+        }
         assert_eq!(m.simulations, 0);
         // Searching over the same values sees replies: it solves more of these material puzzles.
         let search = PuzzleSearch { simulations: 64, batch: 8 };
-        let deep = eval_puzzles(&mut e, &ps[..60], Some(search), |_| {}).expect("runs");
+        let deep = eval_puzzles(&mut e, &ps[..60], Some(search), &[Scoring::Mean], |_| {}).expect("runs");
         assert_eq!((deep.puzzles, deep.simulations), (60, 64));
-        assert!(deep.mean.mean > m.mean.mean, "search {deep:?}\nvalues {m:?}");
+        let solved = |p: &PuzzleMetrics| p.scored(Scoring::Mean).expect("tried").solved.mean;
+        assert!(solved(&deep) > solved(&m), "search {deep:?}\nvalues {m:?}");
         assert_eq!((deep.batch, deep.skipped), (8, 0));
         // A puzzle whose solution does not replay is left out, named, and the rest are measured.
         let mut broken = ps[..3].to_vec();
         broken[1].moves[1] = "a1a1".into();
-        let part = eval_puzzles(&mut e, &broken, None, |_| {}).expect("runs");
+        let part = eval_puzzles(&mut e, &broken, None, &[Scoring::Mean], |_| {}).expect("runs");
         assert_eq!((part.puzzles, part.skipped), (2, 1));
         assert!(part.skipped_why.as_deref().is_some_and(|w| w.contains(&broken[1].id)), "{part:?}");
         let none = PuzzleSearch { simulations: 8, batch: 0 };
-        let err = eval_puzzles(&mut e, &ps[..1], Some(none), |_| {}).expect_err("a zero batch is refused");
+        let err = eval_puzzles(&mut e, &ps[..1], Some(none), &[Scoring::Mean], |_| {})
+            .expect_err("a zero batch is refused");
         assert!(err.to_string().contains("at least 1"), "{err}");
     }
 }

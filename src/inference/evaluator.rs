@@ -8,6 +8,7 @@ use crate::game::{GameState, Outcome};
 use crate::mav::buckets::ValueDistribution;
 
 pub use crate::mav::command::TopK;
+pub use crate::mav::scoring::Scoring;
 
 /// How a text model decodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
@@ -18,27 +19,6 @@ pub enum DecodeMode {
     Constrained,
     /// No masking: the model is its own world model; what it gets wrong is reported as hallucinations.
     Free,
-}
-
-/// Which of a move's two scorings to use (paper §2: max = the mode bucket's centre, mean = the expectation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scoring {
-    /// The centre of the most probable bucket.
-    Max,
-    /// The expected bucket centre.
-    #[default]
-    Mean,
-}
-
-impl Scoring {
-    /// The value of `dist` under this scoring, a win probability in [0, 1] for the player to move.
-    pub fn value(self, dist: &ValueDistribution) -> f64 {
-        match self {
-            Scoring::Max => dist.max_value(),
-            Scoring::Mean => dist.mean_value(),
-        }
-    }
 }
 
 /// One evaluation: a position, what to ask for and how.

@@ -14,8 +14,8 @@ use crate::search::mcts::{Mcts, MctsParams, RunLimits, VirtualCounts};
 /// A model shared by every agent that uses it (the league plays one game at a time).
 pub type SharedEvaluator<G = ChessState> = Rc<RefCell<Box<dyn Evaluator<G>>>>;
 
-/// One model call per move: the move whose value distribution scores best under `scoring` (ties: the
-/// other scoring, then the model's order).
+/// One model call per move: the move whose value distribution scores best under `scoring` (ties: its
+/// tie-breaking rule, then the model's order).
 pub struct MavAgent<G: GameState = ChessState> {
     label: String,
     scoring: Scoring,
@@ -53,10 +53,7 @@ impl<G: GameState> Agent<G> for MavAgent<G> {
                 agent: self.label.clone(),
                 why: format!("the model failed: {e}"),
             })?;
-        let other = match self.scoring {
-            Scoring::Max => Scoring::Mean,
-            Scoring::Mean => Scoring::Max,
-        };
+        let other = self.scoring.tie_breaker();
         let best = result
             .moves
             .iter()
@@ -66,15 +63,9 @@ impl<G: GameState> Agent<G> for MavAgent<G> {
                 agent: self.label.clone(),
                 why: format!("the model valued no legal move in {}", game.state.to_text()),
             })?;
-        let (m, _, _) = best;
-        Ok(Choice {
-            action: m.action,
-            note: Some(format!(
-                "max {:.1}% mean {:.1}%",
-                100.0 * m.dist.max_value(),
-                100.0 * m.dist.mean_value()
-            )),
-        })
+        let (m, value, tie) = best;
+        let note = format!("{} {:.1}% {} {:.1}%", self.scoring, 100.0 * value, other, 100.0 * tie);
+        Ok(Choice { action: m.action, note: Some(note) })
     }
 }
 
@@ -200,12 +191,13 @@ mod tests {
     fn mav_agent_takes_a_free_queen() {
         // White's queen on d1 can take an undefended black queen on d7.
         let state = ChessState::from_fen("4k3/3q4/8/8/8/8/8/3QK3 w - - 0 1").expect("fen");
-        for scoring in [Scoring::Max, Scoring::Mean] {
+        for scoring in Scoring::ALL {
             let mut agent = MavAgent::new("m".into(), scoring, shared());
             let view = GameView { start: &state, moves: &[], state: &state, ply: 0 };
             let c = agent.choose(&view).expect("moves");
-            assert_eq!(state.action_to_text(c.action), "d1d7");
-            assert!(c.note.expect("note").contains("mean"));
+            assert_eq!(state.action_to_text(c.action), "d1d7", "{scoring}");
+            let note = c.note.expect("note");
+            assert!(note.starts_with(&format!("{scoring} ")) && note.contains("mean"), "{note}");
         }
     }
 

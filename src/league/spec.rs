@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::LeagueError;
-use crate::inference::evaluator::Scoring;
+use crate::mav::scoring::{Scoring, ScoringError};
 
 /// What kind of player an agent is.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -12,7 +12,7 @@ use crate::inference::evaluator::Scoring;
 pub enum AgentKind {
     /// One model call per move; plays the move with the best value under `scoring` (no search).
     Mav {
-        /// Max or mean scoring.
+        /// The scoring rule.
         scoring: Scoring,
     },
     /// MAV-MCTS over the model with this many simulations per move.
@@ -54,7 +54,8 @@ pub struct AgentSpec {
 }
 
 impl AgentSpec {
-    /// Reads `mav-max`, `mav-mean`, `mcts:N`, `mcts-max:N`, `stockfish:SKILL` (also `sf:SKILL`),
+    /// Reads `mav-max`, `mav-mean`, `mav:SCORING` (any rule's text form, e.g. `mav:quantile:0.25`), `mcts:N`,
+    /// `mcts-max:N`, `mcts:N:SCORING`, `stockfish:SKILL` (also `sf:SKILL`),
     /// `stockfish-elo:ELO`, `solver`, `solver:DEPTH` or `playouts:N`; model agents may end in `@MODEL_DIR`.
     /// Which game an agent can play is checked when the league builds it.
     pub fn parse(text: &str) -> Result<AgentSpec, LeagueError> {
@@ -77,12 +78,27 @@ impl AgentSpec {
             "mav-max" | "max" if arg.is_none() => AgentKind::Mav { scoring: Scoring::Max },
             "mav-mean" | "mean" if arg.is_none() => AgentKind::Mav { scoring: Scoring::Mean },
             "mav-max" | "mav-mean" | "max" | "mean" => return Err(err("MAV agents take no number")),
+            "mav" => {
+                let rule =
+                    arg.ok_or_else(|| err("give the scoring after a colon, e.g. mav:quantile:0.25"))?;
+                AgentKind::Mav { scoring: rule.parse().map_err(|e: ScoringError| err(&e.to_string()))? }
+            }
             "mcts" | "mcts-mean" | "mcts-max" => {
-                let simulations = number("number of simulations")?;
+                let (count, rule) = match arg.and_then(|a| a.split_once(':')) {
+                    Some((n, r)) if name == "mcts" => (Some(n), Some(r)),
+                    _ => (arg, None),
+                };
+                let a = count.ok_or_else(|| err("give the number of simulations after a colon"))?;
+                let simulations =
+                    a.parse::<u64>().map_err(|_| err(&format!("`{a}` is not a number of simulations")))?;
                 if simulations == 0 {
                     return Err(err("MCTS needs at least one simulation"));
                 }
-                let scoring = if name == "mcts-max" { Scoring::Max } else { Scoring::Mean };
+                let scoring = match (rule, name.as_str()) {
+                    (Some(r), _) => r.parse().map_err(|e: ScoringError| err(&e.to_string()))?,
+                    (None, "mcts-max") => Scoring::Max,
+                    (None, _) => Scoring::Mean,
+                };
                 AgentKind::Mcts { simulations, scoring }
             }
             "stockfish" | "sf" => {
@@ -125,15 +141,15 @@ impl AgentSpec {
         Ok(AgentSpec { kind, model })
     }
 
-    /// The label: `mav-max`, `mav-mean`, `mcts-400`, `mcts-max-400`, `sf-skill3`, `sf-elo1500`, `solver`,
+    /// The label: `mav-max`, `mav-mean`, `mav-quantile:0.25`, `mcts-400` (mean), `mcts-max-400`,
+    /// `mcts-mean-sd:1-400`, `sf-skill3`, `sf-elo1500`, `solver`,
     /// `solver-d4`, `playouts-1000`, followed by `@` and the model folder's name when the agent has its own
     /// model.
     pub fn label(&self) -> String {
         let base = match &self.kind {
-            AgentKind::Mav { scoring: Scoring::Max } => "mav-max".to_owned(),
-            AgentKind::Mav { scoring: Scoring::Mean } => "mav-mean".to_owned(),
+            AgentKind::Mav { scoring } => format!("mav-{scoring}"),
             AgentKind::Mcts { simulations, scoring: Scoring::Mean } => format!("mcts-{simulations}"),
-            AgentKind::Mcts { simulations, scoring: Scoring::Max } => format!("mcts-max-{simulations}"),
+            AgentKind::Mcts { simulations, scoring } => format!("mcts-{scoring}-{simulations}"),
             AgentKind::StockfishSkill { skill } => format!("sf-skill{skill}"),
             AgentKind::StockfishElo { elo } => format!("sf-elo{elo}"),
             AgentKind::Solver { depth: None } => "solver".to_owned(),
@@ -206,6 +222,11 @@ mod tests {
             ("solver", "solver"),
             ("solver:6", "solver-d6"),
             ("playouts:1000", "playouts-1000"),
+            ("mav:quantile:0.25", "mav-quantile:0.25"),
+            ("mav:max", "mav-max"),
+            ("mcts:200:mean-sd:1", "mcts-mean-sd:1-200"),
+            ("mcts:200:max", "mcts-max-200"),
+            ("mav:Quantile:0.1@m/x", "mav-quantile:0.1@x"),
         ];
         for (text, label) in cases {
             assert_eq!(AgentSpec::parse(text).expect(text).label(), label, "{text}");
@@ -233,6 +254,10 @@ mod tests {
             "playouts",
             "playouts:0",
             "solver@m",
+            "mav",
+            "mav:median",
+            "mcts:10:median",
+            "mcts-max:10:mean",
         ] {
             let e = AgentSpec::parse(bad).expect_err(bad);
             assert!(matches!(e, LeagueError::UnknownAgent { .. }), "{bad}: {e}");

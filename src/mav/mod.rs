@@ -21,7 +21,8 @@
 //! Modules, one concept each:
 //! - [`command`]: the header, its commands and which lines are inputs and outputs;
 //! - [`state`]: per-game state strings (`%state`, FEN), the [`state::MavState`] trait games implement;
-//! - [`buckets`]: value buckets, the Lichess win-probability formula, max/mean scoring;
+//! - [`buckets`]: value buckets, the Lichess win-probability formula;
+//! - [`scoring`]: the rules that turn a value distribution into one number (max, mean, quantile, mean − λ·sd);
 //! - [`wdl`]: win/draw/loss shares from a value distribution (UCI's `wdl`);
 //! - [`example`]: rendering complete examples for training and prompting;
 //! - [`response`]: the tolerant parser of model output with classified hallucinations;
@@ -36,6 +37,7 @@ pub mod encoder_input;
 pub mod example;
 pub mod response;
 pub mod sample;
+pub mod scoring;
 pub mod searchless;
 pub mod state;
 pub mod tokenizer;

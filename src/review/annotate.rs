@@ -8,6 +8,7 @@ use super::classify::Classification;
 use super::error::ReviewError;
 use super::eval_text::eval_command;
 use super::report::{GameReview, MoveReview};
+use crate::mav::scoring::Scoring;
 use crate::pgn::{Comment, GameTree, NodeId, WriteOptions, game_to_string};
 
 /// A comment text made safe for PGN (`}` would end the comment).
@@ -25,10 +26,10 @@ fn percent(p: f64) -> String {
 
 /// The comment written after a reviewed move: `[%eval]` (unless the move already has one, which is kept
 /// as the only one, or the move ended the game: a finished game has nothing left to evaluate), then for a
-/// classified move its class, and when another move was better, that move with its max and mean values
+/// classified move its class, and when another move was better, that move with its values under the review's scoring and the compared rule
 /// (win probabilities for the mover); when a model ran beside a UCI judge and classes the move
 /// differently, what the model thinks.
-pub fn move_comment(m: &MoveReview, has_eval: bool) -> String {
+pub fn move_comment(m: &MoveReview, scoring: Scoring, has_eval: bool) -> String {
     let mut parts = Vec::new();
     if !has_eval && !m.ends_game {
         let white_p = if m.white { m.value_after } else { 1.0 - m.value_after };
@@ -38,15 +39,20 @@ pub fn move_comment(m: &MoveReview, has_eval: bool) -> String {
         parts.push(format!("{word}."));
     }
     if m.best_uci != m.uci {
-        // A judging engine's value is one number: both scorings agree.
-        if (m.best.max - m.best.mean).abs() < 0.001 {
-            parts.push(format!("Best {} ({}).", m.best_san, percent(m.best.mean)));
+        // A judging engine's value is one number: both rules agree.
+        if (m.best.value - m.best.compare).abs() < 0.001 {
+            parts.push(format!("Best {} ({}).", m.best_san, percent(m.best.value)));
         } else {
+            // The two rules in the catalogue's order (max before mean).
+            let mut two = [(scoring, m.best.value), (scoring.tie_breaker(), m.best.compare)];
+            two.sort_by_key(|&(s, _)| s.catalogue_place());
             parts.push(format!(
-                "Best {} (max {}, mean {}).",
+                "Best {} ({} {}, {} {}).",
                 m.best_san,
-                percent(m.best.max),
-                percent(m.best.mean)
+                two[0].0,
+                percent(two[0].1),
+                two[1].0,
+                percent(two[1].1)
             ));
         }
     }
@@ -110,7 +116,7 @@ pub fn annotate(tree: &mut GameTree, review: &GameReview, model: &str) -> Result
         {
             tree.append_nag(m.node, nag)?;
         }
-        let text = comment_text(&move_comment(m, has_eval));
+        let text = comment_text(&move_comment(m, review.scoring, has_eval));
         if !text.is_empty() {
             tree.append_comment(m.node, comment(text)?)?;
         }

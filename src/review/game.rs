@@ -35,15 +35,8 @@ struct Valued {
     search: Option<SearchInfo>,
 }
 
-fn values(dist: &crate::mav::buckets::ValueDistribution) -> Values {
-    Values { max: dist.max_value(), mean: dist.mean_value() }
-}
-
-fn pick(scoring: Scoring, v: Values) -> f64 {
-    match scoring {
-        Scoring::Max => v.max,
-        Scoring::Mean => v.mean,
-    }
+fn values(dist: &crate::mav::buckets::ValueDistribution, scoring: Scoring) -> Values {
+    Values { value: scoring.value(dist), compare: scoring.tie_breaker().value(dist) }
 }
 
 /// The rules' value of `mv` for the mover when it ends the game at once: 1 for checkmate, ½ for stalemate
@@ -60,7 +53,7 @@ fn rules_value(state: &ChessState, mv: Move) -> Option<f64> {
 /// The model's values of a move, replaced by the rules' value for a move that ends the game.
 fn move_values(state: &ChessState, mv: Move, model: Values) -> Values {
     match rules_value(state, mv) {
-        Some(v) => Values { max: v, mean: v },
+        Some(v) => Values { value: v, compare: v },
         None => model,
     }
 }
@@ -72,20 +65,23 @@ fn san(state: &ChessState, mv: Move) -> String {
 /// The played and best move's values from one model answer.
 fn from_model(p: &Pending, result: &EvalResult<ChessState>, scoring: Scoring) -> Result<Valued, ReviewError> {
     let not_valued = || ReviewError::MoveNotValued { ply: p.ply, san: san(&p.state, p.mv) };
-    let valued: Vec<(Move, Values)> =
-        result.moves.iter().map(|m| (m.action, move_values(&p.state, m.action, values(&m.dist)))).collect();
+    let valued: Vec<(Move, Values)> = result
+        .moves
+        .iter()
+        .map(|m| (m.action, move_values(&p.state, m.action, values(&m.dist, scoring))))
+        .collect();
     let played_v = valued.iter().find(|(mv, _)| *mv == p.mv).map(|&(_, v)| v).ok_or_else(not_valued)?;
     let (best_move, best_v) = valued
         .iter()
         .copied()
-        .reduce(|best, m| if pick(scoring, m.1) > pick(scoring, best.1) { m } else { best })
+        .reduce(|best, m| if m.1.value > best.1.value { m } else { best })
         .ok_or_else(not_valued)?;
     Ok(Valued {
         played: played_v,
         best: best_v,
         best_move,
-        before: pick(scoring, best_v),
-        after: pick(scoring, played_v),
+        before: best_v.value,
+        after: played_v.value,
         search: None,
     })
 }
@@ -109,14 +105,17 @@ fn from_search<E: Evaluator<ChessState> + ?Sized>(
     let stats = |text: &str| snapshot.moves.iter().find(|m| m.action == text);
     let (played, best) =
         (stats(&played_text).ok_or_else(not_valued)?, stats(&best_text).ok_or_else(not_valued)?);
-    let model = |m: &crate::search::mcts::MoveStats, mv: Move| match (m.model_max, m.model_mean) {
-        (Some(max), Some(mean)) => Ok(move_values(&p.state, mv, Values { max, mean })),
-        _ => Err(not_valued()),
+    let model = |m: &crate::search::mcts::MoveStats, mv: Move| match m.value_or_model(options.scoring) {
+        Some(value) => {
+            let compare = m.value(options.scoring.tie_breaker()).unwrap_or(value);
+            Ok(move_values(&p.state, mv, Values { value, compare }))
+        }
+        None => Err(not_valued()),
     };
     let (played_v, best_v) = (model(played, p.mv)?, model(best, best_move)?);
     let value = |m: &crate::search::mcts::MoveStats, mv: Move, v: Values| match rules_value(&p.state, mv) {
         Some(rules) => rules,
-        None => m.q.unwrap_or_else(|| pick(options.scoring, v)),
+        None => m.q.unwrap_or(v.value),
     };
     Ok(Valued {
         played: played_v,
@@ -222,19 +221,20 @@ fn model_view(
     options: &ReviewOptions,
 ) -> Result<ModelView, ReviewError> {
     let not_valued = || ReviewError::MoveNotValued { ply: p.ply, san: san(&p.state, p.mv) };
-    let valued: Vec<(Move, Values)> =
-        result.moves.iter().map(|m| (m.action, move_values(&p.state, m.action, values(&m.dist)))).collect();
+    let valued: Vec<(Move, Values)> = result
+        .moves
+        .iter()
+        .map(|m| (m.action, move_values(&p.state, m.action, values(&m.dist, options.scoring))))
+        .collect();
     let find = |mv: Move| valued.iter().find(|(m, _)| *m == mv).map(|&(_, v)| v).ok_or_else(not_valued);
-    let rank = |v: Values| {
-        1 + valued.iter().filter(|(_, o)| pick(options.scoring, *o) > pick(options.scoring, v)).count()
-    };
+    let rank = |v: Values| 1 + valued.iter().filter(|(_, o)| o.value > v.value).count();
     let (played, best) = (find(p.mv)?, find(judged.best_move)?);
     let (favourite, favourite_v) = valued
         .iter()
         .copied()
-        .reduce(|f, m| if pick(options.scoring, m.1) > pick(options.scoring, f.1) { m } else { f })
+        .reduce(|f, m| if m.1.value > f.1.value { m } else { f })
         .ok_or_else(not_valued)?;
-    let loss = (pick(options.scoring, favourite_v) - pick(options.scoring, played)).max(0.0);
+    let loss = (favourite_v.value - played.value).max(0.0);
     let classification = options.thresholds.classify(loss);
     let judge_class = options.thresholds.classify((judged.before - judged.after).max(0.0));
     Ok(ModelView {
@@ -384,6 +384,7 @@ fn summarise(
     let of = |white: bool| moves.iter().filter(|m| m.white == white).collect::<Vec<_>>();
     Ok(GameReview {
         method: options.describe(),
+        scoring: options.scoring,
         white: PlayerSummary::of(&of(true), white_accuracy),
         black: PlayerSummary::of(&of(false), black_accuracy),
         moves,
@@ -428,7 +429,7 @@ mod tests {
         for mv in m {
             assert!(mv.loss >= 0.0 && mv.value_before >= mv.value_after);
             assert!((0.0..=100.0).contains(&mv.accuracy));
-            assert_eq!(mv.value_after, mv.played.mean);
+            assert_eq!(mv.value_after, mv.played.value);
         }
         assert_eq!(review.black.blunders, 1);
         assert_eq!(review.white.inaccuracies + review.white.mistakes, 1);
@@ -448,7 +449,7 @@ mod tests {
             assert_eq!((mate.san.as_str(), mate.best_san.as_str()), ("Qxf7#", "Qxf7#"));
             assert!(mate.ends_game);
             assert_eq!((mate.value_after, mate.loss, mate.classification), (1.0, 0.0, Classification::Good));
-            assert_eq!(mate.played, Values { max: 1.0, mean: 1.0 });
+            assert_eq!(mate.played, Values { value: 1.0, compare: 1.0 });
             assert!(!review.moves[0].ends_game);
         }
     }
@@ -462,9 +463,19 @@ mod tests {
         let max = ReviewOptions { scoring: Scoring::Max, ..ReviewOptions::default() };
         let max = review_game(&tree, &mut HashEvaluator::new(1), &max).expect("review");
         for (a, b) in mean.moves.iter().zip(&max.moves) {
-            assert_eq!(a.played, b.played);
-            assert_eq!(b.value_after, b.played.max);
-            assert_eq!(a.value_after, a.played.mean);
+            // Mean is compared with max and max with mean: the same two numbers, swapped.
+            assert_eq!((a.played.value, a.played.compare), (b.played.compare, b.played.value));
+            assert_eq!(b.value_after, b.played.value);
+            assert_eq!(a.value_after, a.played.value);
+        }
+        // A rule beyond the paper's two: compared with the mean, and never above it for a cautious quantile
+        // of a distribution whose mass is not all in one bucket.
+        let q = ReviewOptions { scoring: Scoring::quantile(0.1).expect("q"), ..ReviewOptions::default() };
+        let q = review_game(&tree, &mut HashEvaluator::new(1), &q).expect("review");
+        assert_eq!(q.method, "quantile:0.1 scoring, model alone");
+        for (a, b) in mean.moves.iter().zip(&q.moves) {
+            assert_eq!(b.played.compare, a.played.value);
+            assert_eq!(b.value_after, b.played.value);
         }
     }
 

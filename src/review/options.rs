@@ -9,7 +9,7 @@ use crate::inference::evaluator::Scoring;
 /// Settings of a game review.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ReviewOptions {
-    /// How a move's value distribution becomes one number (max or mean scoring).
+    /// How a move's value distribution becomes one number.
     pub scoring: Scoring,
     /// `None`: the model alone, one evaluation per position (every move valued at once). `Some(n)`: an
     /// MCTS of `n` simulations per position; the best move is the search's, values are backed-up Q where
@@ -50,10 +50,7 @@ impl ReviewOptions {
     /// A short description for comments and reports: `mean scoring, model alone` or
     /// `max scoring, MCTS 64 simulations`.
     pub fn describe(&self) -> String {
-        let scoring = match self.scoring {
-            Scoring::Max => "max",
-            Scoring::Mean => "mean",
-        };
+        let scoring = self.scoring;
         match self.simulations {
             None => format!("{scoring} scoring, model alone"),
             Some(n) => format!("{scoring} scoring, MCTS {n} simulations"),

@@ -7,14 +7,16 @@ use super::classify::Classification;
 use super::phase::Phase;
 use crate::pgn::NodeId;
 
-/// A move's value under both scorings, as a win probability (0..1) for the player who made it; for a move
-/// that ends the game by the rules, the rules' value (1 for checkmate, ½ for a draw) in both.
+/// A move's value as a win probability (0..1) for the player who made it, under the review's scoring and
+/// under the rule it is compared with ([`crate::mav::scoring::Scoring::tie_breaker`]: max for a mean review,
+/// mean for any other); for a move that ends the game by the rules, the rules' value (1 for checkmate, ½ for
+/// a draw) in both.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Values {
-    /// Max scoring: the centre of the most probable bucket.
-    pub max: f64,
-    /// Mean scoring: the expected bucket centre.
-    pub mean: f64,
+    /// Under the review's scoring.
+    pub value: f64,
+    /// Under the compared rule.
+    pub compare: f64,
 }
 
 /// What a search added for one move (only with `--sims`).
@@ -29,7 +31,7 @@ pub struct SearchInfo {
 }
 
 /// The model's view of a move when something else judged the review (a UCI engine): where the model would
-/// have judged differently. Values are win probabilities for the mover under both scorings; ranks count
+/// have judged differently. Values are win probabilities for the mover (see [`Values`]); ranks count
 /// from 1 (the model's favourite) under the review's scoring.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelView {
@@ -172,6 +174,8 @@ impl PlayerSummary {
 pub struct GameReview {
     /// What was computed (scoring, search).
     pub method: String,
+    /// The scoring rule of the values ([`Values::value`]).
+    pub scoring: crate::mav::scoring::Scoring,
     /// The reviewed moves of the main line, in order (null moves are not reviewed).
     pub moves: Vec<MoveReview>,
     /// Null moves on the main line, which were skipped.

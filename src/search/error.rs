@@ -14,6 +14,14 @@ pub enum SearchError {
         /// What is wrong and what is allowed.
         why: String,
     },
+    /// The scoring was changed while evaluations were out: the tree's values are under the old rule.
+    #[error("the scoring cannot change from {from} to {to} while the search runs: stop it first")]
+    ScoringChangedMidSearch {
+        /// The rule the tree was built under.
+        from: crate::mav::scoring::Scoring,
+        /// The rule asked for.
+        to: crate::mav::scoring::Scoring,
+    },
     /// A move given to the search (tree reuse, tree explorer) is not legal where it was played.
     #[error("move {text} cannot be played here: {source}")]
     IllegalAction {

@@ -10,7 +10,6 @@ use super::values_panel::{current_rows, values_panel_ui};
 use crate::app::analysis::ModelStatus;
 use crate::app::command::Command;
 use crate::app::command::{AnalysisCommand, ViewCommand};
-use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
 use crate::game::GameState;
 
@@ -85,8 +84,11 @@ pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         egui::CollapsingHeader::new(egui::RichText::new("Inside the model").strong())
             .default_open(false)
             .show(ui, |ui| {
-                let by_max = state.settings.scoring == ScoringChoice::Max;
-                out.extend(super::inside_panel::inside_panel_ui(ui, &state.analysis.inside, by_max));
+                out.extend(super::inside_panel::inside_panel_ui(
+                    ui,
+                    &state.analysis.inside,
+                    state.settings.scoring,
+                ));
             });
         egui::CollapsingHeader::new(egui::RichText::new("Engine and model").strong())
             .default_open(false)
@@ -106,7 +108,6 @@ pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
 /// The candidate arrows for the board position: the searched moves by visits once a search ran, else the
 /// best moves by the chosen scoring; the hovered move's arrow always.
 pub fn analysis_arrows(state: &AppState) -> Vec<Arrow> {
-    let by_max = state.settings.scoring == ScoringChoice::Max;
     let rows = current_rows(state);
     let here = state.current();
     let mode = here.castling_mode();
@@ -130,7 +131,7 @@ pub fn analysis_arrows(state: &AppState) -> Vec<Arrow> {
             Some(Arrow {
                 from,
                 to,
-                win_probability: Some(r.value(by_max) as f32),
+                win_probability: Some(r.value() as f32),
                 weight: weight.clamp(0.15, 1.0),
                 style: ArrowStyle::Candidate,
             })
@@ -144,7 +145,7 @@ pub fn analysis_arrows(state: &AppState) -> Vec<Arrow> {
         arrows.push(Arrow {
             from,
             to,
-            win_probability: Some(row.value(by_max) as f32),
+            win_probability: Some(row.value() as f32),
             weight: 1.0,
             style: ArrowStyle::Candidate,
         });

@@ -15,6 +15,7 @@ use crate::engine::oracle::{OracleMethod, OracleReport};
 use crate::game::Outcome;
 use crate::game::connect_four::Column;
 use crate::game::hex::Cell;
+use crate::mav::scoring::Scoring;
 use crate::ui::internal_search_panel::{internal_controls_ui, internal_result_ui};
 
 /// A move's value as the board shows it.
@@ -47,12 +48,12 @@ fn board_values(state: &AppState) -> Vec<BoardValue> {
             .collect();
     }
     let Some(r) = &state.board_analysis.model.view.report else { return Vec::new() };
-    let mean = matches!(state.settings.scoring, crate::app::settings::ScoringChoice::Mean);
+    let scoring = state.settings.scoring;
     r.snapshot
         .moves
         .iter()
         .filter_map(|m| {
-            let v = if mean { m.model_mean } else { m.model_max }?;
+            let v = m.value_or_model(scoring)?;
             Some(BoardValue {
                 action: m.action.clone(),
                 win_prob: v,
@@ -157,8 +158,11 @@ pub fn board_game_panel_ui(ui: &mut egui::Ui, state: &AppState, game: &BoardGame
             .id_salt("board_inside")
             .default_open(false)
             .show(ui, |ui| {
-                let by_max = state.settings.scoring == crate::app::settings::ScoringChoice::Max;
-                out.extend(crate::ui::inside_panel::inside_panel_ui(ui, &state.analysis.inside, by_max));
+                out.extend(crate::ui::inside_panel::inside_panel_ui(
+                    ui,
+                    &state.analysis.inside,
+                    state.settings.scoring,
+                ));
             });
     }
     ui.separator();
@@ -295,11 +299,12 @@ fn internal_section_ui(
 fn model_table_ui(ui: &mut egui::Ui, r: &SearchReport, view: &BoardModelView, out: &mut Vec<Command>) {
     let snap = &r.snapshot;
     let mut moves: Vec<_> = snap.moves.iter().collect();
-    let value =
-        |m: &crate::search::mcts::MoveStats| m.model_max.unwrap_or(0.0).max(m.model_mean.unwrap_or(0.0));
+    let max = |m: &crate::search::mcts::MoveStats| m.value(Scoring::Max);
+    let mean = |m: &crate::search::mcts::MoveStats| m.value(Scoring::Mean);
+    let value = |m: &crate::search::mcts::MoveStats| max(m).unwrap_or(0.0).max(mean(m).unwrap_or(0.0));
     moves.sort_by(|a, b| b.visits.cmp(&a.visits).then(value(b).total_cmp(&value(a))));
     // Each scoring's top value and the moves that reach it (the mode often ties on these games).
-    let top = |f: fn(&crate::search::mcts::MoveStats) -> Option<f64>| -> Option<(f64, Vec<&str>)> {
+    let top = |f: &dyn Fn(&crate::search::mcts::MoveStats) -> Option<f64>| -> Option<(f64, Vec<&str>)> {
         let best = snap.moves.iter().filter_map(f).reduce(f64::max)?;
         let at: Vec<&str> = snap
             .moves
@@ -313,7 +318,7 @@ fn model_table_ui(ui: &mut egui::Ui, r: &SearchReport, view: &BoardModelView, ou
         [one] => format!("{name} scoring prefers {one}"),
         _ => format!("{name} scoring ties {} moves at {:.1} %", at.len(), v * 100.0),
     };
-    if let (Some(max), Some(mean)) = (top(|m| m.model_max), top(|m| m.model_mean))
+    if let (Some(max), Some(mean)) = (top(&max), top(&mean))
         && max.1 != mean.1
     {
         ui.label(format!("{}; {}.", describe("Max", &max), describe("mean", &mean)));
@@ -334,8 +339,8 @@ fn model_table_ui(ui: &mut egui::Ui, r: &SearchReport, view: &BoardModelView, ou
                     out.push(Command::Doc(DocCommand::PlayMove(BoardMove::Notation(m.action.clone()))));
                 }
                 let pct = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{:.1}", v * 100.0));
-                ui.label(pct(m.model_max));
-                ui.label(pct(m.model_mean));
+                ui.label(pct(max(m)));
+                ui.label(pct(mean(m)));
                 ui.label(if searched { m.visits.to_string() } else { String::new() });
                 ui.label(if searched { pct(m.q) } else { String::new() });
                 ui.end_row();

@@ -9,20 +9,19 @@ use crate::app::command::{AnalysisCommand, DocCommand};
 use crate::app::command::{Command, Navigate};
 use crate::app::game_review::{ReviewedGame, for_doc};
 use crate::app::line::MoveHistory;
-use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
 use crate::app::uci_review::{ReviewSettings, Reviewer};
 use crate::game::chess::ChessState;
 use crate::game::{GameState, Outcome, Player};
+use crate::mav::scoring::Scoring;
 use crate::review::classify::Classification;
 
 /// One position of the line as the graph sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GraphPoint {
-    /// White's win probability by mean scoring (`None`: not evaluated yet).
-    pub mean: Option<f64>,
-    /// White's win probability by max scoring.
-    pub max: Option<f64>,
+    /// White's win probability under the chosen scoring and the compared rule
+    /// ([`crate::app::settings::Settings::scoring_rules`]); `None`: not evaluated yet.
+    pub values: [Option<f64>; 2],
 }
 
 /// A move that lost win probability, for the mistakes list.
@@ -42,7 +41,7 @@ pub struct Mistake {
     pub class: Classification,
 }
 
-fn white_value(state: &ChessState, eval: Option<&PositionEval>, by_max: bool) -> Option<f64> {
+fn white_value(state: &ChessState, eval: Option<&PositionEval>, scoring: Scoring) -> Option<f64> {
     if let Some(outcome) = state.outcome() {
         return Some(match outcome {
             Outcome::Win { winner: Player::First, .. } => 1.0,
@@ -50,7 +49,7 @@ fn white_value(state: &ChessState, eval: Option<&PositionEval>, by_max: bool) ->
             Outcome::Draw { .. } => 0.5,
         });
     }
-    let v = eval?.value(by_max);
+    let v = eval?.value(scoring);
     Some(if state.to_move() == Player::First { v } else { 1.0 - v })
 }
 
@@ -66,11 +65,12 @@ pub fn graph_points(state: &AppState) -> (Vec<ChessState>, Vec<GraphPoint>) {
         }
     }
     let evals = &state.analysis.evals;
+    let rules = state.settings.scoring_rules();
     let points = positions
         .iter()
         .map(|p| {
             let e = evals.get(&p.to_text());
-            GraphPoint { mean: white_value(p, e, false), max: white_value(p, e, true) }
+            GraphPoint { values: rules.map(|r| white_value(p, e, r)) }
         })
         .collect();
     (positions, points)
@@ -168,7 +168,7 @@ pub fn eval_graph_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
 /// *Review game* (or its progress), the reviewer and how many positions the model has valued.
 fn review_bar_ui(ui: &mut egui::Ui, state: &AppState, points: &[GraphPoint]) -> Vec<Command> {
     let mut out = Vec::new();
-    let known = points.iter().filter(|p| p.mean.is_some()).count();
+    let known = points.iter().filter(|p| p.values[0].is_some()).count();
     ui.horizontal(|ui| {
         match state.analysis.reviewing {
             Some((done, total)) => {
@@ -229,11 +229,11 @@ fn review_summary_ui(ui: &mut egui::Ui, r: &ReviewedGame) -> Vec<Command> {
     out
 }
 
-/// The graph: mean and max value of every position of the line, the cursor and the mistakes; a click
+/// The graph: the value of every position of the line under the chosen and the compared rule, the cursor and the mistakes; a click
 /// goes to that position.
 fn graph_ui(ui: &mut egui::Ui, state: &AppState, points: &[GraphPoint], list: &[Mistake]) -> Vec<Command> {
     let mut out = Vec::new();
-    let by_max = state.settings.scoring == ScoringChoice::Max;
+    let rules = state.settings.scoring_rules();
     let width = ui.available_width().max(160.0);
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, 110.0), Sense::click());
     let painter = ui.painter_at(rect);
@@ -252,13 +252,13 @@ fn graph_ui(ui: &mut egui::Ui, state: &AppState, points: &[GraphPoint], list: &[
         [Pos2::new(cursor_x, rect.top()), Pos2::new(cursor_x, rect.bottom())],
         Stroke::new(1.0, visuals.selection.bg_fill),
     );
-    for (pick, colour, width) in [
-        (false, egui::Color32::from_rgb(90, 170, 250), if by_max { 1.0 } else { 2.0 }),
-        (true, egui::Color32::from_rgb(240, 170, 60), if by_max { 2.0 } else { 1.0 }),
-    ] {
+    // The chosen rule blue and thicker, the compared one amber.
+    for (pick, colour, width) in
+        [(0, egui::Color32::from_rgb(90, 170, 250), 2.0), (1, egui::Color32::from_rgb(240, 170, 60), 1.0)]
+    {
         let mut run: Vec<Pos2> = Vec::new();
         for (i, p) in points.iter().enumerate() {
-            match if pick { p.max } else { p.mean } {
+            match p.values[pick] {
                 Some(v) => run.push(Pos2::new(x_of(i), y_of(v))),
                 None => {
                     if run.len() > 1 {
@@ -276,13 +276,13 @@ fn graph_ui(ui: &mut egui::Ui, state: &AppState, points: &[GraphPoint], list: &[
     painter.text(
         rect.left_top() + Vec2::new(3.0, 2.0),
         egui::Align2::LEFT_TOP,
-        "White 100% · mean blue, max amber",
+        format!("White 100% · {} blue, {} amber", rules[0], rules[1]),
         font.clone(),
         visuals.weak_text_color(),
     );
     for m in list {
         let Some(index) = m.index else { continue };
-        let y = points.get(index).and_then(|p| if by_max { p.max } else { p.mean }).map_or(mid, y_of);
+        let y = points.get(index).and_then(|p| p.values[0]).map_or(mid, y_of);
         painter.circle_filled(Pos2::new(x_of(index), y), 3.0, class_colour(m.class));
     }
     if response.clicked()

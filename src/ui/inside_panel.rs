@@ -8,10 +8,11 @@ use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 use super::distribution::distribution_chart_ui;
 use crate::app::command::{AnalysisCommand, Command};
 use crate::app::inside::{
-    InsideCommand, InsideState, InsideView, best_move, head_effects, lead_layer, query_token, scored,
+    InsideCommand, InsideState, InsideView, best_move, head_effects, lead_layer, query_token,
 };
 use crate::game::GameKind;
 use crate::inference::inspect::{Inspection, TokenRole};
+use crate::mav::scoring::Scoring;
 
 /// Lines drawn in the values-through-depth chart (the best moves, and the query move).
 const DEPTH_MOVES: usize = 3;
@@ -32,7 +33,7 @@ fn send(out: &mut Vec<Command>, c: InsideCommand) {
 }
 
 /// The panel: the switch, then (with an answer) attention, values through depth and heads.
-pub fn inside_panel_ui(ui: &mut egui::Ui, inside: &InsideState, by_max: bool) -> Vec<Command> {
+pub fn inside_panel_ui(ui: &mut egui::Ui, inside: &InsideState, scoring: Scoring) -> Vec<Command> {
     let mut out = Vec::new();
     let mut on = inside.enabled;
     if ui.checkbox(&mut on, "Look inside the model").changed() {
@@ -66,13 +67,13 @@ pub fn inside_panel_ui(ui: &mut egui::Ui, inside: &InsideState, by_max: bool) ->
     ));
     ui.add_space(4.0);
     ui.strong("Attention");
-    attention_ui(ui, inside, shown, by_max, &mut out);
+    attention_ui(ui, inside, shown, scoring, &mut out);
     ui.add_space(6.0);
     ui.strong("Values through the layers");
-    depth_ui(ui, inside, shown, by_max, &mut out);
+    depth_ui(ui, inside, shown, scoring, &mut out);
     ui.add_space(6.0);
     ui.strong("Heads");
-    heads_ui(ui, inside, view, by_max, &mut out);
+    heads_ui(ui, inside, view, scoring, &mut out);
     out
 }
 
@@ -81,7 +82,7 @@ fn attention_ui(
     ui: &mut egui::Ui,
     inside: &InsideState,
     shown: &Inspection,
-    by_max: bool,
+    scoring: Scoring,
     out: &mut Vec<Command>,
 ) {
     ui.horizontal_wrapped(|ui| {
@@ -103,7 +104,7 @@ fn attention_ui(
             }
         }
     });
-    let best = best_move(shown, by_max).map(|i| shown.moves[i].text.clone()).unwrap_or_default();
+    let best = best_move(shown, scoring).map(|i| shown.moves[i].text.clone()).unwrap_or_default();
     ui.horizontal(|ui| {
         let from = ui.label("From");
         let label = inside.query.clone().unwrap_or_else(|| format!("best move ({best})"));
@@ -120,7 +121,7 @@ fn attention_ui(
         combo.response.labelled_by(from.id);
         ui.weak("or click a cell");
     });
-    let Some(query) = query_token(shown, inside.query.as_deref(), by_max) else {
+    let Some(query) = query_token(shown, inside.query.as_deref(), scoring) else {
         ui.weak("That query is not in this position's input.");
         return;
     };
@@ -248,7 +249,7 @@ fn heatmap_ui(
 /// board is not chess, or every square gets the same.
 pub fn board_heat(state: &crate::app::state::AppState) -> Vec<(shakmaty::Square, f32)> {
     let inside = &state.analysis.inside;
-    let by_max = state.settings.scoring == crate::app::settings::ScoringChoice::Max;
+    let scoring = state.settings.scoring;
     let Some(view) = inside.view.as_ref().filter(|_| inside.enabled && state.doc.board_game.is_none()) else {
         return Vec::new();
     };
@@ -256,7 +257,7 @@ pub fn board_heat(state: &crate::app::state::AppState) -> Vec<(shakmaty::Square,
     if !matches!(shown.game, GameKind::Chess | GameKind::Chess960) {
         return Vec::new();
     }
-    let Some(query) = query_token(shown, inside.query.as_deref(), by_max) else { return Vec::new() };
+    let Some(query) = query_token(shown, inside.query.as_deref(), scoring) else { return Vec::new() };
     let heads: Vec<usize> = inside.head.map_or_else(|| (0..shown.num_heads()).collect(), |h| vec![h]);
     let mut sum = [0.0f32; 64];
     for head in heads {
@@ -277,10 +278,10 @@ pub fn board_heat(state: &crate::app::state::AppState) -> Vec<(shakmaty::Square,
 }
 
 /// The moves the depth chart follows: the best by the output, then the query move when it is a move.
-fn depth_moves(inside: &InsideState, shown: &Inspection, by_max: bool) -> Vec<usize> {
+fn depth_moves(inside: &InsideState, shown: &Inspection, scoring: Scoring) -> Vec<usize> {
     let mut order: Vec<usize> = (0..shown.moves.len()).collect();
     order.sort_by(|&a, &b| {
-        scored(&shown.moves[b].value, by_max).total_cmp(&scored(&shown.moves[a].value, by_max))
+        scoring.value(&shown.moves[b].value).total_cmp(&scoring.value(&shown.moves[a].value))
     });
     order.truncate(DEPTH_MOVES);
     if let Some(q) = inside.query.as_deref().and_then(|q| shown.move_index(q))
@@ -297,10 +298,10 @@ fn depth_ui(
     ui: &mut egui::Ui,
     inside: &InsideState,
     shown: &Inspection,
-    by_max: bool,
+    scoring: Scoring,
     out: &mut Vec<Command>,
 ) {
-    let moves = depth_moves(inside, shown, by_max);
+    let moves = depth_moves(inside, shown, scoring);
     let layers = shown.moves.first().map_or(0, |m| m.layers.len());
     if layers == 0 || moves.is_empty() {
         return;
@@ -325,7 +326,7 @@ fn depth_ui(
     let plot = rect.shrink2(Vec2::new(10.0, 8.0));
     let x_of = |l: usize| plot.left() + plot.width() * l as f32 / (layers - 1).max(1) as f32;
     let y_of = |v: f64| plot.bottom() - plot.height() * ((v - lo) / (hi - lo).max(1e-9)) as f32;
-    if let Some(lead) = lead_layer(shown, by_max) {
+    if let Some(lead) = lead_layer(shown, scoring) {
         let x = x_of(lead);
         painter.line_segment(
             [Pos2::new(x, plot.top()), Pos2::new(x, plot.bottom())],
@@ -355,7 +356,7 @@ fn depth_ui(
         }
         ui.weak("— mean, - - max");
     });
-    if let (Some(lead), Some(best)) = (lead_layer(shown, by_max), best_move(shown, by_max)) {
+    if let (Some(lead), Some(best)) = (lead_layer(shown, scoring), best_move(shown, scoring)) {
         ui.weak(format!("{} leads from layer {} on (the marked line).", shown.moves[best].text, lead + 1));
     }
     let mut layer = inside.depth_layer.unwrap_or(layers - 1).min(layers - 1) + 1;
@@ -364,7 +365,7 @@ fn depth_ui(
         send(out, InsideCommand::DepthLayer(chosen));
     }
     let focus =
-        inside.query.as_deref().and_then(|q| shown.move_index(q)).or_else(|| best_move(shown, by_max));
+        inside.query.as_deref().and_then(|q| shown.move_index(q)).or_else(|| best_move(shown, scoring));
     if let Some(m) = focus {
         let d = &shown.moves[m].layers[layer - 1];
         ui.weak(format!(
@@ -382,7 +383,7 @@ fn heads_ui(
     ui: &mut egui::Ui,
     inside: &InsideState,
     view: &InsideView,
-    by_max: bool,
+    scoring: Scoring,
     out: &mut Vec<Command>,
 ) {
     let (layer, head) = (inside.layer, inside.head.unwrap_or(0));
@@ -407,7 +408,7 @@ fn heads_ui(
     }
     let list: Vec<String> = scaled.iter().map(|(l, h, v)| format!("L{} H{} ×{v:.2}", l + 1, h + 1)).collect();
     ui.weak(format!("Scaled: {}", list.join(", ")));
-    let effects = head_effects(view, by_max);
+    let effects = head_effects(view, scoring);
     if effects.is_empty() {
         return;
     }

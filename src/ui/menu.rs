@@ -6,9 +6,10 @@ use crate::app::board_game::GameChoice;
 use crate::app::command::Command;
 use crate::app::command::{AnalysisCommand, DocCommand, FileCommand, ViewCommand};
 use crate::app::file_dialog::FileDialogKind;
-use crate::app::settings::{ScoringChoice, ThemeChoice};
+use crate::app::settings::ThemeChoice;
 use crate::app::state::{AppState, Dialog};
 use crate::game::hex::DEFAULT_SIZE;
+use crate::mav::scoring::Scoring;
 
 /// The Game menu: chess, Connect Four, Hex at each size (with or without the swap rule).
 fn game_menu_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
@@ -164,7 +165,7 @@ fn view_menu_ui(ui: &mut egui::Ui, settings: &crate::app::settings::Settings) ->
     }
     ui.separator();
     ui.label("Value scoring");
-    for c in [ScoringChoice::Mean, ScoringChoice::Max] {
+    for c in Scoring::ALL {
         if ui.radio(s.scoring == c, c.label()).clicked() {
             out.push(Command::Analysis(AnalysisCommand::SetScoring(c)));
         }

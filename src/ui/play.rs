@@ -38,14 +38,14 @@ pub fn play_dialog_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     });
     ui.separator();
     ui.label("The other side is played by");
-    for chooser in Chooser::ALL {
+    for chooser in Chooser::all() {
         let enabled = chess || !chooser.chess_only();
         ui.add_enabled_ui(enabled, |ui| ui.radio_value(&mut setup.chooser, chooser, chooser.label()))
             .response
             .on_disabled_hover_text("A UCI engine plays chess only.");
     }
     match setup.chooser {
-        Chooser::ModelMax | Chooser::ModelMean => {
+        Chooser::Model(_) => {
             ui.weak(
                 "One model call per move: the best value of every legal move, as the values panel shows.",
             );

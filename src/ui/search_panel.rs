@@ -9,17 +9,21 @@ use crate::app::command::{AnalysisCommand, ViewCommand};
 use crate::app::settings::SearchSettings;
 use crate::app::state::AppState;
 use crate::game::GameState;
+use crate::mav::scoring::Scoring;
 
 /// The settings editor; returns the new settings when one changed.
-/// One searched move's statistics as grid cells: visits, visit %, Q, prior, the model's max/mean value.
+/// One searched move's statistics as grid cells: visits, visit %, Q, prior, the model's max/mean value (the
+/// search's own value alone where its distribution was not kept).
 /// Shared by the search table and the tree explorer so both read the same.
 pub fn stats_cells_ui(ui: &mut egui::Ui, m: &crate::search::mcts::MoveStats) {
     ui.label(egui::RichText::new(format!("{:>7}", m.visits)).monospace());
     ui.label(format!("{:.1}", m.visit_share * 100.0));
     ui.label(m.q.map_or("–".into(), |q| format!("{:.1}%", q * 100.0)));
     ui.label(format!("{:.3}", m.prior));
-    ui.label(match (m.model_max, m.model_mean) {
-        (Some(x), Some(y)) => format!("{:.0}/{:.0}", x * 100.0, y * 100.0),
+    ui.label(match (m.value(Scoring::Max), m.value(Scoring::Mean), m.model) {
+        (Some(x), Some(y), _) => format!("{:.0}/{:.0}", x * 100.0, y * 100.0),
+        // Deeper than the kept distributions: the search's own value.
+        (_, _, Some(v)) => format!("{:.0}", v * 100.0),
         _ => "–".into(),
     });
 }

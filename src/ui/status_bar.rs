@@ -8,7 +8,6 @@ use crate::app::analysis::ModelStatus;
 use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
 use crate::app::server_health::ServerHealth;
-use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
 use crate::game::{GameKind, GameState, Outcome, Player};
 
@@ -40,10 +39,7 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             GameKind::Hex => "Hex",
         });
         ui.separator();
-        ui.label(match state.settings.scoring {
-            ScoringChoice::Max => "Scoring: max",
-            ScoringChoice::Mean => "Scoring: mean",
-        });
+        ui.label(format!("Scoring: {}", state.settings.scoring));
         ui.separator();
         out.extend(model_status_ui(ui, &state.analysis));
         if state.analysis.searching {

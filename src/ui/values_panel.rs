@@ -1,5 +1,6 @@
-//! The action-values panel: every legal move with the model's max and mean win probability, its rank under
-//! each scoring and a mark where they disagree; the focused move's distribution; a heatmap of all moves.
+//! The action-values panel: every legal move with the model's win probability under two scoring rules (the
+//! chosen one and the one beside it, max and mean by default), its rank under each and a mark where they
+//! disagree; the focused move's distribution; a heatmap of all moves.
 
 use std::time::SystemTime;
 
@@ -10,18 +11,19 @@ use crate::app::analysis::{ModelStatus, ValueRow, value_rows};
 use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
 use crate::app::server_health::ServerHealth;
-use crate::app::settings::ScoringChoice;
 use crate::app::state::AppState;
 use crate::game::GameState;
+use crate::mav::scoring::Scoring;
 
-/// The rows for the board position, ordered by the chosen scoring (empty before the model answered).
+/// The rows for the board position with their values under [`crate::app::settings::Settings::scoring_rules`]
+/// (the chosen rule first), ordered by the chosen rule (empty before the model answered).
 pub fn current_rows(state: &AppState) -> Vec<ValueRow> {
-    let by_max = state.settings.scoring == ScoringChoice::Max;
+    let rules = state.settings.scoring_rules();
     state
         .analysis
         .report
         .as_ref()
-        .map(|r| value_rows(state.current(), &r.snapshot.moves, by_max))
+        .map(|r| value_rows(state.current(), &r.snapshot.moves, &rules))
         .unwrap_or_default()
 }
 
@@ -31,16 +33,32 @@ pub fn scoring_switch_ui(
     settings: &crate::app::settings::Settings,
     out: &mut Vec<Command>,
 ) {
-    ui.horizontal(|ui| {
+    let hint = |s: Scoring| s.describe();
+    ui.horizontal_wrapped(|ui| {
         ui.label("Scoring");
-        for (c, name, hint) in [
-            (ScoringChoice::Max, "Max", "The centre of the most probable value bucket (the mode)"),
-            (ScoringChoice::Mean, "Mean", "The expected value over the buckets"),
-        ] {
-            if ui.selectable_label(settings.scoring == c, name).on_hover_text(hint).clicked() {
+        let mut rules = Scoring::ALL.to_vec();
+        if !rules.contains(&settings.scoring) {
+            // A rule set elsewhere (the settings file): shown, selected.
+            rules.push(settings.scoring);
+        }
+        for c in rules {
+            if ui.selectable_label(settings.scoring == c, c.title()).on_hover_text(hint(c)).clicked() {
                 out.push(Command::Analysis(AnalysisCommand::SetScoring(c)));
             }
         }
+        let beside = settings.scoring_rules()[1];
+        let label = ui
+            .label("beside")
+            .on_hover_text("The rule whose values and ranks the table shows next to the chosen one");
+        let combo =
+            egui::ComboBox::from_id_salt("compare_scoring").selected_text(beside.title()).show_ui(ui, |ui| {
+                for c in Scoring::ALL.into_iter().filter(|&c| c != settings.scoring) {
+                    if ui.selectable_label(beside == c, c.title()).on_hover_text(hint(c)).clicked() {
+                        out.push(Command::Analysis(AnalysisCommand::SetCompareScoring(c)));
+                    }
+                }
+            });
+        combo.response.labelled_by(label.id);
     });
 }
 
@@ -83,12 +101,17 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
         }
         return out;
     }
-    let by_max = state.settings.scoring == ScoringChoice::Max;
+    let rules = state.settings.scoring_rules();
+    // Columns in the catalogue's order (max before mean), whichever of the two ranks the rows.
+    let mut columns: Vec<usize> = (0..rules.len()).collect();
+    columns.sort_by_key(|&i| rules[i].catalogue_place());
     let searched = state.analysis.report.as_ref().is_some_and(|r| r.snapshot.totals.root_visits > 1);
     let disagreements = rows.iter().filter(|r| r.disagrees()).count();
     ui.label(format!(
-        "{} moves · max and mean rank {} of them differently",
+        "{} moves · {} and {} rank {} of them differently",
         rows.len(),
+        rules[columns[0]],
+        rules[columns[1]],
         if disagreements == 0 { "none".to_owned() } else { disagreements.to_string() }
     ));
     // Both ways: a table wider than the panel scrolls instead of widening the panel (and moving the board).
@@ -97,9 +120,15 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
         |ui| {
             egui::Grid::new("values_grid").num_columns(5).striped(true).spacing([10.0, 2.0]).show(ui, |ui| {
                 ui.strong("Move");
-                ui.strong("Max %").on_hover_text("Win % by max scoring (rank)");
-                ui.strong("Mean %").on_hover_text("Win % by mean scoring (rank)");
-                ui.strong("≠").on_hover_text("Max and mean scoring rank this move differently");
+                for &i in &columns {
+                    ui.strong(format!("{} %", rules[i].title()))
+                        .on_hover_text(format!("Win % by {} scoring (rank)", rules[i]));
+                }
+                ui.strong("≠").on_hover_text(format!(
+                    "{} and {} scoring rank this move differently",
+                    rules[columns[0]].title(),
+                    rules[columns[1]]
+                ));
                 ui.strong("Visits");
                 ui.end_row();
                 for row in &rows {
@@ -119,13 +148,17 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                         let t = RichText::new(format!("{:5.1}% ({rank})", v * 100.0)).monospace();
                         ui.label(if active { t.strong() } else { t });
                     };
-                    cell(ui, row.max, row.rank_max, by_max);
-                    cell(ui, row.mean, row.rank_mean, !by_max);
+                    for &i in &columns {
+                        cell(ui, row.values[i], row.ranks[i], i == 0);
+                    }
                     if row.disagrees() {
                         ui.label(RichText::new("≠").strong().color(ui.visuals().warn_fg_color))
                             .on_hover_text(format!(
-                                "rank {} by max, {} by mean",
-                                row.rank_max, row.rank_mean
+                                "rank {} by {}, {} by {}",
+                                row.ranks[columns[0]],
+                                rules[columns[0]],
+                                row.ranks[columns[1]],
+                                rules[columns[1]]
                             ));
                     } else {
                         ui.label("");

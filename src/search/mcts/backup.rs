@@ -57,10 +57,7 @@ mod tests {
         let mut t = Tree::new(s.clone());
         let m = s.legal_actions();
         let child = |t: &mut Tree<ChessState>, parent: u32, k: usize| -> u32 {
-            t.add_children(
-                parent,
-                vec![(m[k], 0.5, f32::NAN, f32::NAN), (m[k + 1], 0.5, f32::NAN, f32::NAN)],
-            );
+            t.add_children(parent, vec![(m[k], 0.5, f32::NAN), (m[k + 1], 0.5, f32::NAN)]);
             t.node(parent).first_child
         };
         let x = child(&mut t, ROOT, 0);
@@ -92,9 +89,9 @@ mod tests {
         let s = ChessState::startpos();
         let mut t = Tree::new(s.clone());
         let m = s.legal_actions();
-        t.add_children(ROOT, vec![(m[0], 1.0, f32::NAN, f32::NAN)]);
+        t.add_children(ROOT, vec![(m[0], 1.0, f32::NAN)]);
         let c = t.node(ROOT).first_child;
-        t.add_children(c, vec![(m[1], 1.0, f32::NAN, f32::NAN)]);
+        t.add_children(c, vec![(m[1], 1.0, f32::NAN)]);
         let g = t.node(c).first_child;
         backup(&mut t, g, 0.9);
         assert_eq!(t.node(g).value_sum, 0.9);

@@ -5,15 +5,14 @@ use std::cmp::Ordering;
 use super::puct::{model_value, q};
 use super::tree::{NodeStatus, Tree};
 use crate::game::GameState;
-use crate::inference::evaluator::Scoring;
 
 /// The child to play from `node`: the most visited; among equals the highest estimated value (Q from the
 /// parent's perspective, or the model's value for an unvisited move), then the highest prior, then the first
 /// in move order. Failed and excluded children are never chosen; `None` when there is no other.
-pub(crate) fn best_child<S: GameState>(tree: &Tree<S>, node: u32, scoring: Scoring) -> Option<u32> {
+pub(crate) fn best_child<S: GameState>(tree: &Tree<S>, node: u32) -> Option<u32> {
     let key = |c: u32| {
         let n = tree.node(c);
-        let value = q(tree, c).or_else(|| model_value(tree, c, scoring)).unwrap_or(f64::NEG_INFINITY);
+        let value = q(tree, c).or_else(|| model_value(tree, c)).unwrap_or(f64::NEG_INFINITY);
         (n.visits, value, n.prior)
     };
     let mut best: Option<(u32, (u32, f64, f32))> = None;
@@ -36,10 +35,10 @@ pub(crate) fn best_child<S: GameState>(tree: &Tree<S>, node: u32, scoring: Scori
 }
 
 /// The line of best children from `node` while they have visits: node indices.
-pub(crate) fn principal_variation<S: GameState>(tree: &Tree<S>, node: u32, scoring: Scoring) -> Vec<u32> {
+pub(crate) fn principal_variation<S: GameState>(tree: &Tree<S>, node: u32) -> Vec<u32> {
     let mut line = Vec::new();
     let mut at = node;
-    while let Some(c) = best_child(tree, at, scoring) {
+    while let Some(c) = best_child(tree, at) {
         if tree.node(c).visits == 0 {
             break;
         }

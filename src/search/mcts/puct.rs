@@ -10,15 +10,10 @@ use rand::Rng;
 use super::params::FirstPlayValue;
 use super::tree::{NodeStatus, Tree};
 use crate::game::GameState;
-use crate::inference::evaluator::Scoring;
 
-/// The model's value of a child's move (parent's perspective) under `scoring`, if it gave one.
-pub(crate) fn model_value<S: GameState>(tree: &Tree<S>, child: u32, scoring: Scoring) -> Option<f64> {
-    let n = tree.node(child);
-    let v = match scoring {
-        Scoring::Max => n.model_max,
-        Scoring::Mean => n.model_mean,
-    };
+/// The model's value of a child's move (parent's perspective) under the tree's scoring, if it gave one.
+pub(crate) fn model_value<S: GameState>(tree: &Tree<S>, child: u32) -> Option<f64> {
+    let v = tree.node(child).model_value;
     (!v.is_nan()).then_some(f64::from(v))
 }
 
@@ -41,7 +36,6 @@ pub(crate) fn select_child<S: GameState, R: Rng>(
     node: u32,
     c_puct: f64,
     first_play: FirstPlayValue,
-    scoring: Scoring,
     rng: &mut R,
 ) -> Option<u32> {
     let range = tree.node(node).children();
@@ -52,7 +46,7 @@ pub(crate) fn select_child<S: GameState, R: Rng>(
         FirstPlayValue::Loss => 0.0,
         FirstPlayValue::Draw => 0.5,
         FirstPlayValue::ModelValue => {
-            range.clone().filter_map(|c| model_value(tree, c, scoring)).fold(f64::INFINITY, f64::min)
+            range.clone().filter_map(|c| model_value(tree, c)).fold(f64::INFINITY, f64::min)
         }
     };
     let fallback = if fallback.is_finite() { fallback } else { 0.0 };
@@ -64,7 +58,7 @@ pub(crate) fn select_child<S: GameState, R: Rng>(
             continue;
         }
         let q = q_with_virtual(tree, c).unwrap_or_else(|| match first_play {
-            FirstPlayValue::ModelValue => model_value(tree, c, scoring).unwrap_or(fallback),
+            FirstPlayValue::ModelValue => model_value(tree, c).unwrap_or(fallback),
             _ => fallback,
         });
         let n = f64::from(child.visits) + f64::from(child.virtual_count);
@@ -99,7 +93,7 @@ mod tests {
         let m = s.legal_actions();
         t.add_children(
             ROOT,
-            priors.iter().zip(model).enumerate().map(|(i, (&p, &v))| (m[i], p, v, v)).collect(),
+            priors.iter().zip(model).enumerate().map(|(i, (&p, &v))| (m[i], p, v)).collect(),
         );
         t
     }
@@ -113,19 +107,19 @@ mod tests {
         t.node_mut(2).value_sum = 1.0;
         t.node_mut(ROOT).visits = 4;
         // Child 0 unvisited: Q = model value 0.5, U = 0.5·√4/1 = 1.0 → 1.5; child 1: 0.75 + 0.3·2/5 = 0.87.
-        assert_eq!(select_child(&t, ROOT, 1.0, FirstPlayValue::ModelValue, Scoring::Mean, &mut rng), Some(1));
+        assert_eq!(select_child(&t, ROOT, 1.0, FirstPlayValue::ModelValue, &mut rng), Some(1));
         // With c = 0 the visited child's higher Q wins.
-        assert_eq!(select_child(&t, ROOT, 0.0, FirstPlayValue::ModelValue, Scoring::Mean, &mut rng), Some(2));
+        assert_eq!(select_child(&t, ROOT, 0.0, FirstPlayValue::ModelValue, &mut rng), Some(2));
         // A virtual count on child 1 lowers its Q to 1/(4+4)·(4 − 1) = 0.375 < 0.5.
         t.node_mut(2).virtual_count = 4;
-        let pick = select_child(&t, ROOT, 0.0, FirstPlayValue::ModelValue, Scoring::Mean, &mut rng);
+        let pick = select_child(&t, ROOT, 0.0, FirstPlayValue::ModelValue, &mut rng);
         assert_ne!(pick, Some(2));
         // Loss first-play value: unvisited children are worth 0 without exploration.
         t.node_mut(2).virtual_count = 0;
-        assert_eq!(select_child(&t, ROOT, 0.0, FirstPlayValue::Loss, Scoring::Mean, &mut rng), Some(2));
+        assert_eq!(select_child(&t, ROOT, 0.0, FirstPlayValue::Loss, &mut rng), Some(2));
         // Failed children are never chosen.
         t.node_mut(2).status = NodeStatus::Failed;
-        assert_ne!(select_child(&t, ROOT, 0.0, FirstPlayValue::Loss, Scoring::Mean, &mut rng), Some(2));
+        assert_ne!(select_child(&t, ROOT, 0.0, FirstPlayValue::Loss, &mut rng), Some(2));
     }
 
     #[test]
@@ -133,9 +127,7 @@ mod tests {
         let t = tree(&[0.25; 4], &[0.5; 4]);
         let picks = |seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            (0..32)
-                .map(|_| select_child(&t, ROOT, 1.0, FirstPlayValue::Draw, Scoring::Mean, &mut rng))
-                .collect::<Vec<_>>()
+            (0..32).map(|_| select_child(&t, ROOT, 1.0, FirstPlayValue::Draw, &mut rng)).collect::<Vec<_>>()
         };
         assert_eq!(picks(3), picks(3));
         let all = picks(3);

@@ -199,9 +199,20 @@ impl<S: GameState> Mcts<S> {
     }
 
     /// Changes the settings; they apply from the next pass (nodes already expanded keep their priors). The
-    /// random generator is reseeded only if the seed changed.
+    /// random generator is reseeded only if the seed changed. A tree holds its moves' values under one
+    /// scoring: a new scoring starts a new tree from the root (an error while evaluations are out).
     pub fn set_params(&mut self, params: MctsParams) -> Result<(), SearchError> {
         params.validate()?;
+        if params.scoring != self.params.scoring {
+            if !self.pending.is_empty() {
+                return Err(SearchError::ScoringChangedMidSearch {
+                    from: self.params.scoring,
+                    to: params.scoring,
+                });
+            }
+            *self = Mcts::new(self.root_state().clone(), self.root_ply, params)?;
+            return Ok(());
+        }
         let old = std::mem::replace(&mut self.params, params);
         if let Err(e) = self.restrict_root() {
             self.params = old;
@@ -313,7 +324,7 @@ impl<S: GameState> Mcts<S> {
             match self.tree.node(node).status {
                 NodeStatus::Expanded => {
                     let p = &self.params;
-                    match select_child(&self.tree, node, p.c_puct, p.first_play, p.scoring, &mut self.rng) {
+                    match select_child(&self.tree, node, p.c_puct, p.first_play, &mut self.rng) {
                         Some(c) => {
                             path.push(c);
                             self.stats.max_depth = self.stats.max_depth.max(path.len() as u64);
@@ -505,16 +516,13 @@ impl<S: GameState> Mcts<S> {
         let mut children = Vec::with_capacity(actions.len());
         let mut move_dists: Vec<Option<ValueDistribution>> =
             result.moves.into_iter().map(|m| Some(m.dist)).collect();
-        for (a, p) in actions.iter().zip(&priors) {
+        for ((a, p), v) in actions.iter().zip(&priors).zip(&values) {
             let i = by_action.get(a).copied();
-            let (max, mean) = match i.and_then(|i| move_dists[i].as_ref()) {
-                Some(d) => (d.max_value() as f32, d.mean_value() as f32),
-                None => (f32::NAN, f32::NAN),
-            };
+            let value = v.map_or(f32::NAN, |v| v as f32);
             if let Some(d) = dists.as_mut() {
                 d.push(i.and_then(|i| move_dists[i].take()));
             }
-            children.push((*a, *p as f32, max, mean));
+            children.push((*a, *p as f32, value));
         }
         self.tree.add_children(leaf, children);
         self.tree.set_data(leaf, NodeData { state, dists, hallucinations });

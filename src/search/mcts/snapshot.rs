@@ -25,11 +25,10 @@ pub struct MoveStats {
     pub q: Option<f64>,
     /// P(s, a).
     pub prior: f64,
-    /// The model's value for the move under max scoring (when it valued it).
-    pub model_max: Option<f64>,
-    /// The model's value for the move under mean scoring (when it valued it).
-    pub model_mean: Option<f64>,
-    /// The model's value distribution over its buckets (kept only near the root).
+    /// The model's value for the move under the search's scoring (when it valued it).
+    pub model: Option<f64>,
+    /// The model's value distribution over its buckets (kept only near the root): every other rule's value
+    /// comes from it ([`MoveStats::value`]).
     pub distribution: Option<Vec<f64>>,
     /// Virtual counts on it now (evaluations out below it).
     pub virtual_count: u32,
@@ -43,6 +42,20 @@ pub struct MoveStats {
     /// e.g. checkmate; 0 a loss; ½ a draw).
     #[serde(default)]
     pub pv_result: Option<f64>,
+}
+
+impl MoveStats {
+    /// The model's value for the move under `scoring`, from its distribution (`None` when the model did not
+    /// value it or its distribution was not kept).
+    pub fn value(&self, scoring: Scoring) -> Option<f64> {
+        self.distribution.as_deref().filter(|d| !d.is_empty()).map(|d| scoring.of_probs(d))
+    }
+
+    /// The model's value under `scoring`, or, when the distribution was not kept, the search's own value
+    /// (under the search's scoring).
+    pub fn value_or_model(&self, scoring: Scoring) -> Option<f64> {
+        self.value(scoring).or(self.model)
+    }
 }
 
 /// Totals of the search.
@@ -90,13 +103,13 @@ impl<S: GameState> Mcts<S> {
     /// The move the search would play now (Algorithm 8); `None` before the root is expanded or when every
     /// move failed.
     pub fn best_action(&self) -> Option<S::Action> {
-        best_child(&self.tree, ROOT, self.params.scoring).and_then(|c| self.tree.node(c).action)
+        best_child(&self.tree, ROOT).and_then(|c| self.tree.node(c).action)
     }
 
     /// The whole search as plain data.
     pub fn snapshot(&self) -> MctsSnapshot {
         let root = self.tree.node(ROOT);
-        let line = principal_variation(&self.tree, ROOT, self.params.scoring);
+        let line = principal_variation(&self.tree, ROOT);
         let mut moves = self.children_of(ROOT);
         moves.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
         MctsSnapshot {
@@ -121,7 +134,7 @@ impl<S: GameState> Mcts<S> {
     /// The principal variation's length in plies and, when it ends in a finished game, its exact result
     /// for the player to move at the root (cheaper than a whole [`Mcts::snapshot`]).
     pub fn pv_outcome(&self) -> (usize, Option<f64>) {
-        let line = principal_variation(&self.tree, ROOT, self.params.scoring);
+        let line = principal_variation(&self.tree, ROOT);
         (line.len(), line_result(&self.tree, ROOT, &line))
     }
 
@@ -169,7 +182,7 @@ impl<S: GameState> Mcts<S> {
                     .and_then(|d| d.as_ref())
                     .map(|d| d.probs().to_vec());
                 let mut line = vec![c];
-                line.extend(principal_variation(t, c, self.params.scoring));
+                line.extend(principal_variation(t, c));
                 let pv = self.line_texts(&line);
                 MoveStats {
                     action,
@@ -177,8 +190,7 @@ impl<S: GameState> Mcts<S> {
                     visit_share: if total > 0 { f64::from(child.visits) / total as f64 } else { 0.0 },
                     q: q(t, c),
                     prior: f64::from(child.prior),
-                    model_max: model_value(t, c, Scoring::Max),
-                    model_mean: model_value(t, c, Scoring::Mean),
+                    model: model_value(t, c),
                     distribution,
                     virtual_count: child.virtual_count,
                     status: child.status,

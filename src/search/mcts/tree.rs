@@ -46,10 +46,9 @@ pub(crate) struct Node<A> {
     pub value_sum: f64,
     /// P(s, a) of the edge into this node.
     pub prior: f32,
-    /// The parent evaluation's max-scoring value of this move, parent's perspective (NaN: not valued).
-    pub model_max: f32,
-    /// The parent evaluation's mean-scoring value of this move, parent's perspective (NaN: not valued).
-    pub model_mean: f32,
+    /// The parent evaluation's value of this move under the search's scoring, parent's perspective (NaN:
+    /// not valued). A tree is built under one scoring ([`crate::search::mcts::Mcts::set_params`]).
+    pub model_value: f32,
     /// For terminal nodes: the exact value for `player`.
     pub terminal_value: f32,
     /// Index into [`Tree::data`] once evaluated (the root has one from the start), else [`NONE`].
@@ -76,8 +75,7 @@ impl<A> Node<A> {
             own: 0,
             value_sum: 0.0,
             prior,
-            model_max: f32::NAN,
-            model_mean: f32::NAN,
+            model_value: f32::NAN,
             terminal_value: 0.0,
             excluded: false,
             data: NONE,
@@ -150,15 +148,14 @@ impl<S: GameState> Tree<S> {
         }
     }
 
-    /// Appends one child per entry of `children` (action, prior, model max, model mean) under `parent`.
-    pub(crate) fn add_children(&mut self, parent: u32, children: Vec<(S::Action, f32, f32, f32)>) {
+    /// Appends one child per entry of `children` (action, prior, model value) under `parent`.
+    pub(crate) fn add_children(&mut self, parent: u32, children: Vec<(S::Action, f32, f32)>) {
         let first = self.len32(self.nodes.len());
         let player = self.node(parent).player.other();
         let n = self.len32(children.len());
-        for (action, prior, max, mean) in children {
+        for (action, prior, value) in children {
             let mut c = Node::new(parent, Some(action), player, prior);
-            c.model_max = max;
-            c.model_mean = mean;
+            c.model_value = value;
             self.nodes.push(c);
         }
         let p = self.node_mut(parent);
@@ -234,13 +231,13 @@ mod tests {
         let s = ChessState::startpos();
         let mut t = Tree::new(s.clone());
         let moves = s.legal_actions();
-        t.add_children(ROOT, moves.iter().map(|&m| (m, 0.05, 0.5, 0.5)).collect());
+        t.add_children(ROOT, moves.iter().map(|&m| (m, 0.05, 0.5)).collect());
         assert_eq!(t.node(ROOT).num_children, 20);
         let c = t.child_by_action(ROOT, moves[3]).expect("child exists");
         let cs = s.play(moves[3]).expect("legal");
         t.set_data(c, NodeData { state: cs.clone(), dists: None, hallucinations: 0 });
         let replies = cs.legal_actions();
-        t.add_children(c, replies.iter().map(|&m| (m, 0.05, 0.5, 0.5)).collect());
+        t.add_children(c, replies.iter().map(|&m| (m, 0.05, 0.5)).collect());
         t.node_mut(c).visits = 7;
         assert_eq!(t.depth(t.node(c).first_child), 2);
         let sub = t.extract(c);
