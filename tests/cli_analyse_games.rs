@@ -54,11 +54,11 @@ fn a_scoring_rule_beyond_max_and_mean_values_and_orders_the_moves() {
     let (ok, text, err) =
         mavboard(&["analyse", "--game", "connect_four", "--moves", "44", "--scoring", "mean-sd:1"]);
     assert!(ok, "{err}");
-    assert!(text.contains("mean-sd:1 % (rank)") && text.contains("ordered by mean-sd:1 scoring"), "{text}");
-    // The first row is the rule's favourite: its third value column (after max and mean) ranks 1.
+    assert!(text.contains("rank mean-sd:1") && text.contains("ordered by mean-sd:1 scoring"), "{text}");
+    // The first row is the rule's favourite: its third rank column (after max's and mean's) says 1.
     let mut lines = text.lines().skip_while(|l| !l.starts_with("move"));
     let first: Vec<&str> = lines.nth(1).expect("a first row").split_whitespace().collect();
-    assert_eq!(first.get(6), Some(&"(1)"), "{text}");
+    assert_eq!(first.get(6), Some(&"1"), "{text}");
     let (ok, _, err) = mavboard(&["analyse", "--game", "connect_four", "--scoring", "median"]);
     assert!(!ok && err.contains("unknown scoring 'median'"), "{err}");
 }

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mavboard::app::settings::{ScoringChoice, Settings};
+use mavboard::app::settings::Settings;
 use mavboard::app::state::AppState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::material::MaterialEvaluator;
@@ -19,7 +19,7 @@ fn check(settings: Settings) {
     let config = settings.search.engine_config();
     assert!(config.batch_size >= 1 && !config.eval_timeout.is_zero());
     let _ = settings.search.go_limits();
-    for scoring in [ScoringChoice::Max, ScoringChoice::Mean] {
+    for scoring in settings.scoring_rules() {
         let params = settings.search.params(scoring);
         if params.validate().is_ok() {
             let mut mcts = Mcts::new(ChessState::startpos(), 0, params).expect("validated parameters");

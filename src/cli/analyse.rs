@@ -227,9 +227,12 @@ fn analyse<S: MavState>(
         println!("the game is over: {o} ({:?})", o.reason());
         return Ok(());
     }
+    // Values, then ranks, one column per rule: with the default rules, `move max % mean % rank max rank mean`.
+    let value_heads: Vec<String> = rules.iter().map(|r| format!("{r} %")).collect();
+    let rank_heads: Vec<String> = rules.iter().map(|r| format!("rank {r}")).collect();
     let mut head = format!("\n{:<8}", "move");
-    for r in &rules {
-        head.push_str(&format!(" {:>15}", format!("{r} % (rank)")));
+    for h in value_heads.iter().chain(&rank_heads) {
+        head.push_str(&format!(" {h:>7}"));
     }
     println!("{head} {:>7}", "best %");
     let mut order: Vec<usize> = (0..result.moves.len()).collect();
@@ -238,8 +241,11 @@ fn analyse<S: MavState>(
         let best = result.best_action.as_ref().map_or(String::from("-"), |b| format!("{:.1}", 100.0 * b[i]));
         let flag = if ranks.iter().any(|k| k[i] != ranks[chosen][i]) { "  ≠" } else { "" };
         let mut line = format!("{:<8}", result.moves[i].text);
-        for (v, k) in values.iter().zip(&ranks) {
-            line.push_str(&format!(" {:>15}", format!("{:.1} ({})", 100.0 * v[i], k[i])));
+        for (v, h) in values.iter().zip(&value_heads) {
+            line.push_str(&format!(" {:>w$.1}", 100.0 * v[i], w = h.chars().count().max(7)));
+        }
+        for (k, h) in ranks.iter().zip(&rank_heads) {
+            line.push_str(&format!(" {:>w$}", k[i], w = h.chars().count().max(7)));
         }
         println!("{line} {best:>7}{flag}");
     }
