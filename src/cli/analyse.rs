@@ -18,7 +18,7 @@ use mavboard::search::mcts::driver::RunLimits;
 use mavboard::search::mcts::params::{MctsParams, VirtualCounts, WorldModel};
 use mavboard::search::mcts::search::Mcts;
 
-use super::choice::GameArg;
+use super::choice::{DecodeArg, GameArg, WorldArg};
 
 /// Arguments of `mavboard analyse`.
 #[derive(Debug, clap::Args)]
@@ -50,8 +50,8 @@ pub struct Args {
     batch: usize,
     /// MCTS world model: `rules` (the rules play the moves) or `learned` (the model predicts the next
     /// state, its moves and the end of the game; a `mav-lm` package is needed).
-    #[arg(long, default_value = "rules")]
-    world: String,
+    #[arg(long, value_enum, default_value_t = WorldArg::Rules)]
+    world: WorldArg,
     /// MCTS virtual counts: `fixed:N` or `dynamic:NMAX,NMIN` [default: the paper's dynamic counts for the
     /// budget, n_max 8/16/32 and n_min 2].
     #[arg(long = "virtual")]
@@ -62,8 +62,8 @@ pub struct Args {
     scoring: Scoring,
     /// Text models: `constrained` (the rules give the moves) or `free` (the model writes everything; its
     /// output and hallucinations are printed).
-    #[arg(long = "mode", alias = "decode", default_value = "constrained")]
-    decode: String,
+    #[arg(long = "mode", alias = "decode", value_enum, default_value_t = DecodeArg::Constrained)]
+    decode: DecodeArg,
     /// ONNX Runtime library to use.
     #[arg(long)]
     ort_lib: Option<PathBuf>,
@@ -146,11 +146,7 @@ fn analyse<S: MavState>(
         TopK::Count(args.k.parse().with_context(|| format!("--k {} is neither a number nor `all`", args.k))?)
     };
     let scoring = args.scoring;
-    let mode = match args.decode.as_str() {
-        "constrained" => DecodeMode::Constrained,
-        "free" => DecodeMode::Free,
-        s => anyhow::bail!("--mode {s}: use constrained or free"),
-    };
+    let mode = DecodeMode::from(args.decode);
     if let Some(spec) = &args.internal {
         let request = super::internal::InternalRequest {
             spec,
@@ -180,11 +176,7 @@ fn analyse<S: MavState>(
     let chosen = rules.iter().position(|&r| r == scoring).unwrap_or(1);
     let snapshot = match args.sims {
         Some(n) => {
-            let world_model = match args.world.as_str() {
-                "rules" => WorldModel::Rules,
-                "learned" => WorldModel::Learned,
-                other => anyhow::bail!("--world must be rules or learned, not '{other}'"),
-            };
+            let world_model = WorldModel::from(args.world);
             let virtual_counts = match args.virtual_counts.as_deref() {
                 None => VirtualCounts::paper_dynamic(n),
                 Some(text) => parse_virtual(text)?,
