@@ -45,11 +45,12 @@ impl<S> std::fmt::Debug for TraceModel<S> {
 /// Why a package writes no internal-search trace, for the user (`None` when it can write one).
 pub fn no_trace_explanation(manifest: &crate::model::Manifest) -> Option<String> {
     let (name, format) = (&manifest.name, manifest.format.name());
-    match (manifest.internal_search, manifest.format) {
-        (true, crate::model::ModelFormat::MavLm) => None,
-        (true, _) => Some(format!(
-            "{name} ({format}) says it was trained for internal search, but only a mav-lm package writes text; \
-             the explicit minimax uses its values"
+    match (manifest.internal_search, manifest.format.capabilities().writes_traces) {
+        (true, true) => None,
+        (true, false) => Some(format!(
+            "{name} ({format}) says it was trained for internal search, but only a {} package writes text; \
+             the explicit minimax uses its values",
+            crate::model::ModelFormat::names_with(|c| c.writes_traces)
         )),
         (false, _) => Some(format!(
             "{name} ({format}) was not trained on internal-search traces (mav.json internal_search: false), so it \

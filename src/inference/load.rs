@@ -43,7 +43,8 @@ pub fn check_tokenizer(package: &ModelPackage) -> Result<Tokenizer, ModelError> 
     if vocab(&theirs) != vocab(&ours) {
         return Err(mismatch());
     }
-    if package.manifest.vocab_size != tokenizer.vocab_size() && package.manifest.format == ModelFormat::MavLm
+    if package.manifest.vocab_size != tokenizer.vocab_size()
+        && package.manifest.format.capabilities().generates_text
     {
         return Err(ModelError::Mismatch {
             dir: package.dir.clone(),

@@ -3,6 +3,7 @@
 //! Nothing about a model is hard-coded in Rust: token ids, bucket count, layer count and KV shapes come from
 //! [`manifest::Manifest`] and are checked against the ONNX graph by [`signature`].
 
+pub mod capabilities;
 pub mod checksum;
 pub mod error;
 pub mod import;
@@ -10,6 +11,7 @@ pub mod manifest;
 pub mod package;
 pub mod signature;
 
+pub use capabilities::{BatchShape, Capabilities};
 pub use error::ModelError;
 pub use manifest::{Manifest, ModelFormat};
 pub use package::ModelPackage;

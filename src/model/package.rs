@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::ModelError;
-use super::manifest::{Manifest, ModelFormat};
+use super::manifest::Manifest;
 use super::signature::check_manifest;
 
 /// The shipped packages, in the order the app prefers them for analysis on a CPU.
@@ -42,7 +42,7 @@ impl ModelPackage {
         if manifest.remote.is_none() && !dir.join("model.onnx").is_file() {
             return Err(ModelError::MissingFile { dir: dir.to_path_buf(), file: "model.onnx" });
         }
-        if manifest.format != ModelFormat::ActionValue && !dir.join("tokenizer.json").is_file() {
+        if manifest.format.capabilities().needs_tokenizer && !dir.join("tokenizer.json").is_file() {
             return Err(ModelError::MissingFile { dir: dir.to_path_buf(), file: "tokenizer.json" });
         }
         check_manifest(dir, &manifest)?;

@@ -126,7 +126,7 @@ pub fn check_manifest(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
                     format!("{dup} twice"),
                 ));
             }
-            if m.format == ModelFormat::MavLm && m.eos_token_id.is_none() {
+            if m.format.capabilities().generates_text && m.eos_token_id.is_none() {
                 return Err(mismatch(
                     dir,
                     "mav.json eos_token_id".into(),

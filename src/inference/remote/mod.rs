@@ -200,10 +200,14 @@ fn check_spec(spec: &RemoteSpec, format: ModelFormat) -> Result<String, RemoteEr
             hint: "serve the model's REST API too and set remote.protocol to \"v2-rest\"".into(),
         });
     }
-    if format == ModelFormat::MavLm {
+    if !format.capabilities().remote {
         return Err(RemoteError::NotSupported {
-            what: "a remote mav-lm model".into(),
-            hint: "remote packages may be mav-encoder or action-value; run a mav-lm package locally".into(),
+            what: format!("a remote {} model", format.name()),
+            hint: format!(
+                "remote packages may be {}; run a {} package locally",
+                ModelFormat::names_with(|c| c.remote),
+                format.name()
+            ),
         });
     }
     let endpoint = spec.endpoint.trim_end_matches('/');
