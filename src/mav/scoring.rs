@@ -184,16 +184,6 @@ impl Scoring {
     pub fn catalogue_place(self) -> usize {
         Scoring::ALL.iter().position(|&a| a == self).unwrap_or(Scoring::ALL.len())
     }
-
-    /// A short name for column heads: "max", "mean", "q0.25", "μ−1σ".
-    pub fn short(self) -> String {
-        match self {
-            Scoring::Max => "max".to_owned(),
-            Scoring::Mean => "mean".to_owned(),
-            Scoring::Quantile(q) => format!("q{q}"),
-            Scoring::MeanMinusSd(l) => format!("μ−{l}σ"),
-        }
-    }
 }
 
 impl fmt::Display for Scoring {
