@@ -219,14 +219,8 @@ impl ValueDistribution {
 
     /// The most probable bucket (the lowest index among equals).
     pub fn mode_bucket(&self) -> u32 {
-        let mut best = 0usize;
-        for (i, p) in self.probs.iter().enumerate() {
-            if *p > self.probs[best] {
-                best = i;
-            }
-        }
-        // `best` < K ≤ u32::MAX.
-        u32::try_from(best).unwrap_or(0)
+        // The index is < K ≤ u32::MAX.
+        u32::try_from(mode_index(&self.probs)).unwrap_or(0)
     }
 
     /// Max scoring: the centre of the most probable bucket.
@@ -236,8 +230,7 @@ impl ValueDistribution {
 
     /// Mean scoring: the expected bucket centre Σ pᵢ·centreᵢ.
     pub fn mean_value(&self) -> f64 {
-        let k = f64::from(self.buckets.k());
-        self.probs.iter().zip(0u32..).map(|(p, i)| p * (f64::from(i) + 0.5) / k).sum()
+        mean_centre(&self.probs)
     }
 
     /// The distribution seen by the opponent (bucket i ↔ bucket K − 1 − i).
@@ -246,6 +239,23 @@ impl ValueDistribution {
         probs.reverse();
         ValueDistribution { buckets: self.buckets, probs }
     }
+}
+
+/// The index of the largest of `probs` (the lowest among equals; 0 for an empty slice).
+pub(crate) fn mode_index(probs: &[f64]) -> usize {
+    let mut best = 0usize;
+    for (i, p) in probs.iter().enumerate() {
+        if *p > probs[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Σ pᵢ·centreᵢ over K = `probs.len()` buckets of equal width on [0, 1].
+pub(crate) fn mean_centre(probs: &[f64]) -> f64 {
+    let k = probs.len() as f64;
+    probs.iter().enumerate().map(|(i, p)| p * (i as f64 + 0.5) / k).sum()
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::mav::buckets::ValueDistribution;
+use crate::mav::buckets::{ValueDistribution, mean_centre, mode_index};
 
 /// A scoring rule's parameter that is a fraction, kept in thousandths so that rules compare and hash exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -104,17 +104,9 @@ impl Scoring {
         }
         let k = probs.len() as f64;
         let centre = |i: usize| (i as f64 + 0.5) / k;
-        let mean = || probs.iter().enumerate().map(|(i, p)| p * centre(i)).sum::<f64>();
+        let mean = || mean_centre(probs);
         match self {
-            Scoring::Max => {
-                let mut best = 0;
-                for (i, p) in probs.iter().enumerate() {
-                    if *p > probs[best] {
-                        best = i;
-                    }
-                }
-                centre(best)
-            }
+            Scoring::Max => centre(mode_index(probs)),
             Scoring::Mean => mean(),
             Scoring::Quantile(q) => {
                 let q = q.get();
