@@ -42,7 +42,7 @@ fn bench(c: &mut Criterion) {
     };
     let ctx = egui::Context::default();
     let mut app = MavboardApp::with_engine(settings, Arc::new(|| {}));
-    app.state.apply(Command::Doc(DocCommand::LoadFen(FEN.into())), &ctx);
+    app.state.apply(Command::Doc(DocCommand::LoadFen(FEN.into())));
     // Wait (drawing frames) for the model's values of the position, then start the search.
     let start = Instant::now();
     while mavboard::ui::values_panel::current_rows(&app.state).len() < 40 {
@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    app.state.apply(Command::Analysis(AnalysisCommand::StartSearch), &ctx);
+    app.state.apply(Command::Analysis(AnalysisCommand::StartSearch));
     while app.state.analysis.report.as_ref().is_none_or(|r| r.snapshot.totals.root_visits < 50) {
         frame(&ctx, |ui| app.frame_ui(ui));
         std::thread::sleep(Duration::from_millis(10));
@@ -76,7 +76,7 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
     assert!(app.state.analysis.searching, "the search ran during the measurement");
-    app.state.apply(Command::Analysis(AnalysisCommand::StopSearch), &ctx);
+    app.state.apply(Command::Analysis(AnalysisCommand::StopSearch));
 }
 
 criterion_group!(benches, bench);

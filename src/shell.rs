@@ -5,6 +5,7 @@
 use eframe::egui;
 
 use crate::app::command::Command;
+use crate::app::effect::Effect;
 use crate::app::engine_link::EngineLink;
 use crate::app::settings::{Settings, ThemeChoice};
 use crate::app::soak::Soak;
@@ -36,7 +37,7 @@ pub fn run_soak(
 
 fn run_window(startup: Vec<Command>, soak: Option<SoakRun>) -> Result<(), eframe::Error> {
     // Settings live in the config folder; without one the app runs, logging why nothing is saved.
-    let persistence_path = crate::app::settings_file::prepare("mavboard")
+    let persistence_path = crate::app::settings_file::prepare(eframe::storage_dir("mavboard"))
         .map_err(|e| tracing::warn!("settings will not be saved: {e}"))
         .ok();
     let options = eframe::NativeOptions {
@@ -186,6 +187,15 @@ impl MavboardApp {
     /// One frame: poll the file dialog, draw, then apply the commands the panels returned.
     pub fn frame_ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
+        // Background threads of the app (file dialog, PGN reading, UCI engine) wake this window.
+        let repaint = self
+            .repaint
+            .get_or_insert_with(|| {
+                let ctx = ctx.clone();
+                std::sync::Arc::new(move || ctx.request_repaint())
+            })
+            .clone();
+        self.state.wake = repaint.clone();
         if self.applied_theme != Some(self.state.settings.theme) {
             ctx.set_theme(match self.state.settings.theme {
                 ThemeChoice::Dark => egui::Theme::Dark,
@@ -193,10 +203,10 @@ impl MavboardApp {
             });
             self.applied_theme = Some(self.state.settings.theme);
         }
-        self.state.poll_file_dialog(&ctx);
+        self.state.poll_file_dialog();
         self.state.poll_loading();
         self.state.follow_chess_loads();
-        self.state.unsaved_frame(&ctx);
+        self.state.unsaved_frame(ctx.input(|i| i.viewport().close_requested()));
         if let Some(link) = self.engine.as_mut() {
             link.drain(&mut self.state);
         }
@@ -206,7 +216,7 @@ impl MavboardApp {
         }
         commands.extend(root_ui(ui, &self.state, &mut self.ui));
         for command in commands {
-            self.state.apply(command, &ctx);
+            self.state.apply(command);
         }
         if let Some(link) = self.engine.as_mut() {
             link.frame(&mut self.state);
@@ -218,10 +228,7 @@ impl MavboardApp {
             self.state.uci.frame(self.state.doc.line.current(), &self.state.settings.uci_engine);
         }
         // The solver beside a Connect Four / Hex board follows its position.
-        let repaint = self.repaint.get_or_insert_with(|| {
-            let ctx = ctx.clone();
-            std::sync::Arc::new(move || ctx.request_repaint())
-        });
+        let repaint = &repaint;
         let board = self.state.doc.board_game.as_ref().map(|g| g.current());
         self.state.board_analysis.oracle.follow(board, self.state.settings.show_oracle, repaint);
         // The model beside it, in the app with an engine (tests that only drive the board have none).
@@ -247,11 +254,19 @@ impl MavboardApp {
             ctx.request_repaint();
         }
         for command in moves {
-            self.state.apply(command, &ctx);
+            self.state.apply(command);
         }
         if self.state.play.game.as_ref().is_some_and(|g| g.thinking_for(now).is_some()) {
             // The time per move runs out without an event to wake the UI.
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
+        // What the commands asked of the window.
+        for effect in std::mem::take(&mut self.state.effects) {
+            match effect {
+                Effect::CopyText(text) => ctx.copy_text(text),
+                Effect::CloseWindow => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+                Effect::CancelClose => ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose),
+            }
         }
         // Unsaved work goes to the crash journal (handed to its thread; nothing is written here).
         self.state.journal_frame();

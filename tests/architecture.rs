@@ -277,6 +277,191 @@ fn importers(sources: &[Source], module: &str, used: &str) -> Vec<String> {
         .collect()
 }
 
+/// The paths `code` names from `crate::`, `mavboard::`, `super::` or `self::`, groups expanded: `use
+/// super::{a::X, b::{c, d as e}}` gives `super::a::X`, `super::b::c` and `super::b::d`. A path ends where
+/// its segments do (`*`, a generic or a call end it).
+fn relative_paths(code: &str) -> Vec<Vec<String>> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let (word, end) = ident_at(&chars, i);
+        if word.is_empty() {
+            i += 1;
+            continue;
+        }
+        let after_colon = i > 0 && chars[i - 1] == ':';
+        if prev_is_ident(&chars, i)
+            || after_colon
+            || !matches!(word.as_str(), "crate" | "mavboard" | "super" | "self")
+        {
+            i = end;
+            continue;
+        }
+        i = path_tail(&chars, end, vec![word], &mut out);
+    }
+    out
+}
+
+/// Reads the rest of a path after `prefix` from `i` (`::segment`s and `::{…}` groups), pushes every
+/// whole path to `out` and returns where the path ended.
+fn path_tail(chars: &[char], mut i: usize, mut prefix: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
+    let skip_space = |mut i: usize| {
+        while chars.get(i).is_some_and(|c| c.is_whitespace()) {
+            i += 1;
+        }
+        i
+    };
+    loop {
+        if !(chars.get(i) == Some(&':') && chars.get(i + 1) == Some(&':')) {
+            out.push(prefix);
+            return i;
+        }
+        i = skip_space(i + 2);
+        if chars.get(i) == Some(&'{') {
+            i += 1;
+            loop {
+                while chars.get(i).is_some_and(|c| c.is_whitespace() || *c == ',') {
+                    i += 1;
+                }
+                match chars.get(i) {
+                    None => return i,
+                    Some('}') => return i + 1,
+                    _ => {}
+                }
+                let (word, end) = ident_at(chars, i);
+                if word.is_empty() {
+                    i += 1;
+                } else if word == "as" {
+                    // `X as Y`: Y is a new name, not a path.
+                    i = ident_at(chars, skip_space(end)).1;
+                } else {
+                    let mut item = prefix.clone();
+                    item.push(word);
+                    i = path_tail(chars, end, item, out);
+                }
+            }
+        }
+        let (word, end) = ident_at(chars, i);
+        if word.is_empty() {
+            out.push(prefix);
+            return i;
+        }
+        prefix.push(word);
+        i = end;
+    }
+}
+
+/// The module path of a source file: `app/state/mod.rs` is `app::state`, `app/view.rs` is `app::view`,
+/// `lib.rs` is the crate root (empty).
+fn module_path(path: &str) -> Vec<String> {
+    let mut parts: Vec<String> = path.trim_end_matches(".rs").split('/').map(str::to_owned).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// `path` as written in the module `here`, made absolute (`crate::`, `super::` and `self::` resolved).
+fn absolute(here: &[String], path: &[String]) -> Vec<String> {
+    let mut base: Vec<String> = here.to_vec();
+    let mut rest = path;
+    if matches!(path.first().map(String::as_str), Some("crate" | "mavboard")) {
+        base.clear();
+        rest = &path[1..];
+    }
+    while let Some(first) = rest.first() {
+        match first.as_str() {
+            "super" => {
+                base.pop();
+            }
+            "self" => {}
+            _ => break,
+        }
+        rest = &rest[1..];
+    }
+    base.extend(rest.iter().cloned());
+    base
+}
+
+/// For every folder under `src/`, the graph of its files: each file (or subfolder, as one node) and the
+/// files of the same folder it names. A folder's own `mod.rs` is the folder, not one of its files.
+fn folder_graphs(sources: &[Source]) -> BTreeMap<String, Graph> {
+    let modules: Vec<Vec<String>> = sources.iter().map(|s| module_path(&s.path)).collect();
+    let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    for m in &modules {
+        for depth in 1..m.len() {
+            children.entry(m[..depth].to_vec()).or_default().insert(m[depth].clone());
+        }
+    }
+    let mut graphs: BTreeMap<String, Graph> = BTreeMap::new();
+    for (folder, nodes) in &children {
+        let graph = graphs.entry(folder.join("/")).or_default();
+        for n in nodes {
+            graph.entry(n.clone()).or_default();
+        }
+    }
+    for (s, here) in sources.iter().zip(&modules) {
+        let paths = relative_paths(&code_only(&s.text));
+        for (folder, nodes) in &children {
+            let depth = folder.len();
+            if here.len() <= depth || here[..depth] != folder[..] {
+                continue;
+            }
+            let me = &here[depth];
+            for p in &paths {
+                let abs = absolute(here, p);
+                if abs.len() > depth
+                    && abs[..depth] == folder[..]
+                    && &abs[depth] != me
+                    && nodes.contains(&abs[depth])
+                {
+                    let graph = graphs.get_mut(&folder.join("/")).expect("every folder has a graph");
+                    graph.entry(me.clone()).or_default().insert(abs[depth].clone());
+                }
+            }
+        }
+    }
+    graphs
+}
+
+/// The circles of `graph`: each group of two or more nodes that all reach each other, with one cycle
+/// through its first two as the proof.
+fn circles(graph: &Graph) -> Vec<(BTreeSet<String>, String)> {
+    let mut seen = BTreeSet::new();
+    let mut found = Vec::new();
+    for a in graph.keys() {
+        if seen.contains(a) {
+            continue;
+        }
+        let group: BTreeSet<String> = graph
+            .keys()
+            .filter(|b| *b == a || (path(graph, a, b).is_some() && path(graph, b, a).is_some()))
+            .cloned()
+            .collect();
+        seen.extend(group.iter().cloned());
+        if group.len() > 1 {
+            let mut members = group.iter();
+            let (x, y) = (members.next().expect("two"), members.next().expect("two"));
+            let proof = cycle_between(graph, x, y).unwrap_or_default();
+            found.push((group, proof));
+        }
+    }
+    found
+}
+
+/// The folders that docs/ARCHITECTURE.md allows a circle among their files: the backticked names on its
+/// line that starts `Folders with a circle among their files:` (`none` when there is none).
+fn documented_circles(doc: &str) -> BTreeSet<String> {
+    let line =
+        doc.lines().find(|l| l.starts_with("Folders with a circle among their files:")).unwrap_or_default();
+    line.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|s| s.trim_start_matches("src/").trim_end_matches('/').to_owned())
+        .collect()
+}
+
 fn src_tree() -> Vec<Source> {
     source_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
 }
@@ -459,4 +644,71 @@ fn the_scanner_finds_a_cycle_in_a_tiny_tree() {
     assert_eq!(cycle_between(&graph, "app", "game"), None);
     assert_eq!(path(&graph, "app", "engine"), None);
     assert_eq!(path(&graph, "engine", "game"), Some(vec!["engine".into(), "uci".into(), "game".into()]));
+}
+
+#[test]
+fn no_folder_has_a_circle_among_its_files_but_those_the_map_names() {
+    let doc = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
+        .expect("docs/ARCHITECTURE.md");
+    assert!(
+        doc.contains("Folders with a circle among their files:"),
+        "docs/ARCHITECTURE.md should say which folders have a circle among their files"
+    );
+    let allowed = documented_circles(&doc);
+    let graphs = folder_graphs(&src_tree());
+    assert!(graphs.contains_key("app") && graphs.contains_key("app/state"), "the scan found no app folders");
+    assert!(graphs["app"]["state"].contains("view"), "the scan should see app/state using app/view");
+    let mut found = Vec::new();
+    let mut with = BTreeSet::new();
+    for (folder, graph) in &graphs {
+        for (group, proof) in circles(graph) {
+            with.insert(folder.clone());
+            if !allowed.contains(folder) {
+                found.push(format!("src/{folder}: {} files ({proof})", group.len()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "circles among the files of a folder:\n{}", found.join("\n"));
+    let stale: Vec<&String> = allowed.iter().filter(|f| !with.contains(*f)).collect();
+    assert!(stale.is_empty(), "docs/ARCHITECTURE.md names circles that are gone: {stale:?}");
+}
+
+#[test]
+fn the_folder_scan_finds_a_circle_through_groups_super_and_crate_paths() {
+    let sources = [
+        source("app/mod.rs", "pub mod a; pub mod b; pub mod c; pub mod state;\n"),
+        source("app/a.rs", "use super::{b::X, c as other};\n"),
+        source("app/b.rs", "fn f() { crate::app::state::g(); }\n"),
+        source("app/c.rs", "// use super::a;\nfn h() -> &'static str { \"super::a\" }\n"),
+        source("app/state/mod.rs", "mod guard;\nuse crate::app::{c, a::{Y, Z}};\n"),
+        source("app/state/guard.rs", "use super::super::c::W;\nuse super::AppState;\n"),
+    ];
+    let graphs = folder_graphs(&sources);
+    let app = &graphs["app"];
+    assert_eq!(app["a"], BTreeSet::from(["b".to_owned(), "c".to_owned()]));
+    assert_eq!(app["c"], BTreeSet::new(), "comments and strings are not code");
+    assert_eq!(app["state"], BTreeSet::from(["a".to_owned(), "c".to_owned()]));
+    let found = circles(app);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, BTreeSet::from(["a".to_owned(), "b".to_owned(), "state".to_owned()]));
+    assert!(circles(&graphs["app/state"]).is_empty(), "a child naming its folder is no circle");
+    assert_eq!(
+        documented_circles("Folders with a circle among their files: `src/app/`, `league`.\n").len(),
+        2
+    );
+    assert!(documented_circles("Folders with a circle among their files: none.\n").is_empty());
+}
+
+/// Signs that code uses egui or eframe.
+const EGUI: [&str; 4] = ["egui::", "eframe::", "use egui", "use eframe"];
+
+#[test]
+fn the_app_does_not_use_egui() {
+    let sources = src_tree();
+    let found = files_with(&sources, "app", &EGUI);
+    assert!(
+        found.is_empty(),
+        "egui under src/app (return an app::effect::Effect for the shell, take input as values): {found:?}"
+    );
+    assert!(!files_with(&sources, "ui", &EGUI).is_empty(), "the check should see egui in src/ui");
 }

@@ -57,9 +57,8 @@ fn shipped_model_values_every_legal_move_of_the_board_position() {
 #[test]
 fn switching_scoring_reorders_moves_where_max_and_mean_disagree() {
     let mut h = app_with_model(Settings::default());
-    let ctx = h.ctx.clone();
     let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
-    h.state_mut().state.apply(Command::Doc(DocCommand::LoadFen(fen.into())), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadFen(fen.into())));
     assert!(step_until(&mut h, WAIT, |app| current_rows(&app.state).iter().any(|r| r.san == "Bb5")));
     let rows = current_rows(&h.state().state);
     let (a, b) = {
@@ -114,11 +113,10 @@ fn choosing_the_quantile_rule_ranks_the_values_panel_by_it() {
     let ys: Vec<f32> = rows.iter().take(6).map(|r| y_of(&r.san)).collect();
     assert!(ys.windows(2).all(|w| w[0] < w[1]), "listed on screen in the quantile's order: {ys:?}");
     // The rule beside it is chosen in its own box; the same rule twice falls back to its tie-breaker.
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetCompareScoring(Scoring::ALL[3])), &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetCompareScoring(Scoring::ALL[3])));
     h.step();
     h.get_by_label("Mean−1sd %");
-    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetCompareScoring(rule)), &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetCompareScoring(rule)));
     h.step();
     assert_eq!(h.state().state.settings.scoring_rules(), [rule, Scoring::Mean]);
 }
@@ -194,8 +192,7 @@ fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() 
     click_square(&mut h, Square::E4);
     assert_eq!(ui_common::sans(&h), ["e4"]);
     // Loading the shipped default from the menu command recovers, and the error goes with its cause.
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::LoadDefaultModel), &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::LoadDefaultModel));
     assert!(step_until(&mut h, WAIT, has_values));
     assert!(current_rows(&h.state().state).iter().any(|r| r.san == "e5"));
     assert_eq!(model_errors(h.state()), 0, "the toast about the failed model is gone once a model is ready");
@@ -207,11 +204,9 @@ fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() 
 fn review_game_fills_the_graph_lists_mistakes_and_annotates_the_game() {
     use mavboard::ui::eval_graph::{graph_points, mistakes};
     let mut h = app_with_model(Settings::default());
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(
-        Command::Doc(DocCommand::LoadPasted("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0".into())),
-        &ctx,
-    );
+    h.state_mut()
+        .state
+        .apply(Command::Doc(DocCommand::LoadPasted("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0".into())));
     assert!(step_until(&mut h, WAIT, has_values));
     h.get_by_label("Review game").click();
     h.step();
@@ -252,15 +247,14 @@ fn review_game_fills_the_graph_lists_mistakes_and_annotates_the_game() {
 #[test]
 fn review_all_games_fills_the_game_list_attaches_reviews_and_exports_every_game() {
     let mut h = app_with_model(Settings::default());
-    let ctx = h.ctx.clone();
     let pasted = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
                   [White \"C\"]\n[Black \"D\"]\n\n1. e4 e4 *\n\n\
                   [White \"E\"]\n[Black \"F\"]\n\n{Kept} 1. d4 d5 2. c4 e6 *\n";
-    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(pasted.into())), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(pasted.into())));
     assert!(step_until(&mut h, WAIT, has_values));
     h.state_mut()
         .state
-        .apply(Command::View(ViewCommand::ShowDialog(Some(mavboard::app::state::Dialog::GameList))), &ctx);
+        .apply(Command::View(ViewCommand::ShowDialog(Some(mavboard::app::state::Dialog::GameList))));
     h.run_steps(2);
     h.get_by_label("Review all games").click();
     h.step();
@@ -286,7 +280,7 @@ fn review_all_games_fills_the_game_list_attaches_reviews_and_exports_every_game(
     let dir = std::env::temp_dir().join(format!("mavboard-file-review-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let out = dir.join("reviewed.pgn");
-    h.state_mut().state.apply(Command::File(FileCommand::ExportReviewPath(out.clone())), &ctx);
+    h.state_mut().state.apply(Command::File(FileCommand::ExportReviewPath(out.clone())));
     let text = std::fs::read_to_string(&out).expect("exported");
     let games = mavboard::pgn::reader::read_all(&text);
     assert_eq!(games.len(), 3, "{text}");

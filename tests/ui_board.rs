@@ -75,10 +75,7 @@ fn f_flips_the_board_and_clicks_follow() {
 #[test]
 fn promotion_picker_chooses_the_piece() {
     let mut h = app_harness();
-    let ctx = h.ctx.clone();
-    h.state_mut()
-        .state
-        .apply(Command::Doc(DocCommand::LoadFen("8/4P3/8/8/8/8/k7/4K3 w - - 0 1".to_owned())), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadFen("8/4P3/8/8/8/8/k7/4K3 w - - 0 1".to_owned())));
     h.run();
     click_square(&mut h, Square::E7);
     click_square(&mut h, Square::E8);
@@ -92,10 +89,7 @@ fn promotion_picker_chooses_the_piece() {
 #[test]
 fn chess960_castling_king_onto_rook() {
     let mut h = app_harness();
-    let ctx = h.ctx.clone();
-    h.state_mut()
-        .state
-        .apply(Command::Doc(DocCommand::LoadFen("k7/8/8/8/8/8/8/4RK1R w H - 0 1".to_owned())), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadFen("k7/8/8/8/8/8/8/4RK1R w H - 0 1".to_owned())));
     h.run();
     assert_eq!(h.state().state.current().kind(), GameKind::Chess960);
     click_square(&mut h, Square::F1);
@@ -107,10 +101,9 @@ fn chess960_castling_king_onto_rook() {
 #[test]
 fn standard_castling_king_two_squares() {
     let mut h = app_harness();
-    let ctx = h.ctx.clone();
     h.state_mut()
         .state
-        .apply(Command::Doc(DocCommand::LoadFen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1".to_owned())), &ctx);
+        .apply(Command::Doc(DocCommand::LoadFen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1".to_owned())));
     h.run();
     click_square(&mut h, Square::E1);
     click_square(&mut h, Square::C1);

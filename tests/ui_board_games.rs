@@ -95,13 +95,11 @@ fn connect_four_is_played_by_clicks_and_valued_by_the_solver() {
     // A position late enough for the solver to finish quickly: its values are the solver's own.
     let line = quiet_line(18);
     let line = line.as_str();
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::Doc(DocCommand::NewGame), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::NewGame));
     for c in line.chars() {
-        h.state_mut().state.apply(
-            Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(c.to_string()))),
-            &ctx,
-        );
+        h.state_mut().state.apply(Command::Doc(DocCommand::PlayMove(
+            mavboard::app::command::BoardMove::Notation(c.to_string()),
+        )));
     }
     assert_eq!(moves(&h).concat(), line);
     let done = step_until(&mut h, Duration::from_secs(120), solver_done);
@@ -125,11 +123,11 @@ fn connect_four_is_played_by_clicks_and_valued_by_the_solver() {
 
     // A FEN that is not valid leaves the game on the board; a chess position that loads (here a pasted
     // FEN) brings the chess board back with it.
-    h.state_mut().state.apply(Command::Doc(DocCommand::LoadFen("not a fen".into())), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadFen("not a fen".into())));
     assert_eq!(moves(&h).len(), line.len() + 1, "the Connect Four game is kept");
     assert_eq!(h.state().state.settings.game, GameChoice::ConnectFour);
     let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
-    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(fen.into())), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(fen.into())));
     let _ = h.try_run();
     assert!(h.state().state.doc.board_game.is_none());
     assert_eq!(h.state().state.settings.game, GameChoice::Chess);
@@ -167,11 +165,9 @@ fn hex_is_played_by_clicks_with_mcts_values_and_the_choice_persists() {
     choose(&mut h, &["Game", "Hex", "Swap rule"]);
     assert_eq!(h.state().state.settings.game, GameChoice::Hex { size: 7, swap: true });
     click_cell(&mut h, "b2");
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(
-        Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("swap".into()))),
-        &ctx,
-    );
+    h.state_mut().state.apply(Command::Doc(DocCommand::PlayMove(
+        mavboard::app::command::BoardMove::Notation("swap".into()),
+    )));
     assert_eq!(moves(&h), ["b2", "swap"]);
 
     // The game chosen comes back with the settings; Chess goes back to the analysis board.
@@ -189,22 +185,19 @@ fn hex_is_played_by_clicks_with_mcts_values_and_the_choice_persists() {
 #[test]
 fn one_new_game_command_for_every_game_and_standard_start_brings_chess_back() {
     let mut h = app_harness();
-    let ctx = h.ctx.clone();
     // A chess move, then Connect Four: the chess game is kept beside it.
-    h.state_mut().state.apply(
-        Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("e2e4".into()))),
-        &ctx,
-    );
-    h.state_mut().state.apply(Command::Doc(DocCommand::SetGame(GameChoice::ConnectFour)), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::PlayMove(
+        mavboard::app::command::BoardMove::Notation("e2e4".into()),
+    )));
+    h.state_mut().state.apply(Command::Doc(DocCommand::SetGame(GameChoice::ConnectFour)));
     for column in ["4", "3"] {
-        h.state_mut().state.apply(
-            Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(column.into()))),
-            &ctx,
-        );
+        h.state_mut().state.apply(Command::Doc(DocCommand::PlayMove(
+            mavboard::app::command::BoardMove::Notation(column.into()),
+        )));
     }
     assert_eq!(moves(&h), ["4", "3"]);
     // New game: a new game of the kind on the board, the chess game untouched.
-    h.state_mut().state.apply(Command::Doc(DocCommand::NewGame), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::NewGame));
     assert!(moves(&h).is_empty());
     assert_eq!(h.state().state.doc.line.cursor(), 1);
     // Position > Standard start: chess again, from the start, once the unsaved chess move is let go.

@@ -38,12 +38,10 @@ fn connect_four_and_hex_are_valued_and_searched_by_a_shipped_model() {
     settings.search.simulations = 48;
     let mut h = app_with_model(settings);
     choose(&mut h, &["Game", "Connect Four"]);
-    let ctx = h.ctx.clone();
     for m in ["4", "4", "3"] {
-        h.state_mut().state.apply(
-            Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(m.into()))),
-            &ctx,
-        );
+        h.state_mut()
+            .state
+            .apply(Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(m.into()))));
     }
     wait_for_values(&mut h, "Connect Four");
     let view = h.state().state.board_analysis.model.view.clone();
@@ -85,10 +83,9 @@ fn connect_four_and_hex_are_valued_and_searched_by_a_shipped_model() {
     // Hex 7×7: every empty cell is valued.
     choose(&mut h, &["Game", "Hex", "7×7 (the model size)"]);
     for m in ["d4", "c5"] {
-        h.state_mut().state.apply(
-            Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(m.into()))),
-            &ctx,
-        );
+        h.state_mut()
+            .state
+            .apply(Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(m.into()))));
     }
     wait_for_values(&mut h, "Hex");
     let report = h.state().state.board_analysis.model.view.report.clone().expect("values");
@@ -107,12 +104,10 @@ fn internal_search_runs_from_the_board_panel_on_connect_four_and_hex() {
     let settings = Settings { show_oracle: false, ..Settings::default() };
     let mut h = app_with_model(settings);
     choose(&mut h, &["Game", "Connect Four"]);
-    let ctx = h.ctx.clone();
     for m in ["4", "4"] {
-        h.state_mut().state.apply(
-            Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(m.into()))),
-            &ctx,
-        );
+        h.state_mut()
+            .state
+            .apply(Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation(m.into()))));
     }
     wait_for_values(&mut h, "Connect Four");
     // The section opens on a click and runs breadth 2, depth 1 (the defaults) on "Run".
@@ -137,10 +132,9 @@ fn internal_search_runs_from_the_board_panel_on_connect_four_and_hex() {
 
     // Hex: the same section for the Hex board's model.
     choose(&mut h, &["Game", "Hex", "7×7 (the model size)"]);
-    h.state_mut().state.apply(
-        Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("d4".into()))),
-        &ctx,
-    );
+    h.state_mut()
+        .state
+        .apply(Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("d4".into()))));
     wait_for_values(&mut h, "Hex");
     h.state_mut().state.board_analysis.model.request =
         Some(mavboard::app::board_model::BoardSearchRequest::Internal { breadth: 3, depth: 1 });

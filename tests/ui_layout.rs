@@ -49,10 +49,9 @@ fn a_search_filling_the_tables_moves_neither_the_panel_nor_the_board() {
     assert!(step_until(&mut h, WAIT, has_values), "the model values the start position");
     h.run_steps(3);
     let board_before = h.state().ui.board.last_rect().expect("the board was drawn");
-    let ctx = h.ctx.clone();
     let search = SearchSettings { simulations: 400, ..SearchSettings::default() };
-    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetSearchSettings(search)), &ctx);
-    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::StartSearch), &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetSearchSettings(search)));
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::StartSearch));
     assert!(
         step_until(&mut h, WAIT, |app| {
             !app.state.analysis.searching

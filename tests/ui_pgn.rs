@@ -20,8 +20,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn apply(h: &mut egui_kittest::Harness<'_, mavboard::shell::MavboardApp>, c: Command) {
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(c, &ctx);
+    h.state_mut().state.apply(c);
     h.run();
     ui_common::wait_for_open(h);
 }

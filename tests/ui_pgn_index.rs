@@ -21,8 +21,7 @@ use ui_common::{app_harness, step_until};
 const WAIT: Duration = Duration::from_secs(60);
 
 fn apply(h: &mut Harness<'_, MavboardApp>, c: Command) {
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(c, &ctx);
+    h.state_mut().state.apply(c);
 }
 
 /// A file of `copies` copies of the TWIC fixture (about 1 MB each) under a temporary folder.

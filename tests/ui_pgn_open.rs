@@ -24,8 +24,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn apply(h: &mut Harness<'_, MavboardApp>, c: Command) {
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(c, &ctx);
+    h.state_mut().state.apply(c);
 }
 
 #[test]

@@ -25,8 +25,7 @@ fn moves(app: &MavboardApp) -> usize {
 }
 
 fn start(h: &mut egui_kittest::Harness<'_, MavboardApp>, setup: PlaySetup) {
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::Play(PlayCommand::Start(setup)), &ctx);
+    h.state_mut().state.apply(Command::Play(PlayCommand::Start(setup)));
     h.step();
 }
 
@@ -131,27 +130,25 @@ fn the_model_plays_first_at_connect_four() {
     start(&mut h, setup);
     let count = |app: &MavboardApp| app.state.doc.board_game.as_ref().map_or(0, |g| g.moves().len());
     assert!(step_until(&mut h, WAIT, |app| count(app) == 1), "the model dropped the first stone");
-    let ctx = h.ctx.clone();
     // The user's stone, then the model's answer.
-    h.state_mut().state.apply(
-        Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("1".into()))),
-        &ctx,
-    );
+    h.state_mut()
+        .state
+        .apply(Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("1".into()))));
     assert!(step_until(&mut h, WAIT, |app| count(app) == 3), "the model answered");
     // Another game on the board ends the game against the model: the model no longer moves by itself.
     h.state_mut()
         .state
-        .apply(Command::Doc(DocCommand::SetGame(mavboard::app::board_game::GameChoice::Chess)), &ctx);
+        .apply(Command::Doc(DocCommand::SetGame(mavboard::app::board_game::GameChoice::Chess)));
     h.run_steps(3);
     assert!(h.state().state.play.game.is_none(), "switching to chess ended the Connect Four game");
     assert!(h.state().state.doc.line.moves().is_empty(), "nobody moved on the chess board");
     h.state_mut()
         .state
-        .apply(Command::Doc(DocCommand::SetGame(mavboard::app::board_game::GameChoice::ConnectFour)), &ctx);
+        .apply(Command::Doc(DocCommand::SetGame(mavboard::app::board_game::GameChoice::ConnectFour)));
     h.run_steps(2);
     // A UCI engine is refused for Connect Four, with the reason.
     let uci = PlaySetup { chooser: Chooser::Uci, ..setup };
-    h.state_mut().state.apply(Command::Play(PlayCommand::Start(uci)), &ctx);
+    h.state_mut().state.apply(Command::Play(PlayCommand::Start(uci)));
     let _ = h.try_run();
     assert!(h.query_by_label_contains("plays chess only").is_some());
 }

@@ -26,8 +26,7 @@ fn a_uci_engine_judges_the_moves_and_the_models_view_stays_beside_them() {
     let settings =
         Settings { review: ReviewSettings { reviewer: Reviewer::Uci, depth: 8 }, ..Settings::default() };
     let mut h = app_with_model(settings);
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(GAME.into())), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(GAME.into())));
     h.run_steps(2);
     h.get_by_label("Review game").click();
     h.step();
@@ -50,7 +49,7 @@ fn a_uci_engine_judges_the_moves_and_the_models_view_stays_beside_them() {
     // Switching the scoring re-derives the model's view without asking the engine again.
     h.state_mut()
         .state
-        .apply(Command::Analysis(AnalysisCommand::SetScoring(mavboard::mav::scoring::Scoring::Max)), &ctx);
+        .apply(Command::Analysis(AnalysisCommand::SetScoring(mavboard::mav::scoring::Scoring::Max)));
     h.run_steps(2);
     let rescored = h.state().state.analysis.game_review.as_ref().expect("still reviewed");
     assert_eq!(
@@ -69,13 +68,12 @@ fn review_all_games_by_a_uci_engine_judges_every_readable_game() {
     let settings =
         Settings { review: ReviewSettings { reviewer: Reviewer::Uci, depth: 6 }, ..Settings::default() };
     let mut h = app_with_model(settings);
-    let ctx = h.ctx.clone();
     let pasted = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
                   [White \"C\"]\n[Black \"D\"]\n\n1. e4 e4 *\n\n\
                   [White \"E\"]\n[Black \"F\"]\n\n1. d4 d5 2. c4 e6 *\n";
-    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(pasted.into())), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(pasted.into())));
     h.run_steps(2);
-    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::ReviewFile), &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::ReviewFile));
     assert!(step_until(&mut h, WAIT, |app| {
         app.state.analysis.file_review.as_ref().is_some_and(|f| !f.running())
     }));
@@ -98,10 +96,9 @@ fn a_missing_review_engine_is_reported_with_the_fix() {
         Settings { review: ReviewSettings { reviewer: Reviewer::Uci, depth: 8 }, ..Settings::default() };
     settings.uci_engine.path = Some("/nonexistent/engine".into());
     let mut h = app_with_model(settings);
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(GAME.into())), &ctx);
+    h.state_mut().state.apply(Command::Doc(DocCommand::LoadPasted(GAME.into())));
     h.run_steps(2);
-    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::ReviewLine), &ctx);
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::ReviewLine));
     assert!(step_until(&mut h, WAIT, |app| app
         .state
         .view

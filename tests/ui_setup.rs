@@ -141,11 +141,9 @@ fn open_and_save_by_path_through_the_menu() {
 
     // A missing file: an error naming it, the line kept.
     let missing = dir.join("missing.pgn");
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(
-        mavboard::app::command::Command::File(mavboard::app::command::FileCommand::OpenPath(missing.clone())),
-        &ctx,
-    );
+    h.state_mut().state.apply(mavboard::app::command::Command::File(
+        mavboard::app::command::FileCommand::OpenPath(missing.clone()),
+    ));
     h.step();
     ui_common::wait_for_open(&mut h);
     assert_eq!(sans(&h).len(), 5);

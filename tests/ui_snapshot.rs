@@ -205,12 +205,10 @@ fn board_game_snapshot(choice: mavboard::app::board_game::GameChoice, moves: &[&
         .renderer(r)
         .build_ui_state(|ui, app: &mut MavboardApp| app.frame_ui(ui), MavboardApp::with_settings(settings));
     h.step();
-    let ctx = h.ctx.clone();
     for m in moves {
-        h.state_mut().state.apply(
-            Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation((*m).to_owned()))),
-            &ctx,
-        );
+        h.state_mut().state.apply(Command::Doc(DocCommand::PlayMove(
+            mavboard::app::command::BoardMove::Notation((*m).to_owned()),
+        )));
     }
     let done = step_until(&mut h, std::time::Duration::from_secs(60), |app| {
         app.state.board_analysis.oracle.report.as_ref().is_some_and(|r| r.done)

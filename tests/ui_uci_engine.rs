@@ -72,8 +72,7 @@ fn stockfish_lines_appear_and_follow_the_board() {
 #[test]
 fn a_wrong_engine_path_is_reported_with_the_fix() {
     let mut h = app_harness();
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::Uci(UciCommand::SetPath(Some("/nonexistent/stockfish".into()))), &ctx);
+    h.state_mut().state.apply(Command::Uci(UciCommand::SetPath(Some("/nonexistent/stockfish".into()))));
     h.get_by_label("UCI engine").click();
     h.run();
     h.get_by_label("Start").click();
@@ -91,8 +90,7 @@ fn a_broken_engine_is_reported() {
         return;
     }
     let mut h = app_harness();
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(Command::Uci(UciCommand::SetPath(Some("/bin/true".into()))), &ctx);
+    h.state_mut().state.apply(Command::Uci(UciCommand::SetPath(Some("/bin/true".into()))));
     h.get_by_label("UCI engine").click();
     h.run();
     h.get_by_label("Start").click();

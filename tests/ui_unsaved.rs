@@ -18,8 +18,7 @@ use shakmaty::Square;
 use ui_common::{app_harness, click_square, sans};
 
 fn apply(h: &mut Harness<'_, MavboardApp>, c: Command) {
-    let ctx = h.ctx.clone();
-    h.state_mut().state.apply(c, &ctx);
+    h.state_mut().state.apply(c);
     // Settles the frames; under load a repaint chain can take a step or two more than `run` allows.
     let _ = h.try_run();
 }

@@ -160,6 +160,13 @@ pub struct AnalysisState {
 }
 
 impl AnalysisState {
+    /// Expands or collapses a node of the search tree explorer; expanding asks the engine for its children.
+    pub fn toggle_tree_node(&mut self, path: super::tree_explorer::TreePath) {
+        if self.explorer.toggle(&path) {
+            self.requests.push(EngineRequest::Explore(path));
+        }
+    }
+
     /// Forgets everything about the previous position (the board moved).
     pub fn position_changed(&mut self) {
         self.report = None;

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use shakmaty::Move;
 
-use super::settings::{SearchSettings, ThemeChoice};
+use super::settings::SearchSettings;
+pub use super::view::ViewCommand;
 use crate::mav::scoring::Scoring;
 
 /// Where to move in the move list.
@@ -100,38 +101,29 @@ pub enum FileCommand {
     /// Open game `n` (from 1) of the game list.
     OpenGame(usize),
     /// Answer the question about unsaved changes (Save, Discard, Cancel).
-    AnswerUnsaved(super::unsaved::UnsavedAnswer),
+    AnswerUnsaved(UnsavedAnswer),
     /// Answer the offer of a crash journal left by an app that did not close properly (Restore, Discard).
-    AnswerJournal(super::journal::JournalAnswer),
+    AnswerJournal(JournalAnswer),
 }
 
-/// A command for what is shown: board orientation, theme, panels, dialogs, messages, the PV preview.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ViewCommand {
-    /// Flip the board.
-    Flip,
-    /// Change the colour theme.
-    SetTheme(ThemeChoice),
-    /// Show or hide the move list.
-    ToggleMovesPanel,
-    /// Show or hide the setup panel.
-    ToggleSetupPanel,
-    /// Show or hide board coordinates.
-    ToggleCoordinates,
-    /// Show or hide legal-move dots.
-    ToggleLegalMoves,
-    /// Open or close a dialog window.
-    ShowDialog(Option<super::state::Dialog>),
-    /// Close a message.
-    DismissMessage(u64),
-    /// Show an error message (input a panel could not accept).
-    ShowError(String),
-    /// Show or hide the analysis panel.
-    ToggleAnalysisPanel,
-    /// Preview this root move's PV on the board (UCI), or end the preview.
-    PreviewPv(Option<String>),
-    /// Turn the solver beside the Connect Four / Hex board on or off.
-    ToggleOracle,
+/// The user's answer to the question about unsaved changes (see [`super::unsaved`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnsavedAnswer {
+    /// Save the game, then go on.
+    Save,
+    /// Go on without saving.
+    Discard,
+    /// Keep the game and do nothing.
+    Cancel,
+}
+
+/// The answer to the offer of a journal left by an app that did not close properly (see [`super::journal`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JournalAnswer {
+    /// Put its games back on the board (marked unsaved).
+    Restore,
+    /// Remove the journal.
+    Discard,
 }
 
 /// A command for the model: loading it, its runtime, search, reviews, internal search, the tree explorer,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::game::GameState;
 use crate::game::chess::ChessState;
-use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult, Scoring};
+use crate::inference::evaluator::{EvalRequest, Scoring};
 use crate::pgn::{GameTree, NodeId};
 use crate::review::classify::Classification;
 use crate::review::error::ReviewError;
@@ -15,7 +15,7 @@ use crate::review::options::ReviewOptions;
 use crate::review::report::GameReview;
 
 /// One model answer.
-pub type Answer = Result<EvalResult<ChessState>, EvalError>;
+pub type Answer = crate::inference::evaluator::EvalAnswer<ChessState>;
 
 /// Positions sent to the engine per `Evaluate` command: each answer moves the progress bar.
 pub const CHUNK: usize = 8;
@@ -258,7 +258,8 @@ mod tests {
         let tree = game("1. e4 e5 *");
         let mut pending = PendingReview::new(tree, STAMP, 0).expect("requests");
         let n = pending.requests.len();
-        let errors = (0..n).map(|_| Err(EvalError::Backend("no model".into()))).collect();
+        let errors =
+            (0..n).map(|_| Err(crate::inference::evaluator::EvalError::Backend("no model".into()))).collect();
         pending.accept(0, errors);
         let err = pending.finish(Scoring::Max).expect("finished").expect_err("fails");
         assert!(err.to_string().contains("no model"), "{err}");

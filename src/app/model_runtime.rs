@@ -8,9 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::analysis::EngineRequest;
 use super::settings::Settings;
-use super::state::AppState;
 use crate::engine::{EvaluatorBox, EvaluatorFactory, FactoryError};
 use crate::inference::LoadError;
 use crate::inference::device::{Device, DeviceStatus, SessionThreads};
@@ -75,20 +73,6 @@ pub fn device_summary(status: &DeviceStatus, settings: &Settings) -> String {
         status.requested,
         if threads == 1 { "" } else { "s" }
     )
-}
-
-impl AppState {
-    /// Changes the model's device and threads (0: automatic), remembers them, and reloads the model with
-    /// them. Nothing happens when they are unchanged.
-    pub fn set_model_runtime(&mut self, device: Device, threads: usize) {
-        if (self.settings.model_device, self.settings.model_threads) == (device, threads) {
-            return;
-        }
-        self.settings.model_device = device;
-        self.settings.model_threads = threads.min(MAX_THREADS);
-        self.analysis.device = None;
-        self.analysis.requests.push(EngineRequest::LoadModel(self.settings.model_dir.clone()));
-    }
 }
 
 #[cfg(test)]

@@ -17,8 +17,6 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::time::{Duration, Instant};
 
 use super::game_list::{GameEntry, GameList};
-use super::state::AppState;
-use super::unsaved::PendingAction;
 use crate::pgn::index::{IndexError, index_games};
 
 /// Wakes the UI when the loader has news.
@@ -63,6 +61,33 @@ pub struct LoadNews {
     pub done: Option<Result<(), String>>,
 }
 
+/// What a frame's news made of a load (see [`PgnLoad::step`]).
+#[derive(Debug)]
+pub enum LoadStep {
+    /// Nothing to show yet (a small file not read to the end, or a big one without a good game yet).
+    Waiting,
+    /// The list is ready to be shown, for the first time.
+    Ready {
+        /// The games read so far (all of them when `finished`).
+        list: GameList,
+        /// The file.
+        path: PathBuf,
+        /// Whether the file is read to the end (the load is over).
+        finished: bool,
+        /// Why the reading stopped early, if it did (the games before are kept).
+        error: Option<String>,
+    },
+    /// Games for the list shown already, wherever it is now.
+    More {
+        /// The list's [`GameList::id`].
+        list: u64,
+        /// The games read since the last step, in file order.
+        games: Vec<GameEntry>,
+        /// Once the thread is done: `Ok` when the whole file was read, else why not.
+        done: Option<Result<(), String>>,
+    },
+}
+
 /// A PGN file being read on a background thread.
 #[derive(Debug)]
 pub struct PgnLoad {
@@ -78,6 +103,27 @@ pub struct PgnLoad {
 }
 
 impl PgnLoad {
+    /// Takes the news since the last frame and says what they mean: the list is still filling before it
+    /// is shown, is ready to show (the whole file read, or for a big file its first good game), or has
+    /// more games for the list shown already.
+    pub fn step(&mut self) -> LoadStep {
+        let LoadNews { games, text, done } = self.take_news();
+        let Some(mut list) = self.list.take() else {
+            return LoadStep::More { list: self.list_id, games, done };
+        };
+        list.extend(games);
+        if let Some((text, base)) = text {
+            list.keep_text(text, base);
+        }
+        list.complete = done.is_some();
+        if !(list.complete || (self.early && list.first_good().is_some())) {
+            self.list = Some(list);
+            return LoadStep::Waiting;
+        }
+        let finished = list.complete;
+        LoadStep::Ready { list, path: self.path.clone(), finished, error: done.and_then(Result::err) }
+    }
+
     /// Starts reading `path` on a new thread; `wake` is called as it progresses and when it is done.
     pub fn start(path: &Path, wake: Wake) -> PgnLoad {
         let progress = Arc::new(LoadProgress::default());
@@ -229,95 +275,6 @@ fn index_file(path: &Path, progress: &LoadProgress, wake: &Wake, tx: &Sender<New
         Err(e) => Err(format!(
             "{shown} could not be read to the end ({e}); the games before that point are listed. Check the file."
         )),
-    }
-}
-
-impl AppState {
-    /// Starts opening a PGN file in the background (replacing an open still in progress). When its list is
-    /// ready, [`AppState::poll_loading`] opens the first good game (asking first if the game on the board
-    /// has unsaved changes).
-    pub fn open_path(&mut self, path: &Path, ctx: &eframe::egui::Context) {
-        if let Some(old) = self.files.loading.take() {
-            old.cancel();
-        }
-        let ctx = ctx.clone();
-        self.files.loading = Some(PgnLoad::start(path, Arc::new(move || ctx.request_repaint())));
-    }
-
-    /// The list with id `id`, wherever it is: the open list, or one waiting for the question about
-    /// unsaved changes.
-    fn list_mut(&mut self, id: u64) -> Option<&mut GameList> {
-        if self.files.games.as_ref().is_some_and(|l| l.id == id) {
-            return self.files.games.as_mut();
-        }
-        [self.files.unsaved.as_mut(), self.files.after_save.as_mut()].into_iter().flatten().find_map(|a| {
-            match a {
-                PendingAction::OpenList(pending) if pending.0.id == id => Some(&mut pending.0),
-                _ => None,
-            }
-        })
-    }
-
-    /// Takes the games the file being opened has given since the last frame: shows its list when it is
-    /// ready (the whole file read, or for a big file its first good game), or adds them to the list shown.
-    /// Called once per frame.
-    pub fn poll_loading(&mut self) {
-        let Some(load) = self.files.loading.as_mut() else { return };
-        let LoadNews { games, text, done } = load.take_news();
-        let (path, id, early) = (load.path.clone(), load.list_id, load.early);
-        if let Some(mut list) = load.list.take() {
-            // Not shown yet.
-            list.extend(games);
-            if let Some((text, base)) = text {
-                list.keep_text(text, base);
-            }
-            list.complete = done.is_some();
-            let ready = list.complete || (early && list.first_good().is_some());
-            if !ready {
-                load.list = Some(list);
-                return;
-            }
-            if list.complete {
-                self.files.loading = None;
-            }
-            match done {
-                Some(Err(text)) if list.entries.is_empty() => {
-                    self.view.messages.error(text);
-                }
-                Some(Err(text)) => {
-                    self.offer_file_list(list, path);
-                    self.view.messages.error(text);
-                }
-                _ => self.offer_file_list(list, path),
-            }
-            return;
-        }
-        // Shown already: the rest goes to the list wherever it is now.
-        let finished = done.is_some();
-        let Some(list) = self.list_mut(id) else {
-            // The list was replaced or dropped: nobody wants the rest.
-            self.files.loading = None;
-            return;
-        };
-        list.extend(games);
-        if !finished {
-            return;
-        }
-        list.complete = true;
-        let (broken, total, source) = (list.broken(), list.entries.len(), list.source.clone());
-        self.files.loading = None;
-        match done {
-            Some(Err(text)) => {
-                self.view.messages.error(text);
-            }
-            _ if broken > 0 => {
-                self.view.messages.error(format!(
-                    "{source}: {broken} of {total} games could not be read; they are listed with the reason in \
-                     the game list."
-                ));
-            }
-            _ => {}
-        }
     }
 }
 

@@ -8,7 +8,6 @@
 use shakmaty::Move;
 use shakmaty::san::SanPlus;
 
-use super::state::AppState;
 use crate::game::GameState;
 use crate::game::chess::ChessState;
 
@@ -67,16 +66,18 @@ impl PvPreview {
     }
 }
 
-/// The preview to show on the board now: the hovered root move's PV in the latest search snapshot of the
-/// board position, if a move is hovered.
-pub fn current_preview(state: &AppState) -> Option<PvPreview> {
-    let hover = state.view.pv_hover.as_ref()?;
-    let here = state.current();
-    let report = state.analysis.report.as_ref()?;
-    if hover.root != here.to_text() || report.snapshot.root != hover.root {
+/// The preview to show on the board now: the hovered root move's PV in `snapshot`, the latest search
+/// snapshot, when it is a search of `here`, the board position (none without a hovered move or a search).
+pub fn current_preview(
+    hover: Option<&PvHover>,
+    here: &ChessState,
+    snapshot: Option<&crate::search::mcts::MctsSnapshot>,
+) -> Option<PvPreview> {
+    let (hover, snapshot) = (hover?, snapshot?);
+    if hover.root != here.to_text() || snapshot.root != hover.root {
         return None;
     }
-    let stats = report.snapshot.moves.iter().find(|m| m.action == hover.action)?;
+    let stats = snapshot.moves.iter().find(|m| m.action == hover.action)?;
     let pv =
         if stats.pv.first() == Some(&hover.action) { stats.pv.clone() } else { vec![hover.action.clone()] };
     PvPreview::from_pv(here, &pv)

@@ -75,14 +75,14 @@ pub fn migrate(legacy: &Path, file: &Path) -> Result<bool, SettingsFileError> {
     Ok(true)
 }
 
-/// The settings file for this run, its folder created and earlier settings (eframe's default file for
-/// `app_id`) copied in on first use.
-pub fn prepare(app_id: &str) -> Result<PathBuf, SettingsFileError> {
+/// The settings file for this run, its folder created and earlier settings (`app.ron` in `legacy_dir`,
+/// the folder where eframe kept them by default; the shell asks eframe for it) copied in on first use.
+pub fn prepare(legacy_dir: Option<PathBuf>) -> Result<PathBuf, SettingsFileError> {
     let dir = config_dir().ok_or(SettingsFileError::NoConfigDir)?;
     std::fs::create_dir_all(&dir)
         .map_err(|source| SettingsFileError::CreateDir { path: dir.clone(), source })?;
     let file = dir.join(FILE_NAME);
-    if let Some(old) = eframe::storage_dir(app_id) {
+    if let Some(old) = legacy_dir {
         let legacy = old.join("app.ron");
         if migrate(&legacy, &file)? {
             tracing::info!("settings copied from {} to {}", legacy.display(), file.display());

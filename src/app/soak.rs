@@ -399,7 +399,6 @@ mod tests {
         };
         let text: String = ["a", "b", "c"].iter().map(|w| game(w)).collect::<String>() + "1. e4 Ke7 Qxx *\n";
         std::fs::write(&pgn, text).expect("write");
-        let ctx = eframe::egui::Context::default();
         let mut state = AppState::new(Settings::default());
         let mut soak = Soak::new(config(pgn));
         let mut played = 0;
@@ -421,7 +420,7 @@ mod tests {
                     }
                     _ => {}
                 }
-                state.apply(command, &ctx);
+                state.apply(command);
             }
             // Stand-in for the model: the chooser's side passes its turn by playing the first legal move.
             if let Some(game) = state.play.game.as_ref()
@@ -430,7 +429,7 @@ mod tests {
                 && let Some(&mv) = state.current().legal_actions().first()
             {
                 let text = state.current().action_to_text(mv);
-                state.apply(DocCommand::PlayMove(BoardMove::Notation(text)).into(), &ctx);
+                state.apply(DocCommand::PlayMove(BoardMove::Notation(text)).into());
             }
             t += step;
         }

@@ -5,8 +5,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::analysis::EngineRequest;
-use super::state::AppState;
 use crate::search::mcts::MoveStats;
 
 /// A node of the tree: the moves (UCI) from the root to it.
@@ -46,15 +44,6 @@ impl ExplorerState {
     pub fn clear(&mut self) {
         self.expanded.clear();
         self.children.clear();
-    }
-}
-
-impl AppState {
-    /// Expands or collapses a node of the search tree explorer; expanding asks the engine for its children.
-    pub fn toggle_tree_node(&mut self, path: TreePath) {
-        if self.analysis.explorer.toggle(&path) {
-            self.analysis.requests.push(EngineRequest::Explore(path));
-        }
     }
 }
 

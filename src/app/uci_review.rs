@@ -12,11 +12,10 @@ use std::path::PathBuf;
 use crossbeam_channel::{Receiver, unbounded};
 use serde::{Deserialize, Serialize};
 
-use super::game_review::Answer;
 use crate::engine::Repaint;
 use crate::game::GameState;
 use crate::game::chess::ChessState;
-use crate::inference::evaluator::{EvalError, EvalRequest, Evaluator, Scoring};
+use crate::inference::evaluator::{EvalAnswer, EvalError, EvalRequest, Evaluator, Scoring};
 use crate::pgn::GameTree;
 use crate::review::error::ReviewError;
 use crate::review::game::review_game_beside;
@@ -24,6 +23,9 @@ use crate::review::judge::EngineJudge;
 use crate::review::options::ReviewOptions;
 use crate::review::report::GameReview;
 use crate::uci::SearchLimits;
+
+/// One model or judge answer.
+type Answer = EvalAnswer<ChessState>;
 
 /// Who judges the moves of a game review.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -1,11 +1,55 @@
 //! What the window shows beside the board and the panels: the open dialog, messages, the status note and
 //! the board's preview of a search line.
 
-use super::command::ViewCommand;
 use super::messages::Messages;
 use super::pv_preview::PvHover;
-use super::settings::Settings;
-use super::state::Dialog;
+use super::settings::{Settings, ThemeChoice};
+
+/// A dialog window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialog {
+    /// Paste a FEN or PGN.
+    Paste,
+    /// Type a path to open or save (when no file dialog is available).
+    Path(super::file_dialog::FileDialogKind),
+    /// About mavboard, keys and licenses.
+    About,
+    /// The games of the opened file.
+    GameList,
+    /// Edit the comment after a move.
+    Comment(crate::pgn::NodeId),
+    /// Play against the model: side, chooser, time per move.
+    Play,
+}
+
+/// A command for what is shown: board orientation, theme, panels, dialogs, messages, the PV preview.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ViewCommand {
+    /// Flip the board.
+    Flip,
+    /// Change the colour theme.
+    SetTheme(ThemeChoice),
+    /// Show or hide the move list.
+    ToggleMovesPanel,
+    /// Show or hide the setup panel.
+    ToggleSetupPanel,
+    /// Show or hide board coordinates.
+    ToggleCoordinates,
+    /// Show or hide legal-move dots.
+    ToggleLegalMoves,
+    /// Open or close a dialog window.
+    ShowDialog(Option<Dialog>),
+    /// Close a message.
+    DismissMessage(u64),
+    /// Show an error message (input a panel could not accept).
+    ShowError(String),
+    /// Show or hide the analysis panel.
+    ToggleAnalysisPanel,
+    /// Preview this root move's PV on the board (UCI), or end the preview.
+    PreviewPv(Option<String>),
+    /// Turn the solver beside the Connect Four / Hex board on or off.
+    ToggleOracle,
+}
 
 /// Transient things on screen.
 #[derive(Default)]

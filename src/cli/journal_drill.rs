@@ -46,7 +46,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let Some(dir) = mavboard::app::journal::journal_dir() else {
         bail!("no state folder: set XDG_STATE_HOME or HOME");
     };
-    let ctx = eframe::egui::Context::default();
     let mut state = AppState::new(Settings::default());
     state.start_journal(&dir);
     if !state.files.journal.is_on() {
@@ -60,13 +59,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // The newest journal is restored, older ones discarded.
     if let Some(first) = state.files.journal.offers.front() {
         let generation = first.entry.generation;
-        state.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Restore)), &ctx);
+        state.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Restore)));
         let entry = DocCopy::of(&state.doc).map(|c| JournalEntry::new(&c, generation, 0));
         let digest = entry.map_or(0, |e| e.digest());
         say(format!("restored {generation} {digest:016x}"))?;
         while let Some(next) = state.files.journal.offers.front() {
             let generation = next.entry.generation;
-            state.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Discard)), &ctx);
+            state.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Discard)));
             say(format!("discarded {generation}"))?;
         }
     }
@@ -74,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut written = None;
     for n in 0..args.edits {
         for command in edit(&state, &mut rng, n) {
-            state.apply(command, &ctx);
+            state.apply(command);
         }
         // Said before it is handed over, so that no state reaches the disk before its line is out.
         if state.files.journal.would_hand(&state.doc) {

@@ -7,8 +7,25 @@
 
 use super::game_label::{four_state, hex_state};
 use super::record::{LabelGame, LabelRecord};
-use super::render::{RenderError, RenderOptions, Rendered, render_state};
+use super::render::{RenderError, RenderOptions, Rendered, render_chess_label, render_state};
 use crate::mav::tokenizer::Tokenizer;
+
+/// Renders one label of any game. `parent` is the label of the position before it in its continuation
+/// chain, if known. Chess labels give all three formats; Connect Four and Hex labels no action-value
+/// example, a format that exists for chess only.
+pub fn render_label(
+    rec: &LabelRecord,
+    parent: Option<&LabelRecord>,
+    tokenizer: &Tokenizer,
+    move_index: &std::collections::HashMap<String, u32>,
+    opts: &RenderOptions,
+) -> Result<Rendered, RenderError> {
+    if rec.game.is_chess() {
+        render_chess_label(rec, parent, tokenizer, move_index, opts)
+    } else {
+        render_game_label(rec, parent, tokenizer, opts)
+    }
+}
 
 /// Renders a Connect Four or Hex label (`parent`: the label before it in its chain, if known).
 pub fn render_game_label(
@@ -31,7 +48,7 @@ pub fn render_game_label(
             let parent = parent.map(|p| hex_state(&p.fen)).transpose().map_err(|e| bad(e.to_string()))?;
             Ok(render_state(rec, &state, parent, tokenizer, opts)?.0)
         }
-        LabelGame::Chess => Err(bad("a chess label is rendered by render_label".into())),
+        LabelGame::Chess => Err(bad("a chess label is rendered by render_chess_label".into())),
     }
 }
 

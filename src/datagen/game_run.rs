@@ -15,9 +15,10 @@ use rand_chacha::ChaCha8Rng;
 use super::DatagenError;
 use super::game_label::{GameLabelSettings, GameLabeler};
 use super::label::Label;
+use super::label_settings::LabelSettings;
 use super::manifest::{ShardSpec, SourceInfo};
 use super::record::{LabelGame, LabelRecord};
-use super::run::{LabelSettings, Labelled, Progress, RunPlan, RunSummary, drive};
+use super::run::{Labelled, Progress, RunPlan, RunSummary, drive};
 use super::sample::{chain_rng, sample_move, split_of};
 use crate::game::GameState;
 use crate::game::connect_four::ConnectFourState;
@@ -181,7 +182,7 @@ pub fn run_game_labels_shard(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::datagen::run::Limit;
+    use crate::datagen::label_settings::Limit;
 
     fn settings(game: GameLabelSettings) -> LabelSettings {
         LabelSettings {

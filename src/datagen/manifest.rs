@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::DatagenError;
-use super::run::LabelSettings;
+use super::label_settings::LabelSettings;
 use super::shard::write_atomic;
 
 /// The manifest's file name inside the output folder.

@@ -230,10 +230,9 @@ pub fn source_kind(rec: &LabelRecord) -> &'static str {
     }
 }
 
-/// Renders one label. `parent` is the label of the position before it in its continuation chain, if known.
-/// Chess labels give all three formats; Connect Four and Hex labels (see [`super::game_render`]) no
-/// action-value example, a format that exists for chess only.
-pub fn render_label(
+/// Renders one chess label in all three formats. `parent` is the label of the position before it in its
+/// continuation chain, if known. Labels of any game go through `game_render::render_label`.
+pub fn render_chess_label(
     rec: &LabelRecord,
     parent: Option<&LabelRecord>,
     tokenizer: &Tokenizer,
@@ -241,7 +240,8 @@ pub fn render_label(
     opts: &RenderOptions,
 ) -> Result<Rendered, RenderError> {
     if !rec.game.is_chess() {
-        return super::game_render::render_game_label(rec, parent, tokenizer, opts);
+        let reason = "a Connect Four or Hex label is rendered by render_game_label".to_owned();
+        return Err(RenderError::Label { fen: rec.fen.clone(), reason });
     }
     let state = label_state(rec)?;
     let parent_state = parent.map(label_state).transpose()?;
@@ -368,8 +368,8 @@ mod tests {
         let idx = move_index();
         let rec = label("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
         let opts = RenderOptions { lm_per_position: 3, ..RenderOptions::default() };
-        let a = render_label(&rec, None, &tok, &idx, &opts).expect("renders");
-        let b = render_label(&rec, None, &tok, &idx, &opts).expect("renders");
+        let a = render_chess_label(&rec, None, &tok, &idx, &opts).expect("renders");
+        let b = render_chess_label(&rec, None, &tok, &idx, &opts).expect("renders");
         assert_eq!(a, b);
         assert_eq!(a.lm.len(), 3);
         for ex in &a.lm {
@@ -394,11 +394,11 @@ mod tests {
         let parent = label("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let child = label("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
         let opts = RenderOptions { lm_per_position: 8, state_tracking: 1.0, ..RenderOptions::default() };
-        let r = render_label(&child, Some(&parent), &tok, &idx, &opts).expect("renders");
+        let r = render_chess_label(&child, Some(&parent), &tok, &idx, &opts).expect("renders");
         assert!(r.lm.iter().all(|e| e.prompt.contains("[%prev_action e2e4]")), "{:?}", r.lm[0]);
         // An unrelated "parent" gives no state tracking.
         let other = label("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
-        let r = render_label(&child, Some(&other), &tok, &idx, &opts).expect("renders");
+        let r = render_chess_label(&child, Some(&other), &tok, &idx, &opts).expect("renders");
         assert!(r.lm.iter().all(|e| !e.prompt.contains("%prev_action")));
     }
 
@@ -407,7 +407,8 @@ mod tests {
         let tok = Tokenizer::new();
         // White mates with Qh7# ... use a simple back-rank mate: Ra8#.
         let rec = label("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
-        let r = render_label(&rec, None, &tok, &move_index(), &RenderOptions::default()).expect("renders");
+        let r =
+            render_chess_label(&rec, None, &tok, &move_index(), &RenderOptions::default()).expect("renders");
         let terminal: Vec<_> = r.lm.iter().filter(|e| e.source == "terminal").collect();
         assert_eq!(terminal.len(), 1);
         assert!(terminal[0].target.contains("invalid : \"1-0\""), "{}", terminal[0].target);
@@ -418,7 +419,8 @@ mod tests {
         let tok = Tokenizer::new();
         let rec = label("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
         assert!(rec.chess960);
-        let r = render_label(&rec, None, &tok, &move_index(), &RenderOptions::default()).expect("renders");
+        let r =
+            render_chess_label(&rec, None, &tok, &move_index(), &RenderOptions::default()).expect("renders");
         assert!(r.lm[0].prompt.starts_with("<mav game=chess960>"), "{}", r.lm[0].prompt);
     }
 }

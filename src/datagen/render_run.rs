@@ -17,8 +17,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::DatagenError;
+use super::game_render::render_label;
 use super::record::{LabelRecord, Split};
-use super::render::{RenderOptions, label_game, label_state, move_index, render_label, source_kind};
+use super::render::{RenderOptions, label_game, label_state, move_index, source_kind};
 use super::sample::mix64;
 use super::search_index::SearchIndex;
 use super::search_render::{SEARCH_SHAPES, SearchRender, TraceRoot, search_examples};

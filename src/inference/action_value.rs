@@ -12,13 +12,12 @@ use std::time::{Duration, Instant};
 use ndarray::{Array2, Ix2};
 
 use super::backend::{BackendError, TensorBackend};
-use super::evaluator::{
-    DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK,
-};
+use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
-use crate::game::GameState;
+use super::screen::{Screened, expect_shape, screen_one_pass};
 use crate::game::chess::ChessState;
+use crate::game::{GameKind, GameState};
 use crate::mav::buckets::{Buckets, ValueDistribution};
 use crate::mav::searchless::{STATE_LEN, tokenize_fen};
 use crate::model::{ModelError, ModelPackage};
@@ -69,6 +68,7 @@ impl ActionValueEvaluator {
     }
 
     fn run(&mut self, ids: Array2<i64>) -> Result<Array2<f32>, EvalError> {
+        let rows = ids.nrows();
         let start = Instant::now();
         let outputs =
             self.backend.run(vec![("input_ids", ids)], &["logits"]).map_err(BackendError::into_eval_error);
@@ -78,7 +78,11 @@ impl ActionValueEvaluator {
             .next()
             .ok_or_else(|| EvalError::Backend("the backend returned no logits".to_owned()))?
             .into_dimensionality::<Ix2>()
-            .map_err(|e| EvalError::Backend(e.to_string()))
+            .map_err(|e| EvalError::Backend(format!("logits: {e}")))
+            .and_then(|logits| {
+                expect_shape("logits", logits.shape(), &[rows, self.buckets.k() as usize])?;
+                Ok(logits)
+            })
     }
 }
 
@@ -93,20 +97,13 @@ impl Evaluator<ChessState> for ActionValueEvaluator {
         let mut jobs = Vec::new();
         let mut rows: Vec<Vec<u32>> = Vec::new();
         for (i, r) in requests.iter().enumerate() {
-            if r.mode == DecodeMode::Free || r.want_next_state {
-                out[i] = Some(Err(EvalError::Unsupported {
-                    what: "decode freely or predict states".into(),
-                    why: "an action-value model only values the legal moves the rules give; use a mav-lm \
-                          package for free decoding and world-model features"
-                        .into(),
-                }));
-                continue;
-            }
-            let moves = r.state.legal_actions();
-            if moves.is_empty() {
-                out[i] = Some(Ok(EvalResult::values(Vec::new(), r.state.outcome())));
-                continue;
-            }
+            let moves = match screen_one_pass(r, "action-value", &[GameKind::Chess]) {
+                Screened::Answered(a) => {
+                    out[i] = Some(a);
+                    continue;
+                }
+                Screened::Moves(m) => m,
+            };
             let state_ids = match tokenize_fen(&r.state.to_text()) {
                 Ok(s) => s,
                 Err(e) => {

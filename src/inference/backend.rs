@@ -7,7 +7,7 @@ use ndarray::{Array2, ArrayD};
 
 use super::device::DeviceStatus;
 use super::evaluator::EvalError;
-use super::remote::RemoteError;
+use super::remote_error::RemoteError;
 
 /// Why a backend call failed.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -14,11 +14,10 @@ use std::time::Instant;
 use ndarray::{Array2, Axis, Ix2, Ix3};
 
 use super::backend::{BackendError, TensorBackend};
-use super::evaluator::{
-    DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK,
-};
+use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
+use super::screen::{Screened, check_tokenizer, expect_shape, screen_one_pass};
 use crate::game::GameKind;
 use crate::mav::buckets::{Buckets, ValueDistribution};
 use crate::mav::encoder_input::encoder_input;
@@ -53,7 +52,7 @@ impl EncoderEvaluator {
         package: &ModelPackage,
         backend: Box<dyn TensorBackend>,
     ) -> Result<EncoderEvaluator, SessionError> {
-        let tokenizer = super::load::check_tokenizer(package)?;
+        let tokenizer = check_tokenizer(package)?;
         let m = &package.manifest;
         let buckets = Buckets::new(m.num_buckets as u32).map_err(|e| {
             SessionError::Model(crate::model::ModelError::Mismatch {
@@ -101,24 +100,13 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
         // (request index, moves, input) of the requests that need the model.
         let mut jobs = Vec::new();
         for (i, r) in requests.iter().enumerate() {
-            if let Err(e) = super::load::check_game(&self.games, r.state.kind()) {
-                out[i] = Some(Err(e));
-                continue;
-            }
-            if r.mode == DecodeMode::Free || r.want_next_state {
-                out[i] = Some(Err(EvalError::Unsupported {
-                    what: "decode freely or predict states".into(),
-                    why: "a mav-encoder model only values the legal moves the rules give; use a mav-lm package \
-                          for free decoding and world-model features"
-                        .into(),
-                }));
-                continue;
-            }
-            let moves = r.state.legal_actions();
-            if moves.is_empty() {
-                out[i] = Some(Ok(EvalResult::values(Vec::new(), r.state.outcome())));
-                continue;
-            }
+            let moves = match screen_one_pass(r, "mav-encoder", &self.games) {
+                Screened::Answered(a) => {
+                    out[i] = Some(a);
+                    continue;
+                }
+                Screened::Moves(m) => m,
+            };
             match encoder_input(&self.tokenizer, &r.state, &moves) {
                 Ok(input) if input.ids.len() > self.context => {
                     out[i] = Some(Err(EvalError::ContextTooLong {
@@ -150,22 +138,19 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
                 .and_then(|outs| {
                     let mut outs = outs.into_iter();
                     let (Some(values), Some(best)) = (outs.next(), outs.next()) else {
-                        return Err(EvalError::Backend("the backend returned fewer outputs than asked".to_owned()));
+                        return Err(EvalError::Backend(
+                            "the backend returned fewer outputs than asked".to_owned(),
+                        ));
                     };
                     let values = values
                         .into_dimensionality::<Ix3>()
                         .map_err(|e| EvalError::Backend(format!("value_logits: {e}")))?;
-                    let best =
-                        best.into_dimensionality::<Ix2>().map_err(|e| EvalError::Backend(format!("best_logits: {e}")))?;
+                    let best = best
+                        .into_dimensionality::<Ix2>()
+                        .map_err(|e| EvalError::Backend(format!("best_logits: {e}")))?;
                     let k = self.buckets.k() as usize;
-                    if values.dim() != (rows, len, k) || best.dim() != (rows, len) {
-                        return Err(EvalError::Backend(format!(
-                            "the model's outputs have shapes {:?} and {:?}, expected [{rows}, {len}, {k}] and \
-                             [{rows}, {len}]",
-                            values.shape(),
-                            best.shape()
-                        )));
-                    }
+                    expect_shape("value_logits", values.shape(), &[rows, len, k])?;
+                    expect_shape("best_logits", best.shape(), &[rows, len])?;
                     Ok((values, best))
                 });
             let model = start.elapsed();

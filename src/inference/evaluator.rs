@@ -134,6 +134,9 @@ impl<S: GameState> EvalResult<S> {
     }
 }
 
+/// What an evaluator gives for one request: its result or the error that stopped it.
+pub type EvalAnswer<S> = Result<EvalResult<S>, EvalError>;
+
 /// Why an evaluation failed (as opposed to a model saying something wrong, which is data).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {

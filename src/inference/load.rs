@@ -5,56 +5,15 @@ use std::path::Path;
 use super::backend::TensorBackend;
 use super::device::DeviceStatus;
 use super::encoder::EncoderEvaluator;
-use super::evaluator::{EvalError, Evaluator};
+use super::evaluator::Evaluator;
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
 use super::remote::{RemoteBackend, RemoteError};
+use super::screen::game_names;
 use crate::game::GameKind;
 use crate::game::chess::ChessState;
 use crate::mav::state::MavState;
-use crate::mav::tokenizer::Tokenizer;
 use crate::model::{ModelError, ModelFormat, ModelPackage};
-
-/// Checks that the package's tokenizer.json has mavboard's vocabulary (the one its protocol module
-/// writes) or a prefix of it (a package trained before later games appended their tokens), and returns
-/// the tokenizer over exactly the package's tokens.
-pub fn check_tokenizer(package: &ModelPackage) -> Result<Tokenizer, ModelError> {
-    let path = package.tokenizer_path();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| ModelError::Io { path: path.clone(), reason: e.to_string() })?;
-    let theirs: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| ModelError::Manifest { path: path.clone(), reason: format!("tokenizer.json: {e}") })?;
-    let vocab = |v: &serde_json::Value| v.pointer("/model/vocab").cloned();
-    let size = |v: &serde_json::Value| vocab(v).and_then(|m| m.as_object().map(|o| o.len())).unwrap_or(0);
-    let full = Tokenizer::new();
-    let mismatch = || ModelError::Mismatch {
-        dir: package.dir.clone(),
-        field: "tokenizer.json vocabulary".into(),
-        expected: format!(
-            "mavboard's {} tokens or a prefix of them (export it with `mavboard mav tokenizer`)",
-            full.vocab_size()
-        ),
-        found: format!("{} tokens that differ", size(&theirs)),
-    };
-    let tokenizer = Tokenizer::with_size(size(&theirs)).ok_or_else(mismatch)?;
-    let ours: serde_json::Value = serde_json::from_str(&tokenizer.to_hf_json()).map_err(|e| {
-        ModelError::Manifest { path: path.clone(), reason: format!("built-in vocabulary: {e}") }
-    })?;
-    if vocab(&theirs) != vocab(&ours) {
-        return Err(mismatch());
-    }
-    if package.manifest.vocab_size != tokenizer.vocab_size()
-        && package.manifest.format.capabilities().generates_text
-    {
-        return Err(ModelError::Mismatch {
-            dir: package.dir.clone(),
-            field: "mav.json vocab_size".into(),
-            expected: tokenizer.vocab_size().to_string(),
-            found: package.manifest.vocab_size.to_string(),
-        });
-    }
-    Ok(tokenizer)
-}
 
 /// Why a package cannot be opened as an evaluator.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -94,26 +53,6 @@ pub enum LoadError {
         /// The game asked for.
         game: &'static str,
     },
-}
-
-/// The games of a package, comma-separated, for messages.
-fn game_names(games: &[GameKind]) -> String {
-    if games.is_empty() {
-        return "no game".to_owned();
-    }
-    games.iter().map(|g| g.name()).collect::<Vec<_>>().join(", ")
-}
-
-/// The evaluate-time check of a loaded model: a position of `game` is only put to a model whose mav.json
-/// `games` lists it; otherwise the error names the game and the model's games.
-pub fn check_game(games: &[GameKind], game: GameKind) -> Result<(), EvalError> {
-    if games.contains(&game) {
-        return Ok(());
-    }
-    Err(EvalError::Unsupported {
-        what: format!("evaluate a {} position", game.name()),
-        why: format!("the model was trained on {} only (mav.json games)", game_names(games)),
-    })
 }
 
 /// Opens the package in `dir` and checks at load time that its mav.json `games` lists at least one of

@@ -14,6 +14,7 @@
 
 pub mod agent;
 pub mod baseline;
+pub mod config;
 pub mod crosstable;
 pub mod elo;
 pub mod error;

@@ -106,9 +106,12 @@ pub struct PgnHeaders {
     pub book_index: usize,
 }
 
+/// A centipawn figure for a mate: mates rank beyond every centipawn score, nearer mates higher.
+pub const MATE_CP: i32 = 100_000;
+
 /// The `[%eval]` text of a White-side centipawn score (mates as `#n`).
 pub fn eval_text(cp: i32) -> String {
-    let mate = super::stockfish::MATE_CP;
+    let mate = MATE_CP;
     if cp.abs() > mate - 1000 {
         let n = mate - cp.abs();
         if cp > 0 { format!("#{n}") } else { format!("#-{n}") }
@@ -202,8 +205,8 @@ mod tests {
     fn evals_and_mates() {
         assert_eq!(eval_text(34), "0.34");
         assert_eq!(eval_text(-250), "-2.50");
-        assert_eq!(eval_text(super::super::stockfish::MATE_CP - 3), "#3");
-        assert_eq!(eval_text(-super::super::stockfish::MATE_CP + 2), "#-2");
+        assert_eq!(eval_text(MATE_CP - 3), "#3");
+        assert_eq!(eval_text(-MATE_CP + 2), "#-2");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use super::LeagueError;
 use super::agent::Agent;
+pub use super::config::{LeagueConfig, LeagueGameSetup};
 use super::crosstable::{Table, build};
 use super::game::LeagueGame;
 use super::model_agent::{MavAgent, MctsAgent, SharedEvaluator};
@@ -20,99 +21,14 @@ use super::record::{GameRecord, PgnHeaders, utc_date};
 use super::results::{append, load, write_atomic};
 use super::rules::Rules;
 use super::schedule::{ScheduledGame, remaining, round_robin};
-use super::settings::{Settings, StockfishLimits, fingerprint};
+use super::settings::{Settings, fingerprint};
 use super::spec::{AgentKind, AgentSpec};
 use crate::game::chess::ChessState;
 use crate::game::connect_four::ConnectFourState;
 use crate::game::hex::HexState;
 use crate::game::{GameKind, GameState};
-use crate::inference::onnx::SessionOptions;
 use crate::model::package::ModelPackage;
 use crate::solve::stop::StopFlag;
-
-/// Which game a league plays, and where its openings come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LeagueGameSetup {
-    /// Chess (and Chess960) from an opening book: EPD/FEN lines or PGN games.
-    Chess {
-        /// The book.
-        book: PathBuf,
-    },
-    /// Connect Four from every distinct position `plies` plies from the empty board.
-    ConnectFour {
-        /// Plies of the openings (2: the 49 two-move openings).
-        plies: u32,
-    },
-    /// Hex on a `size` × `size` board (no swap) from every distinct position `plies` plies from the
-    /// empty board.
-    Hex {
-        /// The board size.
-        size: u32,
-        /// Plies of the openings (1: every first stone).
-        plies: u32,
-    },
-}
-
-impl LeagueGameSetup {
-    /// How the game's own rules end a game, in words.
-    pub fn ends(&self) -> &'static str {
-        match self {
-            LeagueGameSetup::Chess { .. } => super::rules::CHESS_ENDS,
-            LeagueGameSetup::ConnectFour { .. } => "four in a row; a full board is a draw",
-            LeagueGameSetup::Hex { .. } => "a chain joining the player's two edges; Hex has no draws",
-        }
-    }
-
-    /// Where the openings come from, in words (kept in `league.json`: a resume must agree).
-    pub fn describe(&self) -> String {
-        match self {
-            LeagueGameSetup::Chess { book } => book.display().to_string(),
-            LeagueGameSetup::ConnectFour { plies } => {
-                format!("connect_four: every position after {}", plies_text(*plies))
-            }
-            LeagueGameSetup::Hex { size, plies } => {
-                format!("hex {size}x{size}: every position after {}", plies_text(*plies))
-            }
-        }
-    }
-}
-
-fn plies_text(plies: u32) -> String {
-    if plies == 1 { "1 ply".to_owned() } else { format!("{plies} plies") }
-}
-
-/// Everything a league needs.
-#[derive(Debug, Clone)]
-pub struct LeagueConfig {
-    /// The agents.
-    pub agents: Vec<AgentSpec>,
-    /// The model package of model agents without their own.
-    pub model: PathBuf,
-    /// The game and its openings.
-    pub game: LeagueGameSetup,
-    /// How many openings to draw from the book or the enumeration (`None`: all).
-    pub openings: Option<usize>,
-    /// The seed of that draw.
-    pub seed: u64,
-    /// The adjudication rules.
-    pub rules: Rules,
-    /// Stockfish's binary (needed by Stockfish agents and evaluation adjudication).
-    pub stockfish: Option<PathBuf>,
-    /// Stockfish agents' per-move limits.
-    pub stockfish_limits: StockfishLimits,
-    /// MCTS batch size b.
-    pub batch: usize,
-    /// ONNX Runtime settings.
-    pub session: SessionOptions,
-    /// The output folder.
-    pub out: PathBuf,
-    /// The PGN `Event`.
-    pub event: String,
-    /// The agent rated 0 (a label; the first agent when `None`).
-    pub anchor: Option<String>,
-    /// Virtual draws per pair in the rating fit.
-    pub prior_draws: f64,
-}
 
 /// The files of a league's output folder.
 #[derive(Debug, Clone)]

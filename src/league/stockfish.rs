@@ -22,8 +22,7 @@ pub enum Strength {
     Full,
 }
 
-/// A centipawn figure for a mate: mates rank beyond every centipawn score, nearer mates higher.
-pub const MATE_CP: i32 = 100_000;
+pub use super::record::MATE_CP;
 
 /// The score in centipawns from the side to move (mates as ±([`MATE_CP`] − moves)).
 pub fn score_cp(value: ScoreValue) -> i32 {

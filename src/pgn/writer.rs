@@ -281,6 +281,16 @@ mod tests {
     use crate::pgn::reader::read_all;
 
     #[test]
+    fn a_game_with_blank_lines_in_its_movetext_is_written_back_byte_for_byte() {
+        let first =
+            "[Event \"t\"]\n\n1. e4 e5 2. Nf3\n\n{A comment in its own paragraph.}\n\n2... Nc6 3. Bb5 *";
+        let games = read_all(&format!("{first}\n\n[Event \"w\"]\n\n1. c4 *\n"));
+        let t = games[0].as_ref().expect("the first game reads whole");
+        let written = game_to_string(t, &WriteOptions::default());
+        assert_eq!(written.trim_end(), first);
+    }
+
+    #[test]
     fn broken_tags_are_written_so_the_game_reads_back() {
         // Found by the `pgn` fuzz target: a tag with no name whose value runs over a line end.
         let games = read_all("[\"\\\n[FEN \"");

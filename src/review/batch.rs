@@ -9,80 +9,18 @@
 use std::cell::Cell;
 use std::fs::{self, File};
 use std::io::Read;
-use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+pub use super::batch_settings::{BatchOptions, BatchPaths, JudgeSpec};
 use super::error::ReviewError;
 use super::job::{Job, JobOutput, report_line, review_job};
 use super::judge::{EngineJudge, describe_limits};
-use super::options::ReviewOptions;
 use super::output::{Slot, copied, copy_tail, finish, open_sink, save};
-use super::resume::with_suffix;
 use crate::engine::pool::{JobError, Pool};
 use crate::engine::{EvaluatorBox, EvaluatorFactory};
 use crate::pgn::{GameTree, PgnReader, WriteOptions, game_to_string};
-use crate::uci::SearchLimits;
-
-/// The files of a batch run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BatchPaths {
-    /// The PGN file to review.
-    pub input: PathBuf,
-    /// The annotated PGN to write.
-    pub output: PathBuf,
-    /// The JSON report to write, if any.
-    pub report: Option<PathBuf>,
-}
-
-impl BatchPaths {
-    /// The default output beside the input: `games.pgn` → `games.annotated.pgn`.
-    pub fn default_output(input: &Path) -> PathBuf {
-        let stem = input.file_stem().map(|s| s.to_os_string()).unwrap_or_default();
-        let mut name = stem;
-        name.push(".annotated.pgn");
-        input.with_file_name(name)
-    }
-
-    /// The output being written: `OUT.partial`.
-    pub fn partial(&self) -> PathBuf {
-        with_suffix(&self.output, ".partial")
-    }
-
-    /// The resume state: `OUT.resume.json`.
-    pub fn state(&self) -> PathBuf {
-        with_suffix(&self.output, ".resume.json")
-    }
-
-    /// The report's games being written, one JSON object a line: `REPORT.partial`.
-    pub fn report_partial(&self) -> Option<PathBuf> {
-        self.report.as_deref().map(|r| with_suffix(r, ".partial"))
-    }
-}
-
-/// Settings of a batch run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BatchOptions {
-    /// What each game's review computes.
-    pub review: ReviewOptions,
-    /// Worker threads, each with its own evaluator; games are spread over them.
-    pub workers: usize,
-    /// The model's name, for comments, the report and the resume check.
-    pub model: String,
-    /// A UCI engine that judges the moves instead of the model; the model's view is then recorded beside
-    /// each move ([`super::report::ModelView`]).
-    pub judge: Option<JudgeSpec>,
-}
-
-/// The UCI engine judging a review: each worker starts its own.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JudgeSpec {
-    /// The engine's executable.
-    pub path: PathBuf,
-    /// How long it searches each position.
-    pub limits: SearchLimits,
-}
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -392,13 +330,14 @@ fn covered<R: Read>(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use std::io::Write;
+    use std::path::PathBuf;
+    use std::sync::Arc;
 
     use super::*;
     use crate::engine::EvaluatorBox;
     use crate::inference::material::MaterialEvaluator;
+    use crate::review::options::ReviewOptions;
     use crate::review::resume::ResumeState;
 
     const PGN: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\

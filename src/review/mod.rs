@@ -15,6 +15,7 @@
 pub mod accuracy;
 pub mod annotate;
 pub mod batch;
+pub mod batch_settings;
 pub mod classify;
 pub mod error;
 pub mod eval_text;

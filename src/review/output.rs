@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use super::annotate::comment_text;
-use super::batch::{BatchOptions, BatchPaths};
+use super::batch_settings::{BatchOptions, BatchPaths};
 use super::error::ReviewError;
 use super::resume::{ResumeState, reopen_truncated, with_suffix};
 

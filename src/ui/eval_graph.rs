@@ -331,11 +331,9 @@ mod tests {
         use crate::inference::evaluator::{Evaluator, Scoring};
         use crate::search::mock::MaterialEvaluator;
         let mut state = AppState::new(Settings::default());
-        let ctx = egui::Context::default();
-        state.apply(
-            C::Doc(crate::app::command::DocCommand::LoadPasted("1. e4 d5 2. Qg4 Nf6 3. Qxc8 Qxc8 *".into())),
-            &ctx,
-        );
+        state.apply(C::Doc(crate::app::command::DocCommand::LoadPasted(
+            "1. e4 d5 2. Qg4 Nf6 3. Qxc8 Qxc8 *".into(),
+        )));
         let mut pending =
             PendingReview::new(state.doc.line.tree().clone(), state.doc.line.stamp(), 0).expect("requests");
         let mut evaluator = MaterialEvaluator::new(3);

@@ -159,7 +159,13 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
         let preview = state
             .settings
             .show_analysis_panel
-            .then(|| crate::app::pv_preview::current_preview(state))
+            .then(|| {
+                crate::app::pv_preview::current_preview(
+                    state.view.pv_hover.as_ref(),
+                    state.current(),
+                    state.analysis.report.as_ref().map(|r| &r.snapshot),
+                )
+            })
             .flatten();
         let arrows = if preview.is_some() { Vec::new() } else { board_arrows(state, &candidates) };
         let heat = if preview.is_some() { Vec::new() } else { inside_panel::board_heat(state) };

@@ -13,7 +13,6 @@
 //! [`restore`]). A journal that cannot be read is moved aside and named in a message.
 
 pub mod entry;
-pub mod restore;
 pub mod store;
 pub mod writer;
 
@@ -26,21 +25,13 @@ use store::{JournalError, JournalStore, Orphan};
 use writer::{JournalWriter, WriterStatus};
 
 use super::board_game::GameChoice;
+pub use super::command::JournalAnswer;
 use super::document::Document;
 
 /// The folder of the crash journals: `journal` in the platform's state folder
 /// ([`crate::logging::state_dir`]: `$XDG_STATE_HOME/mavboard/journal` on Linux, beside `logs`).
 pub fn journal_dir() -> Option<PathBuf> {
     crate::logging::state_dir().map(|d| d.join("journal"))
-}
-
-/// The answer to the offer of a journal left by an app that did not close properly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JournalAnswer {
-    /// Put its games back on the board (marked unsaved).
-    Restore,
-    /// Remove the journal.
-    Discard,
 }
 
 /// What decides whether the document changed since it was last handed to the journal: the chess game's

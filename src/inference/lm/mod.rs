@@ -81,7 +81,7 @@ pub struct MavLmEvaluator {
     games: Vec<crate::game::GameKind>,
     options: PromptOptions,
     status: super::device::DeviceStatus,
-    /// Whether [`Completer::complete`](super::complete::Completer::complete) (trace writing) keeps a move
+    /// Whether [`Completer::complete`](super::completer::Completer::complete) (trace writing) keeps a move
     /// from being listed twice on one line; on by default.
     repeat_guard: bool,
 }
@@ -96,7 +96,7 @@ impl MavLmEvaluator {
     /// Opens the package (graph checked against mav.json, vocabulary against mavboard's).
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<MavLmEvaluator, SessionError> {
         let session = OnnxSession::open(package, options)?;
-        let tokenizer = super::load::check_tokenizer(package)?;
+        let tokenizer = super::screen::check_tokenizer(package)?;
         let m = &package.manifest;
         let mismatch = |field: &str, expected: String, found: String| {
             SessionError::Model(ModelError::Mismatch {
@@ -158,7 +158,7 @@ impl MavLmEvaluator {
     ) -> Result<Option<Job<S::Action>>, EvalError> {
         let backend =
             |e: &dyn std::fmt::Display| EvalError::Backend(format!("the request cannot be written: {e}"));
-        super::load::check_game(&self.games, req.state.kind())?;
+        super::screen::check_game(&self.games, req.state.kind())?;
         let legal = req.state.legal_actions();
         if req.mode == DecodeMode::Constrained && legal.is_empty() {
             return Ok(None);
@@ -320,10 +320,10 @@ impl<S: MavState> Evaluator<S> for MavLmEvaluator {
     }
 }
 
-impl super::complete::Completer for MavLmEvaluator {
+impl super::completer::Completer for MavLmEvaluator {
     /// Free decoding of a raw prompt (no MAV header written for it): greedy until `<eos>` or the context,
     /// with the repeat guard unless [`MavLmEvaluator::set_repeat_guard`] turned it off.
-    fn complete(&mut self, prompt: &str) -> Result<super::complete::Completion, EvalError> {
+    fn complete(&mut self, prompt: &str) -> Result<super::completer::Completion, EvalError> {
         let ids = self.tokens.tokenizer.encode(prompt);
         if ids.len() >= self.context {
             return Err(EvalError::ContextTooLong { needed: ids.len() + 1, context: self.context });
@@ -350,7 +350,7 @@ impl super::complete::Completer for MavLmEvaluator {
             self.tokens.tokenizer.decode(&row.generated).map_err(|e| {
                 EvalError::Backend(format!("the model wrote tokens that cannot be decoded: {e}"))
             })?;
-        Ok(super::complete::Completion {
+        Ok(super::completer::Completion {
             text,
             tokens: row.generated.len(),
             truncated: row.generated.len() >= max_new,

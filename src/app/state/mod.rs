@@ -1,39 +1,32 @@
-//! The app's runtime state and how commands change it.
+//! The app's runtime state and how commands change it. The features' own state lives in their files;
+//! what ties several features together lives here, one file per concern: the question about unsaved
+//! changes ([`guard`]), PGN files read in the background ([`loading`]), the crash journal's restore
+//! ([`restore`]) and the game against the model ([`play`]). No feature file knows [`AppState`].
+
+mod guard;
+mod loading;
+mod play;
+mod restore;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::task::Poll;
 
-use super::analysis::{AnalysisState, EngineRequest};
-use super::board_analysis::BoardAnalysis;
-use super::command::{AnalysisCommand, Command, DocCommand, FileCommand};
-use super::document::Document;
-use super::file_dialog::{FileDialogKind, PendingFileDialog};
-use super::files::Files;
-use super::game::GameDoc;
-use super::game_list::GameList;
-use super::line::MoveHistory;
-use super::settings::Settings;
-use super::view::ViewState;
+use crate::app::analysis::{AnalysisState, EngineRequest};
+use crate::app::board_analysis::BoardAnalysis;
+use crate::app::command::{AnalysisCommand, Command, DocCommand, FileCommand};
+use crate::app::document::Document;
+use crate::app::effect::Effect;
+use crate::app::file_dialog::{FileDialogKind, PendingFileDialog};
+use crate::app::files::Files;
+use crate::app::game::GameDoc;
+use crate::app::game_list::GameList;
+use crate::app::line::MoveHistory;
+use crate::app::settings::Settings;
+pub use crate::app::view::Dialog;
+use crate::app::view::ViewState;
+use crate::engine::Repaint;
 use crate::game::chess::ChessState;
 use crate::game::fen::looks_like_fen;
-
-/// A dialog window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialog {
-    /// Paste a FEN or PGN.
-    Paste,
-    /// Type a path to open or save (when no file dialog is available).
-    Path(super::file_dialog::FileDialogKind),
-    /// About mavboard, keys and licenses.
-    About,
-    /// The games of the opened file.
-    GameList,
-    /// Edit the comment after a move.
-    Comment(crate::pgn::NodeId),
-    /// Play against the model: side, chooser, time per move.
-    Play,
-}
 
 /// Everything the app knows while it runs, one field per feature. [`Settings`] inside it are what gets
 /// saved.
@@ -51,15 +44,20 @@ pub struct AppState {
     /// The solver and the model beside a Connect Four / Hex board.
     pub board_analysis: BoardAnalysis,
     /// The UCI engine beside the model.
-    pub uci: super::uci_panel::UciPanel,
+    pub uci: crate::app::uci_panel::UciPanel,
     /// The game against the model, while one is played.
-    pub play: super::play::PlayState,
+    pub play: crate::app::play::PlayState,
+    /// What the commands asked of the window since the shell last took them (see [`Effect`]).
+    pub effects: Vec<Effect>,
+    /// Wakes the UI from a background thread (the file dialog, a PGN being read, the UCI engine); the
+    /// shell sets it, and it does nothing until then.
+    pub wake: Repaint,
 }
 
 impl AppState {
     /// A fresh state with `settings`, at the standard start position.
     pub fn new(settings: Settings) -> AppState {
-        let board_game = super::board_game::BoardGame::new(settings.game).ok();
+        let board_game = crate::app::board_game::BoardGame::new(settings.game).ok();
         let mut state = AppState {
             settings,
             doc: Document::default(),
@@ -69,10 +67,12 @@ impl AppState {
             board_analysis: BoardAnalysis::default(),
             uci: Default::default(),
             play: Default::default(),
+            effects: Vec::new(),
+            wake: std::sync::Arc::new(|| {}),
         };
         // The last game chosen comes back (chess when it cannot be set up).
         if board_game.is_none() {
-            state.settings.game = super::board_game::GameChoice::Chess;
+            state.settings.game = crate::app::board_game::GameChoice::Chess;
         }
         state.doc.board_game = board_game;
         state
@@ -83,11 +83,11 @@ impl AppState {
         self.doc.line.current()
     }
 
-    /// Applies one command. `ctx` is for the clipboard and waking the UI from the file dialog. A command
-    /// that would replace a game with unsaved changes asks first (see [`super::unsaved`]).
-    pub fn apply(&mut self, command: Command, ctx: &eframe::egui::Context) {
+    /// Applies one command (what it needs of the window goes to [`AppState::effects`]). A command
+    /// that would replace a game with unsaved changes asks first (see [`crate::app::unsaved`]).
+    pub fn apply(&mut self, command: Command) {
         if let Some(command) = self.guard_unsaved(command) {
-            self.apply_now(command, ctx);
+            self.apply_now(command);
         }
         self.follow_chess_loads();
     }
@@ -97,30 +97,30 @@ impl AppState {
     /// loads finish; a load that fails leaves the other game on the board.
     pub fn follow_chess_loads(&mut self) {
         if self.doc.board_game.is_some() && self.doc.position_generation != self.doc.board_game_since {
-            self.set_game(super::board_game::GameChoice::Chess);
+            self.set_game(crate::app::board_game::GameChoice::Chess);
         }
     }
 
     /// Applies one command without asking about unsaved changes.
-    pub(super) fn apply_now(&mut self, command: Command, ctx: &eframe::egui::Context) {
+    pub(super) fn apply_now(&mut self, command: Command) {
         match command {
-            Command::Doc(c) => self.apply_doc(c, ctx),
-            Command::File(c) => self.apply_file(c, ctx),
+            Command::Doc(c) => self.apply_doc(c),
+            Command::File(c) => self.apply_file(c),
             Command::View(c) => {
                 let board = crate::game::GameState::to_text(self.current());
                 self.view.apply(c, &mut self.settings, board);
             }
-            Command::Analysis(c) => self.apply_analysis(c, ctx),
+            Command::Analysis(c) => self.apply_analysis(c),
             Command::Uci(c) => {
-                let ctx = ctx.clone();
-                self.uci.apply(c, &mut self.settings.uci_engine, move || ctx.request_repaint());
+                let wake = self.wake.clone();
+                self.uci.apply(c, &mut self.settings.uci_engine, move || wake());
             }
-            Command::Play(c) => self.apply_play(c, ctx),
+            Command::Play(c) => self.apply_play(c),
         }
     }
 
     /// Applies a command for the game on the board.
-    fn apply_doc(&mut self, command: DocCommand, ctx: &eframe::egui::Context) {
+    fn apply_doc(&mut self, command: DocCommand) {
         match command {
             DocCommand::PlayMove(mv) => match self.doc.play(mv) {
                 Ok(()) => self.view.status_note = None,
@@ -176,7 +176,7 @@ impl AppState {
             DocCommand::SetGame(choice) => self.set_game(choice),
             DocCommand::CopyRecord => match self.doc.record() {
                 Ok((record, name)) => {
-                    ctx.copy_text(record);
+                    self.effects.push(Effect::CopyText(record));
                     self.view.status_note = Some(format!("{name} copied to the clipboard"));
                 }
                 Err(e) => {
@@ -184,31 +184,31 @@ impl AppState {
                 }
             },
             DocCommand::CopyFen => {
-                ctx.copy_text(self.current().fen());
+                self.effects.push(Effect::CopyText(self.current().fen()));
                 self.view.status_note = Some("FEN copied to the clipboard".to_owned());
             }
         }
     }
 
     /// Applies a command for files.
-    fn apply_file(&mut self, command: FileCommand, ctx: &eframe::egui::Context) {
+    fn apply_file(&mut self, command: FileCommand) {
         match command {
-            FileCommand::OpenFileDialog => self.start_file_dialog(FileDialogKind::Open, ctx),
-            FileCommand::SaveFileDialog => self.start_file_dialog(FileDialogKind::Save, ctx),
-            FileCommand::OpenPath(path) => self.open_path(&path, ctx),
+            FileCommand::OpenFileDialog => self.start_file_dialog(FileDialogKind::Open),
+            FileCommand::SaveFileDialog => self.start_file_dialog(FileDialogKind::Save),
+            FileCommand::OpenPath(path) => self.open_path(&path),
             FileCommand::SavePath(path) => self.save_path(&path),
             FileCommand::OpenGame(number) => {
                 self.open_game(number);
             }
-            FileCommand::ExportReviewDialog => self.start_file_dialog(FileDialogKind::ExportReview, ctx),
+            FileCommand::ExportReviewDialog => self.start_file_dialog(FileDialogKind::ExportReview),
             FileCommand::ExportReviewPath(path) => self.export_review(&path),
-            FileCommand::AnswerUnsaved(answer) => self.answer_unsaved(answer, ctx),
+            FileCommand::AnswerUnsaved(answer) => self.answer_unsaved(answer),
             FileCommand::AnswerJournal(answer) => self.answer_journal(answer),
         }
     }
 
     /// Applies a command for the model and its analyses.
-    fn apply_analysis(&mut self, command: AnalysisCommand, ctx: &eframe::egui::Context) {
+    fn apply_analysis(&mut self, command: AnalysisCommand) {
         match command {
             AnalysisCommand::Inside(c) => self.analysis.inside.apply(c),
             AnalysisCommand::SetScoring(s) => {
@@ -239,7 +239,7 @@ impl AppState {
             AnalysisCommand::SelectMove(m) => self.analysis.selected_move = m,
             AnalysisCommand::HoverMove(m) => self.analysis.hovered_move = m,
             AnalysisCommand::LoadModel(dir) => self.apply_model_folder(dir),
-            AnalysisCommand::ChooseModelFolder => self.start_file_dialog(FileDialogKind::ModelFolder, ctx),
+            AnalysisCommand::ChooseModelFolder => self.start_file_dialog(FileDialogKind::ModelFolder),
             AnalysisCommand::LoadDefaultModel => {
                 self.settings.model_dir = None;
                 self.analysis.requests.push(EngineRequest::LoadModel(None));
@@ -250,7 +250,7 @@ impl AppState {
             AnalysisCommand::RunInternalSearch { breadth, depth } => {
                 self.analysis.requests.push(EngineRequest::InternalSearch { breadth, depth });
             }
-            AnalysisCommand::ToggleTreeNode(path) => self.toggle_tree_node(path),
+            AnalysisCommand::ToggleTreeNode(path) => self.analysis.toggle_tree_node(path),
             AnalysisCommand::SetModelRuntime { device, threads } => self.set_model_runtime(device, threads),
             AnalysisCommand::SetReviewSettings(s) => self.settings.review = s,
             AnalysisCommand::BoardSearch(request) => self.board_analysis.model.request = Some(request),
@@ -259,13 +259,13 @@ impl AppState {
 
     /// Puts `choice` on the board: chess goes back to the analysis board (its game kept), Connect Four
     /// and Hex start a new game.
-    fn set_game(&mut self, choice: super::board_game::GameChoice) {
-        if choice == super::board_game::GameChoice::Chess {
+    fn set_game(&mut self, choice: crate::app::board_game::GameChoice) {
+        if choice == crate::app::board_game::GameChoice::Chess {
             self.doc.board_game = None;
             self.settings.game = choice;
             return;
         }
-        match super::board_game::BoardGame::new(choice) {
+        match crate::app::board_game::BoardGame::new(choice) {
             Ok(g) => {
                 self.doc.board_game = Some(g);
                 self.doc.board_game_since = self.doc.position_generation;
@@ -311,18 +311,16 @@ impl AppState {
         }
     }
 
-    fn start_file_dialog(&mut self, kind: FileDialogKind, ctx: &eframe::egui::Context) {
+    fn start_file_dialog(&mut self, kind: FileDialogKind) {
         if self.files.file_dialog.is_some() {
             self.view.status_note = Some("A file dialog is already open".to_owned());
             return;
         }
-        let ctx = ctx.clone();
-        self.files.file_dialog =
-            Some(PendingFileDialog::start(kind, Arc::new(move || ctx.request_repaint())));
+        self.files.file_dialog = Some(PendingFileDialog::start(kind, self.wake.clone()));
     }
 
     /// Checks whether the file dialog has answered and acts on it. Called once per frame.
-    pub fn poll_file_dialog(&mut self, ctx: &eframe::egui::Context) {
+    pub fn poll_file_dialog(&mut self) {
         let Some(dialog) = self.files.file_dialog.as_mut() else {
             return;
         };
@@ -332,7 +330,7 @@ impl AppState {
         };
         self.files.file_dialog = None;
         match (answer, kind) {
-            (Some(path), FileDialogKind::Open) => self.open_path(&path, ctx),
+            (Some(path), FileDialogKind::Open) => self.open_path(&path),
             (Some(path), FileDialogKind::Save) => self.save_path(&path),
             (Some(path), FileDialogKind::ExportReview) => self.export_review(&path),
             (Some(path), FileDialogKind::ModelFolder) => {
@@ -363,7 +361,7 @@ impl AppState {
     /// changes and the file has a game to replace it).
     pub(super) fn offer_file_list(&mut self, list: GameList, path: PathBuf) {
         if self.doc.line.is_modified() && list.first_good().is_some() {
-            self.files.unsaved = Some(super::unsaved::PendingAction::OpenList(Box::new((list, path))));
+            self.files.unsaved = Some(crate::app::unsaved::PendingAction::OpenList(Box::new((list, path))));
             return;
         }
         self.open_file_list(list, &path);
@@ -449,9 +447,8 @@ impl AppState {
     /// The loaded model's name (for annotations).
     fn model_name(&self) -> String {
         match &self.analysis.model {
-            super::analysis::ModelStatus::Ready(info) | super::analysis::ModelStatus::Loading(info) => {
-                info.name.clone()
-            }
+            crate::app::analysis::ModelStatus::Ready(info)
+            | crate::app::analysis::ModelStatus::Loading(info) => info.name.clone(),
             _ => "model".to_owned(),
         }
     }
@@ -511,6 +508,18 @@ impl AppState {
                 self.view.messages.error(format!("The review could not be written into the game: {e}"));
             }
         }
+    }
+
+    /// Changes the model's device and threads (0: automatic), remembers them, and reloads the model with
+    /// them. Nothing happens when they are unchanged.
+    fn set_model_runtime(&mut self, device: crate::inference::device::Device, threads: usize) {
+        if (self.settings.model_device, self.settings.model_threads) == (device, threads) {
+            return;
+        }
+        self.settings.model_device = device;
+        self.settings.model_threads = threads.min(crate::app::model_runtime::MAX_THREADS);
+        self.analysis.device = None;
+        self.analysis.requests.push(EngineRequest::LoadModel(self.settings.model_dir.clone()));
     }
 
     /// Saves the line (all its moves) as PGN.

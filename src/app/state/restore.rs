@@ -5,15 +5,15 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::entry::JournalEntry;
-use super::{Journal, JournalAnswer};
+use super::AppState;
 use crate::app::board_game::{BoardGame, GameChoice};
 use crate::app::command::Navigate;
 use crate::app::game::GameDoc;
-use crate::app::state::AppState;
+use crate::app::journal::entry::JournalEntry;
+use crate::app::journal::{Journal, JournalAnswer};
 
 impl AppState {
-    /// Starts the crash journal in `dir` (see [`super`]); journals that could not be read, or why there is
+    /// Starts the crash journal in `dir` (see [`crate::app::journal`]); journals that could not be read, or why there is
     /// no journal, become messages.
     pub fn start_journal(&mut self, dir: &Path) {
         let (journal, errors) = Journal::start(dir);
@@ -160,23 +160,22 @@ mod tests {
         }
     }
 
-    fn play(state: &mut AppState, ctx: &eframe::egui::Context, mv: &str) {
-        state.apply(Command::Doc(DocCommand::PlayMove(BoardMove::Notation(mv.into()))), ctx);
+    fn play(state: &mut AppState, mv: &str) {
+        state.apply(Command::Doc(DocCommand::PlayMove(BoardMove::Notation(mv.into()))));
     }
 
     #[test]
     fn edits_are_journaled_a_crash_keeps_them_and_restore_brings_them_back() {
         let dir = temp("crash");
-        let ctx = eframe::egui::Context::default();
         let mut app = AppState::new(Settings::default());
         app.start_journal(&dir);
         assert!(app.files.journal.is_on() && app.files.journal.offers.is_empty());
         assert_eq!(app.journal_frame(), None, "nothing unsaved, nothing journaled");
-        play(&mut app, &ctx, "e2e4");
-        play(&mut app, &ctx, "e7e5");
+        play(&mut app, "e2e4");
+        play(&mut app, "e7e5");
         let node = app.doc.line.current_node();
-        app.apply(Command::Doc(DocCommand::SetComment(node, "symmetry".into())), &ctx);
-        app.apply(Command::Doc(DocCommand::SetNags(node, vec![5])), &ctx);
+        app.apply(Command::Doc(DocCommand::SetComment(node, "symmetry".into())));
+        app.apply(Command::Doc(DocCommand::SetNags(node, vec![5])));
         app.doc.current_file = Some(PathBuf::from("/nowhere/mine.pgn"));
         let generation = app.journal_frame().expect("handed over");
         assert_eq!(app.journal_frame(), None, "unchanged: not handed again");
@@ -193,7 +192,7 @@ mod tests {
         let offered = &again.files.journal.offers[0].entry;
         assert_eq!(offered.generation, generation);
         assert_eq!(offered.describe(), "the chess game of mine.pgn");
-        again.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Restore)), &ctx);
+        again.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Restore)));
         assert!(again.files.journal.offers.is_empty());
         assert!(again.doc.line.is_modified(), "restored work is unsaved");
         assert_eq!(again.doc.line.to_pgn(), pgn);
@@ -211,7 +210,7 @@ mod tests {
         // Saving removes it; a normal end leaves nothing.
         let saved_dir = temp("crash-saved");
         std::fs::create_dir_all(&saved_dir).expect("dir");
-        again.apply(Command::File(FileCommand::SavePath(saved_dir.join("saved.pgn"))), &ctx);
+        again.apply(Command::File(FileCommand::SavePath(saved_dir.join("saved.pgn"))));
         assert_eq!(again.journal_frame(), None);
         wait_written(&again, None);
         assert!(journals(&dir).is_empty());
@@ -223,9 +222,9 @@ mod tests {
 
     #[test]
     fn a_panic_keeps_the_journal_and_a_normal_end_removes_it() {
-        use super::super::entry::DocCopy;
-        use super::super::store::JournalStore;
-        use super::super::writer::JournalWriter;
+        use crate::app::journal::entry::DocCopy;
+        use crate::app::journal::store::JournalStore;
+        use crate::app::journal::writer::JournalWriter;
         let dir = temp("panic");
         let mut doc = crate::app::document::Document::default();
         doc.play(BoardMove::Notation("d2d4".into())).expect("legal");
@@ -250,13 +249,12 @@ mod tests {
     #[test]
     fn a_connect_four_game_is_journaled_and_discard_removes_the_offer() {
         let dir = temp("board");
-        let ctx = eframe::egui::Context::default();
         let mut app = AppState::new(Settings::default());
         app.start_journal(&dir);
-        app.apply(Command::Doc(DocCommand::SetGame(GameChoice::ConnectFour)), &ctx);
+        app.apply(Command::Doc(DocCommand::SetGame(GameChoice::ConnectFour)));
         assert_eq!(app.journal_frame(), None, "an empty board has nothing to keep");
         for m in ["4", "4", "3"] {
-            play(&mut app, &ctx, m);
+            play(&mut app, m);
         }
         let g = app.journal_frame().expect("handed");
         wait_written(&app, Some(g));
@@ -270,7 +268,7 @@ mod tests {
         third.start_journal(&dir);
         assert_eq!(second.files.journal.offers.len(), 1);
         assert!(third.files.journal.offers.is_empty(), "a journal is offered in one window only");
-        second.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Restore)), &ctx);
+        second.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Restore)));
         let game = second.doc.board_game.as_ref().expect("connect four is back");
         assert_eq!(game.record().expect("record"), "443");
         assert_eq!(second.settings.game, GameChoice::ConnectFour);
@@ -281,7 +279,7 @@ mod tests {
         let mut fourth = AppState::new(Settings::default());
         fourth.start_journal(&dir);
         assert_eq!(fourth.files.journal.offers.len(), 1, "the restored game's journal is kept after a kill");
-        fourth.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Discard)), &ctx);
+        fourth.apply(Command::File(FileCommand::AnswerJournal(JournalAnswer::Discard)));
         assert!(fourth.files.journal.offers.is_empty());
         assert!(journals(&dir).is_empty(), "{:?}", journals(&dir));
         assert!(fourth.doc.board_game.is_none(), "Discard changes nothing on the board");
@@ -304,12 +302,12 @@ mod tests {
         assert!(!dir.join("3-4.json.tmp").exists(), "a stale temporary file is cleaned up");
         // A journal whose game does not read is kept aside when restoring it fails.
         let entry = JournalEntry {
-            format: super::super::entry::FORMAT.into(),
-            version: super::super::entry::VERSION,
+            format: crate::app::journal::entry::FORMAT.into(),
+            version: crate::app::journal::entry::VERSION,
             generation: 3,
             unix_ms: 1,
             chess: None,
-            board: Some(super::super::entry::BoardEntry {
+            board: Some(crate::app::journal::entry::BoardEntry {
                 choice: GameChoice::ConnectFour,
                 moves: vec!["4".into(), "9".into()],
             }),

@@ -1,18 +1,18 @@
-//! How a game against the model ([`super::play`]) meets the app: starting and ending it, and, once a
+//! How a game against the model ([`crate::app::play`]) meets the app: starting and ending it, and, once a
 //! frame, describing the board to the chooser and carrying out its answer (a move, a search request for
 //! the engine glue, starting the UCI engine).
 
 use std::time::Instant;
 
-use super::analysis::EngineRequest;
-use super::board_game::BoardGame;
-use super::command::Command;
-use super::command::{BoardMove, DocCommand};
-use super::game::GameDoc;
-use super::line::MoveHistory;
-use super::play::{Action, PlayCommand, PlayDocument, PlayGame, PlaySetup, Turn};
-use super::state::AppState;
-use super::uci_panel::UciCommand;
+use super::AppState;
+use crate::app::analysis::EngineRequest;
+use crate::app::board_game::BoardGame;
+use crate::app::command::Command;
+use crate::app::command::{BoardMove, DocCommand};
+use crate::app::game::GameDoc;
+use crate::app::line::MoveHistory;
+use crate::app::play::{Action, PlayCommand, PlayDocument, PlayGame, PlaySetup, Turn};
+use crate::app::uci_panel::UciCommand;
 use crate::game::{GameState, Player};
 
 /// The user's name as a player: the login name when the system has one.
@@ -28,7 +28,7 @@ fn user_name() -> String {
 impl AppState {
     /// The name of the model the chooser uses (the chess model, or the Connect Four / Hex board's).
     fn play_model_name(&self) -> String {
-        use super::board_model::BoardModelStatus;
+        use crate::app::board_model::BoardModelStatus;
         if self.doc.board_game.is_some() {
             return match &self.board_analysis.model.view.status {
                 BoardModelStatus::Loading(n) | BoardModelStatus::Ready(n) => n.clone(),
@@ -52,10 +52,10 @@ impl AppState {
     }
 
     /// Applies a command of the play dialog or bar.
-    pub(super) fn apply_play(&mut self, command: PlayCommand, ctx: &eframe::egui::Context) {
+    pub(super) fn apply_play(&mut self, command: PlayCommand) {
         match command {
             PlayCommand::Setup(setup) => self.settings.play = setup,
-            PlayCommand::Start(setup) => self.start_play(setup, ctx),
+            PlayCommand::Start(setup) => self.start_play(setup),
             PlayCommand::Resign => {
                 let Some(game) = self.play.game.as_mut() else { return };
                 if game.ended.is_some() {
@@ -73,7 +73,7 @@ impl AppState {
         }
     }
 
-    fn start_play(&mut self, setup: PlaySetup, ctx: &eframe::egui::Context) {
+    fn start_play(&mut self, setup: PlaySetup) {
         self.settings.play = setup;
         self.view.dialog = None;
         if self.doc.board_game.is_some() && setup.chooser.chess_only() {
@@ -89,7 +89,7 @@ impl AppState {
         let opponent = setup.opponent_name(&self.play_model_name(), &self.uci_engine_name());
         let me = user_name();
         if self.doc.board_game.is_some() {
-            self.apply_now(Command::Doc(DocCommand::NewGame), ctx);
+            self.apply_now(Command::Doc(DocCommand::NewGame));
         } else {
             let mut doc = GameDoc::default();
             let (white, black) = match setup.human {
@@ -211,7 +211,7 @@ impl AppState {
             Action::Play(text) => vec![Command::Doc(DocCommand::PlayMove(BoardMove::Notation(text)))],
             Action::Search(limits) => {
                 self.board_analysis.model.play_limits = Some(limits);
-                self.board_analysis.model.request = Some(super::board_model::BoardSearchRequest::Start);
+                self.board_analysis.model.request = Some(crate::app::board_model::BoardSearchRequest::Start);
                 Vec::new()
             }
         }
