@@ -46,6 +46,9 @@ pub struct Settings {
     pub search: SearchSettings,
     /// Show the analysis panels (action values, search).
     pub show_analysis_panel: bool,
+    /// The analysis panel's tabs and panes as the user arranged them, kept as the UI wrote it (text the
+    /// app does not read); `None` is the default layout.
+    pub panel_layout: Option<String>,
     /// The model package to load; `None` uses the shipped default.
     pub model_dir: Option<PathBuf>,
     /// Where the model runs (auto, CPU, CUDA, CoreML).
@@ -203,6 +206,7 @@ impl Default for Settings {
             compare_scoring: Scoring::Max,
             search: SearchSettings::default(),
             show_analysis_panel: true,
+            panel_layout: None,
             model_dir: None,
             model_device: crate::inference::device::Device::Auto,
             model_threads: 0,

@@ -45,6 +45,9 @@ pub enum ViewCommand {
     ShowError(String),
     /// Show or hide the analysis panel.
     ToggleAnalysisPanel,
+    /// Keep the analysis panel's arrangement of tabs and panes (the UI's text), or go back to the default
+    /// (`None`).
+    SetPanelLayout(Option<String>),
     /// Preview this root move's PV on the board (UCI), or end the preview.
     PreviewPv(Option<String>),
     /// Turn the solver beside the Connect Four / Hex board on or off.
@@ -76,6 +79,7 @@ impl ViewState {
             ViewCommand::ToggleCoordinates => settings.show_coordinates ^= true,
             ViewCommand::ToggleLegalMoves => settings.show_legal_moves ^= true,
             ViewCommand::ToggleAnalysisPanel => settings.show_analysis_panel ^= true,
+            ViewCommand::SetPanelLayout(layout) => settings.panel_layout = layout,
             ViewCommand::ToggleOracle => settings.show_oracle ^= true,
             ViewCommand::ShowDialog(d) => self.dialog = d,
             ViewCommand::DismissMessage(id) => self.messages.dismiss(id),

@@ -5,8 +5,7 @@ use eframe::egui;
 use shakmaty::Move;
 
 use super::arrows::{Arrow, ArrowStyle, move_squares};
-use super::search_panel::search_panel_ui;
-use super::values_panel::{current_rows, values_panel_ui};
+use super::values_panel::current_rows;
 use crate::app::analysis::ModelStatus;
 use crate::app::command::Command;
 use crate::app::command::{AnalysisCommand, ViewCommand};
@@ -51,54 +50,17 @@ fn model_ui(ui: &mut egui::Ui, analysis: &crate::app::analysis::AnalysisState, o
     });
 }
 
-/// The analysis panel.
-pub fn analysis_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
+/// The analysis panel: the model line, then the sections in their tabs and panes ([`super::panes`]).
+pub fn analysis_panel_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    panes: &mut super::panes::Panes,
+) -> Vec<Command> {
     let mut out = Vec::new();
     model_ui(ui, &state.analysis, &mut out);
     ui.separator();
     let mut hovered = None;
-    egui::ScrollArea::vertical().id_salt("analysis_scroll").auto_shrink([false, false]).show(ui, |ui| {
-        egui::CollapsingHeader::new(egui::RichText::new("Action values").strong()).default_open(true).show(
-            ui,
-            |ui| {
-                out.extend(values_panel_ui(ui, state, &mut hovered));
-            },
-        );
-        egui::CollapsingHeader::new(egui::RichText::new("Search (MAV-MCTS)").strong())
-            .default_open(true)
-            .show(ui, |ui| {
-                out.extend(search_panel_ui(ui, state, &mut hovered));
-            });
-        // After the search, so that the search's controls stay above the fold of a laptop screen.
-        egui::CollapsingHeader::new(egui::RichText::new("All moves × buckets").strong())
-            .default_open(true)
-            .show(ui, |ui| super::values_panel::buckets_heatmap_ui(ui, state, &mut hovered));
-        egui::CollapsingHeader::new(egui::RichText::new("Search tree").strong())
-            .default_open(false)
-            .show(ui, |ui| out.extend(super::tree_explorer::tree_explorer_ui(ui, state)));
-        egui::CollapsingHeader::new(egui::RichText::new("Internal search (minimax)").strong())
-            .default_open(false)
-            .show(ui, |ui| {
-                out.extend(super::internal_search_panel::internal_search_panel_ui(ui, state));
-            });
-        egui::CollapsingHeader::new(egui::RichText::new("Inside the model").strong())
-            .default_open(false)
-            .show(ui, |ui| {
-                out.extend(super::inside_panel::inside_panel_ui(
-                    ui,
-                    &state.analysis.inside,
-                    state.settings.scoring,
-                ));
-            });
-        egui::CollapsingHeader::new(egui::RichText::new("Engine and model").strong())
-            .default_open(false)
-            .show(ui, |ui| out.extend(super::model_panel::model_panel_ui(ui, state)));
-        egui::CollapsingHeader::new(egui::RichText::new("UCI engine").strong())
-            .default_open(state.uci.running)
-            .show(ui, |ui| {
-                out.extend(super::uci_panel::uci_panel_ui(ui, state));
-            });
-    });
+    panes.ui(ui, state, &mut super::sections::SectionOutput { hovered: &mut hovered, commands: &mut out });
     if hovered != state.analysis.hovered_move {
         out.push(Command::Analysis(AnalysisCommand::HoverMove(hovered)));
     }

@@ -156,6 +156,13 @@ fn view_menu_ui(ui: &mut egui::Ui, settings: &crate::app::settings::Settings) ->
     toggle(ui, s.show_moves_panel, "Moves panel", Command::View(ViewCommand::ToggleMovesPanel));
     toggle(ui, s.show_setup_panel, "Setup panel", Command::View(ViewCommand::ToggleSetupPanel));
     toggle(ui, s.show_analysis_panel, "Analysis panel", Command::View(ViewCommand::ToggleAnalysisPanel));
+    if ui
+        .add_enabled(s.panel_layout.is_some(), egui::Button::new("Reset analysis panel layout"))
+        .on_hover_text("Put the analysis panel's tabs and panes back where they start")
+        .clicked()
+    {
+        out.push(Command::View(ViewCommand::SetPanelLayout(None)));
+    }
     ui.separator();
     ui.label("Theme");
     for (t, name) in [(ThemeChoice::Dark, "Dark"), (ThemeChoice::Light, "Light")] {

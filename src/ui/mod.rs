@@ -19,9 +19,11 @@ pub mod model_panel;
 pub mod move_input;
 pub mod move_tree;
 pub mod moves_panel;
+pub mod panes;
 pub mod pieces;
 pub mod play;
 pub mod search_panel;
+pub mod sections;
 pub mod setup_panel;
 pub mod shortcuts;
 pub mod status_bar;
@@ -66,6 +68,8 @@ pub struct UiState {
     pub candidate_arrows: Vec<Arrow>,
     /// The FEN the board drew last frame (the game's position, or a previewed PV's end).
     pub shown_position: Option<String>,
+    /// The analysis panel's tabs and panes.
+    pub panes: panes::Panes,
 }
 
 /// The arrows to draw: the next move of the line (when looking back at a played game) in the played
@@ -136,7 +140,7 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
             .resizable(true)
             .default_size(370.0)
             .min_size(260.0)
-            .show(ui, |ui| out.extend(analysis_panel::analysis_panel_ui(ui, state)));
+            .show(ui, |ui| out.extend(analysis_panel::analysis_panel_ui(ui, state, &mut ui_state.panes)));
     }
     if state.settings.show_moves_panel {
         egui::Panel::right("moves_panel")
