@@ -30,7 +30,7 @@ fn games(n: usize) -> Vec<GameTree> {
 
 fn model() -> Option<Box<dyn Evaluator<ChessState> + Send>> {
     match load_evaluator(&root().join("assets/models/mav-enc-tiny"), &SessionOptions::default()) {
-        Ok((e, _)) => Some(e),
+        Ok(model) => Some(model.evaluator),
         Err(e) => {
             eprintln!("the shipped model could not be loaded, model benches skipped: {e}");
             None
@@ -93,7 +93,7 @@ fn bench(c: &mut Criterion) {
             threads: mavboard::inference::device::SessionThreads { intra_op: 1 },
             ..SessionOptions::default()
         };
-        Ok(load_evaluator(&root().join("assets/models/mav-enc-tiny"), &options)?.0)
+        Ok(load_evaluator(&root().join("assets/models/mav-enc-tiny"), &options)?.evaluator)
     });
     let mut g = c.benchmark_group("review_file");
     g.throughput(Throughput::Elements(file_positions));

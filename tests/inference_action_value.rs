@@ -27,7 +27,7 @@ fn positions() -> Vec<ChessState> {
 
 #[test]
 fn every_legal_move_is_valued_and_batches_equal_single_calls() {
-    let (mut e, pkg) =
+    let mavboard::inference::LoadedModel { evaluator: mut e, package: pkg, .. } =
         load_evaluator(&fixture_package("av-fixture"), &SessionOptions::default()).expect("fixture loads");
     assert_eq!(pkg.manifest.format, ModelFormat::ActionValue);
     assert_eq!(pkg.manifest.num_buckets, 128);
@@ -67,7 +67,7 @@ fn every_legal_move_is_valued_and_batches_equal_single_calls() {
 
 #[test]
 fn top_k_terminal_positions_and_what_the_format_cannot_do() {
-    let (mut e, _) =
+    let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
         load_evaluator(&fixture_package("av-fixture"), &SessionOptions::default()).expect("loads");
     let mut r = EvalRequest::values(ChessState::startpos());
     r.top_k = TopK::Count(5);

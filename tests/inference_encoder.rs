@@ -24,7 +24,7 @@ fn fens() -> Vec<ChessState> {
 
 #[test]
 fn values_every_legal_move_and_batches_like_single_calls() {
-    let (mut e, pkg) =
+    let mavboard::inference::LoadedModel { evaluator: mut e, package: pkg, .. } =
         load_evaluator(&package("mav-enc-tiny"), &SessionOptions::default()).expect("shipped package loads");
     assert_eq!(pkg.manifest.num_buckets, 64);
     let reqs: Vec<_> = fens().into_iter().map(EvalRequest::values).collect();
@@ -49,7 +49,8 @@ fn values_every_legal_move_and_batches_like_single_calls() {
 
 #[test]
 fn top_k_free_mode_and_terminal_positions() {
-    let (mut e, _) = load_evaluator(&package("mav-enc-tiny"), &SessionOptions::default()).expect("loads");
+    let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
+        load_evaluator(&package("mav-enc-tiny"), &SessionOptions::default()).expect("loads");
     let mut r = EvalRequest::values(ChessState::startpos());
     r.top_k = TopK::Count(3);
     r.want_best_action = true;
@@ -67,7 +68,8 @@ fn top_k_free_mode_and_terminal_positions() {
 
 #[test]
 fn mcts_runs_on_the_shipped_model() {
-    let (mut e, _) = load_evaluator(&package("mav-enc-tiny"), &SessionOptions::default()).expect("loads");
+    let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
+        load_evaluator(&package("mav-enc-tiny"), &SessionOptions::default()).expect("loads");
     let mut m = Mcts::new(ChessState::startpos(), 0, MctsParams::default()).expect("search");
     m.run(e.as_mut(), RunLimits { simulations: 48, batch_size: 8 }).expect("runs");
     let s = m.snapshot();
@@ -85,11 +87,11 @@ fn wrong_packages_are_named() {
     let manifest = std::fs::read_to_string(package("mav-enc-tiny").join("mav.json")).expect("read");
     std::fs::write(tmp.join("mav.json"), manifest.replace("\"num_buckets\": 64", "\"num_buckets\": 32"))
         .expect("write");
-    let err = load_evaluator(&tmp, &SessionOptions::default()).err().expect("mismatch").to_string();
+    let err = load_evaluator(&tmp, &SessionOptions::default()).expect_err("mismatch").to_string();
     assert!(err.contains("value_token_ids") || err.contains("buckets"), "{err}");
     std::fs::write(tmp.join("tokenizer.json"), "{\"model\": {\"vocab\": {\"a\": 0}}}").expect("write");
     std::fs::write(tmp.join("mav.json"), &manifest).expect("write");
-    let err = load_evaluator(&tmp, &SessionOptions::default()).err().expect("tokenizer").to_string();
+    let err = load_evaluator(&tmp, &SessionOptions::default()).expect_err("tokenizer").to_string();
     assert!(err.contains("tokenizer.json vocabulary"), "{err}");
     std::fs::remove_dir_all(&tmp).ok();
 }

@@ -41,13 +41,14 @@ fn lm_package() -> PathBuf {
 fn the_shipped_packages_value_connect_four_and_hex() {
     for name in ["mav-enc-tiny", "mav-tiny"] {
         let dir = asset(name);
-        let (mut e, _, _) =
+        let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
             load_evaluator_for::<ConnectFourState>(&dir, &SessionOptions::default(), GameKind::ConnectFour)
                 .expect("loads for Connect Four");
         let r = e.evaluate(&[EvalRequest::values(ConnectFourState::default())]).remove(0).expect("evaluates");
         assert_eq!(r.moves.len(), 7, "{name}");
-        let (mut e, _, _) = load_evaluator_for::<HexState>(&dir, &SessionOptions::default(), GameKind::Hex)
-            .expect("loads for Hex");
+        let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
+            load_evaluator_for::<HexState>(&dir, &SessionOptions::default(), GameKind::Hex)
+                .expect("loads for Hex");
         let states = hex_states();
         let r = e.evaluate(&[EvalRequest::values(states[1])]).remove(0).expect("evaluates");
         assert_eq!(r.moves.len(), 48, "{name}: every empty cell of 7x7 after one stone");
@@ -108,7 +109,7 @@ fn chess_only_packages_are_refused_for_connect_four_and_hex_at_load() {
 #[test]
 fn the_generic_loader_opens_a_package_for_its_own_game() {
     for dir in [encoder_package(), lm_package()] {
-        let (mut e, package, _) =
+        let mavboard::inference::LoadedModel { evaluator: mut e, package, .. } =
             load_evaluator_for::<ChessState>(&dir, &SessionOptions::default(), GameKind::Chess)
                 .expect("a chess package loads for chess");
         assert!(package.manifest.games.contains(&GameKind::Chess));
@@ -144,8 +145,7 @@ fn an_action_value_package_is_chess_only_even_if_its_manifest_lists_another_game
     // As shipped (games: chess) it is refused for Connect Four like any chess-only package.
     let e =
         load_evaluator_for::<ConnectFourState>(&fixture, &SessionOptions::default(), GameKind::ConnectFour)
-            .err()
-            .expect("refused");
+            .expect_err("refused");
     assert!(matches!(e, LoadError::WrongGame { game: "connect_four", .. }), "{e}");
     // A copy that claims Connect Four too is still refused: the format itself is chess's.
     let dir = std::env::temp_dir().join(format!("mavboard-av-c4-{}", std::process::id()));
@@ -160,8 +160,7 @@ fn an_action_value_package_is_chess_only_even_if_its_manifest_lists_another_game
     std::fs::write(dir.join("mav.json"), json.to_string()).expect("write");
     let refused =
         load_evaluator_for::<ConnectFourState>(&dir, &SessionOptions::default(), GameKind::ConnectFour)
-            .err()
-            .expect("refused");
+            .expect_err("refused");
     let chess = load_evaluator_for::<ChessState>(&dir, &SessionOptions::default(), GameKind::Chess);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(matches!(refused, LoadError::FormatNotForGame { game: "connect_four", .. }), "{refused}");

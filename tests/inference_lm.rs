@@ -129,7 +129,7 @@ fn close(a: &EvalResult<ChessState>, b: &EvalResult<ChessState>) {
 
 #[test]
 fn batched_requests_of_mixed_kinds_equal_single_requests() {
-    let (mut e, _) =
+    let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
         load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("shipped package loads");
     let mut reqs = Vec::new();
     for (n, s) in positions().into_iter().enumerate() {
@@ -150,7 +150,8 @@ fn batched_requests_of_mixed_kinds_equal_single_requests() {
 
 #[test]
 fn constrained_decoding_writes_exactly_the_legal_moves() {
-    let (mut e, pkg) = load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("loads");
+    let mavboard::inference::LoadedModel { evaluator: mut e, package: pkg, .. } =
+        load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("loads");
     let buckets = Buckets::new(pkg.manifest.num_buckets as u32).expect("buckets");
     for state in positions() {
         let legal = state.legal_actions();
@@ -192,7 +193,8 @@ fn constrained_decoding_writes_exactly_the_legal_moves() {
 
 #[test]
 fn next_state_and_state_tracking() {
-    let (mut e, _) = load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("loads");
+    let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
+        load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("loads");
     let start = ChessState::startpos();
     let e4 = start.parse_action("e2e4").expect("legal");
     let after = start.play(e4).expect("legal");
@@ -217,7 +219,8 @@ fn next_state_and_state_tracking() {
 
 #[test]
 fn free_decoding_returns_text_and_hallucinations_as_data() {
-    let (mut e, _) = load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("loads");
+    let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
+        load_evaluator(&package("mav-tiny"), &SessionOptions::default()).expect("loads");
     let mut states = positions();
     // Positions far from the training data and a finished game: whatever the model writes is data.
     states.push(ChessState::from_fen("R5k1/5ppp/8/8/8/8/8/6K1 b - - 1 1").expect("mate"));
@@ -252,7 +255,8 @@ fn free_decoding_returns_text_and_hallucinations_as_data() {
 fn a_game_the_model_was_not_trained_on_is_refused() {
     // A copy of the package whose mav.json says it only knows standard chess.
     let dir = package_copy::with_games(&package("mav-tiny"), &["chess"]);
-    let (mut e, _) = load_evaluator(&dir, &SessionOptions::default()).expect("loads");
+    let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
+        load_evaluator(&dir, &SessionOptions::default()).expect("loads");
     let frc = ChessState::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
         .expect("fen");
     let res = e.evaluate(&[EvalRequest::values(frc), EvalRequest::values(ChessState::startpos())]);

@@ -212,8 +212,9 @@ fn remote_requests_overlap_through_the_latency_proxy() {
     // One batch of 8 positions split into 4 concurrent requests: all 4 out at once.
     let dir = remote_package(&asset("mav-enc-tiny"), "split", &proxy.endpoint(), "mav-enc-tiny", 4);
     let package = ModelPackage::open(&dir).expect("opens");
-    let (mut far, _) = load_package_evaluator(&package, &options)
-        .unwrap_or_else(|e| panic!("remote opens through the proxy: {e}\n{}", server.log()));
+    let mavboard::inference::LoadedModel { evaluator: mut far, .. } =
+        load_package_evaluator(&package, &options)
+            .unwrap_or_else(|e| panic!("remote opens through the proxy: {e}\n{}", server.log()));
     let requests: Vec<_> = line(8).into_iter().map(EvalRequest::values).collect();
     let before = proxy.stats().exchanges;
     proxy.reset_peak();
@@ -232,7 +233,8 @@ fn remote_requests_overlap_through_the_latency_proxy() {
     let one = remote_package(&asset("mav-enc-tiny"), "workers", &proxy.endpoint(), "mav-enc-tiny", 1);
     let package = ModelPackage::open(&one).expect("opens");
     let factory: EvaluatorFactory = Arc::new(move |_| {
-        let (e, _): (EvaluatorBox, _) = load_package_evaluator(&package, &SessionOptions::default())?;
+        let model = load_package_evaluator(&package, &SessionOptions::default())?;
+        let e: EvaluatorBox = model.evaluator;
         Ok(e)
     });
     let config = EngineConfig { batch_size: 2, cache_entries: 0, ..EngineConfig::default() };

@@ -214,7 +214,8 @@ fn a_served_signature_that_differs_names_the_field() {
 fn failed_evaluation(tag: &str, answer: Answer, needle: &str) {
     let server = FakeServer::start(answer);
     let dir = remote_package(tag, spec(&server.endpoint()));
-    let (mut e, _) = load_evaluator(&dir, &SessionOptions::default()).expect("loads against the fake server");
+    let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
+        load_evaluator(&dir, &SessionOptions::default()).expect("loads against the fake server");
     let start = Instant::now();
     let results = e.evaluate(&[EvalRequest::values(chess(START)), EvalRequest::values(chess(START))]);
     assert!(start.elapsed() < Duration::from_secs(3), "bounded: {:?}", start.elapsed());
@@ -361,7 +362,7 @@ fn the_bearer_token_is_sent_and_never_shown() {
     let mut with = spec(&server.endpoint());
     with["token_env"] = serde_json::json!("PATH");
     let dir = remote_package("token-sent", with);
-    let (mut e, _) =
+    let mavboard::inference::LoadedModel { evaluator: mut e, .. } =
         load_evaluator(&dir, &SessionOptions::default()).expect("the token is sent on every call");
     let token = std::env::var("PATH").unwrap_or_default();
     let package = mavboard::model::ModelPackage::open(&dir).expect("package");

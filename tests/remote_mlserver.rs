@@ -80,10 +80,12 @@ fn remote_results_match_local_and_mcts_runs_remotely() {
     let options = SessionOptions::default();
 
     // Chess: one batch of 12 positions, split into 4 concurrent requests.
-    let (mut local, _) = load_evaluator(&package, &options).expect("local opens");
+    let mavboard::inference::LoadedModel { evaluator: mut local, .. } =
+        load_evaluator(&package, &options).expect("local opens");
     let (mut far, pkg, status) = {
-        let (e, p, s) = mavboard::inference::load::load_evaluator_with_status(&remote, &options)
-            .unwrap_or_else(|e| panic!("remote opens: {e}\n{}", server.log()));
+        let mavboard::inference::LoadedModel { evaluator: e, package: p, device: s } =
+            mavboard::inference::load::load_evaluator(&remote, &options)
+                .unwrap_or_else(|e| panic!("remote opens: {e}\n{}", server.log()));
         (e, p, s)
     };
     assert!(pkg.manifest.remote.is_some());
@@ -101,9 +103,9 @@ fn remote_results_match_local_and_mcts_runs_remotely() {
     assert_close(l[5].as_ref().expect("local"), &alone, "chess position 5 alone");
 
     // Connect Four through the same package and loader.
-    let (mut local4, _, _) =
+    let mavboard::inference::LoadedModel { evaluator: mut local4, .. } =
         load_evaluator_for::<ConnectFourState>(&package, &options, GameKind::ConnectFour).expect("local c4");
-    let (mut far4, _, _) =
+    let mavboard::inference::LoadedModel { evaluator: mut far4, .. } =
         load_evaluator_for::<ConnectFourState>(&remote, &options, GameKind::ConnectFour).expect("remote c4");
     let reqs4 = requests(&line(ConnectFourState::default(), 6));
     for (i, (l, r)) in local4.evaluate(&reqs4).iter().zip(&far4.evaluate(&reqs4)).enumerate() {
@@ -156,7 +158,8 @@ fn killing_the_server_mid_search_fails_evaluations_and_a_restart_recovers() {
     let package = asset("mav-enc-tiny");
     let mut server = Server::start(&python, &package, "mav-enc-tiny");
     let remote = remote_package(&package, "kill", &server.endpoint(), "mav-enc-tiny", 4);
-    let (far, _) = load_evaluator(&remote, &SessionOptions::default()).expect("remote opens");
+    let mavboard::inference::LoadedModel { evaluator: far, .. } =
+        load_evaluator(&remote, &SessionOptions::default()).expect("remote opens");
     let (tx, rx) = mpsc::channel();
     let (done_tx, done_rx) = mpsc::channel();
     let calls = Arc::new(AtomicU64::new(0));
@@ -221,8 +224,9 @@ fn remote_action_value_matches_local() {
     let server = Server::start(&python, &package, "av-fixture");
     let remote = remote_package(&package, "av", &server.endpoint(), "av-fixture", 3);
     let options = SessionOptions::default();
-    let (mut local, _) = load_evaluator(&package, &options).expect("local opens");
-    let (mut far, _) =
+    let mavboard::inference::LoadedModel { evaluator: mut local, .. } =
+        load_evaluator(&package, &options).expect("local opens");
+    let mavboard::inference::LoadedModel { evaluator: mut far, .. } =
         load_evaluator(&remote, &options).unwrap_or_else(|e| panic!("remote opens: {e}\n{}", server.log()));
     let reqs: Vec<_> = line(chess(START), 5).into_iter().map(EvalRequest::values).collect();
     for (i, (l, r)) in local.evaluate(&reqs).iter().zip(&far.evaluate(&reqs)).enumerate() {

@@ -28,7 +28,8 @@ fn fixture(name: &str) -> PathBuf {
 
 fn model_factory() -> EvaluatorFactory {
     Arc::new(|_| -> Result<EvaluatorBox, FactoryError> {
-        let (e, _) = load_evaluator(&root().join("assets/models/mav-enc-tiny"), &SessionOptions::default())?;
+        let mavboard::inference::LoadedModel { evaluator: e, .. } =
+            load_evaluator(&root().join("assets/models/mav-enc-tiny"), &SessionOptions::default())?;
         Ok(e)
     })
 }

@@ -151,7 +151,8 @@ fn max_difference(package: &Path, reference: &Path) -> (f64, usize) {
     let bytes = std::fs::read(reference.with_extension("f32")).expect("f32");
     let rows: Vec<f32> =
         bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let (mut eval, _) = load_evaluator(package, &Default::default()).expect("the package opens");
+    let mavboard::inference::LoadedModel { evaluator: mut eval, .. } =
+        load_evaluator(package, &Default::default()).expect("the package opens");
     let mut row = 0usize;
     let mut worst = 0f64;
     let mut moves_checked = 0usize;

@@ -276,7 +276,7 @@ fn package_factory<S: MavState>(
 ) -> EvaluatorFactory<S> {
     Arc::new(move |_worker| -> Result<EvaluatorBox<S>, FactoryError> {
         load_evaluator_for::<S>(&dir, &options, game)
-            .map(|(e, _, _)| e)
+            .map(|m| m.evaluator)
             .map_err(|e| Box::new(e) as FactoryError)
     })
 }

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::settings::Settings;
-use crate::engine::{EvaluatorBox, EvaluatorFactory, FactoryError};
-use crate::inference::LoadError;
+use crate::engine::{EvaluatorFactory, FactoryError};
 use crate::inference::device::{Device, DeviceStatus, SessionThreads};
-use crate::inference::load::load_evaluator_with_status;
+use crate::inference::load::load_evaluator;
 use crate::inference::onnx::SessionOptions;
 use crate::inference::onnx::session::SessionError;
+use crate::inference::{LoadError, LoadedModel};
 
 /// Where the loader thread leaves the device status of the session it opened, for the UI.
 pub type DeviceSlot = Arc<Mutex<Option<DeviceStatus>>>;
@@ -34,20 +34,16 @@ pub fn session_options(settings: &Settings) -> SessionOptions {
 
 /// Opens the package with `options`; when the requested provider cannot be used, opens it on the CPU and
 /// says why in the status's notice.
-pub fn open_with_fallback(
-    dir: &Path,
-    options: &SessionOptions,
-) -> Result<(EvaluatorBox, DeviceStatus), LoadError> {
-    match load_evaluator_with_status(dir, options) {
-        Ok((e, _, status)) => Ok((e, status)),
+pub fn open_with_fallback(dir: &Path, options: &SessionOptions) -> Result<LoadedModel, LoadError> {
+    match load_evaluator(dir, options) {
         Err(LoadError::Session(SessionError::Device(why))) if options.device != Device::Cpu => {
             let cpu = SessionOptions { device: Device::Cpu, ..options.clone() };
-            let (e, _, mut status) = load_evaluator_with_status(dir, &cpu)?;
-            status.requested = options.device;
-            status.notice = Some(format!("{why}; the model runs on the CPU instead"));
-            Ok((e, status))
+            let mut model = load_evaluator(dir, &cpu)?;
+            model.device.requested = options.device;
+            model.device.notice = Some(format!("{why}; the model runs on the CPU instead"));
+            Ok(model)
         }
-        Err(e) => Err(e),
+        loaded => loaded,
     }
 }
 
@@ -55,11 +51,11 @@ pub fn open_with_fallback(
 /// [`open_with_fallback`] does) and leaves the device status in `slot`.
 pub fn model_factory(dir: PathBuf, options: SessionOptions, slot: DeviceSlot) -> EvaluatorFactory {
     Arc::new(move |_worker| {
-        let (e, status) = open_with_fallback(&dir, &options).map_err(|e| Box::new(e) as FactoryError)?;
+        let model = open_with_fallback(&dir, &options).map_err(|e| Box::new(e) as FactoryError)?;
         if let Ok(mut s) = slot.lock() {
-            *s = Some(status);
+            *s = Some(model.device);
         }
-        Ok(e)
+        Ok(model.evaluator)
     })
 }
 
@@ -103,8 +99,8 @@ mod tests {
             return println!("SKIPPED: CoreML is compiled in");
         }
         let options = SessionOptions { device: Device::CoreMl, ..SessionOptions::default() };
-        let (_, status) = match open_with_fallback(&dir, &options) {
-            Ok(x) => x,
+        let status = match open_with_fallback(&dir, &options) {
+            Ok(model) => model.device,
             Err(LoadError::Session(SessionError::Runtime(e))) => {
                 return println!("SKIPPED: no ONNX Runtime ({e})");
             }

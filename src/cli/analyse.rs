@@ -8,34 +8,23 @@ use anyhow::Context;
 use mavboard::game::GameKind;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::HexState;
-use mavboard::inference::evaluator::{DecodeMode, EvalRequest, Evaluator, Scoring, TopK};
+use mavboard::inference::evaluator::{DecodeMode, EvalRequest, Scoring, TopK};
 use mavboard::inference::onnx::SessionOptions;
-use mavboard::inference::{load_evaluator, load_evaluator_for};
+use mavboard::inference::{LoadedModel, load_evaluator, load_evaluator_for};
 use mavboard::mav::state::MavState;
-use mavboard::model::ModelPackage;
 use mavboard::model::package::default_package_dir;
 use mavboard::search::mcts::driver::RunLimits;
 use mavboard::search::mcts::params::{MctsParams, VirtualCounts, WorldModel};
 use mavboard::search::mcts::search::Mcts;
 
-use super::choice::{DecodeArg, GameArg, WorldArg};
+use super::choice::{DecodeArg, WorldArg};
+use super::position::{Position, PositionArgs};
 
 /// Arguments of `mavboard analyse`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The game: chess, connect_four or hex.
-    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::Chess)]
-    game: GameArg,
-    /// Chess: the position (FEN, Shredder-FEN or X-FEN; `startpos` for the initial position).
-    #[arg(long, default_value = "startpos")]
-    fen: String,
-    /// Connect Four: the moves from the empty board as a move string of columns 1-7 (`4453`); Hex: the
-    /// cells played from the empty board, separated by spaces or commas (`d4 c5 e3`).
-    #[arg(long, default_value = "")]
-    moves: String,
-    /// Hex: the board size (5..=13).
-    #[arg(long, default_value_t = 7)]
-    hex_size: u32,
+    #[command(flatten)]
+    position: PositionArgs,
     /// The model package folder [default: the shipped mav-enc-tiny].
     #[arg(long)]
     model: Option<PathBuf>,
@@ -93,44 +82,28 @@ fn rank(values: &[f64]) -> Vec<usize> {
 
 /// Runs `mavboard analyse`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let game = args.game.rules();
-    let is_chess = game == GameKind::Chess;
-    anyhow::ensure!(
-        is_chess || args.fen == "startpos",
-        "--fen is for chess; give a Connect Four or Hex position with --moves"
-    );
+    let position = args.position.position()?;
     let dir = match &args.model {
         Some(d) => d.clone(),
         None => default_package_dir()?,
     };
     let options = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
-    match game {
-        GameKind::Chess | GameKind::Chess960 => {
-            let state = super::position::chess(&args.fen, &args.moves)?;
-            analyse(state, GameKind::Chess, &dir, &options, &args, load_evaluator)
-        }
-        GameKind::ConnectFour => {
-            let state = super::position::connect_four(&args.moves)?;
+    match position {
+        Position::Chess(state) => analyse(state, GameKind::Chess, &dir, &options, &args, load_evaluator),
+        Position::ConnectFour(state) => {
             analyse(state, GameKind::ConnectFour, &dir, &options, &args, |dir, options| {
-                let (e, p, _) = load_evaluator_for::<ConnectFourState>(dir, options, GameKind::ConnectFour)?;
-                Ok((e, p))
+                load_evaluator_for::<ConnectFourState>(dir, options, GameKind::ConnectFour)
             })
         }
-        GameKind::Hex => {
-            let state = super::position::hex(args.hex_size, &args.moves)?;
-            analyse(state, GameKind::Hex, &dir, &options, &args, |dir, options| {
-                let (e, p, _) = load_evaluator_for::<HexState>(dir, options, GameKind::Hex)?;
-                Ok((e, p))
-            })
-        }
+        Position::Hex(state) => analyse(state, GameKind::Hex, &dir, &options, &args, |dir, options| {
+            load_evaluator_for::<HexState>(dir, options, GameKind::Hex)
+        }),
     }
 }
 
 /// Opens a model package as an evaluator of one game's positions.
-type Opener<S> = fn(
-    &std::path::Path,
-    &SessionOptions,
-) -> Result<(Box<dyn Evaluator<S> + Send>, ModelPackage), mavboard::inference::LoadError>;
+type Opener<S> =
+    fn(&std::path::Path, &SessionOptions) -> Result<LoadedModel<S>, mavboard::inference::LoadError>;
 
 fn analyse<S: MavState>(
     state: S,
@@ -156,7 +129,7 @@ fn analyse<S: MavState>(
         };
         return super::internal::run(state, game, dir, options, request);
     }
-    let (mut evaluator, package) = open(dir, options)?;
+    let LoadedModel { mut evaluator, package, .. } = open(dir, options)?;
     let mut request = EvalRequest::values(state.clone());
     request.top_k = top_k;
     request.want_best_action = true;

@@ -131,7 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..SessionOptions::default()
     };
     let factory: EvaluatorFactory = Arc::new(move |_worker| -> Result<EvaluatorBox, FactoryError> {
-        let (evaluator, _) = load_evaluator(&dir, &session)?;
+        let mavboard::inference::LoadedModel { evaluator, .. } = load_evaluator(&dir, &session)?;
         Ok(evaluator)
     });
     let paths = BatchPaths {

@@ -565,7 +565,7 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
             for _ in 0..a.repeat.max(1) {
                 let (ldir, lopts) = (local_dir.clone(), options.clone());
                 let local = engine_run(
-                    move || Ok(load_evaluator(&ldir, &lopts).map(|(e, _)| e)?),
+                    move || Ok(load_evaluator(&ldir, &lopts).map(|m| m.evaluator)?),
                     n,
                     b,
                     &positions,
@@ -588,7 +588,7 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
                         p.reset_peak();
                     }
                     let remote = engine_run(
-                        move || Ok(load_package_evaluator(&variant, &ropts).map(|(e, _)| e)?),
+                        move || Ok(load_package_evaluator(&variant, &ropts).map(|m| m.evaluator)?),
                         n,
                         b,
                         &positions,
@@ -687,7 +687,7 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
     }
     let mut options = SessionOptions { ort_lib: a.ort_lib.clone(), ..SessionOptions::default() };
     options.threads.intra_op = a.threads.max(1);
-    let (mut evaluator, package) =
+    let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
         load_evaluator(&dir, &options).with_context(|| format!("opening {}", dir.display()))?;
     let positions = random_positions(a.positions.max(1), a.seed);
     let params = |sims: u64| MctsParams {
@@ -897,7 +897,7 @@ fn inference_variants(
 ) -> anyhow::Result<(Vec<Variant>, Vec<LatencyProxy>)> {
     let package = ModelPackage::open(dir).with_context(|| format!("opening {}", dir.display()))?;
     let local = |d: &Path| -> anyhow::Result<Variant> {
-        let (evaluator, p) =
+        let mavboard::inference::LoadedModel { evaluator, package: p, .. } =
             load_evaluator(d, options).with_context(|| format!("opening {}", d.display()))?;
         Ok(Variant {
             source: "local",
@@ -924,8 +924,9 @@ fn inference_variants(
     for (ms, proxy) in start_proxies(&spec.endpoint, &latencies)? {
         let endpoint = proxy.as_ref().map_or_else(|| spec.endpoint.clone(), LatencyProxy::endpoint);
         for &n in &in_flight {
-            let (evaluator, _) = load_package_evaluator(&remote_variant(&package, &endpoint, n), options)
-                .with_context(|| format!("opening {} at {endpoint}", dir.display()))?;
+            let mavboard::inference::LoadedModel { evaluator, .. } =
+                load_package_evaluator(&remote_variant(&package, &endpoint, n), options)
+                    .with_context(|| format!("opening {} at {endpoint}", dir.display()))?;
             variants.push(Variant {
                 source: "remote",
                 in_flight: Some(n),

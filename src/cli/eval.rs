@@ -196,7 +196,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let (chess, four, hex) =
             (of_game(LabelGame::Chess), of_game(LabelGame::ConnectFour), of_game(LabelGame::Hex));
         if !chess.is_empty() {
-            let (mut evaluator, package) = load_evaluator(&dir, &options)?;
+            let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
+                load_evaluator(&dir, &options)?;
             println!(
                 "model {} ({}, {})",
                 package.manifest.name,
@@ -210,7 +211,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             print_group("book positions", &report.book_positions);
         }
         if !four.is_empty() {
-            let (mut evaluator, package, _) =
+            let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
                 load_evaluator_for::<ConnectFourState>(&dir, &options, GameKind::ConnectFour)?;
             println!(
                 "model {} ({}, {})",
@@ -228,7 +229,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
         if !hex.is_empty() {
-            let (mut evaluator, package, _) = load_evaluator_for::<HexState>(&dir, &options, GameKind::Hex)?;
+            let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
+                load_evaluator_for::<HexState>(&dir, &options, GameKind::Hex)?;
             println!(
                 "model {} ({}, {})",
                 package.manifest.name,
@@ -266,7 +268,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     if let Some(path) = &args.puzzles {
-        let (mut evaluator, package) = load_evaluator(&dir, &options)?;
+        let mavboard::inference::LoadedModel { mut evaluator, package, .. } = load_evaluator(&dir, &options)?;
         println!("model {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
         let mut ps = read_puzzles(path)?;
         if let Some(n) = args.limit {

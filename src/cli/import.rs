@@ -83,8 +83,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// Opens the new package like any other and values the start position, so a broken conversion shows now.
 fn check_package(dir: &std::path::Path) -> anyhow::Result<()> {
-    let (mut eval, _) = load_evaluator(dir, &Default::default())
-        .with_context(|| format!("the converted package {} does not open", dir.display()))?;
+    let mavboard::inference::LoadedModel { evaluator: mut eval, .. } =
+        load_evaluator(dir, &Default::default())
+            .with_context(|| format!("the converted package {} does not open", dir.display()))?;
     let state = ChessState::startpos();
     let result = eval
         .evaluate(&[EvalRequest::values(state)])

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use mavboard::game::GameKind;
 use mavboard::inference::evaluator::EvalRequest;
 use mavboard::inference::inspect::{HeadScale, Inspection, Inspector, TokenRole};
 use mavboard::inference::load_evaluator_for;
@@ -19,24 +18,13 @@ use mavboard::model::ModelPackage;
 use mavboard::model::package::default_package_dir;
 use serde_json::{Value, json};
 
-use super::choice::GameArg;
+use super::position::{Position, PositionArgs};
 
 /// Arguments of `mavboard inspect`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The game: chess, connect_four or hex.
-    #[arg(long, value_enum, ignore_case = true, default_value_t = GameArg::Chess)]
-    game: GameArg,
-    /// Chess: the position (FEN; `startpos` for the initial position).
-    #[arg(long, default_value = "startpos")]
-    fen: String,
-    /// Connect Four: the columns played from the empty board (`4453`); Hex: the cells played, separated by
-    /// spaces or commas (`d4 c5`).
-    #[arg(long, default_value = "")]
-    moves: String,
-    /// Hex: the board size (5..=13).
-    #[arg(long, default_value_t = 7)]
-    hex_size: u32,
+    #[command(flatten)]
+    position: PositionArgs,
     /// The model package folder; it must declare an inspection graph [default: the shipped mav-enc-tiny].
     #[arg(long)]
     model: Option<PathBuf>,
@@ -72,24 +60,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => default_package_dir()?,
     };
     let options = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
-    match args.game.rules() {
-        GameKind::Chess | GameKind::Chess960 => {
-            let state = super::position::chess(&args.fen, &args.moves)?;
-            inspect(state, &dir, &options, &args)
-        }
-        GameKind::ConnectFour => {
-            anyhow::ensure!(
-                args.fen == "startpos",
-                "--fen is for chess; give a Connect Four position with --moves"
-            );
-            let state = super::position::connect_four(&args.moves)?;
-            inspect(state, &dir, &options, &args)
-        }
-        GameKind::Hex => {
-            anyhow::ensure!(args.fen == "startpos", "--fen is for chess; give a Hex position with --moves");
-            let state = super::position::hex(args.hex_size, &args.moves)?;
-            inspect(state, &dir, &options, &args)
-        }
+    match args.position.position()? {
+        Position::Chess(state) => inspect(state, &dir, &options, &args),
+        Position::ConnectFour(state) => inspect(state, &dir, &options, &args),
+        Position::Hex(state) => inspect(state, &dir, &options, &args),
     }
 }
 
@@ -140,7 +114,8 @@ fn time_both<S: MavState>(
     n: usize,
 ) -> anyhow::Result<(f64, f64)> {
     let ones = inspector.ones();
-    let (mut eval, _, _) = load_evaluator_for::<S>(&package.dir, options, state.kind())?;
+    let mavboard::inference::LoadedModel { evaluator: mut eval, .. } =
+        load_evaluator_for::<S>(&package.dir, options, state.kind())?;
     let req = EvalRequest::values(state.clone());
     let mut evaluate = || -> anyhow::Result<()> {
         let res = eval.evaluate(std::slice::from_ref(&req)).pop().context("no result")?;

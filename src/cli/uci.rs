@@ -26,7 +26,7 @@ pub struct Args {
 
 /// One evaluator for the model package at `path`.
 fn load_model(path: &Path, options: &SessionOptions) -> Result<EvaluatorBox, FactoryError> {
-    mavboard::inference::load_evaluator(path, options).map(|(e, _)| e).map_err(Into::into)
+    mavboard::inference::load_evaluator(path, options).map(|m| m.evaluator).map_err(Into::into)
 }
 
 fn builder(mock: bool, ort_lib: Option<PathBuf>) -> FactoryBuilder {

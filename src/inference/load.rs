@@ -134,8 +134,25 @@ pub(crate) fn build<S: MavState>(
     }
 }
 
-/// An opened evaluator of `S` positions, its package and its session's device status.
-pub type LoadedFor<S> = (Box<dyn Evaluator<S> + Send>, ModelPackage, DeviceStatus);
+/// A model package opened as an evaluator of `S` positions (chess unless said otherwise): what every
+/// loader returns.
+pub struct LoadedModel<S = ChessState> {
+    /// The evaluator: the only way search and the app see the model.
+    pub evaluator: Box<dyn Evaluator<S> + Send>,
+    /// The package it was opened from.
+    pub package: ModelPackage,
+    /// Where its session runs: the provider actually in use and any fallback notice.
+    pub device: DeviceStatus,
+}
+
+impl<S> std::fmt::Debug for LoadedModel<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedModel")
+            .field("package", &self.package.dir)
+            .field("device", &self.device)
+            .finish()
+    }
+}
 
 /// Opens the package in `dir` as an evaluator of `game` positions held in `S` (e.g.
 /// `load_evaluator_for::<ConnectFourState>(dir, options, GameKind::ConnectFour)`). A package whose mav.json
@@ -145,24 +162,10 @@ pub fn load_evaluator_for<S: MavState>(
     dir: &Path,
     options: &SessionOptions,
     game: GameKind,
-) -> Result<LoadedFor<S>, LoadError> {
+) -> Result<LoadedModel<S>, LoadError> {
     let package = open_for(dir, &[game])?;
-    let (e, status) = build::<S>(&package, options, game)?;
-    Ok((e, package, status))
-}
-
-/// An opened evaluator, its package and its session's device status.
-pub type LoadedWithStatus = (Box<dyn Evaluator<ChessState> + Send>, ModelPackage, DeviceStatus);
-
-/// Opens the package in `dir` as an evaluator of chess positions, with the device status of its session
-/// (the provider actually in use and any fallback notice). The package must list chess or Chess960.
-pub fn load_evaluator_with_status(
-    dir: &Path,
-    options: &SessionOptions,
-) -> Result<LoadedWithStatus, LoadError> {
-    let package = open_for(dir, &[GameKind::Chess, GameKind::Chess960])?;
-    let (e, status) = build::<ChessState>(&package, options, GameKind::Chess)?;
-    Ok((e, package, status))
+    let (evaluator, device) = build::<S>(&package, options, game)?;
+    Ok(LoadedModel { evaluator, package, device })
 }
 
 /// Opens an already opened package as an evaluator of chess positions, with its session's device status.
@@ -172,7 +175,7 @@ pub fn load_evaluator_with_status(
 pub fn load_package_evaluator(
     package: &ModelPackage,
     options: &SessionOptions,
-) -> Result<(Box<dyn Evaluator<ChessState> + Send>, DeviceStatus), LoadError> {
+) -> Result<LoadedModel, LoadError> {
     if !package.manifest.games.iter().any(|g| matches!(g, GameKind::Chess | GameKind::Chess960)) {
         return Err(LoadError::WrongGame {
             dir: package.dir.clone(),
@@ -180,14 +183,14 @@ pub fn load_package_evaluator(
             games: game_names(&package.manifest.games),
         });
     }
-    build::<ChessState>(package, options, GameKind::Chess)
+    let (evaluator, device) = build::<ChessState>(package, options, GameKind::Chess)?;
+    Ok(LoadedModel { evaluator, package: package.clone(), device })
 }
 
-/// Opens the package in `dir` as an evaluator of chess positions.
-pub fn load_evaluator(
-    dir: &Path,
-    options: &SessionOptions,
-) -> Result<(Box<dyn Evaluator<ChessState> + Send>, ModelPackage), LoadError> {
-    let (e, package, _) = load_evaluator_with_status(dir, options)?;
-    Ok((e, package))
+/// Opens the package in `dir` as an evaluator of chess positions, with the device status of its session
+/// (the provider actually in use and any fallback notice). The package must list chess or Chess960.
+pub fn load_evaluator(dir: &Path, options: &SessionOptions) -> Result<LoadedModel, LoadError> {
+    let package = open_for(dir, &[GameKind::Chess, GameKind::Chess960])?;
+    let (evaluator, device) = build::<ChessState>(&package, options, GameKind::Chess)?;
+    Ok(LoadedModel { evaluator, package, device })
 }

@@ -19,7 +19,7 @@ pub mod load;
 pub mod material;
 pub mod mock;
 
-pub use load::{LoadError, load_evaluator, load_evaluator_for};
+pub use load::{LoadError, LoadedModel, load_evaluator, load_evaluator_for};
 pub mod onnx;
 pub mod ort_lib;
 pub mod remote;

@@ -84,7 +84,7 @@ fn model<S: MavState>(
     session: &SessionOptions,
     game: GameKind,
 ) -> Result<Box<dyn Evaluator<S>>, LeagueError> {
-    let (e, _, _) = load_evaluator_for::<S>(dir, session, game)
+    let crate::inference::LoadedModel { evaluator: e, .. } = load_evaluator_for::<S>(dir, session, game)
         .map_err(|source| LeagueError::Model { dir: dir.to_path_buf(), source: Box::new(source) })?;
     Ok(e)
 }
@@ -113,8 +113,9 @@ impl LeagueGame for ChessState {
     }
 
     fn open_model(dir: &Path, session: &SessionOptions) -> Result<Box<dyn Evaluator<Self>>, LeagueError> {
-        let (e, _) = crate::inference::load_evaluator(dir, session)
-            .map_err(|source| LeagueError::Model { dir: dir.to_path_buf(), source: Box::new(source) })?;
+        let crate::inference::LoadedModel { evaluator: e, .. } =
+            crate::inference::load_evaluator(dir, session)
+                .map_err(|source| LeagueError::Model { dir: dir.to_path_buf(), source: Box::new(source) })?;
         Ok(e)
     }
 
