@@ -10,8 +10,10 @@ use crate::app::engine_link::EngineLink;
 use crate::app::settings::{Settings, ThemeChoice};
 use crate::app::soak::Soak;
 use crate::app::state::AppState;
+use crate::app::state::frame::{FrameInput, FrameStage};
 use crate::engine::Repaint;
 use crate::ui::{UiState, root_ui};
+use std::time::Instant;
 
 /// Opens the analysis board window and runs until it is closed.
 pub fn run() -> Result<(), eframe::Error> {
@@ -203,10 +205,11 @@ impl MavboardApp {
             });
             self.applied_theme = Some(self.state.settings.theme);
         }
-        self.state.poll_file_dialog();
-        self.state.poll_loading();
-        self.state.follow_chess_loads();
-        self.state.unsaved_frame(ctx.input(|i| i.viewport().close_requested()));
+        let input = FrameInput {
+            close_requested: ctx.input(|i| i.viewport().close_requested()),
+            now: Instant::now(),
+        };
+        self.state.run_frame_hooks(FrameStage::BeforePanels, &input);
         if let Some(link) = self.engine.as_mut() {
             link.drain(&mut self.state);
         }
@@ -223,15 +226,9 @@ impl MavboardApp {
         } else {
             self.state.analysis.requests.clear();
         }
-        {
-            use crate::app::line::MoveHistory;
-            self.state.uci.frame(self.state.doc.line.current(), &self.state.settings.uci_engine);
-        }
-        // The solver beside a Connect Four / Hex board follows its position.
         let repaint = &repaint;
-        let board = self.state.doc.board_game.as_ref().map(|g| g.current());
-        self.state.board_analysis.oracle.follow(board, self.state.settings.show_oracle, repaint);
-        // The model beside it, in the app with an engine (tests that only drive the board have none).
+        // The model beside a Connect Four / Hex board, in the app with an engine (tests that only drive the
+        // board have none).
         if self.engine.is_some() {
             let settings = &self.state.settings;
             let search = &settings.search;
@@ -246,19 +243,10 @@ impl MavboardApp {
                 repaint,
             );
         }
-        self.inside_frame();
-        // In a game against the model, the chooser moves when it is its turn.
-        let now = std::time::Instant::now();
-        let moves = self.state.play_frame(now);
-        if !moves.is_empty() {
+        // The features' steps after the commands (the UCI panel, the solver, Inside, the game against the
+        // model, the crash journal); commands they return were applied, and the window draws again.
+        if self.state.run_frame_hooks(FrameStage::AfterCommands, &input) {
             ctx.request_repaint();
-        }
-        for command in moves {
-            self.state.apply(command);
-        }
-        if self.state.play.game.as_ref().is_some_and(|g| g.thinking_for(now).is_some()) {
-            // The time per move runs out without an event to wake the UI.
-            ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
         // What the commands asked of the window.
         for effect in std::mem::take(&mut self.state.effects) {
@@ -266,10 +254,9 @@ impl MavboardApp {
                 Effect::CopyText(text) => ctx.copy_text(text),
                 Effect::CloseWindow => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
                 Effect::CancelClose => ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose),
+                Effect::RepaintAfter(after) => ctx.request_repaint_after(after),
             }
         }
-        // Unsaved work goes to the crash journal (handed to its thread; nothing is written here).
-        self.state.journal_frame();
         if self.state.doc.position_generation != self.seen_generation {
             self.seen_generation = self.state.doc.position_generation;
             self.ui.board.reset();
@@ -277,37 +264,6 @@ impl MavboardApp {
         }
         if self.applied_theme != Some(self.state.settings.theme) {
             ctx.request_repaint();
-        }
-    }
-}
-
-impl MavboardApp {
-    /// The *Inside* panel follows the position on the board, with the model that values it: the chess
-    /// model, or the model beside a Connect Four / Hex board.
-    fn inside_frame(&mut self) {
-        use crate::app::board_game::BoardState;
-        use crate::app::line::MoveHistory;
-        let Some(repaint) = self.repaint.clone() else { return };
-        let state = &mut self.state;
-        if !state.analysis.inside.enabled {
-            return;
-        }
-        let options = crate::app::model_runtime::session_options(&state.settings);
-        let inside = &mut state.analysis.inside;
-        match state.doc.board_game.as_ref().map(|g| g.current()) {
-            Some(board) => {
-                let dir = state.board_analysis.model.package_dir();
-                let model = dir.map(|d| (d, &options));
-                match board {
-                    BoardState::ConnectFour(s) => inside.frame(s, model, &repaint),
-                    BoardState::Hex(s) => inside.frame(s, model, &repaint),
-                }
-            }
-            None => {
-                let dir = state.analysis.model.info().map(|i| i.dir.clone());
-                let here = state.doc.line.current().clone();
-                inside.frame(&here, dir.as_deref().map(|d| (d, &options)), &repaint);
-            }
         }
     }
 }

@@ -2,6 +2,8 @@
 //! the window (the clipboard, closing it); the shell carries them out after the frame's commands. So the
 //! app never holds egui's context, and a test reads the effects a command had.
 
+use std::time::Duration;
+
 /// One thing for the window to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
@@ -11,4 +13,6 @@ pub enum Effect {
     CloseWindow,
     /// Keep the window open: its close was held for the question about unsaved changes.
     CancelClose,
+    /// Draw the window again after this time even without an event (a clock runs out).
+    RepaintAfter(Duration),
 }

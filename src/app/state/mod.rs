@@ -1,8 +1,9 @@
 //! The app's runtime state and how commands change it. The features' own state lives in their files;
 //! what ties several features together lives here, one file per concern: the question about unsaved
-//! changes ([`guard`]), PGN files read in the background ([`loading`]), the crash journal's restore
+//! changes ([`guard`]), PGN files read in the background ([`loading`]), the per-frame hooks ([`frame`]), the crash journal's restore
 //! ([`restore`]) and the game against the model ([`play`]). No feature file knows [`AppState`].
 
+pub mod frame;
 mod guard;
 mod loading;
 mod play;

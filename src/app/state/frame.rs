@@ -1,0 +1,183 @@
+//! What the app does once a frame besides applying commands: one hook per feature, in one list
+//! ([`FRAME_HOOKS`]) that the shell runs in order — the hooks of [`FrameStage::BeforePanels`] before the
+//! panels are drawn, those of [`FrameStage::AfterCommands`] once the frame's commands are applied and the
+//! engine glue has run. A hook may return commands; the shell applies them at once. A new feature with a
+//! per-frame step adds one row here.
+
+use std::time::{Duration, Instant};
+
+use super::AppState;
+use crate::app::command::Command;
+use crate::app::effect::Effect;
+use crate::app::line::MoveHistory;
+
+/// What the window tells the app at the start of a frame.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameInput {
+    /// The user asked to close the window this frame.
+    pub close_requested: bool,
+    /// The frame's time.
+    pub now: Instant,
+}
+
+/// When in the frame a hook runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameStage {
+    /// Before the panels are drawn (what they show must be up to date).
+    BeforePanels,
+    /// After the frame's commands and the engine glue.
+    AfterCommands,
+}
+
+/// One feature's step once a frame.
+pub struct FrameHook {
+    /// The feature, for readers and logs.
+    pub feature: &'static str,
+    /// When it runs.
+    pub stage: FrameStage,
+    /// The step; the commands it returns are applied at once.
+    pub run: fn(&mut AppState, &FrameInput) -> Vec<Command>,
+}
+
+/// Every feature's per-frame step, in the order they run within their stage.
+pub const FRAME_HOOKS: [FrameHook; 9] = [
+    FrameHook {
+        feature: "file dialog",
+        stage: FrameStage::BeforePanels,
+        run: |state, _| {
+            state.poll_file_dialog();
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "PGN file read in the background",
+        stage: FrameStage::BeforePanels,
+        run: |state, _| {
+            state.poll_loading();
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "chess loaded over Connect Four / Hex",
+        stage: FrameStage::BeforePanels,
+        run: |state, _| {
+            state.follow_chess_loads();
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "question about unsaved changes",
+        stage: FrameStage::BeforePanels,
+        run: |state, input| {
+            state.unsaved_frame(input.close_requested);
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "UCI engine panel",
+        stage: FrameStage::AfterCommands,
+        run: |state, _| {
+            state.uci.frame(state.doc.line.current(), &state.settings.uci_engine);
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "solver beside a Connect Four / Hex board",
+        stage: FrameStage::AfterCommands,
+        run: |state, _| {
+            let board = state.doc.board_game.as_ref().map(|g| g.current());
+            state.board_analysis.oracle.follow(board, state.settings.show_oracle, &state.wake);
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "Inside the model",
+        stage: FrameStage::AfterCommands,
+        run: |state, _| inside_frame(state),
+    },
+    FrameHook {
+        feature: "game against the model",
+        stage: FrameStage::AfterCommands,
+        run: |state, input| {
+            let moves = state.play_frame(input.now);
+            if state.play.game.as_ref().is_some_and(|g| g.thinking_for(input.now).is_some()) {
+                // The time per move runs out without an event to wake the UI.
+                state.effects.push(Effect::RepaintAfter(Duration::from_millis(100)));
+            }
+            moves
+        },
+    },
+    FrameHook {
+        feature: "crash journal",
+        stage: FrameStage::AfterCommands,
+        run: |state, _| {
+            // Unsaved work is handed to the journal's thread; nothing is written here.
+            state.journal_frame();
+            Vec::new()
+        },
+    },
+];
+
+/// The *Inside* panel follows the position on the board, with the model that values it: the chess model,
+/// or the model beside a Connect Four / Hex board.
+fn inside_frame(state: &mut AppState) -> Vec<Command> {
+    use crate::app::board_game::BoardState;
+    if !state.analysis.inside.enabled {
+        return Vec::new();
+    }
+    let options = crate::app::model_runtime::session_options(&state.settings);
+    let inside = &mut state.analysis.inside;
+    match state.doc.board_game.as_ref().map(|g| g.current()) {
+        Some(board) => {
+            let dir = state.board_analysis.model.package_dir();
+            let model = dir.map(|d| (d, &options));
+            match board {
+                BoardState::ConnectFour(s) => inside.frame(s, model, &state.wake),
+                BoardState::Hex(s) => inside.frame(s, model, &state.wake),
+            }
+        }
+        None => {
+            let dir = state.analysis.model.info().map(|i| i.dir.clone());
+            let here = state.doc.line.current().clone();
+            inside.frame(&here, dir.as_deref().map(|d| (d, &options)), &state.wake);
+        }
+    }
+    Vec::new()
+}
+
+impl AppState {
+    /// Runs the hooks of `stage` in order and applies the commands each returns; says whether any hook
+    /// returned commands (the window then draws again).
+    pub fn run_frame_hooks(&mut self, stage: FrameStage, input: &FrameInput) -> bool {
+        let mut any = false;
+        for hook in FRAME_HOOKS.iter().filter(|h| h.stage == stage) {
+            let commands = (hook.run)(self, input);
+            any |= !commands.is_empty();
+            for command in commands {
+                self.apply(command);
+            }
+        }
+        any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::command::{BoardMove, DocCommand};
+    use crate::app::settings::Settings;
+
+    #[test]
+    fn every_hook_has_a_feature_of_its_own_and_the_stages_run_apart() {
+        let features: std::collections::BTreeSet<&str> = FRAME_HOOKS.iter().map(|h| h.feature).collect();
+        assert_eq!(features.len(), FRAME_HOOKS.len());
+        let mut app = AppState::new(Settings::default());
+        app.apply(Command::Doc(DocCommand::PlayMove(BoardMove::Notation("e2e4".into()))));
+        let input = FrameInput { close_requested: true, now: Instant::now() };
+        // The unsaved question holds a close before the panels; nothing after the commands does.
+        assert!(!app.run_frame_hooks(FrameStage::AfterCommands, &input));
+        assert!(app.effects.is_empty());
+        assert!(!app.run_frame_hooks(FrameStage::BeforePanels, &input));
+        assert_eq!(app.effects, [Effect::CancelClose]);
+    }
+}
