@@ -16,17 +16,18 @@ use crate::app::command::{Command, ViewCommand};
 use crate::app::state::AppState;
 
 /// The default layout: three rows of tabs — the values (with the heatmap and the engine's facts), the
-/// search (with its tree, internal search and the UCI engine), and *Inside the model*.
+/// search (with its tree and the UCI engine), and *Inside the model* (with internal search).
 pub fn default_tree() -> Tree<Section> {
     let mut tiles = Tiles::default();
     let mut tabs = |sections: &[Section]| {
         let panes = sections.iter().map(|&s| tiles.insert_pane(s)).collect();
         tiles.insert_tab_tile(panes)
     };
+    // Each row's titles fit the panel's default width, so no tab starts hidden behind the tab bar's arrows.
     let rows = [
-        (tabs(&[Section::Values, Section::Heatmap, Section::Engine]), 0.44),
-        (tabs(&[Section::Search, Section::Tree, Section::InternalSearch, Section::Uci]), 0.34),
-        (tabs(&[Section::Inside]), 0.22),
+        (tabs(&[Section::Values, Section::Heatmap, Section::Engine]), 0.40),
+        (tabs(&[Section::Search, Section::Tree, Section::Uci]), 0.32),
+        (tabs(&[Section::Inside, Section::InternalSearch]), 0.28),
     ];
     let mut column = Linear::new(LinearDir::Vertical, rows.iter().map(|r| r.0).collect());
     for (id, share) in rows {
@@ -88,8 +89,12 @@ impl Panes {
             };
             self.built_from = Some(wanted.clone());
         }
-        let mut behavior = PaneBehavior { state, out, edited: false };
+        let mut behavior = PaneBehavior { state, out, edited: false, tab_selected: false };
         self.tree.ui(&mut behavior, ui);
+        if behavior.tab_selected {
+            // The pane of the chosen tab is drawn at once, not a frame later: egui runs this frame again.
+            ui.ctx().request_discard("a tab of the analysis panel was chosen");
+        }
         if behavior.edited
             && let Ok(text) = serde_json::to_string(&self.tree)
             && self.built_from.as_ref().and_then(Option::as_ref) != Some(&text)
@@ -106,6 +111,8 @@ struct PaneBehavior<'a, 'b> {
     out: &'a mut SectionOutput<'b>,
     /// The user changed the layout this frame (moved, resized or selected a tab).
     edited: bool,
+    /// The user chose a tab this frame.
+    tab_selected: bool,
 }
 
 impl Behavior<Section> for PaneBehavior<'_, '_> {
@@ -126,8 +133,9 @@ impl Behavior<Section> for PaneBehavior<'_, '_> {
         pane.title().into()
     }
 
-    fn on_edit(&mut self, _edit_action: EditAction) {
+    fn on_edit(&mut self, edit_action: EditAction) {
         self.edited = true;
+        self.tab_selected |= edit_action == EditAction::TabSelected;
     }
 
     fn simplification_options(&self) -> SimplificationOptions {
