@@ -152,68 +152,13 @@ fn ident_at(chars: &[char], mut i: usize) -> (String, usize) {
 }
 
 /// The top-level modules `code` uses through `crate::` or `mavboard::` paths, grouped imports
-/// (`use crate::{a::X, b::Y}`) included.
+/// (`use crate::{a::X, b::Y}`) included: the second segment of each such path of [`relative_paths`].
 fn used_modules(code: &str) -> BTreeSet<String> {
-    let chars: Vec<char> = code.chars().collect();
-    let mut used = BTreeSet::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let (word, end) = ident_at(&chars, i);
-        if word.is_empty() {
-            i += 1;
-            continue;
-        }
-        if prev_is_ident(&chars, i) || !(word == "crate" || word == "mavboard") {
-            i = end;
-            continue;
-        }
-        if chars.get(end) != Some(&':') || chars.get(end + 1) != Some(&':') {
-            i = end;
-            continue;
-        }
-        let after = end + 2;
-        if chars.get(after) == Some(&'{') {
-            // A group: the first segment of every item at depth 1.
-            let mut depth = 0;
-            let mut j = after;
-            let mut expect_item = false;
-            while j < chars.len() {
-                match chars[j] {
-                    '{' => {
-                        depth += 1;
-                        expect_item = depth == 1;
-                        j += 1;
-                    }
-                    '}' => {
-                        depth -= 1;
-                        j += 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    ',' => {
-                        expect_item = depth == 1;
-                        j += 1;
-                    }
-                    c if expect_item && (c.is_alphabetic() || c == '_') => {
-                        let (name, e) = ident_at(&chars, j);
-                        used.insert(name);
-                        expect_item = false;
-                        j = e;
-                    }
-                    _ => j += 1,
-                }
-            }
-            i = j;
-        } else {
-            let (name, e) = ident_at(&chars, after);
-            if !name.is_empty() {
-                used.insert(name);
-            }
-            i = e;
-        }
-    }
-    used
+    relative_paths(code)
+        .into_iter()
+        .filter(|p| matches!(p.first().map(String::as_str), Some("crate" | "mavboard")))
+        .filter_map(|p| p.get(1).cloned())
+        .collect()
 }
 
 /// The module-level import graph of `sources`: every top-level module and the top-level modules its files

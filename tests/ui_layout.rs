@@ -68,6 +68,16 @@ fn a_search_filling_the_tables_moves_neither_the_panel_nor_the_board() {
     assert_eq!(board_before, board_after, "the board stayed where it was");
 }
 
+/// A 1440×900 window without an engine (the layout alone), after its first frames.
+fn laptop_window_with(settings: Settings) -> Harness<'static, MavboardApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1440.0, 900.0))
+        .with_max_steps(MAX_STEPS)
+        .build_ui_state(|ui, app: &mut MavboardApp| app.frame_ui(ui), MavboardApp::with_settings(settings));
+    h.run_steps(3);
+    h
+}
+
 /// Whether `rect` lies inside the window, above the status bar.
 fn in_view(rect: egui::Rect) -> bool {
     rect.top() >= 0.0 && rect.bottom() < 900.0 - 24.0 && rect.left() >= 0.0 && rect.right() <= 1440.0
@@ -75,12 +85,7 @@ fn in_view(rect: egui::Rect) -> bool {
 
 #[test]
 fn inside_the_model_and_the_search_are_in_view_at_once_and_the_panes_scroll_on_their_own() {
-    let mut h =
-        Harness::builder().with_size(egui::vec2(1440.0, 900.0)).with_max_steps(MAX_STEPS).build_ui_state(
-            |ui, app: &mut MavboardApp| app.frame_ui(ui),
-            MavboardApp::with_settings(Settings::default()),
-        );
-    h.run_steps(3);
+    let mut h = laptop_window_with(Settings::default());
     let inside = h.get_by_label("Look inside the model").rect();
     let search = h.get_by_label("Settings").rect();
     let values = h.get_by_label("Action values").rect();
@@ -109,12 +114,7 @@ fn inside_the_model_and_the_search_are_in_view_at_once_and_the_panes_scroll_on_t
 
 #[test]
 fn a_changed_layout_is_kept_in_the_settings_and_reset_from_the_view_menu() {
-    let mut h =
-        Harness::builder().with_size(egui::vec2(1440.0, 900.0)).with_max_steps(MAX_STEPS).build_ui_state(
-            |ui, app: &mut MavboardApp| app.frame_ui(ui),
-            MavboardApp::with_settings(Settings::default()),
-        );
-    h.run_steps(3);
+    let mut h = laptop_window_with(Settings::default());
     assert!(h.state().state.settings.panel_layout.is_none(), "the default layout is not written");
     // Choosing another tab changes the layout: the settings keep it.
     h.get_by_label("Search tree").click();
