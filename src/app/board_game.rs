@@ -5,12 +5,13 @@
 //! Chess keeps its own richer document ([`super::game::GameDoc`]: PGN, variations, comments); these two
 //! games have one line of moves, written as Connect Four's move string (`4453`) or Hex's SGF.
 
+use super::error::AppError;
 use crate::engine::Repaint;
 use crate::engine::oracle::{Oracle, OraclePosition, OracleReport};
 use crate::game::connect_four::ConnectFourState;
 use crate::game::connect_four::record::write_moves;
+use crate::game::hex::HexState;
 use crate::game::hex::record::HexRecord;
-use crate::game::hex::{HexAction, HexState};
 use crate::game::{ActionError, GameKind, GameState, Outcome, Player};
 
 /// Which board game, with its options (persisted as the last game chosen).
@@ -55,13 +56,13 @@ pub enum BoardState {
 impl BoardState {
     /// The start position of `choice`, or why there is none (chess is not a board game here; a Hex size
     /// out of range).
-    pub fn start(choice: GameChoice) -> Result<BoardState, String> {
+    pub fn start(choice: GameChoice) -> Result<BoardState, AppError> {
         match choice {
-            GameChoice::Chess => Err("chess is played on the analysis board".to_owned()),
+            GameChoice::Chess => Err(AppError::ChessOnTheAnalysisBoard),
             GameChoice::ConnectFour => Ok(BoardState::ConnectFour(ConnectFourState::default())),
             GameChoice::Hex { size, swap } => HexState::new(size)
                 .map(|s| BoardState::Hex(s.with_swap(swap)))
-                .map_err(|e| format!("Hex {size}×{size} cannot be played: {e}")),
+                .map_err(|e| AppError::HexBoard { size, reason: e.to_string() }),
         }
     }
 
@@ -149,7 +150,7 @@ pub struct BoardGame {
 
 impl BoardGame {
     /// A new game of `choice` from its start position.
-    pub fn new(choice: GameChoice) -> Result<BoardGame, String> {
+    pub fn new(choice: GameChoice) -> Result<BoardGame, AppError> {
         Ok(BoardGame { choice, positions: vec![BoardState::start(choice)?], moves: Vec::new(), cursor: 0 })
     }
 
@@ -195,32 +196,32 @@ impl BoardGame {
     }
 
     /// The game as its record: Connect Four's move string, or Hex's SGF (HexGui dialect).
-    pub fn record(&self) -> Result<String, String> {
+    pub fn record(&self) -> Result<String, AppError> {
         match self.positions.first() {
-            Some(BoardState::ConnectFour(start)) => {
-                let mut s = *start;
-                let mut columns = Vec::with_capacity(self.moves.len());
-                for m in &self.moves {
-                    let c = s.parse_action(m).map_err(|e| e.to_string())?;
-                    s = s.play(c).map_err(|e| e.to_string())?;
-                    columns.push(c);
-                }
-                Ok(write_moves(&columns))
-            }
+            Some(BoardState::ConnectFour(start)) => Ok(write_moves(&replay(*start, &self.moves)?)),
             Some(BoardState::Hex(start)) => {
-                let mut s = *start;
-                let mut actions: Vec<HexAction> = Vec::with_capacity(self.moves.len());
-                for m in &self.moves {
-                    let a = s.parse_action(m).map_err(|e| e.to_string())?;
-                    s = s.play(a).map_err(|e| e.to_string())?;
-                    actions.push(a);
-                }
-                let record = HexRecord::new(start.size(), start.swap_rule(), &actions)?;
+                let actions = replay(*start, &self.moves)?;
+                let record = HexRecord::new(start.size(), start.swap_rule(), &actions).map_err(|reason| {
+                    AppError::Replay { number: actions.len(), text: "the whole game".to_owned(), reason }
+                })?;
                 Ok(record.to_sgf())
             }
-            None => Err("no game".to_owned()),
+            None => Err(AppError::NoBoardGame),
         }
     }
+}
+
+/// The actions of `moves` (as written) played from `start`, or the first that does not replay.
+fn replay<S: GameState>(start: S, moves: &[String]) -> Result<Vec<S::Action>, AppError> {
+    let mut s = start;
+    let mut actions = Vec::with_capacity(moves.len());
+    for (i, m) in moves.iter().enumerate() {
+        let bad = |reason: String| AppError::Replay { number: i + 1, text: m.clone(), reason };
+        let a = s.parse_action(m).map_err(|e| bad(e.to_string()))?;
+        s = s.play(a).map_err(|e| bad(e.to_string()))?;
+        actions.push(a);
+    }
+    Ok(actions)
 }
 
 /// The solver beside the board: started for each new position, its newest report kept.
@@ -299,6 +300,6 @@ mod tests {
     fn bad_choices_are_errors() {
         assert!(BoardGame::new(GameChoice::Chess).is_err());
         let e = BoardGame::new(GameChoice::Hex { size: 40, swap: false }).expect_err("too large");
-        assert!(e.contains("40"), "{e}");
+        assert!(e.to_string().contains("40"), "{e}");
     }
 }

@@ -235,7 +235,7 @@ impl std::fmt::Debug for BoardModel {
 }
 
 /// The first package that lists `game`: `preferred` (the user's choice), then the shipped ones; or why none.
-pub fn package_for(game: GameKind, preferred: Option<&Path>) -> Result<ModelPackage, String> {
+pub fn package_for(game: GameKind, preferred: Option<&Path>) -> Result<ModelPackage, super::error::AppError> {
     let mut tried = Vec::new();
     for dir in preferred.map(Path::to_path_buf).into_iter().chain(shipped_package_dirs()) {
         match ModelPackage::open(&dir) {
@@ -244,15 +244,14 @@ pub fn package_for(game: GameKind, preferred: Option<&Path>) -> Result<ModelPack
             Err(e) => tried.push(format!("{}: {e}", dir.display())),
         }
     }
-    Err(format!(
-        "No model knows {}: {}. Load a package trained on it (Engine > Load model…).",
-        game_name(game),
-        if tried.is_empty() {
+    Err(super::error::AppError::NoModelFor {
+        game: game_name(game),
+        tried: if tried.is_empty() {
             "no package was found".to_owned()
         } else {
             format!("tried {}", tried.join(", "))
-        }
-    ))
+        },
+    })
 }
 
 fn games_text(games: &[GameKind]) -> String {
@@ -339,7 +338,7 @@ impl BoardModel {
                     self.started_for = Some((kind, start_text, dir));
                 }
                 Err(why) => {
-                    self.view.status = BoardModelStatus::Failed(why);
+                    self.view.status = BoardModelStatus::Failed(why.to_string());
                     self.started_for = Some((kind, start_text, PathBuf::new()));
                 }
             }

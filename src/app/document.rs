@@ -90,7 +90,7 @@ impl Document {
 
     /// The record of the game on the board, and what it is called: the PGN of the chess game, or the
     /// Connect Four move string / Hex SGF.
-    pub fn record(&self) -> Result<(String, &'static str), String> {
+    pub fn record(&self) -> Result<(String, &'static str), super::error::AppError> {
         match &self.board_game {
             Some(g) => g.record().map(|r| (r, "Game record")),
             None => Ok((self.line.to_pgn(), "PGN")),

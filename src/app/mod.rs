@@ -10,6 +10,7 @@ pub mod command;
 pub mod document;
 pub mod effect;
 pub mod engine_link;
+pub mod error;
 pub mod file_dialog;
 pub mod file_review;
 pub mod files;

@@ -274,7 +274,7 @@ impl AppState {
                 self.view.status_note = None;
             }
             Err(e) => {
-                self.view.messages.error(e);
+                self.view.messages.error(e.to_string());
             }
         }
     }

@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::AppState;
 use crate::app::board_game::{BoardGame, GameChoice};
 use crate::app::command::Navigate;
+use crate::app::error::AppError;
 use crate::app::game::GameDoc;
 use crate::app::journal::entry::JournalEntry;
 use crate::app::journal::{Journal, JournalAnswer};
@@ -74,14 +75,17 @@ impl AppState {
     /// Puts the games of `entry` on the board: the chess game marked unsaved with its file, the Connect
     /// Four or Hex game with its moves (on the board when there is one). Nothing changes when either
     /// cannot be read back.
-    pub fn restore_entry(&mut self, entry: &JournalEntry) -> Result<(), String> {
+    pub fn restore_entry(&mut self, entry: &JournalEntry) -> Result<(), AppError> {
         let chess = match &entry.chess {
             Some(c) => {
                 let tree = crate::pgn::reader::read_all(&c.pgn)
                     .into_iter()
                     .next()
-                    .ok_or_else(|| "its chess game is empty".to_owned())?
-                    .map_err(|e| format!("its chess game does not read: {e}"))?;
+                    .ok_or_else(|| AppError::Restore { game: "chess".into(), problem: "is empty".into() })?
+                    .map_err(|e| AppError::Restore {
+                        game: "chess".into(),
+                        problem: format!("does not read: {e}"),
+                    })?;
                 let mut line = GameDoc::from_tree(tree);
                 line.mark_unsaved();
                 Some((line, c.file.clone()))
@@ -90,9 +94,10 @@ impl AppState {
         };
         let board = match &entry.board {
             Some(b) => {
-                let mut game = BoardGame::new(b.choice).map_err(|e| format!("its board game: {e}"))?;
+                let bad = |problem: String| AppError::Restore { game: b.choice.label(), problem };
+                let mut game = BoardGame::new(b.choice).map_err(|e| bad(format!("cannot be set up: {e}")))?;
                 for m in &b.moves {
-                    game.play(m).map_err(|e| format!("its {} game: {e}", b.choice.label()))?;
+                    game.play(m).map_err(|e| bad(format!("does not replay: {e}")))?;
                 }
                 Some(game)
             }
