@@ -186,7 +186,9 @@ impl MavboardApp {
         self
     }
 
-    /// One frame: poll the file dialog, draw, then apply the commands the panels returned.
+    /// One frame: the features' hooks before the panels ([`crate::app::state::frame`]), the engine's events,
+    /// the panels, the commands they returned, the engine glue, the hooks after the commands, and what the
+    /// commands asked of the window ([`Effect`]).
     pub fn frame_ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         // Background threads of the app (file dialog, PGN reading, UCI engine) wake this window.
