@@ -22,6 +22,10 @@ use crate::mav::buckets::{Buckets, ValueDistribution};
 use crate::mav::searchless::{STATE_LEN, tokenize_fen};
 use crate::model::{ModelError, ModelPackage};
 
+/// The games an action-value model values: chess, standard or Chess960 (the FEN carries the castling
+/// rights either way).
+const GAMES: [GameKind; 2] = [GameKind::Chess, GameKind::Chess960];
+
 /// An `action-value` model on one backend (an ONNX Runtime session or a server).
 #[derive(Debug)]
 pub struct ActionValueEvaluator {
@@ -97,7 +101,7 @@ impl Evaluator<ChessState> for ActionValueEvaluator {
         let mut jobs = Vec::new();
         let mut rows: Vec<Vec<u32>> = Vec::new();
         for (i, r) in requests.iter().enumerate() {
-            let moves = match screen_one_pass(r, "action-value", &[GameKind::Chess]) {
+            let moves = match screen_one_pass(r, "action-value", &GAMES) {
                 Screened::Answered(a) => {
                     out[i] = Some(a);
                     continue;
@@ -222,4 +226,18 @@ pub(crate) fn checked_actions(
         ));
     }
     Ok(actions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inference::screen::Screened;
+
+    #[test]
+    fn chess960_positions_pass_the_screening_as_standard_ones_do() {
+        for state in [ChessState::startpos(), ChessState::chess960(0).expect("position 0")] {
+            let screened = screen_one_pass(&EvalRequest::values(state), "action-value", &GAMES);
+            assert!(matches!(screened, Screened::Moves(m) if !m.is_empty()));
+        }
+    }
 }
