@@ -80,6 +80,10 @@ summary="$repo/results/fuzz/$stamp.tsv"
 printf '# sanitizer %s\n' "$sanitizer" >"$summary"
 printf 'target\texecutions\tseconds\texec/s\tcorpus\tcrashes\n' | tee -a "$summary"
 cargo +nightly fuzz build --sanitizer "$sanitizer"
+# Every target runs the binary built here, so the whole run tests one build of the source (edits made
+# while it runs do not rebuild it half-way).
+triple=$(rustc +nightly -vV | sed -n 's/^host: //p')
+printf '# commit %s\n' "$(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src || echo '+changes')" >>"$summary"
 for t in "${targets[@]}"; do
     seed "$t"
     mkdir -p "artifacts/$t"
@@ -90,10 +94,10 @@ for t in "${targets[@]}"; do
     log=artifacts/$t.log
     start=$(date +%s)
     if [[ $jobs -gt 1 ]]; then
-        cargo +nightly fuzz run --sanitizer "$sanitizer" "$t" "corpus/$t" -- "${args[@]}" -jobs="$jobs" -workers="$jobs" >"$log" 2>&1 || true
+        "target/$triple/release/$t" "corpus/$t" "${args[@]}" -jobs="$jobs" -workers="$jobs" >"$log" 2>&1 || true
         cat fuzz-*.log >>"$log" 2>/dev/null || true; rm -f fuzz-*.log
     else
-        cargo +nightly fuzz run --sanitizer "$sanitizer" "$t" "corpus/$t" -- "${args[@]}" >"$log" 2>&1 || true
+        "target/$triple/release/$t" "corpus/$t" "${args[@]}" >"$log" 2>&1 || true
     fi
     took=$(( $(date +%s) - start ))
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s += $1} END {print s + 0}')
