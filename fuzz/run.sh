@@ -79,11 +79,12 @@ mkdir -p "$repo/results/fuzz" artifacts
 summary="$repo/results/fuzz/$stamp.tsv"
 printf '# sanitizer %s\n' "$sanitizer" >"$summary"
 printf 'target\texecutions\tseconds\texec/s\tcorpus\tcrashes\n' | tee -a "$summary"
+# The source the build starts from (edits made while it runs are not in it).
+printf '# commit %s\n' "$(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src || echo '+changes')" >>"$summary"
 cargo +nightly fuzz build --sanitizer "$sanitizer"
 # Every target runs the binary built here, so the whole run tests one build of the source (edits made
 # while it runs do not rebuild it half-way).
 triple=$(rustc +nightly -vV | sed -n 's/^host: //p')
-printf '# commit %s\n' "$(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src || echo '+changes')" >>"$summary"
 for t in "${targets[@]}"; do
     seed "$t"
     mkdir -p "artifacts/$t"
