@@ -60,7 +60,7 @@ pub struct ModelChoice {
 }
 
 /// Builds the evaluator factory for a model choice (fast: the factory does the loading, on the workers).
-pub type FactoryBuilder = Box<dyn Fn(&ModelChoice) -> Result<EvaluatorFactory, String> + Send>;
+pub type FactoryBuilder = Box<dyn Fn(&ModelChoice) -> Result<EvaluatorFactory, NoModelSet> + Send>;
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +72,40 @@ pub enum UciServerError {
     #[error(transparent)]
     Engine(#[from] EngineError),
 }
+
+/// Why a `setoption` was not taken (told to the GUI as `info string error: …`; the option keeps its value).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// The value is out of the option's range or of the wrong kind.
+    #[error("option {name}: '{value}' {why}")]
+    BadValue {
+        /// The option as the GUI named it.
+        name: String,
+        /// The value sent.
+        value: String,
+        /// What the option takes.
+        why: String,
+    },
+    /// The value does not read as the option's type (the reader's own message).
+    #[error("option {name}: {reason}")]
+    Unreadable {
+        /// The option as the GUI named it.
+        name: String,
+        /// Why the value does not read.
+        reason: String,
+    },
+    /// No option of this name.
+    #[error("unknown option '{0}'")]
+    Unknown(String),
+}
+
+/// The GUI's option set has no model to load (the text says how to give one).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no model is set: start with `mavboard uci --model DIR`, send `setoption name ModelPath value DIR`, or use \
+     `mavboard uci --mock`"
+)]
+pub struct NoModelSet;
 
 /// The largest centipawn score reported (a root value of exactly 0 or 1 would be infinite).
 const MAX_CP: f64 = 10_000.0;
@@ -278,7 +312,7 @@ impl<W: Write> Server<W> {
                 self.engine.send(Command::LoadEvaluator { factory, workers: self.model.threads.max(1) })?;
                 self.loading = true;
             }
-            Err(e) => self.problem(&e)?,
+            Err(e) => self.problem(&e.to_string())?,
         }
         Ok(())
     }
@@ -412,8 +446,14 @@ impl<W: Write> Server<W> {
         let value_at = words.iter().position(|w| w.eq_ignore_ascii_case("value")).unwrap_or(words.len());
         let name = words.get(1..value_at).unwrap_or_default().join(" ");
         let value = words.get(value_at + 1..).unwrap_or_default().join(" ");
-        let bad = |why: &str| format!("option {name}: '{value}' {why}");
-        let result: Result<(), String> = match name.to_ascii_lowercase().as_str() {
+        let bad = |why: &str| OptionError::BadValue {
+            name: name.clone(),
+            value: value.clone(),
+            why: why.to_owned(),
+        };
+        let unreadable =
+            |e: &dyn std::fmt::Display| OptionError::Unreadable { name: name.clone(), reason: e.to_string() };
+        let result: Result<(), OptionError> = match name.to_ascii_lowercase().as_str() {
             "simulations" => match value.parse::<u64>() {
                 Ok(n) if n > 0 => {
                     self.simulations = n;
@@ -437,10 +477,9 @@ impl<W: Write> Server<W> {
                 _ => Err(bad("is not a positive whole number")),
             },
             // The combo's rules, or any other in the same text form (quantile:0.1, mean-sd:0.5).
-            "scoring" => value
-                .parse::<Scoring>()
-                .map_err(|e| format!("option {name}: {e}"))
-                .map(|s| self.params.scoring = s),
+            "scoring" => {
+                value.parse::<Scoring>().map_err(|e| unreadable(&e)).map(|s| self.params.scoring = s)
+            }
             "worldmodel" => match value.to_ascii_lowercase().as_str() {
                 "rules" => Ok(WorldModel::Rules),
                 "learned" => Ok(WorldModel::Learned),
@@ -453,7 +492,7 @@ impl<W: Write> Server<W> {
                 self.needs_load = true;
                 Ok(())
             }
-            "device" => value.parse::<Device>().map_err(|e| e.to_string()).map(|d| {
+            "device" => value.parse::<Device>().map_err(|e| unreadable(&e)).map(|d| {
                 self.model.device = d;
                 self.needs_load = true;
             }),
@@ -487,10 +526,10 @@ impl<W: Write> Server<W> {
             },
             // The GUI says whether it will send `go ponder`; nothing to change here.
             "ponder" => parse_check(&value).map(|_| ()).map_err(|()| bad("is not true or false")),
-            _ => Err(format!("unknown option '{name}'")),
+            _ => Err(OptionError::Unknown(name.clone())),
         };
         if let Err(e) = result {
-            self.problem(&e)?;
+            self.problem(&e.to_string())?;
         }
         Ok(())
     }

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mavboard::engine::{Command, Engine, EngineConfig, EvaluatorBox, EvaluatorFactory, Event, GoLimits};
+use mavboard::engine::{
+    Command, Engine, EngineConfig, EvaluatorBox, EvaluatorFactory, Event, ExploreError, GoLimits,
+};
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::material::MaterialEvaluator;
@@ -26,7 +28,11 @@ fn engine() -> Engine {
 }
 
 /// Sends an Explore and returns its answer (skipping search events).
-fn explore(engine: &Engine, tag: u64, path: &[&str]) -> (Option<String>, Result<Vec<MoveStats>, String>) {
+fn explore(
+    engine: &Engine,
+    tag: u64,
+    path: &[&str],
+) -> (Option<String>, Result<Vec<MoveStats>, ExploreError>) {
     let path: Vec<String> = path.iter().map(|m| (*m).to_owned()).collect();
     engine.send(Command::Explore { tag, path: path.clone() }).expect("engine runs");
     loop {
@@ -48,7 +54,7 @@ fn explore_answers_with_the_children_of_any_node() {
     engine.send(Command::SetPosition { start: start.clone(), moves: Vec::new() }).expect("engine runs");
     let (root, children) = explore(&engine, 1, &[]);
     assert_eq!(root, None);
-    assert!(children.expect_err("no tree yet").contains("no search"));
+    assert_eq!(children.expect_err("no tree yet"), ExploreError::NoTree);
 
     engine
         .send(Command::Go {
@@ -93,6 +99,8 @@ fn explore_answers_with_the_children_of_any_node() {
     assert!(deeper.iter().map(|r| r.visits).sum::<u32>() < replies[0].visits.max(1));
     // A path that is not legal is an error naming the move.
     let (_, bad) = explore(&engine, 5, &["e2e5"]);
-    assert!(bad.expect_err("illegal").contains("e2e5"));
+    let bad = bad.expect_err("illegal");
+    assert!(matches!(&bad, ExploreError::IllegalMove { text, .. } if text == "e2e5"), "{bad}");
+    assert!(bad.to_string().contains("e2e5 is not a legal move there"), "{bad}");
     engine.send(Command::Quit).ok();
 }

@@ -201,8 +201,12 @@ impl BoardGame {
             Some(BoardState::ConnectFour(start)) => Ok(write_moves(&replay(*start, &self.moves)?)),
             Some(BoardState::Hex(start)) => {
                 let actions = replay(*start, &self.moves)?;
-                let record = HexRecord::new(start.size(), start.swap_rule(), &actions).map_err(|reason| {
-                    AppError::Replay { number: actions.len(), text: "the whole game".to_owned(), reason }
+                let record = HexRecord::new(start.size(), start.swap_rule(), &actions).map_err(|e| {
+                    AppError::Replay {
+                        number: actions.len(),
+                        text: "the whole game".to_owned(),
+                        reason: e.to_string(),
+                    }
                 })?;
                 Ok(record.to_sgf())
             }

@@ -69,9 +69,9 @@ fn start_link<S: MavState>(
     factory: EvaluatorFactory<S>,
     internal: InternalSource<S>,
     repaint: &Repaint,
-) -> Result<GameLink<S>, String> {
-    let mut link = GameLink::start(start, repaint.clone()).map_err(|e| e.to_string())?;
-    link.load(factory, 1, internal).map_err(|e| e.to_string())?;
+) -> Result<GameLink<S>, LinkError> {
+    let mut link = GameLink::start(start, repaint.clone())?;
+    link.load(factory, 1, internal)?;
     Ok(link)
 }
 
@@ -82,7 +82,7 @@ fn start_package<S: MavState>(
     options: &SessionOptions,
     game: GameKind,
     repaint: &Repaint,
-) -> Result<GameLink<S>, String> {
+) -> Result<GameLink<S>, LinkError> {
     let factory = package_factory(dir.to_path_buf(), options.clone(), game);
     let internal = InternalSource::Package { dir: dir.to_path_buf(), options: options.clone() };
     start_link(start, factory, internal, repaint)
@@ -148,7 +148,7 @@ fn step<S: MavState>(
             match link.start_internal(current, config) {
                 Ok(()) => view.internal.running = true,
                 Err(LinkError::Busy) => {}
-                Err(e) => view.internal.result = Some(Err(e.to_string())),
+                Err(e) => view.internal.result = Some(Err(e)),
             }
         }
         _ => {}
@@ -353,9 +353,9 @@ impl BoardModel {
         factory: EvaluatorFactory<ConnectFourState>,
         search: (EngineConfig, MctsParams, GoLimits),
         repaint: &Repaint,
-    ) -> Result<(), String> {
+    ) -> Result<(), LinkError> {
         let BoardState::ConnectFour(start) = game.start() else {
-            return Err("not a Connect Four game".into());
+            return Err(LinkError::OtherGame);
         };
         *self = BoardModel::default();
         let internal = InternalSource::Factory {
@@ -407,7 +407,7 @@ impl BoardModel {
             (Side::Hex(link), BoardState::Hex(start), BoardState::Hex(here)) => {
                 step(link, *start, *here, frame, view)
             }
-            _ => Err(LinkError::Internal("the engine is for another game".to_owned())),
+            _ => Err(LinkError::OtherGame),
         };
         if let Err(e) = result {
             self.view.status = BoardModelStatus::Failed(format!("The engine stopped: {e}"));

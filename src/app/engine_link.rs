@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::analysis::{EngineRequest, ModelInfo, ModelStatus, PositionEval};
+use super::error::AppError;
 use super::file_review::FileReview;
 use super::game_link::{GameLink, GoKind, LinkError, LinkEvent};
-use super::game_review::{self, DocStamp, PendingReview};
+use super::game_review::{self, DocStamp};
 use super::line::MoveHistory;
 use super::messages::Topic;
 use super::model_runtime;
+use super::review_job::{JudgeSpec, ReviewJob};
 use super::server_health::ServerHealth;
 use super::state::AppState;
 use crate::engine::internal::InternalSource;
@@ -38,22 +40,19 @@ pub struct EngineLink {
     link: GameLink<ChessState>,
     /// The position generation the engine was last given.
     sent_generation: Option<u64>,
-    /// The game review waiting for the engine's answers.
-    review: Option<PendingReview>,
-    /// The file review's game waiting for the engine's answers (its number in the game list).
-    file_game: Option<(usize, PendingReview)>,
+    /// The game review waiting for its answers.
+    review: Option<ReviewJob>,
+    /// The file review's game waiting for its answers (its number in the game list).
+    file_game: Option<(usize, ReviewJob)>,
     /// The next tag for an `Evaluate` command.
     next_tag: u64,
     /// Wakes the UI (the UCI judges' threads).
     repaint: Repaint,
     /// Where the model's loader leaves the provider in use.
     device: model_runtime::DeviceSlot,
-    /// The UCI engine judging the game review's moves, when the review is by an engine.
-    judge_run: Option<super::uci_review::JudgeRun>,
-    /// The UCI engine judging the file review's current game, when the review is by an engine.
-    file_judge: Option<super::uci_review::JudgeRun>,
-    /// The engine that judges the file review's games (found when the review starts).
-    file_judge_path: Option<PathBuf>,
+    /// The UCI engine that judges the file review's games, when an engine judges (found when the
+    /// review starts).
+    file_judge: Option<JudgeSpec>,
 }
 
 impl EngineLink {
@@ -67,9 +66,7 @@ impl EngineLink {
             next_tag: 0,
             repaint,
             device: model_runtime::DeviceSlot::default(),
-            judge_run: None,
             file_judge: None,
-            file_judge_path: None,
         })
     }
 
@@ -166,7 +163,6 @@ impl EngineLink {
                 EngineRequest::ReviewFile => self.review_file(state),
                 EngineRequest::StopFileReview => {
                     self.file_game = None;
-                    self.file_judge = None;
                     if let Some(f) = state.analysis.file_review.as_mut() {
                         f.stop();
                     }
@@ -187,7 +183,6 @@ impl EngineLink {
             && state.files.games.as_ref().is_none_or(|l| l.id != f.list)
         {
             self.file_game = None;
-            self.file_judge = None;
             state.analysis.file_review = None;
         }
         let moved = self.sent_generation != Some(state.doc.position_generation);
@@ -227,46 +222,21 @@ impl EngineLink {
         if self.review.is_some() {
             return;
         }
-        let pending =
-            match PendingReview::new(state.doc.line.tree().clone(), state.doc.line.stamp(), self.next_tag) {
-                Ok(p) => p,
-                Err(e) => {
-                    state.view.messages.error(format!("This game cannot be reviewed: {e}"));
-                    return;
-                }
-            };
-        if pending.requests.is_empty() {
-            state.view.messages.info("The game has no moves to review.");
-            return;
-        }
-        let mut pending = pending;
-        if state.settings.review.reviewer == super::uci_review::Reviewer::Uci {
-            let Some(path) = review_engine(state) else { return };
-            let requests = pending.requests[..pending.review_len].to_vec();
-            match super::uci_review::JudgeRun::start(
-                path,
-                state.settings.review.depth,
-                requests,
-                self.repaint.clone(),
-            ) {
-                Ok(run) => self.judge_run = Some(run),
-                Err(e) => {
-                    state.view.messages.error(format!("The review could not start: {e}"));
-                    return;
-                }
+        let Some(judge) = review_judge(state) else { return };
+        let tree = state.doc.line.tree().clone();
+        match self.start_job(tree, state.doc.line.stamp(), judge.as_ref()) {
+            Ok(job) => {
+                state.analysis.reviewing = Some(job.progress());
+                self.review = Some(job);
             }
-            pending.wants_judge = true;
-        }
-        let chunks = pending.chunks();
-        self.next_tag += chunks.len() as u64;
-        for (tag, requests) in chunks {
-            if self.link.send(Command::Evaluate { tag, requests }).is_err() {
-                return self.engine_gone(state);
+            Err(AppError::NothingToReview) => {
+                state.view.messages.info("The game has no moves to review.");
+            }
+            Err(AppError::EngineStopped) => self.engine_gone(state),
+            Err(e) => {
+                state.view.messages.error(format!("This game cannot be reviewed: {e}"));
             }
         }
-        state.analysis.reviewing = Some(pending.progress());
-        self.review = Some(pending);
-        self.review_progress(state);
     }
 
     /// Starts reviewing every readable game of the game list, one after another (see [`FileReview`]).
@@ -296,70 +266,51 @@ impl EngineLink {
                 .error(format!("{}: no game could be read, so none can be reviewed.", list.source));
             return;
         }
-        self.file_judge = None;
-        self.file_judge_path = None;
-        if state.settings.review.reviewer == super::uci_review::Reviewer::Uci {
-            let Some(path) = review_engine(state) else { return };
-            self.file_judge_path = Some(path);
-        }
+        let Some(judge) = review_judge(state) else { return };
+        self.file_judge = judge;
         state.analysis.file_review = Some(review);
         self.file_game = None;
         self.next_file_game(state);
     }
 
+    /// Prepares a review job for `tree` (judged by `judge` when an engine judges) and sends its positions
+    /// to the engine.
+    fn start_job(
+        &mut self,
+        tree: crate::pgn::GameTree,
+        stamp: DocStamp,
+        judge: Option<&JudgeSpec>,
+    ) -> Result<ReviewJob, AppError> {
+        let job = ReviewJob::start(tree, stamp, self.next_tag, judge, &self.repaint)?;
+        let chunks = job.chunks();
+        self.next_tag += chunks.len() as u64;
+        for (tag, requests) in chunks {
+            self.link.send(Command::Evaluate { tag, requests }).map_err(|_| AppError::EngineStopped)?;
+        }
+        Ok(job)
+    }
+
     /// Sends the file review's next game to the engine (games that cannot be reviewed are noted and
     /// skipped); says so when every game is done.
     fn next_file_game(&mut self, state: &mut AppState) {
+        let judge = self.file_judge.clone();
         let Some(f) = state.analysis.file_review.as_mut() else { return };
         while let Some(number) = f.queue.pop_front() {
-            let tree = state
-                .files
-                .games
-                .as_ref()
-                .filter(|l| l.id == f.list)
-                .map(|l| l.game(number))
-                .unwrap_or_else(|| Err("the game is no longer in the list".into()));
-            let tree = match tree {
-                Ok(tree) => tree,
-                Err(e) => {
-                    f.finish(number, Err(e));
-                    continue;
-                }
+            let tree = match state.files.games.as_ref().filter(|l| l.id == f.list) {
+                Some(list) => list.game(number),
+                None => Err(AppError::NoGame { number, list: f.source.clone() }),
             };
-            let mut pending = match PendingReview::new(tree, DocStamp { doc: 0, structure: 0 }, self.next_tag)
+            match tree
+                .and_then(|tree| self.start_job(tree, DocStamp { doc: 0, structure: 0 }, judge.as_ref()))
             {
-                Ok(p) if p.review_len == 0 => {
-                    f.finish(number, Err("the game has no moves to review".into()));
-                    continue;
+                Ok(job) => {
+                    f.current = Some((number, job.progress()));
+                    self.file_game = Some((number, job));
+                    return;
                 }
-                Ok(p) => p,
-                Err(e) => {
-                    f.finish(number, Err(e.to_string()));
-                    continue;
-                }
-            };
-            if let Some(path) = self.file_judge_path.clone() {
-                let requests = pending.requests[..pending.review_len].to_vec();
-                let depth = state.settings.review.depth;
-                match super::uci_review::JudgeRun::start(path, depth, requests, self.repaint.clone()) {
-                    Ok(run) => self.file_judge = Some(run),
-                    Err(e) => {
-                        f.finish(number, Err(e));
-                        continue;
-                    }
-                }
-                pending.wants_judge = true;
+                Err(AppError::EngineStopped) => return self.engine_gone(state),
+                Err(e) => f.finish(number, Err(e)),
             }
-            let chunks = pending.chunks();
-            self.next_tag += chunks.len() as u64;
-            for (tag, requests) in chunks {
-                if self.link.send(Command::Evaluate { tag, requests }).is_err() {
-                    return self.engine_gone(state);
-                }
-            }
-            f.current = Some((number, pending.progress()));
-            self.file_game = Some((number, pending));
-            return;
         }
         if f.current.is_none() && !f.stopped {
             let (done, total) = f.progress();
@@ -373,130 +324,51 @@ impl EngineLink {
         }
     }
 
-    /// Takes a chunk of the file review's answers; when its game is complete, keeps its review and
-    /// sends the next game.
-    fn file_answers(&mut self, state: &mut AppState, tag: u64, results: Vec<game_review::Answer>) {
-        let Some((_, pending)) = self.file_game.as_mut().filter(|(_, p)| p.owns(tag)) else { return };
-        for (fen, answer) in pending.accept(tag, results) {
-            if let Some(eval) = answer.as_ref().ok().and_then(PositionEval::from_result) {
-                state.analysis.evals.insert(fen, eval);
-            }
-        }
-        self.finish_file_game(state);
-    }
-
-    /// Ends the file review's current game once every answer (the model's, and the judge's when an engine
-    /// judges) is in, and goes on with the next.
-    fn finish_file_game(&mut self, state: &mut AppState) {
-        let Some((number, pending)) = self.file_game.as_ref() else { return };
-        let number = *number;
-        let (mut done, mut total) = pending.progress();
-        if let Some(run) = &self.file_judge {
-            done += run.progress.0;
-            total += run.progress.1;
-        }
-        let finished = pending.finish(state.settings.scoring);
-        let Some(f) = state.analysis.file_review.as_mut() else { return };
-        f.current = Some((number, (done, total)));
-        let Some(finished) = finished else { return };
-        self.file_game = None;
-        f.finish(number, finished.map_err(|e| e.to_string()));
-        state.attach_file_review();
-        self.next_file_game(state);
-    }
-
-    /// Takes the file review's UCI judge's news for the current game.
-    fn poll_file_judge(&mut self, state: &mut AppState) {
-        let Some(news) = self.file_judge.as_mut().and_then(super::uci_review::JudgeRun::poll) else {
-            if self.file_judge.is_some() {
-                self.finish_file_game(state);
-            }
-            return;
-        };
-        self.file_judge = None;
-        match news {
-            Ok(judged) => {
-                if let Some((_, pending)) = self.file_game.as_mut() {
-                    pending.judged = Some(judged);
-                }
-                self.finish_file_game(state);
-            }
-            Err(e) => {
-                if let (Some((number, _)), Some(f)) =
-                    (self.file_game.take(), state.analysis.file_review.as_mut())
-                {
-                    f.finish(number, Err(format!("the review's engine failed: {e}")));
-                }
-                self.next_file_game(state);
-            }
-        }
-    }
-
-    /// Takes a chunk of review answers; finishes the review when they are all in.
+    /// Takes a chunk of review answers (for the game review or the file review's game).
     fn review_answers(&mut self, state: &mut AppState, tag: u64, results: Vec<game_review::Answer>) {
-        if self.file_game.as_ref().is_some_and(|(_, p)| p.owns(tag)) {
-            return self.file_answers(state, tag, results);
-        }
-        let Some(pending) = self.review.as_mut().filter(|p| p.owns(tag)) else { return };
-        for (fen, answer) in pending.accept(tag, results) {
+        let job = match self.file_game.as_mut().filter(|(_, j)| j.owns(tag)) {
+            Some((_, job)) => job,
+            None => match self.review.as_mut().filter(|j| j.owns(tag)) {
+                Some(job) => job,
+                None => return,
+            },
+        };
+        for (fen, answer) in job.accept(tag, results) {
             if let Some(eval) = answer.as_ref().ok().and_then(PositionEval::from_result) {
                 state.analysis.evals.insert(fen, eval);
             }
         }
-        self.review_progress(state);
-        self.finish_review(state);
     }
 
-    /// The review's progress: the model's answers, and the UCI judge's when an engine judges.
-    fn review_progress(&self, state: &mut AppState) {
-        let Some(pending) = self.review.as_ref() else { return };
-        let (mut done, mut total) = pending.progress();
-        if let Some(run) = &self.judge_run {
-            done += run.progress.0;
-            total += run.progress.1;
-        } else if let Some(j) = &pending.judged {
-            done += j.judge.len();
-            total += j.judge.len();
-        }
-        state.analysis.reviewing = Some((done, total));
-    }
-
-    /// Takes the UCI judge's news (its progress, its answers, or why it failed).
-    fn poll_judge(&mut self, state: &mut AppState) {
-        let Some(news) = self.judge_run.as_mut().and_then(super::uci_review::JudgeRun::poll) else {
-            if self.judge_run.is_some() {
-                self.review_progress(state);
-            }
-            return;
-        };
-        self.judge_run = None;
-        match news {
-            Ok(judged) => {
-                if let Some(pending) = self.review.as_mut() {
-                    pending.judged = Some(judged);
-                }
-                self.review_progress(state);
-                self.finish_review(state);
-            }
-            Err(e) => {
+    /// Takes the review jobs' news: their progress, the finished game review, and the file review's
+    /// finished game (then its next game goes to the engine).
+    fn poll_reviews(&mut self, state: &mut AppState) {
+        let scoring = state.settings.scoring;
+        if let Some(job) = self.review.as_mut() {
+            let news = job.poll(scoring);
+            state.analysis.reviewing = Some(job.progress());
+            if let Some(result) = news {
                 self.review = None;
                 state.analysis.reviewing = None;
-                state.view.messages.error(format!("The review's engine failed: {e}"));
+                match result {
+                    Ok(reviewed) => state.analysis.game_review = Some(reviewed),
+                    Err(e) => {
+                        state.view.messages.error(format!("The game could not be reviewed: {e}"));
+                    }
+                }
             }
         }
-    }
-
-    /// Ends the review once every answer is in.
-    fn finish_review(&mut self, state: &mut AppState) {
-        let Some(finished) = self.review.as_ref().and_then(|p| p.finish(state.settings.scoring)) else {
-            return;
-        };
-        self.review = None;
-        state.analysis.reviewing = None;
-        match finished {
-            Ok(reviewed) => state.analysis.game_review = Some(reviewed),
-            Err(e) => {
-                state.view.messages.error(format!("The review failed: {e}"));
+        if let Some((number, job)) = self.file_game.as_mut() {
+            let number = *number;
+            let news = job.poll(scoring);
+            let progress = job.progress();
+            let Some(f) = state.analysis.file_review.as_mut() else { return };
+            f.current = Some((number, progress));
+            if let Some(result) = news {
+                self.file_game = None;
+                f.finish(number, result);
+                state.attach_file_review();
+                self.next_file_game(state);
             }
         }
     }
@@ -607,8 +479,6 @@ impl EngineLink {
             state.analysis.internal.running = false;
             state.analysis.internal.result = Some(result);
         }
-        self.poll_judge(state);
-        self.poll_file_judge(state);
         while let Some(event) = self.link.next_event() {
             match event {
                 LinkEvent::Info(report) => self.accept_report(state, report),
@@ -654,6 +524,7 @@ impl EngineLink {
                 }
             }
         }
+        self.poll_reviews(state);
     }
 
     /// Takes a search report for the board position (reports for another position are dropped).
@@ -689,11 +560,14 @@ impl EngineLink {
     }
 }
 
-/// The UCI engine that judges a review (the engine panel's, else Stockfish), or `None` after telling the
-/// user why there is none and how to fix it.
-fn review_engine(state: &mut AppState) -> Option<PathBuf> {
+/// Who judges a review: `Some(None)` when the model does, `Some(Some(engine))` when a UCI engine does (the
+/// engine panel's, else Stockfish), or `None` after telling the user why there is no engine and how to fix it.
+fn review_judge(state: &mut AppState) -> Option<Option<JudgeSpec>> {
+    if state.settings.review.reviewer != super::uci_review::Reviewer::Uci {
+        return Some(None);
+    }
     match crate::uci::locate::locate_stockfish(state.settings.uci_engine.path.as_deref()) {
-        Ok(path) => Some(path),
+        Ok(path) => Some(Some(JudgeSpec { path, depth: state.settings.review.depth })),
         Err(e) => {
             state.view.messages.error(format!(
                 "The review's engine: {e}. Set the engine's path in the UCI engine panel, or review by the model."

@@ -1,6 +1,11 @@
 //! Why something the user asked of the app could not be done ([`AppError`]): the app's own failures, each
 //! variant naming its stage, shown to the user through its message.
 
+use std::path::PathBuf;
+
+use crate::pgn::index::ReadGameError;
+use crate::pgn::reader::GameError;
+
 /// A failure of the app itself (its inputs come from below: the rules, a package, a journal file).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AppError {
@@ -44,6 +49,80 @@ pub enum AppError {
         /// What is wrong with it.
         problem: String,
     },
+    /// The game list has no game with this number (another file was opened meanwhile).
+    #[error("there is no game {number} in {list}")]
+    NoGame {
+        /// The game's number, from 1.
+        number: usize,
+        /// Where the list came from.
+        list: String,
+    },
+    /// A game of the list is not a readable game (its place in the file and the reason).
+    #[error(transparent)]
+    Game(Box<GameError>),
+    /// A game of the list could not be read again from its file.
+    #[error(transparent)]
+    ReadGame(Box<ReadGameError>),
+    /// The file of the game list cannot be opened again.
+    #[error("{path} cannot be opened again to read game {number}: {reason}", path = .path.display())]
+    Reopen {
+        /// The file.
+        path: PathBuf,
+        /// The game asked for.
+        number: usize,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The game has no move on its main line.
+    #[error("the game has no moves to review")]
+    NothingToReview,
+    /// The review itself failed (a position the model could not value, a move it gave no value for).
+    #[error("{reason}")]
+    Review {
+        /// The review's error, in words.
+        reason: String,
+    },
+    /// The UCI engine that judges a review could not start or failed.
+    #[error("the review's engine failed: {reason}")]
+    Judge {
+        /// Its error.
+        reason: String,
+    },
+    /// A background thread could not be started.
+    #[error("could not start {what}'s thread: {reason}")]
+    Thread {
+        /// What would have run on it.
+        what: &'static str,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The engine thread has stopped, so nothing more can be asked of it.
+    #[error("the engine thread has stopped; restart mavboard")]
+    EngineStopped,
+}
+
+impl From<GameError> for AppError {
+    fn from(e: GameError) -> AppError {
+        AppError::Game(Box::new(e))
+    }
+}
+
+impl From<ReadGameError> for AppError {
+    fn from(e: ReadGameError) -> AppError {
+        AppError::ReadGame(Box::new(e))
+    }
+}
+
+impl AppError {
+    /// The app's error for a failed review.
+    pub fn review(e: &crate::review::error::ReviewError) -> AppError {
+        AppError::Review { reason: e.to_string() }
+    }
+
+    /// The app's error for a thread that `std::thread::Builder::spawn` could not start.
+    pub fn thread(what: &'static str, e: &std::io::Error) -> AppError {
+        AppError::Thread { what, reason: e.to_string() }
+    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! Review of every game of the opened file: the games go to the engine one after another (each as a
-//! [`PendingReview`], the same requests and review as *Review game* and `mavboard annotate`), their
-//! reviews are kept by game number for the game list's columns, attached to a game when it is opened, and
-//! written together as an annotated PGN on export.
+//! [`ReviewJob`](super::review_job::ReviewJob), the same job as *Review game*, and the same review as
+//! `mavboard annotate`), their reviews are kept by game number for the game list's columns, attached to a
+//! game when it is opened, and written together as an annotated PGN on export.
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::error::AppError;
 use super::game_list::GameList;
 use super::game_review::ReviewedGame;
 use crate::inference::evaluator::Scoring;
@@ -48,7 +49,7 @@ pub struct FileReview {
     /// The game being reviewed and its positions answered / asked.
     pub current: Option<(usize, (usize, usize))>,
     /// Finished games by number: the review, or why it failed.
-    pub done: BTreeMap<usize, Result<ReviewedGame, String>>,
+    pub done: BTreeMap<usize, Result<ReviewedGame, AppError>>,
     /// Games that were queued (every game that could be read).
     pub total: usize,
     /// Whether the user stopped it before the end.
@@ -90,7 +91,7 @@ impl FileReview {
     }
 
     /// Takes a finished game's review (or why it failed).
-    pub fn finish(&mut self, number: usize, result: Result<ReviewedGame, String>) {
+    pub fn finish(&mut self, number: usize, result: Result<ReviewedGame, AppError>) {
         if self.current.is_some_and(|(n, _)| n == number) {
             self.current = None;
         }
@@ -103,8 +104,8 @@ impl FileReview {
     }
 
     /// The game list's columns for game `number`: its summary, or the reason its review failed.
-    pub fn summary(&self, number: usize) -> Option<Result<GameSummary, &str>> {
-        Some(self.done.get(&number)?.as_ref().map(GameSummary::of).map_err(String::as_str))
+    pub fn summary(&self, number: usize) -> Option<Result<GameSummary, &AppError>> {
+        Some(self.done.get(&number)?.as_ref().map(GameSummary::of))
     }
 
     /// Re-derives every finished review under `scoring` (no model calls).
@@ -154,7 +155,7 @@ impl FileReview {
                     out.push_str(&format!(
                         "% mavboard: game {} could not be read: {}\n",
                         e.number,
-                        one_line(&why)
+                        one_line(&why.to_string())
                     ));
                     if let Ok(raw) = list.raw(e.number) {
                         out.push_str(raw.trim_end());
@@ -174,7 +175,8 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::game_review::{DocStamp, PendingReview};
+    use crate::app::game_review::DocStamp;
+    use crate::app::review_job::ReviewJob;
     use crate::inference::evaluator::Evaluator;
     use crate::pgn::reader::read_all;
     use crate::search::mock::MaterialEvaluator;
@@ -185,12 +187,14 @@ mod tests {
 
     fn review(list: &GameList, number: usize) -> ReviewedGame {
         let tree = list.game(number).expect("a good game");
-        let mut pending = PendingReview::new(tree, DocStamp { doc: 0, structure: 0 }, 0).expect("requests");
+        let stamp = DocStamp { doc: 0, structure: 0 };
+        let repaint: crate::engine::Repaint = std::sync::Arc::new(|| {});
+        let mut job = ReviewJob::start(tree, stamp, 0, None, &repaint).expect("started");
         let mut evaluator = MaterialEvaluator::new(3);
-        for (tag, requests) in pending.chunks() {
-            pending.accept(tag, evaluator.evaluate(&requests));
+        for (tag, requests) in job.chunks() {
+            job.accept(tag, evaluator.evaluate(&requests));
         }
-        pending.finish(Scoring::Mean).expect("all answered").expect("reviewed")
+        job.poll(Scoring::Mean).expect("all answered").expect("reviewed")
     }
 
     #[test]
@@ -236,8 +240,8 @@ mod tests {
     fn failed_games_are_listed_with_their_reason() {
         let list = GameList::read(FILE, "three.pgn");
         let mut f = FileReview::new(&list);
-        f.finish(3, Err("no model".into()));
-        assert_eq!(f.summary(3), Some(Err("no model")));
+        f.finish(3, Err(AppError::Judge { reason: "no engine".into() }));
+        assert_eq!(f.summary(3), Some(Err(&AppError::Judge { reason: "no engine".into() })));
         assert!(f.summary(1).is_none());
         assert!(f.reviewed(list.id, 3).is_none());
     }

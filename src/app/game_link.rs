@@ -6,7 +6,7 @@
 //! The engine answers every `Go` with exactly one `Done`, so counting the `Go`s still out tells whether a
 //! search is running even when a stopped search's `Done` arrives after the next `Go` was sent.
 
-use crate::engine::internal::{InternalRun, InternalSource};
+use crate::engine::internal::{InternalRun, InternalRunError, InternalSource};
 use crate::engine::{
     Command, Engine, EngineConfig, EngineError, EvaluatorFactory, Event, GoLimits, Repaint, SearchReport,
 };
@@ -36,9 +36,15 @@ pub enum LinkError {
     /// An internal search is already running.
     #[error("an internal search is already running")]
     Busy,
-    /// The internal search could not start (the text says why).
-    #[error("{0}")]
-    Internal(String),
+    /// The engine thread could not be started.
+    #[error(transparent)]
+    Start(#[from] EngineError),
+    /// The engine was started for another game than the one on the board.
+    #[error("the engine was started for another game than the one on the board")]
+    OtherGame,
+    /// The internal search could not start, or its run failed.
+    #[error(transparent)]
+    Internal(#[from] InternalRunError),
 }
 
 /// What the engine said, as the glue's owner takes it (see [`GameLink::next_event`]).
@@ -75,7 +81,7 @@ pub enum LinkEvent<S: MavState> {
         /// The path asked for.
         path: Vec<String>,
         /// The children's statistics, or why there are none.
-        children: Result<Vec<MoveStats>, String>,
+        children: Result<Vec<MoveStats>, crate::engine::ExploreError>,
     },
 }
 
@@ -201,10 +207,10 @@ impl<S: MavState> GameLink<S> {
     }
 
     /// The internal search's result, once it has arrived (then the next run may start).
-    pub fn poll_internal(&mut self) -> Option<Result<InternalReport, String>> {
+    pub fn poll_internal(&mut self) -> Option<Result<InternalReport, LinkError>> {
         let result = self.internal_run.as_ref().and_then(InternalRun::try_result)?;
         self.internal_run = None;
-        Some(result)
+        Some(result.map_err(LinkError::Internal))
     }
 
     /// The next event that has arrived, if any, with the `Go` bookkeeping applied.

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::error::AppError;
 use crate::pgn::index::{IndexedGame, index_games, parse_game, read_game};
-use crate::pgn::{GameTree, ReadOptions};
+use crate::pgn::{GameError, GameTree, ReadOptions};
 
 /// Source of [`GameList::id`]s.
 static NEXT_LIST_ID: AtomicU64 = AtomicU64::new(1);
@@ -36,8 +37,9 @@ pub struct GameEntry {
     /// Where it lies in the source, and its tags.
     pub index: IndexedGame,
     /// Whether it reads (and what it holds), or why it could not be read (with the line in the file).
-    /// The tree is read again from the source when the game is opened ([`GameList::game`]).
-    pub game: Result<GameFacts, String>,
+    /// The tree is read again from the source when the game is opened ([`GameList::game`]); the error
+    /// keeps no prefix of the game (the list holds only its index).
+    pub game: Result<GameFacts, GameError>,
 }
 
 impl GameEntry {
@@ -45,7 +47,7 @@ impl GameEntry {
     pub fn check(index: IndexedGame, bytes: &[u8]) -> GameEntry {
         let game = parse_game(bytes, &index, ReadOptions { keep_source: false })
             .map(|tree| GameFacts { plies: Some(tree.mainline().count()) })
-            .map_err(|e| e.to_string());
+            .map_err(|e| GameError { prefix: None, ..e });
         GameEntry { number: index.number, index, game }
     }
 
@@ -88,7 +90,10 @@ impl GameEntry {
                     }
                 }
             }
-            Err(e) => hay.push_str(e),
+            Err(e) => {
+                use std::fmt::Write as _;
+                let _ = write!(hay, "{e}");
+            }
         }
         let hay = hay.to_lowercase();
         words.iter().all(|w| hay.contains(w.as_str()))
@@ -200,35 +205,43 @@ impl GameList {
 
     /// Game `number` (from 1) read again from the source: its tree (with its source text, so an unchanged
     /// game is saved byte for byte), or why it cannot be read (or is no longer in the file).
-    pub fn game(&self, number: usize) -> Result<GameTree, String> {
-        let entry =
-            self.entry(number).ok_or_else(|| format!("there is no game {number} in {}", self.source))?;
+    pub fn game(&self, number: usize) -> Result<GameTree, AppError> {
+        let entry = self.entry(number).ok_or_else(|| self.no_game(number))?;
         if let Err(e) = &entry.game {
-            return Err(e.clone());
+            return Err(AppError::from(e.clone()));
         }
         let options = ReadOptions::default();
         match &self.origin {
             Origin::Text(text, base) => {
-                parse_game(text_range(text, *base, entry), &entry.index, options).map_err(|e| e.to_string())
+                Ok(parse_game(text_range(text, *base, entry), &entry.index, options)?)
             }
             Origin::File(path) => {
-                let mut file = std::fs::File::open(path).map_err(|e| {
-                    format!("{} cannot be opened again to read game {number}: {e}", path.display())
+                let mut file = std::fs::File::open(path).map_err(|e| AppError::Reopen {
+                    path: path.clone(),
+                    number,
+                    reason: e.to_string(),
                 })?;
-                read_game(&mut file, &entry.index, options).map_err(|e| e.to_string())
+                Ok(read_game(&mut file, &entry.index, options)?)
             }
         }
     }
 
+    fn no_game(&self, number: usize) -> AppError {
+        AppError::NoGame { number, list: self.source.clone() }
+    }
+
     /// The text of game `number` as it stands in the source (lossily decoded), for copying it through.
-    pub fn raw(&self, number: usize) -> Result<String, String> {
-        let entry =
-            self.entry(number).ok_or_else(|| format!("there is no game {number} in {}", self.source))?;
+    pub fn raw(&self, number: usize) -> Result<String, AppError> {
+        let entry = self.entry(number).ok_or_else(|| self.no_game(number))?;
         let bytes = match &self.origin {
             Origin::Text(text, base) => text_range(text, *base, entry).to_vec(),
             Origin::File(path) => {
-                let mut file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-                crate::pgn::index::read_game_bytes(&mut file, &entry.index).map_err(|e| e.to_string())?
+                let mut file = std::fs::File::open(path).map_err(|e| AppError::Reopen {
+                    path: path.clone(),
+                    number,
+                    reason: e.to_string(),
+                })?;
+                crate::pgn::index::read_game_bytes(&mut file, &entry.index)?
             }
         };
         Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -297,15 +310,19 @@ mod tests {
         assert_eq!(list.entries.len(), 3);
         assert_eq!((list.good(), list.broken()), (2, 1));
         let broken = &list.entries[1];
-        let err = broken.game.as_ref().expect_err("e4 e4 is illegal");
+        let err = broken.game.as_ref().expect_err("e4 e4 is illegal").to_string();
         assert!(err.contains("game 2") && err.contains("e4"), "{err}");
         let whole = crate::pgn::reader::read_all(text);
         assert_eq!(
             whole[1].as_ref().map_err(ToString::to_string).err().as_ref(),
-            Some(err),
+            Some(&err),
             "as the whole-file reader says"
         );
-        assert_eq!(list.game(2), Err(err.clone()), "opening it gives the same error");
+        assert_eq!(
+            list.game(2).map_err(|e| e.to_string()),
+            Err(err.clone()),
+            "opening it gives the same error"
+        );
         assert_eq!(list.first_good().map(|e| e.header("White")), Some("A"));
         assert_eq!(broken.header("White"), "C", "a broken game keeps its headers");
         assert_eq!(list.entries[0].plies(), Some(2));
@@ -331,11 +348,15 @@ mod tests {
         let list = GameList::read(text, "words.pgn");
         assert_eq!((list.good(), list.broken()), (1, 1));
         let broken = &list.entries[0];
-        let err = broken.game.as_ref().expect_err("`pawn` is not PGN");
+        let err = broken.game.as_ref().expect_err("`pawn` is not PGN").to_string();
         assert!(err.starts_with("game 1, line 3, column 4: `pawn` is not PGN"), "{err}");
         assert_eq!(broken.header("White"), "A", "listed with its headers");
         assert!(broken.matches("pawn"), "the filter finds it by its error");
-        assert_eq!(list.game(1), Err(err.clone()), "opening it gives the same error");
+        assert_eq!(
+            list.game(1).map_err(|e| e.to_string()),
+            Err(err.clone()),
+            "opening it gives the same error"
+        );
         assert_eq!(list.raw(1).expect("kept"), "[White \"A\"]\n\n1. pawn goes to e4 *\n\n", "text kept");
         // The same from the file, read again game by game (the large-file path).
         let dir = std::env::temp_dir().join(format!("mavboard-game-list-words-{}", std::process::id()));
@@ -348,7 +369,10 @@ mod tests {
         index_games(file, &AtomicBool::new(false), |game, _| entries.push(GameEntry::unchecked(game)))
             .expect("indexed");
         from_file.extend(entries);
-        assert_eq!(from_file.game(1).map(|t| t.mainline().count()), Err(err.clone()));
+        assert_eq!(
+            from_file.game(1).map(|t| t.mainline().count()).map_err(|e| e.to_string()),
+            Err(err.clone())
+        );
         assert_eq!(from_file.raw(1).expect("kept"), list.raw(1).expect("kept"));
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -366,10 +390,10 @@ mod tests {
         let tree = list.game(2).expect("read from the file");
         assert_eq!((tree.header("Event"), tree.mainline().count()), (Some("b"), 3));
         std::fs::write(&path, "").expect("truncate");
-        let err = list.game(2).expect_err("the file changed");
+        let err = list.game(2).expect_err("the file changed").to_string();
         assert!(err.contains("game 2") && err.contains("open the file again"), "{err}");
         std::fs::remove_dir_all(&dir).ok();
-        assert!(list.game(1).is_err_and(|e| e.contains("cannot be opened again")));
+        assert!(list.game(1).is_err_and(|e| e.to_string().contains("cannot be opened again")));
     }
 
     #[test]

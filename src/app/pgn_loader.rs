@@ -28,6 +28,57 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(50);
 /// Files bigger than this show their list before they are read to the end.
 pub const EARLY_LIST_BYTES: u64 = 8 * 1024 * 1024;
 
+/// Why a PGN file could not be read (to the end); each message names the file and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The file cannot be opened.
+    #[error("Cannot open {path}: {reason}. Check the path and the file's permissions.", path = .path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// No thread could be started to read it.
+    #[error(
+        "Cannot open {path}: no thread could be started to read it ({reason}). Close other programs and try again.",
+        path = .path.display()
+    )]
+    Thread {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The reading thread ended without saying how far it got.
+    #[error(
+        "Cannot read {path}: the reading thread stopped unexpectedly. Try again, or check the file with \
+         `mavboard pgn check`.",
+        path = .path.display()
+    )]
+    Vanished {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A newer open replaced this one (its answer is never shown).
+    #[error("Opening {path} was replaced by a newer one.", path = .path.display())]
+    Replaced {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Reading stopped part-way; the games before that point are kept.
+    #[error(
+        "{path} could not be read to the end ({reason}); the games before that point are listed. Check the file.",
+        path = .path.display()
+    )]
+    Stopped {
+        /// The file.
+        path: PathBuf,
+        /// Why the index stopped.
+        reason: String,
+    },
+}
+
 /// How far a load has got, shared with its thread.
 #[derive(Debug, Default)]
 pub struct LoadProgress {
@@ -45,7 +96,7 @@ enum News {
     /// A small file's text from its first game on (at this offset), sent before [`News::Done`].
     Text(Vec<u8>, u64),
     /// The file is read to the end, or why it could not be.
-    Done(Result<(), String>),
+    Done(Result<(), LoadError>),
 }
 
 /// What [`PgnLoad::take_news`] found.
@@ -58,7 +109,7 @@ pub struct LoadNews {
     pub text: Option<(Vec<u8>, u64)>,
     /// Once the thread is done: `Ok` when the whole file was read, else why not (the games before the
     /// failure were sent).
-    pub done: Option<Result<(), String>>,
+    pub done: Option<Result<(), LoadError>>,
 }
 
 /// What a frame's news made of a load (see [`PgnLoad::step`]).
@@ -75,7 +126,7 @@ pub enum LoadStep {
         /// Whether the file is read to the end (the load is over).
         finished: bool,
         /// Why the reading stopped early, if it did (the games before are kept).
-        error: Option<String>,
+        error: Option<LoadError>,
     },
     /// Games for the list shown already, wherever it is now.
     More {
@@ -84,7 +135,7 @@ pub enum LoadStep {
         /// The games read since the last step, in file order.
         games: Vec<GameEntry>,
         /// Once the thread is done: `Ok` when the whole file was read, else why not.
-        done: Option<Result<(), String>>,
+        done: Option<Result<(), LoadError>>,
     },
 }
 
@@ -145,11 +196,10 @@ impl PgnLoad {
             Ok(_) => news,
             Err(e) => {
                 let (tx, rx) = std::sync::mpsc::channel();
-                let _ = tx.send(News::Done(Err(format!(
-                    "Cannot open {}: no thread could be started to read it ({e}). Close other programs and try \
-                     again.",
-                    path.display()
-                ))));
+                let _ = tx.send(News::Done(Err(LoadError::Thread {
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                })));
                 rx
             }
         };
@@ -194,11 +244,7 @@ impl PgnLoad {
                 }
                 Err(TryRecvError::Empty) => return out,
                 Err(TryRecvError::Disconnected) => {
-                    out.done = Some(Err(format!(
-                        "Cannot read {}: the reading thread stopped unexpectedly. Try again, or check the file \
-                         with `mavboard pgn check`.",
-                        self.path.display()
-                    )));
+                    out.done = Some(Err(LoadError::Vanished { path: self.path.clone() }));
                     return out;
                 }
             }
@@ -219,10 +265,9 @@ impl Drop for PgnLoad {
 
 /// Indexes and checks the file (on the loader thread), sending its games in batches, with the app's
 /// messages for what goes wrong.
-fn index_file(path: &Path, progress: &LoadProgress, wake: &Wake, tx: &Sender<News>) -> Result<(), String> {
-    let shown = path.display();
+fn index_file(path: &Path, progress: &LoadProgress, wake: &Wake, tx: &Sender<News>) -> Result<(), LoadError> {
     let file = std::fs::File::open(path)
-        .map_err(|e| format!("Cannot open {shown}: {e}. Check the path and the file's permissions."))?;
+        .map_err(|e| LoadError::Open { path: path.to_path_buf(), reason: e.to_string() })?;
     let size = file.metadata().map_or(0, |m| m.len());
     let check = size <= EARLY_LIST_BYTES;
     progress.bytes_total.store(size, Ordering::Relaxed);
@@ -271,10 +316,8 @@ fn index_file(path: &Path, progress: &LoadProgress, wake: &Wake, tx: &Sender<New
             Ok(())
         }
         // A stopped load's answer is never read; the message only fills the slot.
-        Err(IndexError::Stopped) => Err(format!("Opening {shown} was replaced by a newer one.")),
-        Err(e) => Err(format!(
-            "{shown} could not be read to the end ({e}); the games before that point are listed. Check the file."
-        )),
+        Err(IndexError::Stopped) => Err(LoadError::Replaced { path: path.to_path_buf() }),
+        Err(e) => Err(LoadError::Stopped { path: path.to_path_buf(), reason: e.to_string() }),
     }
 }
 
@@ -283,7 +326,7 @@ mod tests {
     use super::*;
 
     /// Waits for the load to finish and returns its whole list.
-    fn wait(load: &mut PgnLoad) -> Result<GameList, String> {
+    fn wait(load: &mut PgnLoad) -> Result<GameList, LoadError> {
         let start = Instant::now();
         let mut list = load.list.take().expect("not handed over");
         loop {
@@ -323,13 +366,20 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
         let second = list.game(2).expect("a small file's games are kept in memory");
         assert_eq!(second.mainline().count(), 1);
-        assert!(list.game(3).is_err_and(|e| e.contains("game 3")), "the broken game gives its error");
+        assert!(
+            list.game(3).is_err_and(|e| e.to_string().contains("game 3")),
+            "the broken game gives its error"
+        );
     }
 
     #[test]
     fn a_missing_file_is_an_error_naming_it() {
         let mut load = PgnLoad::start(Path::new("/nonexistent/mavboard/x.pgn"), Arc::new(|| {}));
         let err = wait(&mut load).expect_err("missing");
+        assert!(
+            matches!(&err, LoadError::Open { path, .. } if path == Path::new("/nonexistent/mavboard/x.pgn"))
+        );
+        let err = err.to_string();
         assert!(
             err.contains("Cannot open /nonexistent/mavboard/x.pgn") && err.contains("Check the path"),
             "{err}"

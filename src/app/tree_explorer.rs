@@ -16,7 +16,7 @@ pub struct ExplorerState {
     /// Expanded nodes.
     pub expanded: BTreeSet<TreePath>,
     /// Children of expanded nodes, most visited first, or why the engine has none.
-    pub children: HashMap<TreePath, Result<Vec<MoveStats>, String>>,
+    pub children: HashMap<TreePath, Result<Vec<MoveStats>, crate::engine::ExploreError>>,
 }
 
 impl ExplorerState {
@@ -34,7 +34,7 @@ impl ExplorerState {
     }
 
     /// Takes the engine's answer for `path` (ignored when the node was collapsed meanwhile).
-    pub fn accept(&mut self, path: TreePath, children: Result<Vec<MoveStats>, String>) {
+    pub fn accept(&mut self, path: TreePath, children: Result<Vec<MoveStats>, crate::engine::ExploreError>) {
         if self.expanded.contains(&path) {
             self.children.insert(path, children);
         }

@@ -70,7 +70,7 @@ impl UciPanel {
                     match locate_stockfish(settings.path.as_deref()) {
                         Ok(path) => match UciAnalysis::start(path, Arc::new(repaint)) {
                             Ok(link) => self.link = Some(link),
-                            Err(e) => self.fail(e),
+                            Err(e) => self.fail(format!("could not start the UCI engine thread: {e}")),
                         },
                         Err(e) => self.fail(format!(
                             "{e}. In the app, type the engine's path in the Engine path field of this panel."

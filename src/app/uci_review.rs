@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use crossbeam_channel::{Receiver, unbounded};
 use serde::{Deserialize, Serialize};
 
+use super::error::AppError;
 use crate::engine::Repaint;
 use crate::game::GameState;
 use crate::game::chess::ChessState;
@@ -114,7 +115,7 @@ enum Message {
     /// Positions judged so far.
     Progress(usize),
     /// Every answer, and the judge in words; or why the engine could not judge.
-    Done(Result<(Vec<Answer>, String), String>),
+    Done(Result<(Vec<Answer>, String), AppError>),
 }
 
 /// The UCI judge at work on one game's positions, on its own thread.
@@ -138,7 +139,7 @@ impl JudgeRun {
         depth: u32,
         requests: Vec<EvalRequest<ChessState>>,
         repaint: Repaint,
-    ) -> Result<JudgeRun, String> {
+    ) -> Result<JudgeRun, AppError> {
         let (tx, rx) = unbounded();
         let total = requests.len();
         let work = requests.clone();
@@ -151,7 +152,7 @@ impl JudgeRun {
                 };
                 let mut judge = match EngineJudge::start(&path, SearchLimits::depth(depth.max(1))) {
                     Ok(j) => j,
-                    Err(e) => return send(Message::Done(Err(e.to_string()))),
+                    Err(e) => return send(Message::Done(Err(AppError::Judge { reason: e.to_string() }))),
                 };
                 let mut answers = Vec::with_capacity(work.len());
                 for request in &work {
@@ -160,12 +161,12 @@ impl JudgeRun {
                 }
                 send(Message::Done(Ok((answers, judge.describe()))));
             })
-            .map_err(|e| format!("could not start the review engine's thread: {e}"))?;
+            .map_err(|e| AppError::thread("the review engine", &e))?;
         Ok(JudgeRun { rx, progress: (0, total), requests })
     }
 
     /// Takes the thread's news: the judged answers once every position is in, or why it failed.
-    pub fn poll(&mut self) -> Option<Result<JudgedAnswers, String>> {
+    pub fn poll(&mut self) -> Option<Result<JudgedAnswers, AppError>> {
         let mut out = None;
         while let Ok(m) = self.rx.try_recv() {
             match m {

@@ -54,7 +54,7 @@ pub fn read_move_list(size: u32, swap: bool, text: &str) -> anyhow::Result<HexRe
         s = s.play(a).with_context(|| format!("move {}", i + 1))?;
         moves.push(a);
     }
-    HexRecord::new(size, swap, &moves).map_err(anyhow::Error::msg)
+    Ok(HexRecord::new(size, swap, &moves)?)
 }
 
 fn exact_fits(s: &HexState) -> bool {

@@ -7,7 +7,7 @@ use mavboard::engine::{EngineConfig, EvaluatorBox, EvaluatorFactory, FactoryErro
 use mavboard::inference::device::SessionThreads;
 use mavboard::inference::material::MaterialEvaluator;
 use mavboard::inference::onnx::session::SessionOptions;
-use mavboard::uci_server::{FactoryBuilder, ModelChoice, serve};
+use mavboard::uci_server::{FactoryBuilder, ModelChoice, NoModelSet, serve};
 
 /// Arguments of `mavboard uci`.
 #[derive(Debug, clap::Args)]
@@ -30,14 +30,12 @@ fn load_model(path: &Path, options: &SessionOptions) -> Result<EvaluatorBox, Fac
 }
 
 fn builder(mock: bool, ort_lib: Option<PathBuf>) -> FactoryBuilder {
-    Box::new(move |choice: &ModelChoice| -> Result<EvaluatorFactory, String> {
+    Box::new(move |choice: &ModelChoice| -> Result<EvaluatorFactory, NoModelSet> {
         if mock {
             return Ok(Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox)));
         }
         let Some(path) = choice.model.clone() else {
-            return Err("no model is set: start with `mavboard uci --model DIR`, send `setoption name \
-                        ModelPath value DIR`, or use `mavboard uci --mock`"
-                .to_owned());
+            return Err(NoModelSet);
         };
         let options = SessionOptions {
             ort_lib: ort_lib.clone(),

@@ -179,10 +179,29 @@ pub enum Event<S: GameState = ChessState> {
         path: Vec<String>,
         /// The children's statistics, most visited first, or why there are none (no tree, or the path
         /// leaves the tree).
-        children: Result<Vec<MoveStats>, String>,
+        children: Result<Vec<MoveStats>, ExploreError>,
     },
     /// Something failed; the engine goes on serving.
     Error(EngineError),
+}
+
+/// Why the search tree's explorer got no children for a path.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExploreError {
+    /// No search has built a tree from the position.
+    #[error("no search has run from this position yet")]
+    NoTree,
+    /// A move of the path cannot be played where it stands.
+    #[error("{text} is not a legal move there: {reason}")]
+    IllegalMove {
+        /// The move as given.
+        text: String,
+        /// Why it cannot be played.
+        reason: crate::game::ActionError,
+    },
+    /// The path leaves the tree.
+    #[error(transparent)]
+    Tree(#[from] SearchError),
 }
 
 /// What can go wrong in the engine (reported as [`Event::Error`]).

@@ -13,8 +13,8 @@ use crossbeam_channel::{Receiver, Sender, never, select};
 use super::api::{
     Command, EngineConfig, EngineError, EvaluatorFactory, Event, FactoryError, GoLimits, Repaint,
 };
-use super::api::{EvaluatorBox, SearchReport};
-use super::pool::{Done, JobError, Pool};
+use super::api::{EvaluatorBox, ExploreError, SearchReport};
+use super::pool::{Done, JobError, Pool, PoolError};
 use super::position::GamePosition;
 use crate::inference::cache::{CacheKey, ResultCache};
 use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult};
@@ -25,7 +25,7 @@ use crate::search::mcts::{Completion, Mcts, MctsParams, Ticket};
 type EvalJob<S> = Vec<EvalRequest<S>>;
 type EvalOut<S> = Vec<Result<EvalResult<S>, EvalError>>;
 type EvalPool<S> = Pool<EvalJob<S>, EvalOut<S>, FactoryError>;
-type LoadResult<S> = (u64, Result<EvalPool<S>, String>);
+type LoadResult<S> = (u64, Result<EvalPool<S>, PoolError<FactoryError>>);
 
 /// Batches selected in one go without sending any evaluation (only terminal visits or cached answers)
 /// before the thread checks its channels again.
@@ -328,7 +328,7 @@ impl<S: MavState> Controller<S> {
     /// Answers a [`Command::Explore`] from the search tree as it is now.
     fn explore(&self, tag: u64, path: Vec<String>) {
         let Some(tree) = self.tree.as_ref() else {
-            let children = Err("no search has run from this position yet".to_owned());
+            let children = Err(ExploreError::NoTree);
             return self.emit(Event::Explored { tag, root: None, path, children });
         };
         let mut here = tree.root_state().clone();
@@ -341,7 +341,7 @@ impl<S: MavState> Controller<S> {
                     here = next;
                 }
                 Err(e) => {
-                    bad = Some(format!("{text} is not a legal move there: {e}"));
+                    bad = Some(ExploreError::IllegalMove { text: text.clone(), reason: e });
                     break;
                 }
             }
@@ -354,7 +354,7 @@ impl<S: MavState> Controller<S> {
                     c.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
                     c
                 })
-                .map_err(|e| e.to_string()),
+                .map_err(ExploreError::from),
         };
         self.emit(Event::Explored { tag, root: Some(tree.root_state().to_text()), path, children });
     }
@@ -673,8 +673,7 @@ impl<S: MavState> Controller<S> {
                 workers,
                 move |w| factory(w),
                 |evaluator: &mut EvaluatorBox<S>, requests: EvalJob<S>| Ok(evaluator.evaluate(&requests)),
-            )
-            .map_err(|e| e.to_string());
+            );
             // The engine may have quit meanwhile; the pool is then dropped here.
             let _ = tx.send((generation, pool));
         });
@@ -684,7 +683,7 @@ impl<S: MavState> Controller<S> {
         }
     }
 
-    fn loaded(&mut self, generation: u64, result: Result<EvalPool<S>, String>) {
+    fn loaded(&mut self, generation: u64, result: Result<EvalPool<S>, PoolError<FactoryError>>) {
         if generation != self.load_generation {
             if let Ok(pool) = result {
                 retire(pool);
@@ -722,7 +721,7 @@ impl<S: MavState> Controller<S> {
                 }
             }
             Err(e) => {
-                self.error(EngineError::Load(e.clone()));
+                self.error(EngineError::Load(e.to_string()));
                 self.cancel_pending();
                 for (tag, requests) in std::mem::take(&mut self.pending_evals) {
                     let why = format!("the model could not be loaded: {e}");

@@ -14,7 +14,27 @@ use crate::game::chess::ChessState;
 use crate::inference::complete::{TraceModel, open_trace_model_for};
 use crate::inference::onnx::SessionOptions;
 use crate::mav::state::MavState;
-use crate::search::internal::{InternalConfig, InternalReport, run_internal};
+use crate::search::internal::{InternalConfig, InternalError, InternalReport, run_internal};
+
+/// Why an internal-search run gave no report.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InternalRunError {
+    /// The run's model could not be opened.
+    #[error("could not open the model: {0}")]
+    Model(String),
+    /// The search itself failed.
+    #[error(transparent)]
+    Search(#[from] InternalError),
+    /// The search panicked (the message of the panic).
+    #[error("the internal search crashed: {0}")]
+    Panicked(String),
+    /// The run's thread could not be started.
+    #[error("could not start the internal-search thread: {0}")]
+    Thread(String),
+    /// The run's thread ended without sending its result.
+    #[error("the internal-search thread ended without a result")]
+    Vanished,
+}
 
 /// Where a run over `S` positions (chess unless said otherwise) gets its model.
 pub enum InternalSource<S: GameState = ChessState> {
@@ -59,7 +79,7 @@ impl<S: GameState> std::fmt::Debug for InternalSource<S> {
 /// A run in progress; its report (or why it failed) arrives once.
 #[derive(Debug)]
 pub struct InternalRun {
-    rx: Receiver<Result<InternalReport, String>>,
+    rx: Receiver<Result<InternalReport, InternalRunError>>,
 }
 
 impl InternalRun {
@@ -69,7 +89,7 @@ impl InternalRun {
         root: S,
         config: InternalConfig,
         repaint: Repaint,
-    ) -> Result<InternalRun, String> {
+    ) -> Result<InternalRun, InternalRunError> {
         let (tx, rx) = bounded(1);
         super::detached::spawn("mavboard-internal-search", move || {
             let outcome =
@@ -80,24 +100,22 @@ impl InternalRun {
                             .cloned()
                             .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
                             .unwrap_or_else(|| "unknown panic".to_owned());
-                        Err(format!("the internal search crashed: {why}"))
+                        Err(InternalRunError::Panicked(why))
                     });
             let _ = tx.send(outcome);
             repaint();
         })
-        .map_err(|e| format!("could not start the internal-search thread: {e}"))?;
+        .map_err(|e| InternalRunError::Thread(e.to_string()))?;
         Ok(InternalRun { rx })
     }
 
     /// The result, once it has arrived (`None` while the run goes on). A run whose thread vanished
     /// reports an error.
-    pub fn try_result(&self) -> Option<Result<InternalReport, String>> {
+    pub fn try_result(&self) -> Option<Result<InternalReport, InternalRunError>> {
         match self.rx.try_recv() {
             Ok(r) => Some(r),
             Err(crossbeam_channel::TryRecvError::Empty) => None,
-            Err(crossbeam_channel::TryRecvError::Disconnected) => {
-                Some(Err("the internal-search thread ended without a result".to_owned()))
-            }
+            Err(crossbeam_channel::TryRecvError::Disconnected) => Some(Err(InternalRunError::Vanished)),
         }
     }
 }
@@ -106,17 +124,17 @@ fn run_once<S: MavState>(
     source: &InternalSource<S>,
     root: S,
     config: &InternalConfig,
-) -> Result<InternalReport, String> {
+) -> Result<InternalReport, InternalRunError> {
     let mut model = match source {
         InternalSource::Package { dir, options } => {
             open_trace_model_for::<S>(dir, options, root.kind())
-                .map_err(|e| format!("could not open the model: {e}"))?
+                .map_err(|e| InternalRunError::Model(e.to_string()))?
                 .0
         }
         InternalSource::Factory { factory, why } => TraceModel::ValuesOnly(
-            factory(0).map_err(|e| format!("could not open the model: {e}"))?,
+            factory(0).map_err(|e| InternalRunError::Model(e.to_string()))?,
             why.clone(),
         ),
     };
-    run_internal(&mut model, root, config).map_err(|e| e.to_string())
+    Ok(run_internal(&mut model, root, config)?)
 }

@@ -24,8 +24,8 @@ pub mod position;
 pub mod uci_analysis;
 
 pub use api::{
-    Command, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, FactoryError, GoLimits,
-    Repaint, SearchReport,
+    Command, EngineConfig, EngineError, EvaluatorBox, EvaluatorFactory, Event, ExploreError, FactoryError,
+    GoLimits, Repaint, SearchReport,
 };
 pub use handle::{ChessEngine, Engine};
 pub use position::GamePosition;

@@ -67,20 +67,17 @@ impl std::fmt::Debug for UciAnalysis {
 impl UciAnalysis {
     /// Starts the thread for the engine at `path` (the process starts with the first request, on the
     /// thread, so this never waits for it). `repaint` is called after each snapshot.
-    pub fn start(path: PathBuf, repaint: Repaint) -> Result<UciAnalysis, String> {
+    pub fn start(path: PathBuf, repaint: Repaint) -> Result<UciAnalysis, std::io::Error> {
         let (tx, rx) = unbounded();
         let (snap_tx, snapshots) = unbounded();
         let (done_tx, done) = crossbeam_channel::bounded(1);
-        std::thread::Builder::new()
-            .name("mavboard-uci-analysis".into())
-            .spawn(move || {
-                let mut worker = Worker { path, engine: None, rx, out: snap_tx, repaint, options: None };
-                worker.run();
-                // Quit (or kill) the engine before saying the thread is done.
-                drop(worker);
-                let _ = done_tx.send(());
-            })
-            .map_err(|e| format!("could not start the UCI engine thread: {e}"))?;
+        std::thread::Builder::new().name("mavboard-uci-analysis".into()).spawn(move || {
+            let mut worker = Worker { path, engine: None, rx, out: snap_tx, repaint, options: None };
+            worker.run();
+            // Quit (or kill) the engine before saying the thread is done.
+            drop(worker);
+            let _ = done_tx.send(());
+        })?;
         Ok(UciAnalysis { tx, snapshots, done })
     }
 

@@ -46,6 +46,17 @@ pub enum PuzzleError {
     },
 }
 
+/// A puzzle whose own line cannot be played (a bad FEN, an illegal move, too few moves), or a chooser's
+/// move that is not legal; it names the puzzle.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("puzzle {id}: {problem}")]
+pub struct BrokenPuzzle {
+    /// The puzzle's id.
+    pub id: String,
+    /// What cannot be played, and why.
+    pub problem: String,
+}
+
 /// Reads a puzzle CSV: the Lichess puzzle database's (`PuzzleId,FEN,Moves,Rating,…`; a header line starting
 /// with `PuzzleId` is skipped), or the searchless-chess authors' `puzzles.csv` (their `data/download.sh`),
 /// recognised by a `PGN` column in its header: each puzzle is the game up to the puzzle, whose final
@@ -183,24 +194,24 @@ impl PuzzleOutcome {
 
 impl Puzzle {
     /// An error message that names the puzzle.
-    fn named(&self, e: impl std::fmt::Display) -> String {
-        format!("puzzle {}: {e}", self.id)
+    fn named(&self, e: impl std::fmt::Display) -> BrokenPuzzle {
+        BrokenPuzzle { id: self.id.clone(), problem: e.to_string() }
     }
 
     /// The position the puzzle starts from (before the opponent's move); an error names the puzzle.
-    fn start(&self) -> Result<ChessState, String> {
+    fn start(&self) -> Result<ChessState, BrokenPuzzle> {
         ChessState::from_fen(&self.fen).map_err(|e| self.named(e))
     }
 
     /// Plays the solution's move `text` in `state`; an error names the puzzle.
-    fn play(&self, state: &ChessState, text: &str) -> Result<ChessState, String> {
+    fn play(&self, state: &ChessState, text: &str) -> Result<ChessState, BrokenPuzzle> {
         let a = state.parse_action(text).map_err(|e| self.named(e))?;
         state.play(a).map_err(|e| self.named(e))
     }
 
     /// Replays the whole solution: an error names the puzzle and its first unplayable move (or a missing
     /// solver move), so a broken line is found before any chooser is measured on it.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), BrokenPuzzle> {
         if self.moves.len() < 2 {
             return Err(self.named("it needs the opponent's move and at least one solver move"));
         }
@@ -217,7 +228,7 @@ impl Puzzle {
 pub fn solve<E>(
     p: &Puzzle,
     mut choose: impl FnMut(&ChessState) -> Result<Option<shakmaty::Move>, E>,
-) -> Result<Result<PuzzleOutcome, E>, String> {
+) -> Result<Result<PuzzleOutcome, E>, BrokenPuzzle> {
     let mut state = p.start()?;
     let first = p.moves.first().ok_or_else(|| p.named("it has no moves"))?;
     state = p.play(&state, first)?;
@@ -309,7 +320,8 @@ mod tests {
         let mut broken = ps[0].clone();
         broken.moves[3] = "a1a1".into();
         let why = broken.check().expect_err("an illegal solution move");
-        assert!(why.contains(&broken.id) && why.contains("a1a1"), "{why}");
+        assert_eq!(why.id, broken.id);
+        assert!(why.to_string().contains("a1a1"), "{why}");
         broken.moves.clear();
         assert!(broken.check().is_err());
         assert!(

@@ -106,8 +106,8 @@ pub enum PuzzleEvalError {
     #[error("the search could not run on a puzzle position: {0}")]
     Search(SearchError),
     /// The chooser played a move that is not legal (a bug in the model layer, not a miss).
-    #[error("{0}")]
-    IllegalChoice(String),
+    #[error(transparent)]
+    IllegalChoice(crate::eval::puzzles::BrokenPuzzle),
 }
 
 /// Measures on puzzles.
@@ -428,7 +428,7 @@ pub fn eval_puzzles(
     for (n, p) in puzzles.iter().enumerate() {
         if let Err(why) = p.check() {
             m.skipped += 1;
-            m.skipped_why.get_or_insert(why);
+            m.skipped_why.get_or_insert(why.to_string());
             progress(n as u64 + 1);
             continue;
         }

@@ -16,15 +16,14 @@ use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
 use super::screen::{Screened, expect_shape, screen_one_pass};
-use crate::game::chess::ChessState;
 use crate::game::{GameKind, GameState};
 use crate::mav::buckets::{Buckets, ValueDistribution};
 use crate::mav::searchless::{STATE_LEN, tokenize_fen};
 use crate::model::{ModelError, ModelPackage};
 
 /// The games an action-value model values: chess, standard or Chess960 (the FEN carries the castling
-/// rights either way).
-const GAMES: [GameKind; 2] = [GameKind::Chess, GameKind::Chess960];
+/// rights either way). Requests of any other game are refused by name.
+pub const GAMES: [GameKind; 2] = [GameKind::Chess, GameKind::Chess960];
 
 /// An `action-value` model on one backend (an ONNX Runtime session or a server).
 #[derive(Debug)]
@@ -90,13 +89,12 @@ impl ActionValueEvaluator {
     }
 }
 
-impl Evaluator<ChessState> for ActionValueEvaluator {
-    fn evaluate(
-        &mut self,
-        requests: &[EvalRequest<ChessState>],
-    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+/// Generic over the game so that one loader serves every game: the input is the position's text (a FEN
+/// for chess) and the moves' text (UCI), and requests of a game outside [`GAMES`] are refused by name.
+impl<S: GameState> Evaluator<S> for ActionValueEvaluator {
+    fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
         let queued = Instant::now();
-        let mut out: Vec<Option<Result<EvalResult<ChessState>, EvalError>>> = vec![None; requests.len()];
+        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = vec![None; requests.len()];
         // (request, its legal moves, first row in the batch).
         let mut jobs = Vec::new();
         let mut rows: Vec<Vec<u32>> = Vec::new();
@@ -231,6 +229,8 @@ pub(crate) fn checked_actions(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::chess::ChessState;
+    use crate::game::connect_four::ConnectFourState;
     use crate::inference::screen::Screened;
 
     #[test]
@@ -238,6 +238,21 @@ mod tests {
         for state in [ChessState::startpos(), ChessState::chess960(0).expect("position 0")] {
             let screened = screen_one_pass(&EvalRequest::values(state), "action-value", &GAMES);
             assert!(matches!(screened, Screened::Moves(m) if !m.is_empty()));
+        }
+    }
+
+    #[test]
+    fn another_game_is_refused_by_name_before_any_tokenizing() {
+        let request = EvalRequest::values(ConnectFourState::default());
+        match screen_one_pass(&request, "action-value", &GAMES) {
+            Screened::Answered(Err(e)) => {
+                assert!(
+                    e.to_string().contains("connect_four")
+                        && e.to_string().contains("trained on chess, chess960 only"),
+                    "{e}"
+                )
+            }
+            _ => panic!("a Connect Four position must be refused by the action-value format"),
         }
     }
 }

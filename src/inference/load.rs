@@ -84,7 +84,8 @@ fn open_backend(
 }
 
 /// Opens an evaluator of `S` positions on an opened package. An `action-value` package is chess-only: it
-/// opens for [`ChessState`] and is refused for any other state type. A package with a mav.json `remote`
+/// opens for the games of [`super::action_value::GAMES`] and is refused for any other game (its evaluator
+/// is generic, and screens each request's game too). A package with a mav.json `remote`
 /// section runs on its server (mav-encoder and action-value formats).
 pub(crate) fn build<S: MavState>(
     package: &ModelPackage,
@@ -107,10 +108,11 @@ pub(crate) fn build<S: MavState>(
             Ok((Box::new(e), status))
         }
         ModelFormat::ActionValue => {
-            let refuse =
-                || LoadError::FormatNotForGame { format: package.manifest.format.name(), game: game.name() };
-            if std::any::TypeId::of::<S>() != std::any::TypeId::of::<ChessState>() {
-                return Err(refuse());
+            if !super::action_value::GAMES.contains(&game) {
+                return Err(LoadError::FormatNotForGame {
+                    format: package.manifest.format.name(),
+                    game: game.name(),
+                });
             }
             let e = if package.manifest.remote.is_some() {
                 let backend = open_backend(package, options)?;
@@ -119,17 +121,7 @@ pub(crate) fn build<S: MavState>(
                 super::action_value::ActionValueEvaluator::open(package, options)?
             };
             let status = e.status().clone();
-            let chess: Box<dyn Evaluator<ChessState> + Send> = Box::new(e);
-            // `S` is `ChessState` exactly when this downcast succeeds (the same type): no game-specific
-            // loader needed for the one chess-only format.
-            let any: Box<dyn std::any::Any> = Box::new(chess);
-            match any.downcast::<Box<dyn Evaluator<S> + Send>>() {
-                Ok(e) => Ok((*e, status)),
-                Err(_) => Err(LoadError::FormatNotForGame {
-                    format: package.manifest.format.name(),
-                    game: game.name(),
-                }),
-            }
+            Ok((Box::new(e), status))
         }
     }
 }

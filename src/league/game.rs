@@ -248,7 +248,7 @@ impl LeagueGame for HexState {
     ) -> Result<String, LeagueError> {
         let all = whole_game(opening, game);
         let mut record = HexRecord::new(opening.state.size(), opening.state.swap_rule(), &all)
-            .map_err(|why| LeagueError::Agent { agent: "sgf".into(), why })?;
+            .map_err(|e| LeagueError::Agent { agent: "sgf".into(), why: e.to_string() })?;
         let result = match game.result {
             GameResult::WhiteWins => "B+",
             GameResult::BlackWins => "W+",

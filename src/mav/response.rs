@@ -135,12 +135,14 @@ impl<S: MavState> ParsedResponse<S> {
     }
 }
 
+/// A line of a model's output that is not `[%command payload]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a line must look like `[%command payload]`")]
+pub struct NotACommandLine;
+
 /// Splits `[%cmd payload]` into the command word and the payload (empty when there is none).
-pub fn split_line(line: &str) -> Result<(&str, &str), String> {
-    let inner = line
-        .strip_prefix('[')
-        .and_then(|l| l.strip_suffix(']'))
-        .ok_or_else(|| "a line must look like `[%command payload]`".to_owned())?;
+pub fn split_line(line: &str) -> Result<(&str, &str), NotACommandLine> {
+    let inner = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')).ok_or(NotACommandLine)?;
     Ok(inner.split_once(' ').unwrap_or((inner, "")))
 }
 
@@ -188,8 +190,8 @@ pub fn parse_response<S: MavState>(
         }
         let (word, payload) = match split_line(raw) {
             Ok(x) => x,
-            Err(reason) => {
-                cx.report(ln, 1, None, HallucinationKind::MalformedLine { reason });
+            Err(e) => {
+                cx.report(ln, 1, None, HallucinationKind::MalformedLine { reason: e.to_string() });
                 continue;
             }
         };

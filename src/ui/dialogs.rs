@@ -210,16 +210,19 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
                             }
                         }
                         Err(err) => {
+                            let err = err.to_string();
                             row.col(|ui| {
                                 ui.label(e.number.to_string());
                             });
                             row.col(|ui| {
                                 ui.colored_label(ui.visuals().error_fg_color, "cannot be read")
-                                    .on_hover_text(err);
+                                    .on_hover_text(&err);
                             });
                             row.col(|ui| {
-                                ui.label(egui::RichText::new(err).small().color(ui.visuals().error_fg_color))
-                                    .on_hover_text(err);
+                                ui.label(
+                                    egui::RichText::new(&err).small().color(ui.visuals().error_fg_color),
+                                )
+                                .on_hover_text(&err);
                             });
                             for _ in 0..columns - 3 {
                                 row.col(|_| {});
@@ -304,7 +307,7 @@ fn review_cells_ui(
         }
         Some(Err(why)) => {
             row.col(|ui| {
-                ui.colored_label(ui.visuals().error_fg_color, "failed").on_hover_text(why);
+                ui.colored_label(ui.visuals().error_fg_color, "failed").on_hover_text(why.to_string());
             });
             row.col(|_| {});
         }

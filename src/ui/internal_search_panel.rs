@@ -192,7 +192,7 @@ pub fn internal_controls_ui(
 pub fn internal_result_ui(
     ui: &mut egui::Ui,
     position: &str,
-    result: Option<&Result<InternalReport, String>>,
+    result: Option<&Result<InternalReport, crate::app::game_link::LinkError>>,
 ) {
     match result {
         None => {
@@ -201,7 +201,7 @@ pub fn internal_result_ui(
             );
         }
         Some(Err(e)) => {
-            ui.colored_label(ui.visuals().error_fg_color, e);
+            ui.colored_label(ui.visuals().error_fg_color, e.to_string());
         }
         Some(Ok(r)) => report_ui(ui, position, r),
     }

@@ -37,9 +37,21 @@ pub fn default_tree() -> Tree<Section> {
     Tree::new(egui::Id::unique("analysis_panes"), root, tiles)
 }
 
+/// Why a saved panel layout is not used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// The text is not a layout.
+    #[error("unreadable layout: {0}")]
+    Unreadable(String),
+    /// A section is missing or shown twice.
+    #[error("the layout does not hold the section {0} exactly once")]
+    Section(&'static str),
+}
+
 /// The layout in `text` (the settings), checked to hold every section exactly once; else why not.
-pub fn tree_from_text(text: &str) -> Result<Tree<Section>, String> {
-    let tree: Tree<Section> = serde_json::from_str(text).map_err(|e| format!("unreadable layout: {e}"))?;
+pub fn tree_from_text(text: &str) -> Result<Tree<Section>, LayoutError> {
+    let tree: Tree<Section> =
+        serde_json::from_str(text).map_err(|e| LayoutError::Unreadable(e.to_string()))?;
     let mut count: BTreeMap<Section, usize> = BTreeMap::new();
     for tile in tree.tiles.tiles() {
         if let Tile::Pane(s) = tile {
@@ -47,7 +59,7 @@ pub fn tree_from_text(text: &str) -> Result<Tree<Section>, String> {
         }
     }
     match SECTIONS.iter().find(|r| count.get(&r.section) != Some(&1)) {
-        Some(r) => Err(format!("the layout does not hold the section {} exactly once", r.title)),
+        Some(r) => Err(LayoutError::Section(r.title)),
         None => Ok(tree),
     }
 }
@@ -162,7 +174,7 @@ mod tests {
         tree.tiles.remove(inside.expect("the default has Inside"));
         let text = serde_json::to_string(&tree).expect("serializes");
         let e = tree_from_text(&text).expect_err("refused");
-        assert!(e.contains("Inside the model"), "{e}");
-        assert!(tree_from_text("{not json").expect_err("refused").contains("unreadable"));
+        assert_eq!(e, LayoutError::Section("Inside the model"));
+        assert!(matches!(tree_from_text("{not json"), Err(LayoutError::Unreadable(_))));
     }
 }

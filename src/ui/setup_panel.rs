@@ -8,16 +8,30 @@ use crate::app::state::AppState;
 use crate::game::chess::{CHESS960_POSITIONS, STANDARD_CHESS960};
 use crate::ui::UiState;
 
+/// Why the text typed is not a Chess960 position number.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Chess960NumberError {
+    /// A number past the last position.
+    #[error(
+        "{0} is not a Chess960 position number: use 0 to 959 ({STANDARD_CHESS960} is the standard array)"
+    )]
+    OutOfRange(u32),
+    /// Nothing typed.
+    #[error("Type a Chess960 position number from 0 to 959")]
+    Empty,
+    /// Not a whole number.
+    #[error("'{0}' is not a number: type a Chess960 position number from 0 to 959")]
+    NotANumber(String),
+}
+
 /// Reads a Chess960 number typed by the user.
-pub fn parse_chess960_number(text: &str) -> Result<u32, String> {
+pub fn parse_chess960_number(text: &str) -> Result<u32, Chess960NumberError> {
     let t = text.trim();
     match t.parse::<u32>() {
         Ok(n) if n < CHESS960_POSITIONS => Ok(n),
-        Ok(n) => Err(format!(
-            "{n} is not a Chess960 position number: use 0 to 959 ({STANDARD_CHESS960} is the standard array)"
-        )),
-        Err(_) if t.is_empty() => Err("Type a Chess960 position number from 0 to 959".to_owned()),
-        Err(_) => Err(format!("'{t}' is not a number: type a Chess960 position number from 0 to 959")),
+        Ok(n) => Err(Chess960NumberError::OutOfRange(n)),
+        Err(_) if t.is_empty() => Err(Chess960NumberError::Empty),
+        Err(_) => Err(Chess960NumberError::NotANumber(t.to_owned())),
     }
 }
 
@@ -62,7 +76,7 @@ pub fn setup_panel_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiStat
         if ui.button("Set Chess960").clicked() {
             match parse_chess960_number(&ui_state.chess960_input) {
                 Ok(n) => out.push(Command::Doc(DocCommand::NewChess960(n))),
-                Err(e) => out.push(Command::View(ViewCommand::ShowError(e))),
+                Err(e) => out.push(Command::View(ViewCommand::ShowError(e.to_string()))),
             }
         }
         if ui.button("Random Chess960").clicked() {
@@ -89,8 +103,9 @@ mod tests {
     fn chess960_numbers() {
         assert_eq!(parse_chess960_number(" 518 "), Ok(518));
         assert_eq!(parse_chess960_number("0"), Ok(0));
-        assert!(parse_chess960_number("960").expect_err("range").contains("0 to 959"));
-        assert!(parse_chess960_number("abc").expect_err("not a number").contains("not a number"));
-        assert!(parse_chess960_number("").is_err());
+        assert_eq!(parse_chess960_number("960"), Err(Chess960NumberError::OutOfRange(960)));
+        assert!(parse_chess960_number("960").expect_err("range").to_string().contains("use 0 to 959"));
+        assert_eq!(parse_chess960_number(" abc"), Err(Chess960NumberError::NotANumber("abc".into())));
+        assert_eq!(parse_chess960_number(" "), Err(Chess960NumberError::Empty));
     }
 }

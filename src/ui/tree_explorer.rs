@@ -83,7 +83,7 @@ pub fn tree_explorer_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             super::search_panel::stats_cells_ui(ui, m);
             ui.end_row();
             if expanded && let Some(Err(why)) = state.analysis.explorer.children.get(&row.path) {
-                ui.colored_label(ui.visuals().warn_fg_color, why);
+                ui.colored_label(ui.visuals().warn_fg_color, why.to_string());
                 ui.end_row();
             }
         }

@@ -18,6 +18,23 @@ pub const FORMAT: &str = "mavboard-journal";
 /// The version of the journal format this build writes and reads.
 pub const VERSION: u32 = 1;
 
+/// Why a journal's text is not an entry this build can restore.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Read(String),
+    /// The text is not the journal's JSON (cut short, or another JSON).
+    #[error("{0}")]
+    Json(String),
+    /// Another program's file.
+    #[error("it is not a mavboard journal (format \"{0}\")")]
+    Format(String),
+    /// A journal version this build does not know.
+    #[error("journal version {0} (this mavboard reads version {VERSION})")]
+    Version(u32),
+}
+
 /// What the UI thread hands to the journal: the unsaved parts of the document, copied.
 #[derive(Debug, Clone)]
 pub struct DocCopy {
@@ -102,13 +119,13 @@ impl JournalEntry {
     }
 
     /// Reads an entry from JSON text, refusing another format or a version this build does not know.
-    pub fn from_json(text: &str) -> Result<JournalEntry, String> {
-        let entry: JournalEntry = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub fn from_json(text: &str) -> Result<JournalEntry, EntryError> {
+        let entry: JournalEntry = serde_json::from_str(text).map_err(|e| EntryError::Json(e.to_string()))?;
         if entry.format != FORMAT {
-            return Err(format!("it is not a mavboard journal (format \"{}\")", entry.format));
+            return Err(EntryError::Format(entry.format));
         }
         if entry.version != VERSION {
-            return Err(format!("journal version {} (this mavboard reads version {VERSION})", entry.version));
+            return Err(EntryError::Version(entry.version));
         }
         Ok(entry)
     }
@@ -204,9 +221,15 @@ mod tests {
         let entry = JournalEntry::new(&DocCopy { chess: None, board: None }, 1, 1);
         let future = JournalEntry { version: VERSION + 1, ..entry.clone() };
         let e = JournalEntry::from_json(&future.to_json().expect("json")).expect_err("newer");
-        assert!(e.contains("version"), "{e}");
+        assert_eq!(e, EntryError::Version(VERSION + 1));
+        assert_eq!(
+            e.to_string(),
+            format!("journal version {} (this mavboard reads version {VERSION})", VERSION + 1)
+        );
         let other = JournalEntry { format: "x".into(), ..entry };
-        assert!(JournalEntry::from_json(&other.to_json().expect("json")).is_err());
-        assert!(JournalEntry::from_json("{\"format\": \"mavboard-jour").is_err(), "cut short");
+        let e = JournalEntry::from_json(&other.to_json().expect("json")).expect_err("another format");
+        assert_eq!(e.to_string(), "it is not a mavboard journal (format \"x\")");
+        let cut = JournalEntry::from_json("{\"format\": \"mavboard-jour").expect_err("cut short");
+        assert!(matches!(cut, EntryError::Json(_)), "{cut}");
     }
 }

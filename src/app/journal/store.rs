@@ -13,7 +13,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::entry::JournalEntry;
+use super::entry::{EntryError, JournalEntry};
 
 /// Why the journal could not be kept, read or removed.
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +48,7 @@ pub enum JournalError {
         /// Where it is now.
         kept: PathBuf,
         /// What is wrong with it.
-        reason: String,
+        reason: EntryError,
     },
     /// A journal could not be read and could not be moved aside either (it stays where it is).
     #[error(
@@ -59,7 +59,7 @@ pub enum JournalError {
         /// The journal.
         path: PathBuf,
         /// What is wrong with it.
-        reason: String,
+        reason: EntryError,
         /// Why it could not be moved aside.
         #[source]
         source: std::io::Error,
@@ -254,8 +254,8 @@ fn owner(path: &Path) -> Result<Owner, std::io::Error> {
 }
 
 /// Reads one journal file.
-pub fn read_journal(path: &Path) -> Result<JournalEntry, String> {
-    let text = fs::read_to_string(path).map_err(|e| e.to_string())?;
+pub fn read_journal(path: &Path) -> Result<JournalEntry, EntryError> {
+    let text = fs::read_to_string(path).map_err(|e| EntryError::Read(e.to_string()))?;
     JournalEntry::from_json(&text)
 }
 

@@ -45,12 +45,12 @@ impl AppState {
                     self.files.loading = None;
                 }
                 match error {
-                    Some(text) if list.entries.is_empty() => {
-                        self.view.messages.error(text);
+                    Some(e) if list.entries.is_empty() => {
+                        self.view.messages.error(e.to_string());
                     }
-                    Some(text) => {
+                    Some(e) => {
                         self.offer_file_list(list, path);
-                        self.view.messages.error(text);
+                        self.view.messages.error(e.to_string());
                     }
                     None => self.offer_file_list(list, path),
                 }
@@ -73,8 +73,8 @@ impl AppState {
         let (broken, total, source) = (list.broken(), list.entries.len(), list.source.clone());
         self.files.loading = None;
         match done {
-            Some(Err(text)) => {
-                self.view.messages.error(text);
+            Some(Err(e)) => {
+                self.view.messages.error(e.to_string());
             }
             _ if broken > 0 => {
                 self.view.messages.error(format!(

@@ -381,8 +381,12 @@ impl AppState {
     /// broken ones). Returns false, with an error message, when no game could be read.
     fn open_list(&mut self, list: GameList) -> bool {
         let Some(first) = list.first_good().map(|e| e.number) else {
-            let reasons: Vec<String> =
-                list.entries.iter().filter_map(|e| e.game.as_ref().err().cloned()).take(3).collect();
+            let reasons: Vec<String> = list
+                .entries
+                .iter()
+                .filter_map(|e| e.game.as_ref().err().map(ToString::to_string))
+                .take(3)
+                .collect();
             self.view.messages.error(if reasons.is_empty() {
                 format!("{}: no PGN game found. Check that it is a PGN file.", list.source)
             } else {

@@ -46,6 +46,22 @@ pub enum SgfError {
     },
 }
 
+/// Why moves do not make a Hex record.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// The board size cannot be played.
+    #[error(transparent)]
+    Size(#[from] PositionError),
+    /// A move cannot be played where it stands.
+    #[error("move {number}: {reason}")]
+    Move {
+        /// The move's number, from 1.
+        number: usize,
+        /// Why it cannot be played.
+        reason: crate::game::ActionError,
+    },
+}
+
 /// A Hex game read from (or to be written as) SGF.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HexRecord {
@@ -63,10 +79,10 @@ pub struct HexRecord {
 
 impl HexRecord {
     /// A record of `moves` played from the empty board, checked.
-    pub fn new(size: u32, swap_rule: bool, moves: &[HexAction]) -> Result<HexRecord, String> {
-        let mut s = HexState::new(size).map_err(|e| e.to_string())?.with_swap(swap_rule);
+    pub fn new(size: u32, swap_rule: bool, moves: &[HexAction]) -> Result<HexRecord, RecordError> {
+        let mut s = HexState::new(size)?.with_swap(swap_rule);
         for (i, &m) in moves.iter().enumerate() {
-            s = s.play(m).map_err(|e| format!("move {}: {e}", i + 1))?;
+            s = s.play(m).map_err(|reason| RecordError::Move { number: i + 1, reason })?;
         }
         Ok(HexRecord { size, swap_rule, moves: moves.to_vec(), resigned: None, properties: Vec::new() })
     }

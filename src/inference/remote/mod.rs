@@ -315,7 +315,7 @@ impl RemoteBackend {
         if status != 200 {
             return Err(RemoteError::Status { url, status, message: message(&bytes) });
         }
-        wire::read_outputs(&bytes, outputs, n).map_err(malformed)
+        wire::read_outputs(&bytes, outputs, n).map_err(|e| malformed(e.to_string()))
     }
 }
 

@@ -172,37 +172,97 @@ impl ModelMetadata {
     }
 }
 
+/// What is wrong with an inference answer's body (the caller names the server).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OutputError {
+    /// The body is not the protocol's response JSON.
+    #[error("not an inference response: {0}")]
+    NotAResponse(String),
+    /// An output asked for is missing.
+    #[error("no output {0}")]
+    Missing(String),
+    /// An output is not 32-bit floats.
+    #[error("output {name} is {datatype}, expected FP32")]
+    Datatype {
+        /// The output.
+        name: String,
+        /// Its data type as the server wrote it.
+        datatype: String,
+    },
+    /// An output's shape has a negative dimension.
+    #[error("output {name} has shape {shape:?}")]
+    NegativeShape {
+        /// The output.
+        name: String,
+        /// Its shape as the server wrote it.
+        shape: Vec<i64>,
+    },
+    /// An output does not have one row per request row.
+    #[error("output {name} has shape {shape:?}, expected {rows} rows")]
+    Rows {
+        /// The output.
+        name: String,
+        /// Its shape.
+        shape: Vec<usize>,
+        /// The rows asked for.
+        rows: usize,
+    },
+    /// An output holds NaN or an infinity.
+    #[error("output {name} holds {value} at index {index}, not a finite number")]
+    NotFinite {
+        /// The output.
+        name: String,
+        /// The number.
+        value: f32,
+        /// Where it is in the flat data.
+        index: usize,
+    },
+    /// An output's numbers do not fill its shape.
+    #[error("output {name} has {len} numbers, which do not fill shape {shape:?}")]
+    Fill {
+        /// The output.
+        name: String,
+        /// How many numbers it has.
+        len: usize,
+        /// Its shape.
+        shape: Vec<usize>,
+    },
+}
+
 /// Reads the body of an inference answer for a request over `rows` rows: the tensors named `outputs`, in
 /// that order, each FP32, with `rows` rows, finite numbers and as many numbers as its shape holds. The error
 /// says what is wrong (the caller names the server).
-pub fn read_outputs(body: &[u8], outputs: &[&str], rows: usize) -> Result<Vec<ArrayD<f32>>, String> {
+pub fn read_outputs(body: &[u8], outputs: &[&str], rows: usize) -> Result<Vec<ArrayD<f32>>, OutputError> {
     let response: InferResponse =
-        serde_json::from_slice(body).map_err(|e| format!("not an inference response: {e}"))?;
+        serde_json::from_slice(body).map_err(|e| OutputError::NotAResponse(e.to_string()))?;
     let mut out = Vec::with_capacity(outputs.len());
     let mut taken: Vec<Option<ResponseOutput>> = response.outputs.into_iter().map(Some).collect();
     for name in outputs {
         let Some(t) =
             taken.iter_mut().find(|t| t.as_ref().is_some_and(|t| t.name == *name)).and_then(Option::take)
         else {
-            return Err(format!("no output {name}"));
+            return Err(OutputError::Missing((*name).to_owned()));
         };
         if t.datatype != "FP32" {
-            return Err(format!("output {name} is {}, expected FP32", t.datatype));
+            return Err(OutputError::Datatype { name: t.name, datatype: t.datatype });
         }
         let shape: Option<Vec<usize>> = t.shape.iter().map(|&d| usize::try_from(d).ok()).collect();
         let Some(shape) = shape else {
-            return Err(format!("output {name} has shape {:?}", t.shape));
+            return Err(OutputError::NegativeShape { name: t.name, shape: t.shape });
         };
         if shape.first() != Some(&rows) {
-            return Err(format!("output {name} has shape {shape:?}, expected {rows} rows"));
+            return Err(OutputError::Rows { name: t.name, shape, rows });
         }
         if let Some(i) = t.data.0.iter().position(|v| !v.is_finite()) {
             let v = t.data.0[i];
-            return Err(format!("output {name} holds {v} at index {i}, not a finite number"));
+            return Err(OutputError::NotFinite { name: t.name, value: v, index: i });
         }
         let len = t.data.0.len();
-        let a = ArrayD::from_shape_vec(IxDyn(&shape), t.data.0)
-            .map_err(|_| format!("output {name} has {len} numbers, which do not fill shape {shape:?}"))?;
+        let a = ArrayD::from_shape_vec(IxDyn(&shape), t.data.0).map_err(|_| OutputError::Fill {
+            name: (*name).to_owned(),
+            len,
+            shape: shape.clone(),
+        })?;
         out.push(a);
     }
     Ok(out)
@@ -237,14 +297,23 @@ mod tests {
         let out = read_outputs(body, &["a", "b"], 2).expect("valid");
         assert_eq!(out[0].shape(), &[2, 2]);
         assert_eq!(out[1].iter().copied().collect::<Vec<f32>>(), vec![1.0, 2.0]);
-        let err = |outputs: &[&str], rows| read_outputs(body, outputs, rows).expect_err("refused");
+        let err =
+            |outputs: &[&str], rows| read_outputs(body, outputs, rows).expect_err("refused").to_string();
         assert_eq!(err(&["c"], 2), "no output c");
         assert_eq!(err(&["a"], 3), "output a has shape [2, 2], expected 3 rows");
         let short =
             br#"{"outputs":[{"name":"a","datatype":"FP32","shape":[2,4611686018427387904],"data":[1]}]}"#;
-        assert!(read_outputs(short, &["a"], 2).expect_err("refused").contains("do not fill shape"));
+        assert!(matches!(read_outputs(short, &["a"], 2), Err(OutputError::Fill { len: 1, .. })));
         let int = br#"{"outputs":[{"name":"a","datatype":"INT64","shape":[1],"data":[1]}]}"#;
-        assert_eq!(read_outputs(int, &["a"], 1).expect_err("refused"), "output a is INT64, expected FP32");
+        assert_eq!(
+            read_outputs(int, &["a"], 1).expect_err("refused").to_string(),
+            "output a is INT64, expected FP32"
+        );
+        // 1e300 is a JSON number, and no f32: it reads as infinity.
+        let huge = br#"{"outputs":[{"name":"a","datatype":"FP32","shape":[1,2],"data":[1,1e300]}]}"#;
+        assert!(matches!(read_outputs(huge, &["a"], 1), Err(OutputError::NotFinite { index: 1, .. })));
+        let negative = br#"{"outputs":[{"name":"a","datatype":"FP32","shape":[-1],"data":[1]}]}"#;
+        assert!(matches!(read_outputs(negative, &["a"], 1), Err(OutputError::NegativeShape { .. })));
     }
 
     #[test]
