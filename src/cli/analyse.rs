@@ -1,6 +1,6 @@
 //! `mavboard analyse`: the model's view of one position (every move's value distribution, max vs mean
-//! scoring), optionally followed by an MCTS search or an internal search. Chess (`--fen`), Connect Four
-//! and Hex (`--game` with `--moves`).
+//! scoring), optionally followed by an MCTS search or an internal search, or set beside a second model's
+//! view (`--compare`). Chess (`--fen`), Connect Four and Hex (`--game` with `--moves`).
 
 use std::path::PathBuf;
 
@@ -65,6 +65,14 @@ pub struct Args {
     /// greedy decoding.
     #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
     repeat_guard: super::internal::RepeatGuard,
+    /// A second model package to set beside the first: each move's value under --scoring from both, their
+    /// ranks, and a mark where they disagree (best move, or values more than --margin apart).
+    #[arg(long, value_name = "DIR")]
+    compare: Option<PathBuf>,
+    /// With --compare: the largest gap between the two models' values of a move, in percentage points of
+    /// win probability, that is not marked.
+    #[arg(long, default_value_t = 100.0 * mavboard::eval::compare::DEFAULT_MARGIN)]
+    margin: f64,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -129,11 +137,26 @@ fn analyse<S: MavState>(
         };
         return super::internal::run(state, game, dir, options, request);
     }
-    let LoadedModel { mut evaluator, package, .. } = open(dir, options)?;
     let mut request = EvalRequest::values(state.clone());
     request.top_k = top_k;
     request.want_best_action = true;
     request.mode = mode;
+    if let Some(other) = &args.compare {
+        anyhow::ensure!(
+            args.sims.is_none() && mode == DecodeMode::Constrained && top_k == TopK::All,
+            "--compare sets two models' values of every move side by side; run --sims, --mode free or --k \
+             without it"
+        );
+        anyhow::ensure!(
+            args.margin.is_finite() && (0.0..=100.0).contains(&args.margin),
+            "--margin {} must be a number of percentage points from 0 to 100",
+            args.margin
+        );
+        let a = value_moves(dir, options, open, &request).context("model A (--model)")?;
+        let b = value_moves(other, options, open, &request).context("model B (--compare)")?;
+        return print_comparison(&state, &a, &b, scoring, args.margin / 100.0, args.json);
+    }
+    let LoadedModel { mut evaluator, package, .. } = open(dir, options)?;
     let result = evaluator
         .evaluate(std::slice::from_ref(&request))
         .pop()
@@ -248,6 +271,94 @@ fn analyse<S: MavState>(
             );
         }
     }
+    Ok(())
+}
+
+/// A model's answer to `request`, with its package (for the comparison's headings).
+struct Valued<S: MavState> {
+    package: mavboard::model::ModelPackage,
+    result: mavboard::inference::evaluator::EvalResult<S>,
+}
+
+/// Opens the package in `dir` and values `request`'s moves.
+fn value_moves<S: MavState>(
+    dir: &std::path::Path,
+    options: &SessionOptions,
+    open: Opener<S>,
+    request: &EvalRequest<S>,
+) -> anyhow::Result<Valued<S>> {
+    let LoadedModel { mut evaluator, package, .. } = open(dir, options)?;
+    let result = evaluator
+        .evaluate(std::slice::from_ref(request))
+        .pop()
+        .context("the evaluator returned no result")??;
+    Ok(Valued { package, result })
+}
+
+/// Prints two models' values of every move side by side (see [`mavboard::eval::compare`]).
+fn print_comparison<S: MavState>(
+    state: &S,
+    a: &Valued<S>,
+    b: &Valued<S>,
+    scoring: Scoring,
+    margin: f64,
+    json: bool,
+) -> anyhow::Result<()> {
+    let c = mavboard::eval::compare::compare(&a.result, &b.result, scoring, margin);
+    let about = |v: &Valued<S>| {
+        serde_json::json!({
+            "model": v.package.manifest.name,
+            "format": v.package.manifest.format.name(),
+            "dir": v.package.dir.display().to_string(),
+        })
+    };
+    if json {
+        let out = serde_json::json!({
+            "fen": state.to_text(),
+            "terminal": a.result.terminal.map(|o| o.result_str()),
+            "a": about(a),
+            "b": about(b),
+            "comparison": c,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("position  {}", state.to_text());
+    for (label, v) in [("model A", a), ("model B", b)] {
+        let m = &v.package.manifest;
+        println!("{label}   {} ({}, {})", m.name, m.format.name(), v.package.dir.display());
+    }
+    if let Some(o) = a.result.terminal {
+        println!("the game is over: {o} ({:?})", o.reason());
+        return Ok(());
+    }
+    println!("\n{:<8} {:>7} {:>7} {:>7} {:>7} {:>7}", "move", "A %", "B %", "B−A", "rank A", "rank B");
+    let pct = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{:.1}", 100.0 * v));
+    let rank = |r: Option<usize>| r.map_or_else(|| "-".to_owned(), |r| r.to_string());
+    for m in &c.moves {
+        println!(
+            "{:<8} {:>7} {:>7} {:>7} {:>7} {:>7}{}",
+            m.text,
+            pct(m.a),
+            pct(m.b),
+            m.gap.map_or_else(|| "-".to_owned(), |g| format!("{:+.1}", 100.0 * g)),
+            rank(m.rank_a),
+            rank(m.rank_b),
+            if m.disagree { "  ≠" } else { "" }
+        );
+    }
+    println!(
+        "({scoring} scoring; ≠: the best move of one model only, a move one model did not value, or values more \
+         than {:.1} points apart)",
+        100.0 * margin
+    );
+    let best = |m: &Option<String>| m.clone().unwrap_or_else(|| "-".to_owned());
+    println!(
+        "best move: A {}, B {}{}",
+        best(&c.best_a),
+        best(&c.best_b),
+        if c.best_differs { " — they differ" } else { " — they agree" }
+    );
     Ok(())
 }
 

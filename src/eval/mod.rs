@@ -1,5 +1,6 @@
 //! Model evaluation: a model against Stockfish labels and Lichess puzzles (`mavboard eval`).
 
+pub mod compare;
 pub mod internal;
 pub mod metrics;
 pub mod puzzles;
