@@ -176,3 +176,63 @@ fn puzzles_are_measured_with_values_and_with_search() {
     assert!(!no_puzzles.status.success(), "--sims without --puzzles is refused");
     assert!(String::from_utf8_lossy(&no_puzzles.stderr).contains("--puzzles"), "{no_puzzles:?}");
 }
+
+/// Two models in one run — the shipped encoder and the action-value fixture — on the same puzzles: each one's
+/// report with its rating bands, one row per model and rule at the end, and the bands plotted as SVG.
+#[test]
+fn several_models_are_measured_on_the_same_puzzles_with_a_rating_plot() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let csv = root.join("tests/fixtures/puzzles/lichess-puzzles-dev.csv");
+    let av = root.join("tests/fixtures/models/av-fixture");
+    let shipped = root.join("assets/models/mav-enc-tiny");
+    let tmp = std::env::temp_dir().join(format!("mavboard-cli-eval-models-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    let (json, svg) = (tmp.join("report.json"), tmp.join("rating.svg"));
+    let out = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["eval", "--limit", "40", "--scoring", "max,mean", "--model"])
+        .arg(&shipped)
+        .arg("--model")
+        .arg(&av)
+        .arg("--puzzles")
+        .arg(&csv)
+        .arg("--json")
+        .arg(&json)
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .expect("the binary runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("JSON");
+    let models = report["models"].as_array().expect("one report per model");
+    assert_eq!(
+        models.iter().map(|m| m["name"].as_str()).collect::<Vec<_>>(),
+        [Some("mav-enc-tiny"), Some("av-fixture")]
+    );
+    for m in models {
+        let p = &m["report"]["puzzles"];
+        assert_eq!(p["puzzles"].as_u64(), Some(40), "{p}");
+        let bands = p["by_rating"].as_array().expect("rating bands");
+        let counted: u64 = bands.iter().map(|b| b["solved"][0]["count"].as_u64().expect("count")).sum();
+        assert_eq!(counted, 40, "every puzzle in one band: {p}");
+        for b in bands {
+            assert_eq!(b["to"].as_u64().zip(b["from"].as_u64()).map(|(t, f)| t - f), Some(200), "{b}");
+        }
+        // The summary's row for this model under max gives its puzzle share.
+        let solved = p["scored"][0]["solved"]["mean"].as_f64().expect("share");
+        let name = m["name"].as_str().expect("name");
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with(name) && l.split_whitespace().nth(1) == Some("max"))
+            .unwrap_or_else(|| panic!("a summary row for {name}: {stdout}"));
+        assert_eq!(row.split_whitespace().last(), Some(format!("{:.1}", 100.0 * solved).as_str()), "{row}");
+    }
+    assert!(stdout.contains("rating") && stdout.contains("== model 2 of 2"), "{stdout}");
+    let plot = std::fs::read_to_string(&svg).expect("the plot");
+    assert!(plot.starts_with("<svg"), "{plot}");
+    for line in ["mav-enc-tiny · max", "av-fixture · mean"] {
+        assert!(plot.contains(line), "the legend names {line}");
+    }
+    std::fs::remove_dir_all(&tmp).ok();
+}

@@ -10,6 +10,7 @@ use mavboard::datagen::render_run::shard_files;
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::shard::write_atomic;
 use mavboard::eval::internal::{InternalMetrics, eval_internal};
+use mavboard::eval::plot::{Series, rating_svg, series};
 use mavboard::eval::puzzles::read_puzzles;
 use mavboard::eval::run::PuzzleSearch;
 use mavboard::eval::run::{EvalReport, LabelMetrics, eval_connect_four_labels, eval_hex_labels};
@@ -29,9 +30,10 @@ use mavboard::search::internal::InternalConfig;
 /// Arguments of `mavboard eval`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The model package folder [default: the shipped mav-enc-tiny].
+    /// The model package folder [default: the shipped mav-enc-tiny]; give it again for more models, each
+    /// measured on the same positions and puzzles, with one row per model at the end.
     #[arg(long)]
-    model: Option<PathBuf>,
+    model: Vec<PathBuf>,
     /// A label folder from `mavboard datagen labels`; its validation split is used (chess, Connect Four
     /// and Hex labels are each measured with the model opened for that game).
     #[arg(long)]
@@ -53,9 +55,13 @@ pub struct Args {
     /// ONNX Runtime library to use.
     #[arg(long)]
     ort_lib: Option<PathBuf>,
-    /// Write the report as JSON here too.
+    /// Write the report as JSON here too (with several models: `{"models": [{dir, name, report}, …]}`).
     #[arg(long)]
     json: Option<PathBuf>,
+    /// With --puzzles: write the share of puzzles solved by rating (200-point bands) as an SVG plot here,
+    /// one line per model and rule.
+    #[arg(long, requires = "puzzles")]
+    plot: Option<PathBuf>,
     /// Measure internal search as `b,d` (e.g. 2,1): on the chess validation positions of --labels (at most
     /// --limit), the explicit minimax over the model's values and, for a package trained on traces, the
     /// model's own trace beside it (readable, issues, same choice, the labels' best move).
@@ -164,55 +170,177 @@ fn print_group(name: &str, g: &LabelMetrics) {
     }
 }
 
-/// Runs `mavboard eval`.
+/// Runs `mavboard eval`: every model of `--model` (the shipped one when none is given) on the same
+/// positions and puzzles, one after another, then one row per model when there are several.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.labels.is_none() && args.puzzles.is_none() {
         anyhow::bail!("give --labels DIR (a `mavboard datagen labels` folder) and/or --puzzles CSV");
     }
-    let dir = match args.model {
-        Some(d) => d,
-        None => default_package_dir()?,
-    };
+    let dirs = if args.model.is_empty() { vec![default_package_dir()?] } else { args.model.clone() };
     // Checked before the long label runs, so a typo does not cost them.
     let internal = match &args.internal {
         Some(spec) => Some((super::internal::parse_breadth_depth(spec)?, args.internal_scoring)),
         None => None,
     };
-    let options = SessionOptions { ort_lib: args.ort_lib, ..SessionOptions::default() };
-    let mut report = EvalReport::default();
-    if let Some(labels) = &args.labels {
-        let mut recs = Vec::new();
-        for shard in shard_files(labels)? {
-            recs.extend(read_shard(&shard)?.into_iter().filter(|r| r.split == Split::Val));
-        }
-        anyhow::ensure!(!recs.is_empty(), "{} has no validation records", labels.display());
-        let of_game = |game: LabelGame| -> Vec<LabelRecord> {
-            let mut v: Vec<LabelRecord> = recs.iter().filter(|r| r.game == game).cloned().collect();
+    let options = SessionOptions { ort_lib: args.ort_lib.clone(), ..SessionOptions::default() };
+    let labels = match &args.labels {
+        Some(dir) => Some(read_labels(dir, args.limit)?),
+        None => None,
+    };
+    let puzzles = match &args.puzzles {
+        Some(path) => {
+            let mut ps = read_puzzles(path)?;
             if let Some(n) = args.limit {
-                v.truncate(n);
+                ps.truncate(n);
             }
-            v
+            Some(ps)
+        }
+        None => None,
+    };
+    let mut runs = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        if dirs.len() > 1 {
+            println!(
+                "{}== model {} of {}: {}",
+                if i > 0 { "\n" } else { "" },
+                i + 1,
+                dirs.len(),
+                dir.display()
+            );
+        }
+        let (name, report) = eval_model(dir, &args, &options, labels.as_ref(), puzzles.as_deref(), internal)?;
+        runs.push(ModelRun { dir: dir.display().to_string(), name, report });
+    }
+    if runs.len() > 1 {
+        print_summary(&runs);
+    }
+    if let Some(path) = &args.plot {
+        let lines: Vec<Series> = runs
+            .iter()
+            .filter_map(|r| r.report.puzzles.as_ref().map(|m| series(&r.name, m)))
+            .flatten()
+            .collect();
+        let svg = rating_svg(&lines).context("--plot")?;
+        write_atomic(path, svg.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+        println!("puzzle accuracy by rating plotted in {}", path.display());
+    }
+    if let Some(path) = &args.json {
+        let text = match runs.as_slice() {
+            [one] => serde_json::to_string_pretty(&one.report)?,
+            _ => serde_json::to_string_pretty(&serde_json::json!({ "models": runs }))?,
         };
-        let (chess, four, hex) =
-            (of_game(LabelGame::Chess), of_game(LabelGame::ConnectFour), of_game(LabelGame::Hex));
+        write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// One model's report, with where it came from.
+#[derive(serde::Serialize)]
+struct ModelRun {
+    dir: String,
+    name: String,
+    report: EvalReport,
+}
+
+/// The validation records of a label folder, by game (at most `limit` of each).
+struct Labels {
+    dir: PathBuf,
+    chess: Vec<LabelRecord>,
+    connect_four: Vec<LabelRecord>,
+    hex: Vec<LabelRecord>,
+}
+
+fn read_labels(dir: &std::path::Path, limit: Option<usize>) -> anyhow::Result<Labels> {
+    let mut recs = Vec::new();
+    for shard in shard_files(dir)? {
+        recs.extend(read_shard(&shard)?.into_iter().filter(|r| r.split == Split::Val));
+    }
+    anyhow::ensure!(!recs.is_empty(), "{} has no validation records", dir.display());
+    let of_game = |game: LabelGame| -> Vec<LabelRecord> {
+        let mut v: Vec<LabelRecord> = recs.iter().filter(|r| r.game == game).cloned().collect();
+        if let Some(n) = limit {
+            v.truncate(n);
+        }
+        v
+    };
+    Ok(Labels {
+        dir: dir.to_path_buf(),
+        chess: of_game(LabelGame::Chess),
+        connect_four: of_game(LabelGame::ConnectFour),
+        hex: of_game(LabelGame::Hex),
+    })
+}
+
+/// One row per model: its action accuracy on the chess positions and its puzzles solved, under each rule.
+fn print_summary(runs: &[ModelRun]) {
+    println!("\n{:<24} {:<13} {:>10} {:>10} {:>10}", "model", "rule", "game acc%", "book acc%", "puzzles%");
+    for r in runs {
+        let rules: Vec<Scoring> = r
+            .report
+            .puzzles
+            .as_ref()
+            .map(|m| m.scored.iter().map(|s| s.scoring).collect())
+            .filter(|v: &Vec<Scoring>| !v.is_empty())
+            .unwrap_or_else(|| r.report.game_positions.scored.iter().map(|s| s.scoring).collect());
+        for scoring in rules {
+            let acc = |g: &LabelMetrics| {
+                g.scored
+                    .iter()
+                    .find(|m| m.scoring == scoring && g.positions > 0)
+                    .map_or_else(|| "-".to_owned(), |m| format!("{:.1}", 100.0 * m.action_accuracy.mean))
+            };
+            let puzzles = r
+                .report
+                .puzzles
+                .as_ref()
+                .and_then(|m| m.scored(scoring))
+                .map_or_else(|| "-".to_owned(), |s| format!("{:.1}", 100.0 * s.solved.mean));
+            println!(
+                "{:<24} {:<13} {:>10} {:>10} {:>10}",
+                r.name,
+                scoring.to_string(),
+                acc(&r.report.game_positions),
+                acc(&r.report.book_positions),
+                puzzles
+            );
+        }
+    }
+}
+
+/// Measures the model in `dir` on the label sets and puzzles; its name and report.
+fn eval_model(
+    dir: &std::path::Path,
+    args: &Args,
+    options: &SessionOptions,
+    labels: Option<&Labels>,
+    puzzles: Option<&[mavboard::eval::puzzles::Puzzle]>,
+    internal: Option<((usize, u32), Scoring)>,
+) -> anyhow::Result<(String, EvalReport)> {
+    let mut report = EvalReport::default();
+    let mut name = mavboard::model::ModelPackage::open(dir)
+        .map(|p| p.manifest.name)
+        .unwrap_or_else(|_| dir.display().to_string());
+    if let Some(labels) = labels {
+        let (chess, four, hex) = (&labels.chess, &labels.connect_four, &labels.hex);
         if !chess.is_empty() {
             let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
-                load_evaluator(&dir, &options)?;
+                load_evaluator(dir, options)?;
             println!(
                 "model {} ({}, {})",
                 package.manifest.name,
                 package.manifest.format.name(),
                 dir.display()
             );
+            name.clone_from(&package.manifest.name);
             let pb = bar(chess.len() as u64, "chess  ");
-            eval_labels(evaluator.as_mut(), &chess, args.batch, &mut report, |n| pb.set_position(n))?;
+            eval_labels(evaluator.as_mut(), chess, args.batch, &mut report, |n| pb.set_position(n))?;
             pb.finish_and_clear();
             print_group("game positions", &report.game_positions);
             print_group("book positions", &report.book_positions);
         }
         if !four.is_empty() {
             let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
-                load_evaluator_for::<ConnectFourState>(&dir, &options, GameKind::ConnectFour)?;
+                load_evaluator_for::<ConnectFourState>(dir, options, GameKind::ConnectFour)?;
             println!(
                 "model {} ({}, {})",
                 package.manifest.name,
@@ -220,7 +348,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 dir.display()
             );
             let pb = bar(four.len() as u64, "connect four");
-            eval_connect_four_labels(evaluator.as_mut(), &four, args.batch, &mut report, |n| {
+            eval_connect_four_labels(evaluator.as_mut(), four, args.batch, &mut report, |n| {
                 pb.set_position(n)
             })?;
             pb.finish_and_clear();
@@ -230,7 +358,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         if !hex.is_empty() {
             let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
-                load_evaluator_for::<HexState>(&dir, &options, GameKind::Hex)?;
+                load_evaluator_for::<HexState>(dir, options, GameKind::Hex)?;
             println!(
                 "model {} ({}, {})",
                 package.manifest.name,
@@ -238,7 +366,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 dir.display()
             );
             let pb = bar(hex.len() as u64, "hex    ");
-            eval_hex_labels(evaluator.as_mut(), &hex, args.batch, &mut report, |n| pb.set_position(n))?;
+            eval_hex_labels(evaluator.as_mut(), hex, args.batch, &mut report, |n| pb.set_position(n))?;
             pb.finish_and_clear();
             if let Some(g) = &report.hex {
                 print_group("hex positions", g);
@@ -251,32 +379,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             anyhow::ensure!(
                 !chess.is_empty(),
                 "--internal measures chess positions, and {} has no chess validation records",
-                labels.display()
+                labels.dir.display()
             );
-            let (mut model, package) = open_trace_model(&dir, &options)
+            let (mut model, package) = open_trace_model(dir, options)
                 .with_context(|| format!("opening the model in {}", dir.display()))?;
             args.repeat_guard.apply(&mut model);
             let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
                 .context("mav.json num_buckets")?;
             let config = InternalConfig { breadth, depth, scoring, state_format: StateFormat::Fen, buckets };
             let pb = bar(chess.len() as u64, "internal");
-            let mut m = eval_internal(&mut model, &chess, &config, |n| pb.set_position(n));
+            let mut m = eval_internal(&mut model, chess, &config, |n| pb.set_position(n));
             m.repeat_guard = args.repeat_guard == super::internal::RepeatGuard::On && m.parsed.count > 0;
             pb.finish_and_clear();
             print_internal(&m);
             report.internal = Some(m);
         }
     }
-    if let Some(path) = &args.puzzles {
-        let mavboard::inference::LoadedModel { mut evaluator, package, .. } = load_evaluator(&dir, &options)?;
+    if let Some(ps) = puzzles {
+        let mavboard::inference::LoadedModel { mut evaluator, package, .. } = load_evaluator(dir, options)?;
         println!("model {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
-        let mut ps = read_puzzles(path)?;
-        if let Some(n) = args.limit {
-            ps.truncate(n);
-        }
+        name.clone_from(&package.manifest.name);
         let pb = bar(ps.len() as u64, "puzzles");
         let search = args.sims.map(|simulations| PuzzleSearch { simulations, batch: args.batch.max(1) });
-        let m = eval_puzzles(evaluator.as_mut(), &ps, search, &args.scoring, |n| pb.set_position(n))?;
+        let m = eval_puzzles(evaluator.as_mut(), ps, search, &args.scoring, |n| pb.set_position(n))?;
         pb.finish_and_clear();
         let how = match args.sims {
             Some(n) => format!(" (MAV-MCTS, {n} simulations per move)"),
@@ -291,14 +416,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 100.0 * s.first_move.mean
             );
         }
+        if !m.by_rating.is_empty() {
+            let mut head = format!("  {:<11} {:>7}", "rating", "puzzles");
+            for s in &m.scored {
+                head.push_str(&format!(" {:>13}", s.scoring.to_string()));
+            }
+            println!("{head}");
+            for b in &m.by_rating {
+                let count = b.solved.first().map_or(0, |s| s.count);
+                let mut line = format!("  {:<11} {count:>7}", format!("{}-{}", b.from, b.to - 1));
+                for s in &b.solved {
+                    line.push_str(&format!(" {:>12.1}%", 100.0 * s.mean));
+                }
+                println!("{line}");
+            }
+        }
         if let Some(why) = &m.skipped_why {
             println!("{} puzzle(s) left out: their solution does not replay (the first: {why})", m.skipped);
         }
         report.puzzles = Some(m);
     }
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report)?;
-        write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
+    Ok((name, report))
 }

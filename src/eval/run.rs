@@ -125,6 +125,23 @@ pub struct PuzzleMetrics {
     pub batch: usize,
     /// The results under each rule tried, in the order asked.
     pub scored: Vec<PuzzleScore>,
+    /// The puzzles tried by Lichess rating, in bands of [`RATING_BAND`] points (the searchless paper's
+    /// Figure 2), lowest first; bands without a puzzle are left out.
+    pub by_rating: Vec<RatingBand>,
+}
+
+/// The width of [`PuzzleMetrics::by_rating`]'s bands, in rating points.
+pub const RATING_BAND: u32 = 200;
+
+/// The puzzles of one rating band.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RatingBand {
+    /// The band's lowest rating.
+    pub from: u32,
+    /// The first rating above the band.
+    pub to: u32,
+    /// Solved, under each rule tried (in the order of [`PuzzleMetrics::scored`]).
+    pub solved: Vec<Mean>,
 }
 
 /// Puzzle results under one scoring rule.
@@ -471,6 +488,19 @@ pub fn eval_puzzles(
             score.solved.hit(o.solved());
             score.first_move.hit(o.first_move());
         }
+        let from = p.rating / RATING_BAND * RATING_BAND;
+        let at = match m.by_rating.binary_search_by_key(&from, |b| b.from) {
+            Ok(i) => i,
+            Err(i) => {
+                let band =
+                    RatingBand { from, to: from + RATING_BAND, solved: vec![Mean::default(); rules.len()] };
+                m.by_rating.insert(i, band);
+                i
+            }
+        };
+        for (mean, o) in m.by_rating[at].solved.iter_mut().zip(&outcome) {
+            mean.hit(o.solved());
+        }
         progress(n as u64 + 1);
     }
     Ok(m)
@@ -586,6 +616,21 @@ mod tests {
             assert!(s.first_move.mean >= s.solved.mean, "{m:?}");
         }
         assert_eq!(m.simulations, 0);
+        // The rating bands split the same puzzles: counts and hits add up to the totals, rule by rule.
+        assert!(m.by_rating.len() > 1, "the dev set spans several bands: {:?}", m.by_rating);
+        assert!(m.by_rating.windows(2).all(|w| w[0].to <= w[1].from), "lowest first, no overlap");
+        for b in &m.by_rating {
+            assert_eq!((b.to - b.from, b.from % RATING_BAND), (RATING_BAND, 0));
+            let inside = ps[..60].iter().filter(|p| (b.from..b.to).contains(&p.rating)).count() as u64;
+            assert!(b.solved.iter().all(|s| s.count == inside), "{b:?}");
+        }
+        for (slot, s) in m.scored.iter().enumerate() {
+            let count: u64 = m.by_rating.iter().map(|b| b.solved[slot].count).sum();
+            let hits: f64 =
+                m.by_rating.iter().map(|b| b.solved[slot].mean * b.solved[slot].count as f64).sum();
+            assert_eq!(count, s.solved.count);
+            assert!((hits - s.solved.mean * s.solved.count as f64).abs() < 1e-9);
+        }
         // Searching over the same values sees replies: it solves more of these material puzzles.
         let search = PuzzleSearch { simulations: 64, batch: 8 };
         let deep = eval_puzzles(&mut e, &ps[..60], Some(search), &[Scoring::Mean], |_| {}).expect("runs");
