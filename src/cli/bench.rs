@@ -795,9 +795,10 @@ struct InferenceArgs {
     /// Text models: free decoding instead of constrained.
     #[arg(long)]
     free: bool,
-    /// ONNX Runtime intra-op threads.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// ONNX Runtime intra-op threads per session, comma-separated: numbers or `all` (every core); each
+    /// count is measured in the same run, and rows after the first count give their speed over its.
+    #[arg(long, default_value = "1,all", value_delimiter = ',')]
+    threads: Vec<String>,
     /// Seed of the positions.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -875,6 +876,31 @@ struct Row {
     wall_over_ort: f64,
     /// Positions/s over the local twin's at the same k and batch size.
     vs_local: Option<f64>,
+    /// ONNX Runtime intra-op threads of the session.
+    threads: usize,
+    /// Positions/s over the same row's at the first thread count measured.
+    vs_first_threads: Option<f64>,
+}
+
+/// The thread counts of `--threads`: numbers, or `all` for every core (each kept once, in order).
+fn thread_counts(texts: &[String]) -> anyhow::Result<Vec<usize>> {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let mut out = Vec::new();
+    for t in texts {
+        let n = match t.trim() {
+            "all" => cores,
+            other => other
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .with_context(|| format!("--threads {other}: give a positive number or `all`"))?,
+        };
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    anyhow::ensure!(!out.is_empty(), "--threads needs at least one count");
+    Ok(out)
 }
 
 /// One evaluator to measure: a local package, or a remote one at an in-flight limit and a latency.
@@ -952,24 +978,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let dirs = if a.model.is_empty() { shipped_package_dirs() } else { a.model.clone() };
     anyhow::ensure!(!dirs.is_empty(), "no shipped model package found; pass --model DIR");
     let ks: Vec<TopK> = a.k.iter().map(|k| parse_k(k)).collect::<anyhow::Result<_>>()?;
+    let threads = thread_counts(&a.threads)?;
     let mut options = SessionOptions { ort_lib: a.ort_lib.clone(), ..SessionOptions::default() };
-    options.threads.intra_op = a.threads.max(1);
     let positions = random_positions(a.positions.max(1), a.seed);
     let mode = if a.free { DecodeMode::Free } else { DecodeMode::Constrained };
     let mut rows = Vec::new();
     if !a.json {
         println!(
-            "{} positions per row (the fastest of {}), {} ONNX Runtime thread(s), {}",
+            "{} positions per row (the fastest of {}), ONNX Runtime threads {} ({} cores here), {}",
             positions.len(),
             a.repeat.max(1),
-            options.threads.intra_op,
+            threads.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
             if a.free { "free decoding" } else { "constrained decoding" }
         );
         println!(
-            "{:<14} {:<13} {:<17} {:>4} {:>6} {:>9} {:>10} {:>10} {:>10} {:>9} {:>8}",
+            "{:<14} {:<13} {:<17} {:>7} {:>4} {:>6} {:>9} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9}",
             "model",
             "format",
             "where",
+            "threads",
             "k",
             "batch",
             "pos/s",
@@ -977,113 +1005,131 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "wall ms",
             "ORT ms",
             "wall/ORT",
-            "vs local"
+            "vs local",
+            "vs first"
         );
     }
-    for dir in &dirs {
-        let (variants, _proxies) = inference_variants(&a, dir, &options)?;
-        // The local twin's positions/s by (k, batch), for the remote rows' ratios.
-        let mut local_rate: std::collections::HashMap<(String, usize), f64> =
-            std::collections::HashMap::new();
-        for mut v in variants {
-            let name = v.name.clone();
-            for (&k, k_text) in ks.iter().zip(&a.k) {
-                let requests: Vec<EvalRequest<ChessState>> = positions
-                    .iter()
-                    .map(|s| {
-                        let mut r = EvalRequest::values(s.clone());
-                        r.top_k = k;
-                        r.mode = mode;
-                        r
-                    })
-                    .collect();
-                // Warm-up at the largest batch: the first runs of a session allocate.
-                let warm = a.batch.iter().copied().max().unwrap_or(1).clamp(1, requests.len());
-                for r in v.evaluator.evaluate(&requests[..warm]) {
-                    r.with_context(|| format!("{name}: an evaluation failed"))?;
-                }
-                for &b in &a.batch {
-                    let b = b.max(1);
-                    // The fastest of `--repeat` passes over the positions.
-                    let (mut wall, mut model, mut tokens) = (Duration::MAX, Duration::ZERO, 0usize);
-                    for _ in 0..a.repeat.max(1) {
-                        let start = Instant::now();
-                        let mut results = Vec::with_capacity(requests.len());
-                        for chunk in requests.chunks(b) {
-                            results.extend(v.evaluator.evaluate(chunk));
-                        }
-                        let this_wall = start.elapsed();
-                        let (mut this_model, mut this_tokens) = (Duration::ZERO, 0usize);
-                        for r in results {
-                            let r = r.with_context(|| format!("{name}: an evaluation failed"))?;
-                            this_model += r.timing.model;
-                            this_tokens += r.timing.tokens;
-                        }
-                        if this_wall < wall {
-                            (wall, model, tokens) = (this_wall, this_model, this_tokens);
-                        }
+    // Positions/s at the first thread count, by (model, where, k, batch), for the later counts' ratios.
+    let mut first_rate: std::collections::HashMap<(String, String, String, usize), f64> =
+        std::collections::HashMap::new();
+    for (ti, &t) in threads.iter().enumerate() {
+        options.threads.intra_op = t;
+        for dir in &dirs {
+            let (variants, _proxies) = inference_variants(&a, dir, &options)?;
+            // The local twin's positions/s by (k, batch), for the remote rows' ratios.
+            let mut local_rate: std::collections::HashMap<(String, usize), f64> =
+                std::collections::HashMap::new();
+            for mut v in variants {
+                let name = v.name.clone();
+                for (&k, k_text) in ks.iter().zip(&a.k) {
+                    let requests: Vec<EvalRequest<ChessState>> = positions
+                        .iter()
+                        .map(|s| {
+                            let mut r = EvalRequest::values(s.clone());
+                            r.top_k = k;
+                            r.mode = mode;
+                            r
+                        })
+                        .collect();
+                    // Warm-up at the largest batch: the first runs of a session allocate.
+                    let warm = a.batch.iter().copied().max().unwrap_or(1).clamp(1, requests.len());
+                    for r in v.evaluator.evaluate(&requests[..warm]) {
+                        r.with_context(|| format!("{name}: an evaluation failed"))?;
                     }
-                    let secs = wall.as_secs_f64().max(1e-9);
-                    let positions_per_s = requests.len() as f64 / secs;
-                    let key = (k_text.clone(), b);
-                    let vs_local = match v.source {
-                        "local" => {
-                            local_rate.insert(key, positions_per_s);
-                            None
+                    for &b in &a.batch {
+                        let b = b.max(1);
+                        // The fastest of `--repeat` passes over the positions.
+                        let (mut wall, mut model, mut tokens) = (Duration::MAX, Duration::ZERO, 0usize);
+                        for _ in 0..a.repeat.max(1) {
+                            let start = Instant::now();
+                            let mut results = Vec::with_capacity(requests.len());
+                            for chunk in requests.chunks(b) {
+                                results.extend(v.evaluator.evaluate(chunk));
+                            }
+                            let this_wall = start.elapsed();
+                            let (mut this_model, mut this_tokens) = (Duration::ZERO, 0usize);
+                            for r in results {
+                                let r = r.with_context(|| format!("{name}: an evaluation failed"))?;
+                                this_model += r.timing.model;
+                                this_tokens += r.timing.tokens;
+                            }
+                            if this_wall < wall {
+                                (wall, model, tokens) = (this_wall, this_model, this_tokens);
+                            }
                         }
-                        _ => local_rate.get(&key).map(|l| positions_per_s / l.max(1e-9)),
-                    };
-                    let row = Row {
-                        model: name.clone(),
-                        format: v.format,
-                        source: v.source,
-                        in_flight: v.in_flight,
-                        latency_ms: v.latency_ms,
-                        k: k_text.clone(),
-                        batch: b,
-                        positions: requests.len(),
-                        positions_per_s,
-                        tokens,
-                        tokens_per_s: tokens as f64 / secs,
-                        wall_s: wall.as_secs_f64(),
-                        ort_s: model.as_secs_f64(),
-                        wall_over_ort: wall.as_secs_f64() / model.as_secs_f64().max(1e-9),
-                        vs_local,
-                    };
-                    if !a.json {
-                        let place = match (row.in_flight, row.latency_ms) {
+                        let secs = wall.as_secs_f64().max(1e-9);
+                        let positions_per_s = requests.len() as f64 / secs;
+                        let key = (k_text.clone(), b);
+                        let vs_local = match v.source {
+                            "local" => {
+                                local_rate.insert(key, positions_per_s);
+                                None
+                            }
+                            _ => local_rate.get(&key).map(|l| positions_per_s / l.max(1e-9)),
+                        };
+                        let place = match (v.in_flight, v.latency_ms) {
                             (Some(n), Some(ms)) if ms > 0 => format!("remote n={n} +{ms}ms"),
                             (Some(n), _) => format!("remote n={n}"),
                             _ => "local".to_owned(),
                         };
-                        println!(
-                            "{:<14} {:<13} {:<17} {:>4} {:>6} {:>9} {:>10.0} {:>10.1} {:>10.1} {:>9.3} {:>8}",
-                            row.model,
-                            row.format,
-                            place,
-                            row.k,
-                            row.batch,
-                            // Three significant digits: a large model does well under one position a second.
-                            if row.positions_per_s >= 10.0 {
-                                format!("{:.1}", row.positions_per_s)
-                            } else {
-                                format!("{:.3}", row.positions_per_s)
-                            },
-                            row.tokens_per_s,
-                            row.wall_s * 1e3,
-                            row.ort_s * 1e3,
-                            row.wall_over_ort,
-                            row.vs_local.map_or("-".to_owned(), |r| format!("{:.0} %", r * 100.0)),
-                        );
+                        let first_key = (name.clone(), place.clone(), k_text.clone(), b);
+                        let vs_first_threads = if ti == 0 {
+                            first_rate.insert(first_key, positions_per_s);
+                            None
+                        } else {
+                            first_rate.get(&first_key).map(|f| positions_per_s / f.max(1e-9))
+                        };
+                        let row = Row {
+                            threads: t,
+                            vs_first_threads,
+                            model: name.clone(),
+                            format: v.format,
+                            source: v.source,
+                            in_flight: v.in_flight,
+                            latency_ms: v.latency_ms,
+                            k: k_text.clone(),
+                            batch: b,
+                            positions: requests.len(),
+                            positions_per_s,
+                            tokens,
+                            tokens_per_s: tokens as f64 / secs,
+                            wall_s: wall.as_secs_f64(),
+                            ort_s: model.as_secs_f64(),
+                            wall_over_ort: wall.as_secs_f64() / model.as_secs_f64().max(1e-9),
+                            vs_local,
+                        };
+                        if !a.json {
+                            println!(
+                                "{:<14} {:<13} {:<17} {:>7} {:>4} {:>6} {:>9} {:>10.0} {:>10.1} {:>10.1} {:>9.3} {:>8} {:>9}",
+                                row.model,
+                                row.format,
+                                place,
+                                row.threads,
+                                row.k,
+                                row.batch,
+                                // Three significant digits: a large model does well under one position a second.
+                                if row.positions_per_s >= 10.0 {
+                                    format!("{:.1}", row.positions_per_s)
+                                } else {
+                                    format!("{:.3}", row.positions_per_s)
+                                },
+                                row.tokens_per_s,
+                                row.wall_s * 1e3,
+                                row.ort_s * 1e3,
+                                row.wall_over_ort,
+                                row.vs_local.map_or("-".to_owned(), |r| format!("{:.0} %", r * 100.0)),
+                                row.vs_first_threads.map_or("-".to_owned(), |r| format!("{r:.2}×")),
+                            );
+                        }
+                        rows.push(row);
                     }
-                    rows.push(row);
                 }
             }
         }
     }
     if a.json {
         let out = serde_json::json!({
-            "positions": positions.len(), "threads": options.threads.intra_op, "free": a.free,
+            "positions": positions.len(), "threads": threads, "free": a.free,
             "repeat": a.repeat.max(1), "runs": rows,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -1092,7 +1138,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "(tokens: prompt + generated for text models, input tokens otherwise; wall/ORT: wall time over the \
              summed time inside ONNX Runtime's Session::run, 1.000 = no overhead — for a remote model, the time \
              inside the server calls; where: remote n=N is a batch split into up to N concurrent requests, +Lms \
-             a proxy adding L ms to each; vs local: positions/s over the local twin's at the same k and batch)"
+             a proxy adding L ms to each; vs local: positions/s over the local twin's at the same k and batch; \
+             vs first: positions/s over the same row's at the first --threads count)"
         );
     }
     Ok(())
