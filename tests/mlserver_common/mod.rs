@@ -35,12 +35,25 @@ pub fn serve_python() -> Option<PathBuf> {
     None
 }
 
+/// Three free loopback ports that no other server of this test process was given: a test that kills its
+/// server and restarts it on the same ports must not find another test's server there (the tests of a
+/// binary run in parallel, and the system may hand a port just freed to the next bind).
 pub fn free_ports() -> (u16, u16, u16) {
-    let a = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let b = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let c = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = |l: &TcpListener| l.local_addr().expect("addr").port();
-    (port(&a), port(&b), port(&c))
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut held = Vec::new();
+    let mut ports = Vec::new();
+    while ports.len() < 3 {
+        let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = l.local_addr().expect("addr").port();
+        if !given.contains(&port) {
+            given.push(port);
+            ports.push(port);
+        }
+        // Kept bound until all three are chosen, so the system does not give the same port twice.
+        held.push(l);
+    }
+    (ports[0], ports[1], ports[2])
 }
 
 pub fn temp(tag: &str) -> PathBuf {
