@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use mavboard::eval::compare::ranks;
 use mavboard::game::GameKind;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::HexState;
@@ -76,16 +77,6 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
-}
-
-fn rank(values: &[f64]) -> Vec<usize> {
-    let mut idx: Vec<usize> = (0..values.len()).collect();
-    idx.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
-    let mut r = vec![0; values.len()];
-    for (pos, &i) in idx.iter().enumerate() {
-        r[i] = pos + 1;
-    }
-    r
 }
 
 /// Runs `mavboard analyse`.
@@ -168,7 +159,7 @@ fn analyse<S: MavState>(
     }
     let values: Vec<Vec<f64>> =
         rules.iter().map(|r| result.moves.iter().map(|m| r.value(&m.dist)).collect()).collect();
-    let ranks: Vec<Vec<usize>> = values.iter().map(|v| rank(v)).collect();
+    let ranks: Vec<Vec<usize>> = values.iter().map(|v| ranks(v)).collect();
     let chosen = rules.iter().position(|&r| r == scoring).unwrap_or(1);
     let snapshot = match args.sims {
         Some(n) => {

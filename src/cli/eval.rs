@@ -307,6 +307,12 @@ fn print_summary(runs: &[ModelRun]) {
     }
 }
 
+/// Says which package was opened from `dir`; its name.
+fn opened(package: &mavboard::model::ModelPackage, dir: &std::path::Path) -> String {
+    println!("model {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
+    package.manifest.name.clone()
+}
+
 /// Measures the model in `dir` on the label sets and puzzles; its name and report.
 fn eval_model(
     dir: &std::path::Path,
@@ -317,21 +323,14 @@ fn eval_model(
     internal: Option<((usize, u32), Scoring)>,
 ) -> anyhow::Result<(String, EvalReport)> {
     let mut report = EvalReport::default();
-    let mut name = mavboard::model::ModelPackage::open(dir)
-        .map(|p| p.manifest.name)
-        .unwrap_or_else(|_| dir.display().to_string());
+    // The package's name, from the first session opened (every run opens at least one).
+    let mut name = dir.display().to_string();
     if let Some(labels) = labels {
         let (chess, four, hex) = (&labels.chess, &labels.connect_four, &labels.hex);
         if !chess.is_empty() {
             let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
                 load_evaluator(dir, options)?;
-            println!(
-                "model {} ({}, {})",
-                package.manifest.name,
-                package.manifest.format.name(),
-                dir.display()
-            );
-            name.clone_from(&package.manifest.name);
+            name = opened(&package, dir);
             let pb = bar(chess.len() as u64, "chess  ");
             eval_labels(evaluator.as_mut(), chess, args.batch, &mut report, |n| pb.set_position(n))?;
             pb.finish_and_clear();
@@ -341,12 +340,7 @@ fn eval_model(
         if !four.is_empty() {
             let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
                 load_evaluator_for::<ConnectFourState>(dir, options, GameKind::ConnectFour)?;
-            println!(
-                "model {} ({}, {})",
-                package.manifest.name,
-                package.manifest.format.name(),
-                dir.display()
-            );
+            name = opened(&package, dir);
             let pb = bar(four.len() as u64, "connect four");
             eval_connect_four_labels(evaluator.as_mut(), four, args.batch, &mut report, |n| {
                 pb.set_position(n)
@@ -359,12 +353,7 @@ fn eval_model(
         if !hex.is_empty() {
             let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
                 load_evaluator_for::<HexState>(dir, options, GameKind::Hex)?;
-            println!(
-                "model {} ({}, {})",
-                package.manifest.name,
-                package.manifest.format.name(),
-                dir.display()
-            );
+            name = opened(&package, dir);
             let pb = bar(hex.len() as u64, "hex    ");
             eval_hex_labels(evaluator.as_mut(), hex, args.batch, &mut report, |n| pb.set_position(n))?;
             pb.finish_and_clear();
@@ -397,8 +386,7 @@ fn eval_model(
     }
     if let Some(ps) = puzzles {
         let mavboard::inference::LoadedModel { mut evaluator, package, .. } = load_evaluator(dir, options)?;
-        println!("model {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
-        name.clone_from(&package.manifest.name);
+        name = opened(&package, dir);
         let pb = bar(ps.len() as u64, "puzzles");
         let search = args.sims.map(|simulations| PuzzleSearch { simulations, batch: args.batch.max(1) });
         let m = eval_puzzles(evaluator.as_mut(), ps, search, &args.scoring, |n| pb.set_position(n))?;

@@ -50,12 +50,29 @@ pub struct Comparison {
     pub best_differs: bool,
 }
 
-/// Each move's value under `scoring`, with its rank (1 = best; ties keep the model's order).
+/// The rank of each of `values` (1 = highest; ties keep their order).
+pub fn ranks(values: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
+    let mut r = vec![0; values.len()];
+    for (pos, &i) in order.iter().enumerate() {
+        r[i] = pos + 1;
+    }
+    r
+}
+
+/// Each move's value under `scoring`, with its rank, best first.
 fn ranked<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Vec<(String, f64, usize)> {
-    let mut values: Vec<(String, f64)> =
-        result.moves.iter().map(|m| (m.text.clone(), scoring.value(&m.dist))).collect();
-    values.sort_by(|x, y| y.1.total_cmp(&x.1));
-    values.into_iter().enumerate().map(|(i, (text, v))| (text, v, i + 1)).collect()
+    let values: Vec<f64> = result.moves.iter().map(|m| scoring.value(&m.dist)).collect();
+    let mut out: Vec<(String, f64, usize)> = result
+        .moves
+        .iter()
+        .zip(&values)
+        .zip(ranks(&values))
+        .map(|((m, &v), r)| (m.text.clone(), v, r))
+        .collect();
+    out.sort_by_key(|m| m.2);
+    out
 }
 
 /// Compares model A's answer `a` with model B's answer `b` for the same position under `scoring`;
