@@ -40,6 +40,17 @@ install_apt() {
   fi
 }
 
+# A clean test build needs about 5 GB under target/ and 1.5 GB of virtual environments; say so up front
+# when the disk has less, so that a build that runs out of space is not a mystery.
+NEEDED_DISK_GB=8
+report_disk() {
+  local free_kb
+  free_kb="$(df -Pk . | awk 'NR == 2 { print $4 }')"
+  if [ -n "$free_kb" ] && [ "$free_kb" -lt $((NEEDED_DISK_GB * 1024 * 1024)) ]; then
+    log "warning: only $((free_kb / 1024)) MB free on this disk; a clean test build needs about ${NEEDED_DISK_GB} GB"
+  fi
+}
+
 install_rust() {
   if ! command -v cargo >/dev/null; then
     log "cargo not found: install Rust with rustup (https://rustup.rs), then run this again"
@@ -218,6 +229,7 @@ case "$cmd" in
     exec "${CARGO_TARGET_DIR:-./target}/release/mavboard" "$@"
     ;;
   test)
+    report_disk
     install_apt
     install_rust
     install_ort

@@ -259,6 +259,7 @@ fn searchless_package() -> Option<ModelPackage> {
             step: None,
             ema: false,
             heads: Some(4),
+            kind: None,
             name: None,
             python: None,
             created: "2026-01-01".into(),

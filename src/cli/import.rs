@@ -6,7 +6,7 @@ use anyhow::Context;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalRequest, Scoring};
 use mavboard::inference::load_evaluator;
-use mavboard::model::import::{ImportOptions, import_searchless};
+use mavboard::model::import::{ImportOptions, SearchlessKind, import_searchless};
 
 /// Arguments of `mavboard import`.
 #[derive(Debug, clap::Args)]
@@ -17,8 +17,9 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum ImportCommand {
-    /// A searchless-chess action-value checkpoint (Ruoss et al. 2024: 9M, 136M, 270M, as unpacked by the
-    /// authors' checkpoints/download.sh) → an `action-value` package. Needs the importer's Python packages:
+    /// A searchless-chess checkpoint (Ruoss et al. 2024, as unpacked by the authors'
+    /// checkpoints/download.sh): action-value (9M, 136M, 270M) → an `action-value` package, state-value
+    /// (9M_state_value) → a `state-value` package. Needs the importer's Python packages:
     /// ./packaging/dev.sh import-deps.
     Searchless {
         /// The checkpoint folder (e.g. checkpoints/9M), one of its step folders, or a `params` folder.
@@ -35,6 +36,10 @@ enum ImportCommand {
         /// Attention heads, for shapes that are not the published ones (the weights do not record it).
         #[arg(long)]
         heads: Option<usize>,
+        /// The kind of predictor, where the folder's name does not say it (a folder named like
+        /// 9M_state_value is state-value; any other is action-value).
+        #[arg(long, value_enum)]
+        kind: Option<SearchlessKind>,
         /// The package name (default: searchless-9M, -136M, -270M, or the folder name).
         #[arg(long)]
         name: Option<String>,
@@ -47,13 +52,14 @@ enum ImportCommand {
 /// Runs `mavboard import`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        ImportCommand::Searchless { checkpoint, out, step, ema, heads, name, python } => {
+        ImportCommand::Searchless { checkpoint, out, step, ema, heads, kind, name, python } => {
             let options = ImportOptions {
                 checkpoint,
                 out: out.clone(),
                 step,
                 ema,
                 heads,
+                kind,
                 name,
                 python,
                 // mav.json dates are YYYY-MM-DD; the league's helper writes PGN's YYYY.MM.DD.
@@ -62,10 +68,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let start = std::time::Instant::now();
             let cfg = import_searchless(&options)?;
             println!(
-                "converted {} (step {}, {}): {} layers, width {}, {} heads, {} buckets, {} parameters{} in {:.1} s",
+                "converted {} (step {}, {}): {} model, {} layers, width {}, {} heads, {} buckets, {} parameters{} in {:.1} s",
                 cfg.checkpoint,
                 cfg.step.map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
                 cfg.params,
+                cfg.kind.format().name(),
                 cfg.layers,
                 cfg.width,
                 cfg.heads,

@@ -123,6 +123,21 @@ pub(crate) fn build<S: MavState>(
             let status = e.status().clone();
             Ok((Box::new(e), status))
         }
+        ModelFormat::StateValue => {
+            if !super::state_value::GAMES.contains(&game) {
+                return Err(LoadError::FormatNotForGame {
+                    format: package.manifest.format.name(),
+                    game: game.name(),
+                });
+            }
+            if package.manifest.remote.is_some() {
+                // Refused with the remote module's own message (state-value is not served remotely).
+                open_backend(package, options)?;
+            }
+            let e = super::state_value::StateValueEvaluator::open(package, options)?;
+            let status = e.status().clone();
+            Ok((Box::new(e), status))
+        }
     }
 }
 

@@ -25,4 +25,5 @@ pub mod ort_lib;
 pub mod remote;
 pub mod remote_error;
 pub mod screen;
+pub mod state_value;
 mod synthetic;

@@ -14,6 +14,8 @@ pub enum BatchShape {
     PositionPerRow,
     /// One row per legal move: the state and one move, a value distribution each.
     MovePerRow,
+    /// One row per legal move: the state after it, valued for the player to move there.
+    SuccessorPerRow,
 }
 
 /// What a model format can do.
@@ -40,7 +42,8 @@ pub struct Capabilities {
 
 impl ModelFormat {
     /// Every format, in the order the docs list them.
-    pub const ALL: [ModelFormat; 3] = [ModelFormat::MavLm, ModelFormat::MavEncoder, ModelFormat::ActionValue];
+    pub const ALL: [ModelFormat; 4] =
+        [ModelFormat::MavLm, ModelFormat::MavEncoder, ModelFormat::ActionValue, ModelFormat::StateValue];
 
     /// The format's capabilities: the one table.
     pub const fn capabilities(self) -> Capabilities {
@@ -75,6 +78,16 @@ impl ModelFormat {
                 remote: true,
                 batch: BatchShape::MovePerRow,
             },
+            ModelFormat::StateValue => Capabilities {
+                one_pass_values: true,
+                generates_text: false,
+                world_model: false,
+                writes_traces: false,
+                needs_tokenizer: false,
+                inspection: false,
+                remote: false,
+                batch: BatchShape::SuccessorPerRow,
+            },
         }
     }
 
@@ -107,6 +120,11 @@ mod tests {
         }
         assert_eq!(ModelFormat::names_with(|c| c.remote), "mav-encoder or action-value");
         assert_eq!(ModelFormat::names_with(|c| c.writes_traces), "mav-lm");
+        assert_eq!(ModelFormat::names_with(|c| c.inspection), "mav-encoder or action-value");
+        assert_eq!(
+            ModelFormat::names_with(|c| c.one_pass_values),
+            "mav-encoder, action-value or state-value"
+        );
         assert_eq!(ModelFormat::names_with(|c| c.needs_tokenizer), "mav-lm or mav-encoder");
     }
 }

@@ -1,10 +1,11 @@
-//! Importing the published searchless-chess checkpoints (Ruoss et al. 2024) as `action-value` packages.
+//! Importing the published searchless-chess checkpoints (Ruoss et al. 2024) as `action-value` and `state-value` packages.
 //!
 //! The checkpoints are orbax folders, which only orbax reads reliably, so the conversion to ONNX is a
 //! Python step (`training/searchless/import_searchless.py`, built into this binary and run with the
 //! importer's Python environment, see [`find_python`]). It recognises the configuration from the
-//! parameter shapes and writes `model.onnx` and `inspect.onnx` (the inspection graph, which reads its
-//! weights from model.onnx: `inference::inspect`); this module writes `mav.json` and the model card
+//! parameter shapes (the kind of predictor from the head and the folder's name, see [`SearchlessKind`]) and
+//! writes `model.onnx` and, for action-value, `inspect.onnx` (the inspection graph, which reads its weights
+//! from model.onnx: `inference::inspect`); this module writes `mav.json` and the model card
 //! around it, in a temporary folder renamed into place only when everything is written.
 
 use std::path::{Path, PathBuf};
@@ -68,6 +69,39 @@ pub enum ImportError {
     },
 }
 
+/// Which of the authors' predictors a checkpoint holds (their `policy`: the same transformer, other inputs
+/// and targets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+pub enum SearchlessKind {
+    /// Action-value, P(return bucket | state, action): the 9M, 136M and 270M checkpoints.
+    #[default]
+    #[serde(rename = "av")]
+    #[value(name = "av")]
+    ActionValue,
+    /// State-value, P(return bucket | state): the 9M_state_value checkpoint.
+    #[serde(rename = "sv")]
+    #[value(name = "sv")]
+    StateValue,
+}
+
+impl SearchlessKind {
+    /// The importer script's name for it (`--kind`).
+    pub fn arg(self) -> &'static str {
+        match self {
+            SearchlessKind::ActionValue => "av",
+            SearchlessKind::StateValue => "sv",
+        }
+    }
+
+    /// The package format it becomes.
+    pub fn format(self) -> ModelFormat {
+        match self {
+            SearchlessKind::ActionValue => ModelFormat::ActionValue,
+            SearchlessKind::StateValue => ModelFormat::StateValue,
+        }
+    }
+}
+
 /// What to import.
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
@@ -81,6 +115,9 @@ pub struct ImportOptions {
     pub ema: bool,
     /// The head count, for configurations that are not the published ones.
     pub heads: Option<usize>,
+    /// The kind of predictor, where the folder's name does not say it (default: read from the name, else
+    /// action-value).
+    pub kind: Option<SearchlessKind>,
     /// The package name (default: `searchless-` and the configuration or the folder name).
     pub name: Option<String>,
     /// The Python interpreter (default: [`find_python`]).
@@ -102,7 +139,8 @@ pub struct CheckpointConfig {
     pub buckets: usize,
     /// Token vocabulary (the 1968 actions).
     pub vocab: usize,
-    /// Learned positions.
+    /// Positions the graph reads: the zero start token and the inputs (79 for action-value, 78 for
+    /// state-value).
     pub positions: usize,
     /// The published model this shape is (`9M`, `136M`, `270M`), if any.
     pub published: Option<String>,
@@ -114,6 +152,19 @@ pub struct CheckpointConfig {
     pub params: String,
     /// The checkpoint folder, absolute.
     pub checkpoint: String,
+    /// The kind of predictor found.
+    #[serde(default)]
+    pub kind: SearchlessKind,
+}
+
+impl CheckpointConfig {
+    /// The graph's input tokens: the 77 state tokens, and the action for action-value.
+    pub fn inputs(&self) -> usize {
+        match self.kind {
+            SearchlessKind::ActionValue => STATE_LEN + 1,
+            SearchlessKind::StateValue => STATE_LEN,
+        }
+    }
 }
 
 /// Python interpreters to try, in order: `$MAVBOARD_PYTHON`, the importer's virtual environment
@@ -183,6 +234,9 @@ fn convert_into(options: &ImportOptions, dir: &Path) -> Result<CheckpointConfig,
         }
         if let Some(h) = options.heads {
             cmd.arg("--heads").arg(h.to_string());
+        }
+        if let Some(k) = options.kind {
+            cmd.arg("--kind").arg(k.arg());
         }
         // the inspection graph (mav.json `inspection`): the same weights, read from model.onnx's bytes
         cmd.arg("--inspect").arg(dir.join(INSPECT_FILE));
@@ -267,8 +321,9 @@ pub fn manifest_for(cfg: &CheckpointConfig, options: &ImportOptions) -> Manifest
         .name
         .clone()
         .unwrap_or_else(|| format!("searchless-{}", cfg.published.clone().unwrap_or_else(|| folder.clone())));
+    let format = cfg.kind.format();
     Manifest {
-        format: ModelFormat::ActionValue,
+        format,
         format_version: FORMAT_VERSION,
         name,
         games: vec![GameKind::Chess],
@@ -277,14 +332,15 @@ pub fn manifest_for(cfg: &CheckpointConfig, options: &ImportOptions) -> Manifest
         pad_token_id: None,
         eos_token_id: None,
         vocab_size: cfg.vocab,
-        context_length: STATE_LEN + 1,
+        context_length: cfg.inputs(),
         num_layers: cfg.layers,
         num_heads: cfg.heads,
         head_dim: cfg.width / cfg.heads.max(1),
         d_model: cfg.width,
         internal_search: false,
         av_state_length: Some(STATE_LEN),
-        av_action_vocab_size: Some(cfg.vocab),
+        // The action vocabulary is the action-value input's; a state-value model reads no action.
+        av_action_vocab_size: (format == ModelFormat::ActionValue).then_some(cfg.vocab),
         av_action_order: ActionOrder::Searchless,
         remote: None,
         source: Some(ModelSource {
@@ -306,21 +362,42 @@ pub fn manifest_for(cfg: &CheckpointConfig, options: &ImportOptions) -> Manifest
 
 fn model_card(m: &Manifest, cfg: &CheckpointConfig) -> String {
     let shape = cfg.published.as_deref().map(|p| format!(" (the published {p} shape)")).unwrap_or_default();
+    let (what, tokens, input, output, figures) = match cfg.kind {
+        SearchlessKind::ActionValue => (
+            "an action-value model, P(return bucket | state, action)",
+            "a zero start token, the 77 FEN tokens, the action",
+            "the authors' tokenization (77 characters per FEN, their alphabet) and their action ids \
+             (`av_action_order: searchless`, 1968 moves)",
+            "for the side that plays the move",
+            "The published models solve 85.5 % (9M), 92.1 % (136M) and 93.5 % (270M) of the authors' puzzle \
+             set (their Table 1).",
+        ),
+        SearchlessKind::StateValue => (
+            "a state-value model, P(return bucket | state): the `state-value` format values each legal move \
+             by the position after it (one model call for all of them, the distribution flipped to the \
+             mover's side, as the authors' StateValueEngine does; positions the rules end are valued from \
+             their result)",
+            "a zero start token, the 77 FEN tokens",
+            "the authors' tokenization (77 characters per FEN, their alphabet)",
+            "for the side to move in the position valued",
+            "In the authors' ablation at 9M (their Table 2) the state-value policy solves 77.5 % of the \
+             puzzles, against 83.3 % for action-value and 65.7 % for behavioural cloning.",
+        ),
+    };
     format!(
         "# {name}\n\n\
-         Imported by `mavboard import searchless` from the checkpoint `{ckpt}` (step {step}, `{params}`).\n\n\
+         Imported by `mavboard import searchless` from the checkpoint `{ckpt}` (step {step}, `{params}`): \
+         {what}.\n\n\
          - Origin: {origin}, {url}.\n\
          - Licence of the weights: {license}.\n\
          - Architecture: {layers} layers, width {width}, {heads} heads{shape}, SwiGLU MLP of width {ffn}, \
-         pre-LayerNorm with a final LayerNorm, bidirectional attention over 79 tokens (a zero start token, \
-         the 77 FEN tokens, the action), learned positions; {params_n} parameters.\n\
-         - Input: the authors' tokenization (77 characters per FEN, their alphabet) and their action ids \
-         (`av_action_order: searchless`, 1968 moves).\n\
-         - Output: log-probabilities over {k} uniform win-probability buckets (centres (i + 0.5)/{k}) for \
-         the side that plays the move.\n\
+         pre-LayerNorm with a final LayerNorm, bidirectional attention over {positions} tokens ({tokens}), \
+         learned positions; {params_n} parameters.\n\
+         - Input: {input}.\n\
+         - Output: log-probabilities over {k} uniform win-probability buckets (centres (i + 0.5)/{k}) \
+         {output}.\n\
          - Chess only (no Chess960: the authors' tokenizer has no Shredder castling letters).\n\n\
-         The published models solve 85.5 % (9M), 92.1 % (136M) and 93.5 % (270M) of the authors' puzzle \
-         set (their Table 1). Check this package on their `puzzles.csv` (their `data/download.sh`): \
+         {figures} Check this package on their `puzzles.csv` (their `data/download.sh`): \
          `mavboard eval --puzzles puzzles.csv --limit 10000 --model DIR`.\n",
         name = m.name,
         ckpt = cfg.checkpoint,
@@ -333,6 +410,7 @@ fn model_card(m: &Manifest, cfg: &CheckpointConfig) -> String {
         width = cfg.width,
         heads = cfg.heads,
         ffn = 4 * cfg.width,
+        positions = cfg.inputs() + 1,
         params_n = cfg.parameters,
         k = cfg.buckets,
     )
@@ -355,6 +433,7 @@ mod tests {
             step: Some(6_400_000),
             params: "params".into(),
             checkpoint: "/data/checkpoints/9M".into(),
+            kind: SearchlessKind::ActionValue,
         }
     }
 
@@ -368,6 +447,7 @@ mod tests {
             name: None,
             python: None,
             created: "2026-11-25".into(),
+            kind: None,
         }
     }
 
@@ -384,6 +464,17 @@ mod tests {
         assert!(json.contains("\"av_action_order\":\"searchless\""));
         assert!(json.contains("CC-BY-4.0"));
         assert!(model_card(&m, &cfg()).contains("the published 9M shape"));
+    }
+
+    #[test]
+    fn a_state_value_checkpoint_becomes_a_state_value_package() {
+        let sv = CheckpointConfig { kind: SearchlessKind::StateValue, positions: 78, ..cfg() };
+        let m = manifest_for(&sv, &options());
+        assert_eq!(m.format, ModelFormat::StateValue);
+        assert_eq!((m.context_length, m.av_state_length, m.av_action_vocab_size), (77, Some(77), None));
+        let card = model_card(&m, &sv);
+        assert!(card.contains("state-value") && card.contains("over 78 tokens"), "{card}");
+        assert!(!card.contains("the action"), "{card}");
     }
 
     #[test]

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::GameKind;
 
-/// The three model formats mavboard runs.
+/// The model formats mavboard runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ModelFormat {
     /// The paper's decoder-only text model (decoder-with-past ONNX layout, KV cache).
@@ -17,6 +17,10 @@ pub enum ModelFormat {
     /// The action-value model of Ruoss et al.: 77 FEN tokens + one action token → 128 bucket logits.
     #[serde(rename = "action-value")]
     ActionValue,
+    /// The state-value model of Ruoss et al.: 77 FEN tokens → 128 bucket logits for the player to move; a
+    /// move is valued by its successor.
+    #[serde(rename = "state-value")]
+    StateValue,
 }
 
 impl ModelFormat {
@@ -26,6 +30,7 @@ impl ModelFormat {
             ModelFormat::MavLm => "mav-lm",
             ModelFormat::MavEncoder => "mav-encoder",
             ModelFormat::ActionValue => "action-value",
+            ModelFormat::StateValue => "state-value",
         }
     }
 }

@@ -135,6 +135,16 @@ pub fn check_manifest(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
                 ));
             }
         }
+        ModelFormat::StateValue => {
+            if m.av_state_length.is_none() {
+                return Err(mismatch(
+                    dir,
+                    "mav.json av_state_length".into(),
+                    "set for the state-value format".into(),
+                    "missing".into(),
+                ));
+            }
+        }
         ModelFormat::ActionValue => {
             if m.av_state_length.is_none() || m.av_action_vocab_size.is_none() {
                 return Err(mismatch(
@@ -195,6 +205,15 @@ pub fn check_graph(dir: &Path, m: &Manifest, g: &GraphSignature) -> Result<(), M
             let mut ids = want("input_ids", I64, 2);
             if let Some(n) = m.av_state_length {
                 ids.fixed.push((1, n + 1, "state tokens + 1 action token"));
+            }
+            let mut logits = want("logits", F32, 2);
+            logits.fixed.push((1, m.num_buckets, "buckets"));
+            (vec![ids], vec![logits])
+        }
+        ModelFormat::StateValue => {
+            let mut ids = want("input_ids", I64, 2);
+            if let Some(n) = m.av_state_length {
+                ids.fixed.push((1, n, "state tokens"));
             }
             let mut logits = want("logits", F32, 2);
             logits.fixed.push((1, m.num_buckets, "buckets"));

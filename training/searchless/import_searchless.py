@@ -1,23 +1,30 @@
-"""Converts a searchless-chess action-value checkpoint (Ruoss et al. 2024) into mavboard's ONNX graph.
+"""Converts a searchless-chess action-value or state-value checkpoint (Ruoss et al. 2024) into mavboard's
+ONNX graph.
 
 Run by `mavboard import searchless` (which writes mav.json and the model card around the graph); usable
 alone:
 
-    python import_searchless.py CHECKPOINT_DIR OUT.onnx [--step N] [--ema] [--heads H]
+    python import_searchless.py CHECKPOINT_DIR OUT.onnx [--step N] [--ema] [--heads H] [--kind av|sv]
 
 CHECKPOINT_DIR is what the authors' `checkpoints/download.sh` unpacks (e.g. `checkpoints/9M`): an orbax
 CheckpointManager folder with one folder per step, each holding `params`, `params_ema` (and `opt_state`).
 A step folder or its `params` folder is accepted too. The parameters are read with orbax, the library the
 authors' own loader uses; nothing else of theirs is needed.
 
-The graph reproduces their transformer (`transformer_decoder` with the action-value configuration):
-input `input_ids` [N, 78] int64 (the 77 FEN tokens and the action id, both in their vocabulary), a zero
-(BOS) token put in front as their right shift does, token embeddings times sqrt(width) plus learned
-positions over 79 tokens, pre-LN blocks with bidirectional multi-head attention (no causal mask, no
+The kind of predictor is read from the head and the folder's name: a head of 1968 outputs is behavioural
+cloning (refused), a folder named like `9M_state_value` (their download.sh) holds a state-value model, any
+other 128-bucket head an action-value model; `--kind` decides where the name does not say.
+
+The graph reproduces their transformer (`transformer_decoder` with the configuration their engines use):
+input `input_ids` [N, 78] int64 for action-value (the 77 FEN tokens and the action id, both in their
+vocabulary) or [N, 77] for state-value (the FEN tokens alone, as their `StateValueEngine` feeds it), a zero
+(BOS) token put in front as their right shift does, token embeddings times sqrt(width) plus the first 79
+(78) of their learned positions, pre-LN blocks with bidirectional multi-head attention (no causal mask, no
 QK-norm) and a SwiGLU MLP, a final LayerNorm, and a linear head read at the last position; output
 `logits` [N, 128] holds the log-probabilities of the return buckets (log-softmax, as theirs).
 
-`--inspect INSPECT.onnx` also writes the inspection graph (the same weights; mavboard's
+`--inspect INSPECT.onnx` also writes the inspection graph of an action-value model (a state-value model has
+none; the option is then ignored) (the same weights; mavboard's
 `inference::inspect` reads such graphs): an extra input `head_scale` [layers, heads] (float) multiplies each
 head's output before the output projection (1 unchanged, 0 removed), and extra outputs `attention`
 [N, layers, heads, 79, 79] (query, key; position 0 is the zero BOS token, then the 78 inputs), `residual`
@@ -43,6 +50,8 @@ NUM_ACTIONS = 1968
 SEQ_LEN = 79  # BOS + 77 state tokens + the action
 RETURN_BUCKETS = 128
 # (layers, width) -> heads, for the published models (src/engines/constants.py of the authors' code).
+# The kinds of predictor: the input length (state tokens, plus the action for action-value).
+KINDS = {"av": 78, "sv": 77}
 PUBLISHED = {(8, 256): ("9M", 8), (8, 1024): ("136M", 8), (16, 1024): ("270M", 8), (4, 64): ("local", 4)}
 
 
@@ -119,13 +128,15 @@ def shape_of(p: dict, key: str, want: tuple, what: str) -> "np.ndarray":
     return a
 
 
-def read_config(p: dict, heads: int | None, source_name: str) -> dict:
-    if "state_value" in source_name:
-        fail(f"'{source_name}' is a state-value checkpoint (one value per position, no action token); "
-             "mavboard imports the action-value checkpoints (9M, 136M, 270M)")
-    if "behavioral_cloning" in source_name:
+def read_config(p: dict, heads: int | None, source_name: str, kind: str | None = None) -> dict:
+    if "behavioral_cloning" in source_name or kind == "bc":
         fail(f"'{source_name}' is a behavioural-cloning checkpoint (a policy over the 1968 actions, no "
-             "values); mavboard imports the action-value checkpoints (9M, 136M, 270M)")
+             "values); mavboard imports the action-value (9M, 136M, 270M) and state-value (9M_state_value) "
+             "checkpoints")
+    if kind is None:
+        kind = "sv" if "state_value" in source_name else "av"
+    if kind not in KINDS:
+        fail(f"--kind {kind} is not a kind this importer converts; use av (action-value) or sv (state-value)")
     if "embed/embeddings" not in p:
         fail("the checkpoint has no 'embed/embeddings' (token embeddings); found "
              f"{', '.join(sorted(p)[:8]) or 'no arrays'}: this is not a searchless-chess transformer")
@@ -165,7 +176,7 @@ def read_config(p: dict, heads: int | None, source_name: str) -> dict:
     out = p[f"{head}/w"].shape[1]
     if out == NUM_ACTIONS:
         fail(f"the output head has {out} outputs (one per action): a behavioural-cloning checkpoint; "
-             f"expected {RETURN_BUCKETS} return buckets (an action-value checkpoint)")
+             f"expected {RETURN_BUCKETS} return buckets (an action-value or state-value checkpoint)")
     if out != RETURN_BUCKETS:
         fail(f"the output head has {out} outputs, expected {RETURN_BUCKETS} return buckets")
     shape_of(p, f"{head}/b", (out,), "output bias")
@@ -189,7 +200,8 @@ def read_config(p: dict, heads: int | None, source_name: str) -> dict:
         fail(f"--heads {heads} does not divide the width {width}")
     params = sum(int(a.size) for a in p.values())
     return {"layers": layers, "width": width, "heads": heads, "ffn": ffn, "buckets": out, "vocab": vocab,
-            "positions": SEQ_LEN, "published": name, "parameters": params}
+            "positions": KINDS[kind] + 1, "inputs": KINDS[kind], "kind": kind, "published": name,
+            "parameters": params}
 
 
 def build_onnx(p: dict, cfg: dict, path: str, inspect: bool = False) -> None:
@@ -200,6 +212,7 @@ def build_onnx(p: dict, cfg: dict, path: str, inspect: bool = False) -> None:
 
     L, D, H = cfg["layers"], cfg["width"], cfg["heads"]
     dh = D // H
+    seq = cfg["positions"]  # the zero start token and the inputs
     inits, nodes = [], []
     counter = [0]
 
@@ -219,14 +232,15 @@ def build_onnx(p: dict, cfg: dict, path: str, inspect: bool = False) -> None:
 
     heads_shape = const("heads_shape", np.array([0, 0, H, dh], dtype=np.int64))
     width_shape = const("width_shape", np.array([0, 0, D], dtype=np.int64))
-    last = const("last_index", np.array([SEQ_LEN - 1], dtype=np.int64))
+    last = const("last_index", np.array([seq - 1], dtype=np.int64))
 
-    # Right shift: a zero token in front of the 78 inputs (the training-time target token is dropped).
+    # Right shift: a zero token in front of the inputs (the training-time target token is dropped).
     pads = const("bos_pads", np.array([0, 1, 0, 0], dtype=np.int64))
     ids = node("Pad", ["input_ids", pads, const("bos_value", np.array(0, dtype=np.int64))])
     emb = p["embed/embeddings"] * np.float32(math.sqrt(D))  # their embeddings *= sqrt(embedding_dim)
     h = node("Gather", [const("embed.embeddings_scaled", emb.astype(np.float32)), ids], axis=0)
-    h = node("Add", [h, const("embed_1.embeddings", p["embed_1/embeddings"])])
+    # Their learned positions are a table of 79 rows; a sequence uses its first rows.
+    h = node("Add", [h, const("embed_1.embeddings", p["embed_1/embeddings"][:seq])])
     scale = const("attn_scale", np.array(1.0 / math.sqrt(dh), dtype=np.float32))
     attention, residual, lens = [], [h], []
     head_axes = const("head_axes", np.array([1, H, 1, 1], dtype=np.int64)) if inspect else None
@@ -281,11 +295,11 @@ def build_onnx(p: dict, cfg: dict, path: str, inspect: bool = False) -> None:
         nodes.append(helper.make_node("Concat", unsq, ["lens_logits"], axis=1))
         graph = helper.make_graph(
             nodes, "searchless_action_value_inspect",
-            [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", SEQ_LEN - 1]),
+            [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", seq - 1]),
              helper.make_tensor_value_info("head_scale", TensorProto.FLOAT, [L, H])],
             [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", cfg["buckets"]]),
-             helper.make_tensor_value_info("attention", TensorProto.FLOAT, ["batch", L, H, SEQ_LEN, SEQ_LEN]),
-             helper.make_tensor_value_info("residual", TensorProto.FLOAT, ["batch", L + 1, SEQ_LEN, D]),
+             helper.make_tensor_value_info("attention", TensorProto.FLOAT, ["batch", L, H, seq, seq]),
+             helper.make_tensor_value_info("residual", TensorProto.FLOAT, ["batch", L + 1, seq, D]),
              helper.make_tensor_value_info("lens_logits", TensorProto.FLOAT, ["batch", L, cfg["buckets"]])],
             _unique(inits))
         _save(helper, onnx, graph, path, inits)
@@ -296,8 +310,8 @@ def build_onnx(p: dict, cfg: dict, path: str, inspect: bool = False) -> None:
     flat = node("Squeeze", [logits, const("squeeze_axis", np.array([1], dtype=np.int64))])
     nodes.append(helper.make_node("LogSoftmax", [flat], ["logits"], axis=-1))
     graph = helper.make_graph(
-        nodes, "searchless_action_value",
-        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", SEQ_LEN - 1])],
+        nodes, "searchless_state_value" if cfg["kind"] == "sv" else "searchless_action_value",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", seq - 1])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", cfg["buckets"]])],
         inits)
     _save(helper, onnx, graph, path, inits)
@@ -367,13 +381,15 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--ema", action="store_true", help="read params_ema instead of params")
     ap.add_argument("--heads", type=int)
     ap.add_argument("--inspect", metavar="INSPECT.onnx", help="also write the inspection graph there")
+    ap.add_argument("--kind", choices=["av", "sv", "bc"],
+                    help="the kind of predictor, where the folder's name does not say it")
     a = ap.parse_args(argv)
     try:
         params_dir, step = find_params_dir(a.checkpoint, a.step, a.ema)
         p = restore(params_dir)
-        cfg = read_config(p, a.heads, os.path.basename(os.path.normpath(a.checkpoint)))
+        cfg = read_config(p, a.heads, os.path.basename(os.path.normpath(a.checkpoint)), a.kind)
         build_onnx(p, cfg, a.out)
-        if a.inspect:
+        if a.inspect and cfg["kind"] == "av":
             build_onnx(p, cfg, a.inspect, inspect=True)
             share_weights(a.inspect, a.out)
     except CheckpointError as e:

@@ -1,4 +1,4 @@
-"""Creates a random-weight searchless action-value checkpoint with the authors' own code (their transformer,
+"""Creates a random-weight searchless action-value (or, with KIND=sv, state-value) checkpoint with the authors' own code (their transformer,
 initialisation and checkpoint manager), reads it back with their loader, and writes their predictor's bucket
 log-probabilities for every legal move of >= 100 positions (OUT_REF_PREFIX.json: FENs and moves in their
 order; OUT_REF_PREFIX.f32: the rows, little-endian float32, 128 per move).
@@ -6,8 +6,11 @@ order; OUT_REF_PREFIX.f32: the rows, little-endian float32, 128 per move).
 Run from a folder holding their repository as a package (searchless_chess/src/...), never from this one:
     PYTHONPATH=/tmp/slref python make_checkpoint.py OUT_CKPT_DIR OUT_REF_PREFIX LAYERS WIDTH HEADS [SEED]
 NO_REF=1 saves the checkpoint only (for the benchmark shapes); WITH_OPT=1 also saves an optimiser state.
+KIND=sv makes a state-value checkpoint (the same transformer; their engines feed it the FEN alone) and writes,
+per legal move, their StateValueEngine's `next_log_probs` (the successor's bucket log-probabilities, flipped
+to the mover's side), through their own engine class and predict-function wrapper.
 The fixture tests/fixtures/searchless/tiny was made with `tiny ... 2 32 4` (seed 7), the 9M-shape check
-with `9M ... 8 256 8 11`."""
+with `9M ... 8 256 8 11`, tests/fixtures/searchless/tiny_state_value with KIND=sv and `... 2 32 4 5`."""
 import json, os, sys, shutil, random
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 import numpy as np
@@ -16,6 +19,9 @@ import chess, chess.pgn
 import optax
 from searchless_chess.src import transformer, tokenizer, utils, training_utils
 from searchless_chess.src.engines import engine as sl_engine
+from searchless_chess.src.engines import neural_engines
+
+KIND = os.environ.get("KIND", "av")
 
 out, ref, L, D, H = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 seed = int(sys.argv[6]) if len(sys.argv) > 6 else 7
@@ -78,13 +84,21 @@ for fen in fens:
     acts = np.array([[utils.MOVE_TO_ACTION[m.uci()]] for m in moves], dtype=np.int32)
     st = np.stack([tokenizer.tokenize(b.fen()).astype(np.int32)] * len(moves))
     seqs = np.concatenate([st, acts, np.zeros((len(moves), 1), dtype=np.int32)], axis=1)
-    lp = np.asarray(predict(loaded, None, seqs))[:, -1]
+    if KIND == "sv":
+        _, values = utils.get_uniform_buckets_edges_values(128)
+        sv = neural_engines.StateValueEngine(
+            return_buckets_values=values,
+            predict_fn=neural_engines.wrap_predict_fn(predictor=pred, params=loaded, batch_size=32))
+        lp = np.asarray(sv.analyse(b)["next_log_probs"])
+        assert lp.shape == (len(moves), 128)
+    else:
+        lp = np.asarray(predict(loaded, None, seqs))[:, -1]
     positions.append({"fen": b.fen(), "moves": [m.uci() for m in moves]})
     rows.append(lp.astype("<f4"))
 allrows = np.concatenate(rows)
 with open(ref + ".json", "w") as f:
     json.dump({"checkpoint": os.path.basename(out), "layers": L, "width": D, "heads": H, "buckets": 128,
-               "positions": positions}, f, indent=0)
+               "kind": KIND, "positions": positions}, f, indent=0)
 allrows.tofile(ref + ".f32")
 print("positions", len(positions), "rows", allrows.shape, "max moves", max(len(p["moves"]) for p in positions),
       "logprob range", float(allrows.min()), float(allrows.max()), "std across moves", float(allrows.std(axis=0).mean()))
