@@ -21,7 +21,7 @@ use crate::search::mcts::MoveStats;
 pub struct ModelInfo {
     /// The package name from mav.json.
     pub name: String,
-    /// Its format (`mav-lm`, `mav-encoder`, `action-value`).
+    /// Its format (`mav-lm`, `mav-encoder`, `action-value`, `state-value`).
     pub format: String,
     /// The package folder.
     pub dir: PathBuf,
@@ -34,6 +34,22 @@ pub struct ModelInfo {
     /// Inference workers, i.e. batches out at once: one locally (ONNX Runtime threads inside it), the
     /// package's `max_in_flight` for a remote one, so that the server's latency is hidden.
     pub workers: usize,
+}
+
+impl ModelInfo {
+    /// The facts of the package opened from `dir`, run on `workers` inference workers.
+    pub fn of_package(package: &crate::model::ModelPackage, dir: PathBuf, workers: usize) -> ModelInfo {
+        let m = &package.manifest;
+        ModelInfo {
+            name: m.name.clone(),
+            format: m.format.name().to_owned(),
+            dir,
+            buckets: m.num_buckets,
+            parameters: m.parameters,
+            served_by: m.remote.as_ref().map(|r| format!("{} · {}", r.endpoint, r.model)),
+            workers,
+        }
+    }
 }
 
 /// Where the model is in its life.

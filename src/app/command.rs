@@ -196,6 +196,8 @@ pub enum Command {
     Analysis(AnalysisCommand),
     /// Something for the UCI engine panel (start, stop, its settings).
     Uci(super::uci_panel::UciCommand),
+    /// Something for model B, the second model beside the loaded one (open, close, its margin).
+    Compare(super::compare_model::CompareCommand),
     /// Something for the game against the model (its choices, start, resign, stop).
     Play(super::play::PlayCommand),
 }

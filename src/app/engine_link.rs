@@ -89,19 +89,12 @@ impl EngineLink {
                 );
             }
         };
-        let info = ModelInfo {
-            name: package.manifest.name.clone(),
-            format: package.manifest.format.name().to_owned(),
-            dir: dir.clone(),
-            buckets: package.manifest.num_buckets,
-            parameters: package.manifest.parameters,
-            served_by: package.manifest.remote.as_ref().map(|r| format!("{} · {}", r.endpoint, r.model)),
-            workers: package
-                .manifest
-                .remote
-                .as_ref()
-                .map_or(APP_WORKERS, |r| r.max_in_flight.clamp(1, MAX_REMOTE_WORKERS)),
-        };
+        let workers = package
+            .manifest
+            .remote
+            .as_ref()
+            .map_or(APP_WORKERS, |r| r.max_in_flight.clamp(1, MAX_REMOTE_WORKERS));
+        let info = ModelInfo::of_package(&package, dir.clone(), workers);
         let options = model_runtime::session_options(&state.settings);
         let factory = model_runtime::model_factory(dir.clone(), options.clone(), self.device.clone());
         self.load_with(factory, info, InternalSource::Package { dir, options }, state);

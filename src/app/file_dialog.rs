@@ -19,6 +19,8 @@ pub enum FileDialogKind {
     Save,
     /// Choose a model package folder (model.onnx + mav.json).
     ModelFolder,
+    /// Choose the package folder of model B, to compare with the loaded one.
+    CompareFolder,
     /// Choose where to write the open file's games with their reviews.
     ExportReview,
 }
@@ -56,6 +58,11 @@ impl PendingFileDialog {
             FileDialogKind::ModelFolder => {
                 Box::pin(rfd::AsyncFileDialog::new().set_title("Choose a model package folder").pick_folder())
             }
+            FileDialogKind::CompareFolder => Box::pin(
+                rfd::AsyncFileDialog::new()
+                    .set_title("Choose the model package to compare with")
+                    .pick_folder(),
+            ),
             FileDialogKind::Open => Box::pin(dialog.set_title("Open PGN").pick_file()),
             FileDialogKind::Save => {
                 Box::pin(dialog.set_title("Save line as PGN").set_file_name("analysis.pgn").save_file())

@@ -7,6 +7,7 @@ pub mod board_analysis;
 pub mod board_game;
 pub mod board_model;
 pub mod command;
+pub mod compare_model;
 pub mod document;
 pub mod effect;
 pub mod engine_link;

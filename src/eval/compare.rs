@@ -61,18 +61,18 @@ pub fn ranks(values: &[f64]) -> Vec<usize> {
     r
 }
 
-/// Each move's value under `scoring`, with its rank, best first.
-fn ranked<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Vec<(String, f64, usize)> {
-    let values: Vec<f64> = result.moves.iter().map(|m| scoring.value(&m.dist)).collect();
-    let mut out: Vec<(String, f64, usize)> = result
-        .moves
-        .iter()
-        .zip(&values)
-        .zip(ranks(&values))
-        .map(|((m, &v), r)| (m.text.clone(), v, r))
-        .collect();
+/// Each move's value, with its rank, best first.
+fn ranked(values: &[(String, f64)]) -> Vec<(String, f64, usize)> {
+    let just: Vec<f64> = values.iter().map(|m| m.1).collect();
+    let mut out: Vec<(String, f64, usize)> =
+        values.iter().zip(ranks(&just)).map(|((text, v), r)| (text.clone(), *v, r)).collect();
     out.sort_by_key(|m| m.2);
     out
+}
+
+/// Each move of an answer with its value under `scoring`, in the answer's order.
+pub fn move_values<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Vec<(String, f64)> {
+    result.moves.iter().map(|m| (m.text.clone(), scoring.value(&m.dist))).collect()
 }
 
 /// Compares model A's answer `a` with model B's answer `b` for the same position under `scoring`;
@@ -83,8 +83,14 @@ pub fn compare<S: GameState>(
     scoring: Scoring,
     margin: f64,
 ) -> Comparison {
-    let ra = ranked(a, scoring);
-    let rb = ranked(b, scoring);
+    compare_values(&move_values(a, scoring), &move_values(b, scoring), scoring, margin)
+}
+
+/// [`compare`] on values already taken under `scoring`: each model's moves (text, value), in any order.
+/// The app compares the panel's rows with the second model's answer through this.
+pub fn compare_values(a: &[(String, f64)], b: &[(String, f64)], scoring: Scoring, margin: f64) -> Comparison {
+    let ra = ranked(a);
+    let rb = ranked(b);
     let best_a = ra.first().map(|m| m.0.clone());
     let best_b = rb.first().map(|m| m.0.clone());
     let mut moves: Vec<MoveComparison> = ra

@@ -39,6 +39,7 @@ pub fn dialogs_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState)
         Dialog::Path(FileDialogKind::Open) => "Open a PGN file by path",
         Dialog::Path(FileDialogKind::Save) => "Save the line to a path",
         Dialog::Path(FileDialogKind::ModelFolder) => "Load a model package by path",
+        Dialog::Path(FileDialogKind::CompareFolder) => "Compare with a model package by path",
         Dialog::Path(FileDialogKind::ExportReview) => "Export the reviewed games to a path",
         Dialog::About => "About mavboard",
         Dialog::GameList => "Games",
@@ -87,12 +88,17 @@ fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out:
         FileDialogKind::ModelFolder => {
             "Type the path of a model package folder (it holds model.onnx and mav.json)."
         }
+        FileDialogKind::CompareFolder => {
+            "Type the path of the model package to set beside the loaded one (model B: its values, ranks \
+             and distributions next to model A's in the action-values panel)."
+        }
         FileDialogKind::ExportReview => "Type the path of the .pgn file to write every game of the file to.",
     });
     let (label, action) = match kind {
         FileDialogKind::Open => ("Path", "Open"),
         FileDialogKind::Save => ("Path", "Save"),
         FileDialogKind::ModelFolder => ("Folder", "Load"),
+        FileDialogKind::CompareFolder => ("Folder", "Compare"),
         FileDialogKind::ExportReview => ("Path", "Export"),
     };
     let response = ui
@@ -121,6 +127,9 @@ fn path_ui(ui: &mut egui::Ui, kind: FileDialogKind, ui_state: &mut UiState, out:
                     FileDialogKind::Open => Command::File(FileCommand::OpenPath(path)),
                     FileDialogKind::Save => Command::File(FileCommand::SavePath(path)),
                     FileDialogKind::ModelFolder => Command::Analysis(AnalysisCommand::LoadModel(path)),
+                    FileDialogKind::CompareFolder => {
+                        Command::Compare(crate::app::compare_model::CompareCommand::Open(path))
+                    }
                     FileDialogKind::ExportReview => Command::File(FileCommand::ExportReviewPath(path)),
                 });
             }

@@ -30,6 +30,36 @@ pub fn mode_and_mean(probs: &[f64]) -> Option<(f64, f64)> {
 /// The mode is marked with a solid line, the mean with a dashed one; hovering a bar shows its range and
 /// probability.
 pub fn distribution_chart_ui(ui: &mut egui::Ui, probs: &[f64], height: f32) -> egui::Response {
+    chart_ui(ui, probs, None, height)
+}
+
+/// The colour of a second model's distribution drawn over the first's.
+pub fn overlay_color(visuals: &egui::Visuals) -> Color32 {
+    if visuals.dark_mode { Color32::from_rgb(255, 170, 60) } else { Color32::from_rgb(200, 90, 0) }
+}
+
+/// [`distribution_chart_ui`] for model A's `probs` with model B's `other` drawn over it as an outline in
+/// [`overlay_color`], its mode and mean marked in that colour too. The two may have different bucket
+/// counts (64 for a MAV model, 128 for a searchless one): both are drawn as densities over the same
+/// win-probability axis (probability per bucket times the bucket count), on one scale.
+pub fn distribution_pair_chart_ui(
+    ui: &mut egui::Ui,
+    probs: &[f64],
+    other: &[f64],
+    height: f32,
+) -> egui::Response {
+    chart_ui(ui, probs, Some(other), height)
+}
+
+/// The densities of a distribution (probability per unit of win probability) and their peak.
+fn densities(probs: &[f64]) -> (Vec<f64>, f64) {
+    let k = probs.len() as f64;
+    let d: Vec<f64> = probs.iter().map(|p| p * k).collect();
+    let peak = d.iter().copied().fold(0.0f64, f64::max);
+    (d, peak)
+}
+
+fn chart_ui(ui: &mut egui::Ui, probs: &[f64], overlay: Option<&[f64]>, height: f32) -> egui::Response {
     let width = ui.available_width().max(120.0);
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), Sense::hover());
     let painter = ui.painter_at(rect);
@@ -47,10 +77,12 @@ pub fn distribution_chart_ui(ui: &mut egui::Ui, probs: &[f64], height: f32) -> e
     };
     let plot = rect.shrink2(Vec2::new(4.0, 14.0)).translate(Vec2::new(0.0, -6.0));
     let k = probs.len();
-    let peak = probs.iter().copied().fold(0.0f64, f64::max).max(1e-9);
+    let (dens, peak_a) = densities(probs);
+    let (other, peak_b) = overlay.map(densities).unwrap_or_default();
+    let peak = peak_a.max(peak_b).max(1e-9);
     let bar_w = plot.width() / k as f32;
-    for (i, &p) in probs.iter().enumerate() {
-        let h = (p / peak) as f32 * plot.height();
+    for (i, &d) in dens.iter().enumerate() {
+        let h = (d / peak) as f32 * plot.height();
         let x0 = plot.left() + i as f32 * bar_w;
         let bar =
             Rect::from_min_max(Pos2::new(x0, plot.bottom() - h), Pos2::new(x0 + bar_w * 0.9, plot.bottom()));
@@ -70,6 +102,31 @@ pub fn distribution_chart_ui(ui: &mut egui::Ui, probs: &[f64], height: f32) -> e
         3.0,
     );
     painter.extend(dashes);
+    let second = overlay.and_then(|o| mode_and_mean(o).map(|mm| (o.len(), mm)));
+    if let Some((kb, (mode_b, mean_b))) = second {
+        // Model B as a step outline over the same axis.
+        let colour = overlay_color(visuals);
+        let w = plot.width() / kb as f32;
+        let y_of = |d: f64| plot.bottom() - (d / peak) as f32 * plot.height();
+        let mut points = vec![Pos2::new(plot.left(), plot.bottom())];
+        for (i, &d) in other.iter().enumerate() {
+            let x0 = plot.left() + i as f32 * w;
+            points.push(Pos2::new(x0, y_of(d)));
+            points.push(Pos2::new(x0 + w, y_of(d)));
+        }
+        points.push(Pos2::new(plot.right(), plot.bottom()));
+        painter.add(egui::Shape::line(points, Stroke::new(1.5, colour)));
+        painter.line_segment(
+            [Pos2::new(x_of(mode_b), plot.top()), Pos2::new(x_of(mode_b), plot.bottom())],
+            Stroke::new(2.0, colour),
+        );
+        painter.extend(egui::Shape::dashed_line(
+            &[Pos2::new(x_of(mean_b), plot.top()), Pos2::new(x_of(mean_b), plot.bottom())],
+            Stroke::new(1.5, colour),
+            4.0,
+            3.0,
+        ));
+    }
     let font = egui::FontId::proportional(11.0);
     for (v, label) in [(0.0, "0%"), (0.5, "50%"), (1.0, "100%")] {
         let align = match label {
@@ -89,9 +146,18 @@ pub fn distribution_chart_ui(ui: &mut egui::Ui, probs: &[f64], height: f32) -> e
         Pos2::new(plot.left() + 2.0, plot.top()),
         egui::Align2::LEFT_TOP,
         format!("max {:.1}%  —  mean {:.1}% - -", mode * 100.0, mean * 100.0),
-        font,
+        font.clone(),
         text,
     );
+    if let Some((_, (mode_b, mean_b))) = second {
+        painter.text(
+            Pos2::new(plot.left() + 2.0, plot.top() + 13.0),
+            egui::Align2::LEFT_TOP,
+            format!("B: max {:.1}%  —  mean {:.1}% - -", mode_b * 100.0, mean_b * 100.0),
+            font,
+            overlay_color(visuals),
+        );
+    }
     if let Some(pos) = response.hover_pos()
         && plot.x_range().contains(pos.x)
     {
@@ -107,7 +173,21 @@ pub fn distribution_chart_ui(ui: &mut egui::Ui, probs: &[f64], height: f32) -> e
             Stroke::new(1.0, text),
             StrokeKind::Inside,
         );
-        return response.on_hover_text(format!("win {lo:.1}–{hi:.1}%: p = {:.3}", probs[i]));
+        let b = second.map(|(kb, _)| {
+            // B's probability over the same range of win probability.
+            let j = (((pos.x - plot.left()) / plot.width() * kb as f32) as usize).min(kb - 1);
+            format!(
+                "; B: p = {:.3} in its bucket {:.1}–{:.1}%",
+                other[j] / kb as f64,
+                j as f64 / kb as f64 * 100.0,
+                (j + 1) as f64 / kb as f64 * 100.0
+            )
+        });
+        return response.on_hover_text(format!(
+            "win {lo:.1}–{hi:.1}%: p = {:.3}{}",
+            probs[i],
+            b.unwrap_or_default()
+        ));
     }
     response
 }

@@ -75,7 +75,7 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
         ui.menu_button("Game", |ui| out.extend(game_menu_ui(ui, state)));
         ui.menu_button("Position", |ui| out.extend(position_menu_ui(ui, state.doc.board_game.is_none())));
         ui.menu_button("View", |ui| out.extend(view_menu_ui(ui, &state.settings)));
-        ui.menu_button("Engine", |ui| out.extend(engine_menu_ui(ui, &state.analysis)));
+        ui.menu_button("Engine", |ui| out.extend(engine_menu_ui(ui, &state.analysis, &state.compare)));
         ui.menu_button("Help", |ui| out.extend(help_menu_ui(ui)));
     });
     out
@@ -181,7 +181,12 @@ fn view_menu_ui(ui: &mut egui::Ui, settings: &crate::app::settings::Settings) ->
 }
 
 /// The Engine menu.
-fn engine_menu_ui(ui: &mut egui::Ui, analysis: &crate::app::analysis::AnalysisState) -> Vec<Command> {
+fn engine_menu_ui(
+    ui: &mut egui::Ui,
+    analysis: &crate::app::analysis::AnalysisState,
+    compare: &crate::app::compare_model::CompareModel,
+) -> Vec<Command> {
+    use crate::app::compare_model::CompareCommand;
     let mut out = Vec::new();
     let (text, cmd) = if analysis.searching {
         ("Stop search (Space)", Command::Analysis(AnalysisCommand::StopSearch))
@@ -200,6 +205,18 @@ fn engine_menu_ui(ui: &mut egui::Ui, analysis: &crate::app::analysis::AnalysisSt
     }
     if ui.button("Shipped default model").clicked() {
         out.push(Command::Analysis(AnalysisCommand::LoadDefaultModel));
+    }
+    ui.separator();
+    let hint = "Model B: a second package whose values, ranks and distributions the action-values panel sets \
+                beside the loaded model's";
+    if ui.button("Compare with model folder...").on_hover_text(hint).clicked() {
+        out.push(Command::Compare(CompareCommand::ChooseFolder));
+    }
+    if ui.button("Compare with model by path...").on_hover_text(hint).clicked() {
+        out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::Path(FileDialogKind::CompareFolder)))));
+    }
+    if compare.is_open() && ui.button("Stop comparing").clicked() {
+        out.push(Command::Compare(CompareCommand::Close));
     }
     out
 }

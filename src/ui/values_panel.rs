@@ -1,17 +1,21 @@
 //! The action-values panel: every legal move with the model's win probability under two scoring rules (the
 //! chosen one and the one beside it, max and mean by default), its rank under each and a mark where they
-//! disagree; the focused move's distribution; a heatmap of all moves.
+//! disagree; with a model B open (*Engine → Compare with…*), B's value and rank under the chosen rule, the
+//! gap and a mark where the two models disagree; the focused move's distribution (B's drawn over it); a
+//! heatmap of all moves.
 
 use std::time::SystemTime;
 
 use eframe::egui::{self, RichText};
 
-use super::distribution::{distribution_chart_ui, heatmap_ui};
+use super::distribution::{distribution_chart_ui, distribution_pair_chart_ui, heatmap_ui, overlay_color};
 use crate::app::analysis::{ModelStatus, ValueRow, value_rows};
 use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
+use crate::app::compare_model::{Answer, CompareCommand, MAX_MARGIN};
 use crate::app::server_health::ServerHealth;
 use crate::app::state::AppState;
+use crate::eval::compare::{Comparison, MoveComparison};
 use crate::game::GameState;
 use crate::mav::scoring::Scoring;
 
@@ -114,21 +118,45 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
         rules[columns[1]],
         if disagreements == 0 { "none".to_owned() } else { disagreements.to_string() }
     ));
+    let answer = model_b_ui(ui, state, &mut out);
+    let comparison = answer.map(|a| (a, a.compare(&rows, rules[0], state.compare.margin)));
+    if let Some((_, c)) = &comparison {
+        comparison_summary_ui(ui, c, &rows, state.compare.margin, &mut out);
+    }
+    // With model B open, the table sets the two models side by side under the chosen rule (A's value, B's,
+    // the gap, the models' mark) and leaves out the second rule's column and mark, which the line above
+    // still counts; otherwise both rules side by side.
+    let compared = comparison.as_ref().map(|(_, c)| c);
+    let shown: Vec<usize> = if compared.is_some() { vec![0] } else { columns.clone() };
     // Both ways: a table wider than the panel scrolls instead of widening the panel (and moving the board).
     egui::ScrollArea::both().id_salt("values_table").max_height(240.0).auto_shrink([false, true]).show(
         ui,
         |ui| {
-            egui::Grid::new("values_grid").num_columns(5).striped(true).spacing([10.0, 2.0]).show(ui, |ui| {
+            let grid = egui::Grid::new("values_grid").num_columns(5).striped(true);
+            grid.spacing([10.0, 2.0]).show(ui, |ui| {
                 ui.strong("Move");
-                for &i in &columns {
-                    ui.strong(format!("{} %", rules[i].title()))
+                for &i in &shown {
+                    let who = if compared.is_some() { "A " } else { "" };
+                    ui.strong(format!("{who}{} %", rules[i].title()))
                         .on_hover_text(format!("Win % by {} scoring (rank)", rules[i]));
                 }
-                ui.strong("≠").on_hover_text(format!(
-                    "{} and {} scoring rank this move differently",
-                    rules[columns[0]].title(),
-                    rules[columns[1]]
-                ));
+                if compared.is_some() {
+                    let b = overlay_color(ui.visuals());
+                    ui.label(RichText::new("B %").strong().color(b))
+                        .on_hover_text(format!("Model B's win % by {} scoring (its rank)", rules[0]));
+                    ui.label(RichText::new("B−A").strong().color(b))
+                        .on_hover_text("Model B's value less model A's, in points of win probability");
+                    ui.label(RichText::new("A≠B").strong().color(b)).on_hover_text(
+                        "The models disagree: the move is one model's best and not the other's, or their values \
+                         differ by more than the margin",
+                    );
+                } else {
+                    ui.strong("≠").on_hover_text(format!(
+                        "{} and {} scoring rank this move differently",
+                        rules[columns[0]].title(),
+                        rules[columns[1]]
+                    ));
+                }
                 ui.strong("Visits");
                 ui.end_row();
                 for row in &rows {
@@ -148,10 +176,12 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                         let t = RichText::new(format!("{:5.1}% ({rank})", v * 100.0)).monospace();
                         ui.label(if active { t.strong() } else { t });
                     };
-                    for &i in &columns {
+                    for &i in &shown {
                         cell(ui, row.values[i], row.ranks[i], i == 0);
                     }
-                    if row.disagrees() {
+                    if let Some(c) = compared {
+                        comparison_cells_ui(ui, c.moves.iter().find(|m| m.text == row.uci), state.compare.margin);
+                    } else if row.disagrees() {
                         ui.label(RichText::new("≠").strong().color(ui.visuals().warn_fg_color))
                             .on_hover_text(format!(
                                 "rank {} by {}, {} by {}",
@@ -173,14 +203,123 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
     );
     if let Some(focus) = state.analysis.focus_move(&rows) {
         ui.separator();
-        ui.label(format!(
-            "{}: distribution over {} buckets (solid: mode = max scoring, dashed: mean)",
-            focus.san,
-            focus.distribution.len()
-        ));
-        distribution_chart_ui(ui, &focus.distribution, 110.0);
+        let other = comparison.as_ref().and_then(|(a, _)| a.distribution(&focus.uci));
+        match other {
+            Some(b) => {
+                ui.label(format!(
+                    "{}: model A over {} buckets (bars), model B over {} (outline); solid: mode = max scoring, \
+                     dashed: mean",
+                    focus.san,
+                    focus.distribution.len(),
+                    b.len()
+                ));
+                distribution_pair_chart_ui(ui, &focus.distribution, b, 110.0);
+            }
+            None => {
+                ui.label(format!(
+                    "{}: distribution over {} buckets (solid: mode = max scoring, dashed: mean)",
+                    focus.san,
+                    focus.distribution.len()
+                ));
+                distribution_chart_ui(ui, &focus.distribution, 110.0);
+            }
+        }
     }
     out
+}
+
+/// Model B's line: loading, failed, valuing, or (returned) its answer for the board position.
+fn model_b_ui<'a>(ui: &mut egui::Ui, state: &'a AppState, out: &mut Vec<Command>) -> Option<&'a Answer> {
+    let b = &state.compare;
+    let colour = overlay_color(ui.visuals());
+    let (text, answer, busy) = match &b.status {
+        ModelStatus::None => return None,
+        ModelStatus::Loading(i) => (format!("Model B: loading {}…", i.name), None, true),
+        ModelStatus::Failed(why) => (why.clone(), None, false),
+        ModelStatus::Ready(i) => match b.answer_for(state.current()) {
+            None => (format!("Model B ({}, {}): valuing…", i.name, i.format), None, true),
+            Some(Err(why)) => {
+                (format!("Model B ({}) could not value this position: {why}", i.name), None, false)
+            }
+            Some(Ok(a)) => (format!("Model B: {} ({})", i.name, i.format), Some(a), false),
+        },
+    };
+    ui.horizontal_wrapped(|ui| {
+        if busy {
+            ui.spinner();
+        }
+        ui.label(RichText::new(text).color(colour));
+        if ui.small_button("Stop comparing").clicked() {
+            out.push(Command::Compare(CompareCommand::Close));
+        }
+    });
+    answer
+}
+
+/// The comparison's summary line: both best moves, how many moves are marked, and the margin.
+fn comparison_summary_ui(
+    ui: &mut egui::Ui,
+    c: &Comparison,
+    rows: &[crate::app::analysis::ValueRow],
+    margin: f64,
+    out: &mut Vec<Command>,
+) {
+    let san = |uci: &Option<String>| {
+        uci.as_ref().map_or("–".to_owned(), |u| {
+            rows.iter().find(|r| &r.uci == u).map_or_else(|| u.clone(), |r| r.san.clone())
+        })
+    };
+    let marked = c.moves.iter().filter(|m| m.disagree).count();
+    let only_b = c.moves.iter().filter(|m| m.a.is_none()).count();
+    ui.horizontal_wrapped(|ui| {
+        let best = if c.best_differs {
+            format!("best: A {} ≠ B {}", san(&c.best_a), san(&c.best_b))
+        } else {
+            format!("both best: {}", san(&c.best_a))
+        };
+        ui.label(format!(
+            "{best} · A≠B on {marked} move{}{}",
+            if marked == 1 { "" } else { "s" },
+            if only_b > 0 { format!(" ({only_b} valued by B only)") } else { String::new() }
+        ));
+        let mut points = margin * 100.0;
+        let label = ui.label("margin");
+        let drag =
+            egui::DragValue::new(&mut points).range(0.0..=MAX_MARGIN * 100.0).speed(0.5).suffix(" pts");
+        let r = ui.add(drag).labelled_by(label.id).on_hover_text(
+            "The largest gap between the two models' values that is not marked (points of win probability)",
+        );
+        if r.changed() {
+            out.push(Command::Compare(CompareCommand::SetMargin(points / 100.0)));
+        }
+    });
+}
+
+/// Model B's cells of one row: its value (rank), the gap to A's, and the disagreement mark.
+fn comparison_cells_ui(ui: &mut egui::Ui, m: Option<&MoveComparison>, margin: f64) {
+    let Some(m) = m.filter(|m| m.b.is_some()) else {
+        ui.label(RichText::new("     –").monospace());
+        ui.label("");
+        ui.label(RichText::new("≠").strong().color(ui.visuals().warn_fg_color))
+            .on_hover_text("Model B did not value this move");
+        return;
+    };
+    let (b, rank) = (m.b.unwrap_or_default(), m.rank_b.unwrap_or_default());
+    ui.label(RichText::new(format!("{:5.1}% ({rank})", b * 100.0)).monospace());
+    ui.label(RichText::new(m.gap.map_or(String::new(), |g| format!("{:+5.1}", g * 100.0))).monospace());
+    if m.disagree {
+        let why = match (m.rank_a, m.rank_b, m.gap) {
+            (Some(1), Some(rb), _) if rb != 1 => format!("model A's best, model B's {rb}."),
+            (Some(ra), Some(1), _) if ra != 1 => format!("model B's best, model A's {ra}."),
+            (_, _, Some(g)) => {
+                format!("the values differ by {:.1} points (margin {:.1})", g.abs() * 100.0, margin * 100.0)
+            }
+            _ => "only one model valued it".to_owned(),
+        };
+        ui.label(RichText::new("≠").strong().color(ui.visuals().warn_fg_color)).on_hover_text(why);
+    } else {
+        ui.label("");
+    }
 }
 
 /// Every move's distribution as one heatmap (rows: moves in the values table's order; columns: buckets).

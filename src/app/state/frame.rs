@@ -40,7 +40,7 @@ pub struct FrameHook {
 }
 
 /// Every feature's per-frame step, in the order they run within their stage.
-pub const FRAME_HOOKS: [FrameHook; 9] = [
+pub const FRAME_HOOKS: [FrameHook; 10] = [
     FrameHook {
         feature: "file dialog",
         stage: FrameStage::BeforePanels,
@@ -78,6 +78,14 @@ pub const FRAME_HOOKS: [FrameHook; 9] = [
         stage: FrameStage::AfterCommands,
         run: |state, _| {
             state.uci.frame(state.doc.line.current(), &state.settings.uci_engine);
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "model B beside the model",
+        stage: FrameStage::AfterCommands,
+        run: |state, _| {
+            state.compare.frame(state.doc.line.current());
             Vec::new()
         },
     },

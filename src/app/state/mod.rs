@@ -46,6 +46,8 @@ pub struct AppState {
     pub board_analysis: BoardAnalysis,
     /// The UCI engine beside the model.
     pub uci: crate::app::uci_panel::UciPanel,
+    /// Model B, the second model beside the loaded one (*Engine → Compare with…*).
+    pub compare: crate::app::compare_model::CompareModel,
     /// The game against the model, while one is played.
     pub play: crate::app::play::PlayState,
     /// What the commands asked of the window since the shell last took them (see [`Effect`]).
@@ -67,6 +69,7 @@ impl AppState {
             analysis: AnalysisState::default(),
             board_analysis: BoardAnalysis::default(),
             uci: Default::default(),
+            compare: Default::default(),
             play: Default::default(),
             effects: Vec::new(),
             wake: std::sync::Arc::new(|| {}),
@@ -115,6 +118,15 @@ impl AppState {
             Command::Uci(c) => {
                 let wake = self.wake.clone();
                 self.uci.apply(c, &mut self.settings.uci_engine, move || wake());
+            }
+            Command::Compare(crate::app::compare_model::CompareCommand::ChooseFolder) => {
+                self.start_file_dialog(FileDialogKind::CompareFolder)
+            }
+            Command::Compare(c) => {
+                if matches!(c, crate::app::compare_model::CompareCommand::Open(_)) {
+                    self.view.dialog = None;
+                }
+                self.compare.apply(c, &self.settings, self.wake.clone());
             }
             Command::Play(c) => self.apply_play(c),
         }
@@ -337,8 +349,12 @@ impl AppState {
             (Some(path), FileDialogKind::ModelFolder) => {
                 self.apply_model_folder(path);
             }
+            (Some(path), FileDialogKind::CompareFolder) => {
+                self.apply(Command::Compare(crate::app::compare_model::CompareCommand::Open(path)));
+            }
             (None, _) => {
-                self.view.status_note = Some(if kind == FileDialogKind::ModelFolder {
+                let folder = matches!(kind, FileDialogKind::ModelFolder | FileDialogKind::CompareFolder);
+                self.view.status_note = Some(if folder {
                     "No folder chosen. If no dialog appeared, this desktop has no file-chooser portal \
                      (xdg-desktop-portal): type the model folder's path."
                         .to_owned()

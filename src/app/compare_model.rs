@@ -1,0 +1,271 @@
+//! The second model beside the loaded one (*Engine → Compare with…*): a package opened on its own engine
+//! worker, which values the board position with one model call each time the board moves, so that the
+//! action-values panel can set model B's value, rank and distribution beside model A's for every move.
+//! The comparison itself is [`crate::eval::compare`], the one behind `mavboard analyse --compare`. B opens
+//! through the same loader as A, so either may be a remote package.
+//!
+//! Runtime state only (never saved), like the UCI engine beside the model; the panel reads the answer
+//! ([`CompareModel::answer_for`]), never the engine.
+
+use std::path::{Path, PathBuf};
+
+use super::analysis::{ModelInfo, ModelStatus, ValueRow};
+use super::game_link::{GameLink, LinkEvent};
+use super::settings::Settings;
+use crate::engine::internal::InternalSource;
+use crate::engine::{Command as EngineCommand, Repaint};
+use crate::eval::compare::{Comparison, DEFAULT_MARGIN, compare_values};
+use crate::game::GameState;
+use crate::game::chess::ChessState;
+use crate::inference::evaluator::EvalRequest;
+use crate::mav::scoring::Scoring;
+use crate::model::ModelPackage;
+
+/// The largest margin the panel offers (win probability).
+pub const MAX_MARGIN: f64 = 0.5;
+
+/// What the user asks of model B.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompareCommand {
+    /// Open the package in this folder as model B (replacing the one open).
+    Open(PathBuf),
+    /// Choose model B's folder with the system dialog.
+    ChooseFolder,
+    /// Close model B.
+    Close,
+    /// The largest gap between the two values (win probability, 0 to [`MAX_MARGIN`]) that is not marked.
+    SetMargin(f64),
+}
+
+/// Model B's answer for one position: each move it valued (UCI) with its bucket probabilities.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The position (its text: a FEN).
+    pub position: String,
+    /// The moves and their distributions, in the order the model gave them.
+    pub moves: Vec<(String, Vec<f64>)>,
+}
+
+impl Answer {
+    /// The distribution B gave `uci`, if it valued it.
+    pub fn distribution(&self, uci: &str) -> Option<&[f64]> {
+        self.moves.iter().find(|m| m.0 == uci).map(|m| m.1.as_slice())
+    }
+
+    /// Panel rows (model A) against this answer under `scoring` (the rule that orders the rows).
+    pub fn compare(&self, rows: &[ValueRow], scoring: Scoring, margin: f64) -> Comparison {
+        let a: Vec<(String, f64)> = rows.iter().map(|r| (r.uci.clone(), r.value())).collect();
+        let b: Vec<(String, f64)> =
+            self.moves.iter().map(|(m, d)| (m.clone(), scoring.of_probs(d))).collect();
+        compare_values(&a, &b, scoring, margin)
+    }
+}
+
+/// Model B: its engine worker, where it is in its life, and its latest answer.
+pub struct CompareModel {
+    link: Option<GameLink<ChessState>>,
+    /// Loading, ready or failed (`None`: no model B).
+    pub status: ModelStatus,
+    /// The largest gap between the two values that is not marked (win probability).
+    pub margin: f64,
+    /// The latest answer, or why the last evaluation failed (for its position).
+    answer: Option<Result<Answer, (String, String)>>,
+    /// The position last sent, and the tag of its evaluation.
+    sent: Option<(String, u64)>,
+    next_tag: u64,
+}
+
+impl Default for CompareModel {
+    fn default() -> CompareModel {
+        CompareModel {
+            link: None,
+            status: ModelStatus::None,
+            margin: DEFAULT_MARGIN,
+            answer: None,
+            sent: None,
+            next_tag: 0,
+        }
+    }
+}
+
+impl std::fmt::Debug for CompareModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompareModel")
+            .field("status", &self.status)
+            .field("margin", &self.margin)
+            .field("answer", &self.answer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CompareModel {
+    /// Applies a command (the folder dialog is the caller's); `repaint` wakes the UI when B answers.
+    pub fn apply(&mut self, command: CompareCommand, settings: &Settings, repaint: Repaint) {
+        match command {
+            CompareCommand::Open(dir) => self.open(&dir, settings, repaint),
+            CompareCommand::Close => *self = CompareModel { margin: self.margin, ..CompareModel::default() },
+            CompareCommand::SetMargin(m) => self.margin = m.clamp(0.0, MAX_MARGIN),
+            // Handled by the app state (it owns the dialog).
+            CompareCommand::ChooseFolder => {}
+        }
+    }
+
+    /// Opens the package in `dir` as model B on a new engine worker (the old one, if any, ends).
+    fn open(&mut self, dir: &Path, settings: &Settings, repaint: Repaint) {
+        let margin = self.margin;
+        *self = CompareModel { margin, ..CompareModel::default() };
+        let package = match ModelPackage::open(dir) {
+            Ok(p) => p,
+            Err(e) => {
+                self.status = ModelStatus::Failed(format!(
+                    "Model B in {} cannot be used: {e}. Choose another package folder.",
+                    dir.display()
+                ));
+                return;
+            }
+        };
+        let info = ModelInfo::of_package(&package, dir.to_path_buf(), 1);
+        let mut link = match GameLink::start(ChessState::startpos(), repaint) {
+            Ok(l) => l,
+            Err(e) => {
+                self.status = ModelStatus::Failed(format!("Model B's engine could not start: {e}"));
+                return;
+            }
+        };
+        let options = super::model_runtime::session_options(settings);
+        let factory =
+            super::model_runtime::model_factory(dir.to_path_buf(), options.clone(), Default::default());
+        let internal = InternalSource::Package { dir: dir.to_path_buf(), options };
+        if let Err(e) = link.load(factory, 1, internal) {
+            self.status = ModelStatus::Failed(format!("Model B could not be loaded: {e}"));
+            return;
+        }
+        self.status = ModelStatus::Loading(info);
+        self.link = Some(link);
+    }
+
+    /// Once per frame: takes B's events and, once it is loaded, asks it for `current` when the board moved.
+    pub fn frame(&mut self, current: &ChessState) {
+        let Some(link) = self.link.as_mut() else { return };
+        while let Some(event) = link.next_event() {
+            match event {
+                LinkEvent::Ready => {
+                    if let ModelStatus::Loading(info) = &self.status {
+                        self.status = ModelStatus::Ready(info.clone());
+                    }
+                }
+                LinkEvent::LoadFailed(why) => {
+                    self.status = ModelStatus::Failed(format!("Model B could not be loaded: {why}"));
+                }
+                LinkEvent::Evaluated { tag, mut results } => {
+                    let Some((position, sent_tag)) = &self.sent else { continue };
+                    if tag != *sent_tag {
+                        continue;
+                    }
+                    let position = position.clone();
+                    self.answer = Some(match results.pop() {
+                        Some(Ok(result)) => Ok(Answer {
+                            position,
+                            moves: result
+                                .moves
+                                .iter()
+                                .map(|m| (m.text.clone(), m.dist.probs().to_vec()))
+                                .collect(),
+                        }),
+                        Some(Err(e)) => Err((position, e.to_string())),
+                        None => Err((position, "the engine gave no answer".to_owned())),
+                    });
+                }
+                LinkEvent::Error(e) => {
+                    if let Some((position, _)) = &self.sent {
+                        self.answer = Some(Err((position.clone(), e.to_string())));
+                    }
+                }
+                LinkEvent::Info(_) | LinkEvent::Done { .. } | LinkEvent::Explored { .. } => {}
+            }
+        }
+        if !matches!(self.status, ModelStatus::Ready(_)) {
+            return;
+        }
+        let position = current.to_text();
+        if self.sent.as_ref().is_some_and(|(p, _)| *p == position) {
+            return;
+        }
+        self.next_tag += 1;
+        let request = EvalRequest::values(current.clone());
+        match link.send(EngineCommand::Evaluate { tag: self.next_tag, requests: vec![request] }) {
+            Ok(()) => self.sent = Some((position, self.next_tag)),
+            Err(e) => self.status = ModelStatus::Failed(format!("Model B stopped: {e}")),
+        }
+    }
+
+    /// Whether a model B is open (loading, ready or failed).
+    pub fn is_open(&self) -> bool {
+        !matches!(self.status, ModelStatus::None)
+    }
+
+    /// B's answer for `current`, or why it failed there; `None` while it is being valued.
+    pub fn answer_for(&self, current: &ChessState) -> Option<Result<&Answer, &str>> {
+        let position = current.to_text();
+        match self.answer.as_ref()? {
+            Ok(a) if a.position == position => Some(Ok(a)),
+            Err((p, why)) if *p == position => Some(Err(why.as_str())),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(uci: &str, value: f64) -> ValueRow {
+        ValueRow {
+            uci: uci.into(),
+            san: uci.into(),
+            values: vec![value, value],
+            ranks: vec![0, 0],
+            distribution: vec![1.0],
+            visits: 0,
+        }
+    }
+
+    #[test]
+    fn rows_are_compared_with_the_answer_under_the_panel_rule() {
+        // Two buckets: centres 0.25 and 0.75.
+        let answer = Answer {
+            position: ChessState::startpos().to_text(),
+            moves: vec![("e2e4".into(), vec![1.0, 0.0]), ("d2d4".into(), vec![0.0, 1.0])],
+        };
+        let rows = [row("e2e4", 0.6), row("d2d4", 0.55), row("g1f3", 0.5)];
+        let c = answer.compare(&rows, Scoring::Mean, 0.1);
+        assert_eq!((c.best_a.as_deref(), c.best_b.as_deref()), (Some("e2e4"), Some("d2d4")));
+        assert!(c.best_differs);
+        let e4 = &c.moves[0];
+        assert_eq!((e4.b, e4.rank_b), (Some(0.25), Some(2)));
+        assert!(e4.disagree, "A's best, not B's");
+        // Only A valued Nf3: marked, B's side empty.
+        let nf3 = c.moves.iter().find(|m| m.text == "g1f3").expect("Nf3");
+        assert!(nf3.disagree && nf3.b.is_none());
+        assert_eq!(answer.distribution("d2d4"), Some(&[0.0, 1.0][..]));
+        assert_eq!(answer.distribution("a2a3"), None);
+    }
+
+    #[test]
+    fn a_package_that_does_not_open_fails_by_name_and_close_forgets_it() {
+        let mut b = CompareModel::default();
+        let settings = Settings::default();
+        b.apply(CompareCommand::Open("/no/such/package".into()), &settings, std::sync::Arc::new(|| {}));
+        match &b.status {
+            ModelStatus::Failed(why) => assert!(why.contains("/no/such/package"), "{why}"),
+            other => panic!("expected a failure, got {other:?}"),
+        }
+        assert!(b.is_open());
+        b.apply(CompareCommand::SetMargin(2.0), &settings, std::sync::Arc::new(|| {}));
+        assert_eq!(b.margin, MAX_MARGIN);
+        b.apply(CompareCommand::Close, &settings, std::sync::Arc::new(|| {}));
+        assert!(!b.is_open());
+        assert_eq!(b.margin, MAX_MARGIN, "the margin stays");
+        assert!(b.answer_for(&ChessState::startpos()).is_none());
+    }
+}
