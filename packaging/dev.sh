@@ -100,11 +100,11 @@ PY
   log "ONNX Runtime $ORT_VERSION is in .ort/lib/"
 }
 
-# The searchless-chess importer's Python step (mavboard import searchless): orbax, jax and onnx in their own
-# virtual environment, .venv-import/, where mavboard looks for it.
+# The Python steps of mavboard import searchless (orbax, jax, onnx) and package quantize (onnxruntime's
+# quantization tooling) in their own virtual environment, .venv-import/, where mavboard looks for it.
 install_import() {
   local py=.venv-import/bin/python
-  if [ -x "$py" ] && "$py" -c "import orbax.checkpoint, onnx" 2>/dev/null; then
+  if [ -x "$py" ] && "$py" -c "import orbax.checkpoint, onnx, onnxruntime.quantization" 2>/dev/null; then
     return
   fi
   log "installing the importer's Python packages into .venv-import/ (training/searchless/requirements.txt)"

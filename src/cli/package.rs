@@ -1,4 +1,5 @@
-//! `mavboard package triton PACKAGE -o REPO`: a Triton Inference Server model repository for a package.
+//! `mavboard package triton PACKAGE -o REPO`: a Triton Inference Server model repository for a package;
+//! `mavboard package quantize PACKAGE -o OUT`: an int8 copy of a package.
 
 use std::path::PathBuf;
 
@@ -23,6 +24,24 @@ enum What {
     /// outputs, dynamic batching) and REPO/NAME/1/model.onnx. Serve it with
     /// `tritonserver --model-repository REPO` and point a remote package (mav.json `remote`) at it.
     Triton(TritonArgs),
+    /// An int8 copy of a package, by ONNX Runtime's own quantization tooling (dynamic: weights int8 with one
+    /// scale per output channel, activations quantized at run time): OUT gets model.onnx, mav.json (the
+    /// name with `-int8`, no inspection graph), the tokenizer and the model card. Needs the importer's
+    /// Python packages: ./packaging/dev.sh import-deps.
+    Quantize(QuantizeArgs),
+}
+
+/// Arguments of `mavboard package quantize`.
+#[derive(Debug, clap::Args)]
+struct QuantizeArgs {
+    /// The model package folder (model.onnx, mav.json).
+    package: PathBuf,
+    /// The package folder to write (must not exist or be empty).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// The Python interpreter with onnx and onnxruntime (default: $MAVBOARD_PYTHON, .venv-import, python3).
+    #[arg(long)]
+    python: Option<PathBuf>,
 }
 
 /// Arguments of `mavboard package triton`.
@@ -43,7 +62,10 @@ struct TritonArgs {
 
 /// Runs `mavboard package`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let What::Triton(a) = args.what;
+    let a = match args.what {
+        What::Triton(a) => a,
+        What::Quantize(q) => return quantize(q),
+    };
     anyhow::ensure!(a.max_batch >= 1, "--max-batch must be at least 1");
     let package = ModelPackage::open(&a.package)?;
     anyhow::ensure!(
@@ -58,5 +80,47 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let dir = write_repository(&package, &sig, &a.out, a.max_batch)?;
     println!("wrote {} (config.pbtxt, 1/model.onnx)", dir.display());
     println!("serve it: tritonserver --model-repository {}", a.out.display());
+    Ok(())
+}
+
+/// Runs `mavboard package quantize`, then opens the copy like any package and values a position with it.
+fn quantize(a: QuantizeArgs) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
+    let report = mavboard::model::quantize::quantize_package(&a.package, &a.out, a.python.as_deref())?;
+    let ops: Vec<String> = report.int8_ops.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    println!(
+        "quantized {} → {} ({}): model.onnx {:.1} MB → {:.1} MB ({:.2}×), {} in {:.1} s",
+        a.package.display(),
+        a.out.display(),
+        report.name,
+        report.bytes_in as f64 / 1e6,
+        report.bytes_out as f64 / 1e6,
+        report.bytes_in as f64 / report.bytes_out.max(1) as f64,
+        ops.join(", "),
+        start.elapsed().as_secs_f64()
+    );
+    let package = ModelPackage::open(&a.out)?;
+    let game = package.manifest.games.first().copied().unwrap_or(mavboard::game::GameKind::Chess);
+    if !matches!(game, mavboard::game::GameKind::Chess | mavboard::game::GameKind::Chess960) {
+        println!(
+            "wrote the package {}; a {} model: check it with `mavboard analyse --game {} --model {}`",
+            a.out.display(),
+            game.name(),
+            game.name(),
+            a.out.display()
+        );
+        return Ok(());
+    }
+    let mavboard::inference::LoadedModel { evaluator: mut eval, .. } =
+        mavboard::inference::load_evaluator(&a.out, &Default::default())
+            .with_context(|| format!("the int8 package {} does not open", a.out.display()))?;
+    let result = eval
+        .evaluate(&[mavboard::inference::evaluator::EvalRequest::values(
+            mavboard::game::chess::ChessState::startpos(),
+        )])
+        .pop()
+        .context("no result for the start position")?
+        .context("the int8 package could not value the start position")?;
+    println!("start position: {} moves valued; wrote the package {}", result.moves.len(), a.out.display());
     Ok(())
 }

@@ -9,11 +9,11 @@
 //! around it, in a temporary folder renamed into place only when everything is written.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde::Deserialize;
 
 use super::manifest::{FORMAT_VERSION, Manifest, ModelFormat, ModelSource, TrainingInfo};
+use super::python_step::StepOutcome;
 use crate::game::GameKind;
 use crate::mav::searchless::{ActionOrder, STATE_LEN};
 
@@ -167,20 +167,7 @@ impl CheckpointConfig {
     }
 }
 
-/// Python interpreters to try, in order: `$MAVBOARD_PYTHON`, the importer's virtual environment
-/// `.venv-import` in the working directory and in the source tree this binary was built from, then
-/// `python3`.
-pub fn find_python() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Some(p) = std::env::var_os("MAVBOARD_PYTHON") {
-        out.push(PathBuf::from(p));
-    }
-    let venv = Path::new(".venv-import").join("bin").join("python");
-    out.push(venv.clone());
-    out.push(Path::new(env!("CARGO_MANIFEST_DIR")).join(&venv));
-    out.push(PathBuf::from("python3"));
-    out
-}
+pub use super::python_step::find_python;
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
     move |e| ImportError::Io { path: path.to_path_buf(), reason: e.to_string() }
@@ -218,58 +205,33 @@ pub fn import_searchless(options: &ImportOptions) -> Result<CheckpointConfig, Im
 }
 
 fn convert_into(options: &ImportOptions, dir: &Path) -> Result<CheckpointConfig, ImportError> {
-    let script = dir.join("import_searchless.py");
-    std::fs::write(&script, SCRIPT).map_err(io(&script))?;
     let onnx = dir.join("model.onnx");
-    let pythons = options.python.clone().map(|p| vec![p]).unwrap_or_else(find_python);
-    let mut output = None;
-    for py in &pythons {
-        let mut cmd = Command::new(py);
-        cmd.arg(&script).arg(&options.checkpoint).arg(&onnx);
-        if let Some(s) = options.step {
-            cmd.arg("--step").arg(s.to_string());
-        }
-        if options.ema {
-            cmd.arg("--ema");
-        }
-        if let Some(h) = options.heads {
-            cmd.arg("--heads").arg(h.to_string());
-        }
-        if let Some(k) = options.kind {
-            cmd.arg("--kind").arg(k.arg());
-        }
-        // the inspection graph (mav.json `inspection`): the same weights, read from model.onnx's bytes
-        cmd.arg("--inspect").arg(dir.join(INSPECT_FILE));
-        match cmd.output() {
-            Ok(o) => {
-                output = Some(o);
-                break;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(ImportError::Io { path: py.clone(), reason: e.to_string() }),
-        }
+    let mut args: Vec<std::ffi::OsString> = vec![options.checkpoint.clone().into(), onnx.into()];
+    if let Some(s) = options.step {
+        args.extend(["--step".into(), s.to_string().into()]);
     }
-    std::fs::remove_file(&script).map_err(io(&script))?;
-    let Some(output) = output else {
-        let tried = pythons.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-        return Err(ImportError::NoPython { tried });
+    if options.ema {
+        args.push("--ema".into());
+    }
+    if let Some(h) = options.heads {
+        args.extend(["--heads".into(), h.to_string().into()]);
+    }
+    if let Some(k) = options.kind {
+        args.extend(["--kind".into(), k.arg().into()]);
+    }
+    args.extend(["--inspect".into(), dir.join(INSPECT_FILE).into()]);
+    let outcome =
+        super::python_step::run(dir, "import_searchless.py", SCRIPT, &args, options.python.as_deref())
+            .map_err(|(path, e)| ImportError::Io { path, reason: e.to_string() })?;
+    let line = match outcome {
+        StepOutcome::Done(line) => line,
+        StepOutcome::Refused(reason) => {
+            return Err(ImportError::Checkpoint { checkpoint: options.checkpoint.clone(), reason });
+        }
+        StepOutcome::Failed { status, stderr } => return Err(ImportError::Script { status, stderr }),
+        StepOutcome::NoPython { tried } => return Err(ImportError::NoPython { tried }),
     };
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if output.status.code() == Some(2)
-        && let Some(reason) = stderr.lines().rev().find_map(|l| l.strip_prefix("error: "))
-    {
-        return Err(ImportError::Checkpoint {
-            checkpoint: options.checkpoint.clone(),
-            reason: reason.into(),
-        });
-    }
-    if !output.status.success() {
-        let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(ImportError::Script { status: output.status.to_string(), stderr: tail.join("\n") });
-    }
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let line = stdout.lines().rev().find(|l| l.trim_start().starts_with('{')).unwrap_or("");
+    let line = line.as_str();
     let cfg: CheckpointConfig = serde_json::from_str(line).map_err(|e| ImportError::Script {
         status: "0".into(),
         stderr: format!("its report could not be read ({e}): {line}"),

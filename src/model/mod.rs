@@ -9,6 +9,8 @@ pub mod error;
 pub mod import;
 pub mod manifest;
 pub mod package;
+pub mod python_step;
+pub mod quantize;
 pub mod signature;
 
 pub use capabilities::{BatchShape, Capabilities};
