@@ -9,13 +9,13 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use ndarray::{Array2, Ix2};
+use ndarray::Array2;
 
-use super::backend::{BackendError, TensorBackend};
+use super::backend::TensorBackend;
 use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
-use super::screen::{Screened, expect_shape, screen_one_pass};
+use super::screen::{Screened, screen_one_pass};
 use crate::game::{GameKind, GameState};
 use crate::mav::buckets::{Buckets, ValueDistribution};
 use crate::mav::searchless::{STATE_LEN, tokenize_fen};
@@ -71,21 +71,12 @@ impl ActionValueEvaluator {
     }
 
     fn run(&mut self, ids: Array2<i64>) -> Result<Array2<f32>, EvalError> {
-        let rows = ids.nrows();
-        let start = Instant::now();
-        let outputs =
-            self.backend.run(vec![("input_ids", ids)], &["logits"]).map_err(BackendError::into_eval_error);
-        self.model_time += start.elapsed();
-        outputs?
-            .into_iter()
-            .next()
-            .ok_or_else(|| EvalError::Backend("the backend returned no logits".to_owned()))?
-            .into_dimensionality::<Ix2>()
-            .map_err(|e| EvalError::Backend(format!("logits: {e}")))
-            .and_then(|logits| {
-                expect_shape("logits", logits.shape(), &[rows, self.buckets.k() as usize])?;
-                Ok(logits)
-            })
+        super::backend::run_logits(
+            self.backend.as_mut(),
+            &mut self.model_time,
+            ids,
+            self.buckets.k() as usize,
+        )
     }
 }
 

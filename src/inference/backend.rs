@@ -56,6 +56,31 @@ pub trait TensorBackend: Send + std::fmt::Debug {
     fn status(&self) -> &DeviceStatus;
 }
 
+/// Runs a one-pass graph with the single input `input_ids` and reads its `logits` output as a
+/// [rows, `width`] matrix: the call both searchless evaluators (action-value, state-value) make. The time
+/// inside the backend is added to `model_time`; a missing or misshapen output is an [`EvalError`].
+pub fn run_logits(
+    backend: &mut dyn TensorBackend,
+    model_time: &mut std::time::Duration,
+    ids: Array2<i64>,
+    width: usize,
+) -> Result<Array2<f32>, EvalError> {
+    let rows = ids.nrows();
+    let start = std::time::Instant::now();
+    let outputs = backend.run(vec![("input_ids", ids)], &["logits"]).map_err(BackendError::into_eval_error);
+    *model_time += start.elapsed();
+    outputs?
+        .into_iter()
+        .next()
+        .ok_or_else(|| EvalError::Backend("the backend returned no logits".to_owned()))?
+        .into_dimensionality::<ndarray::Ix2>()
+        .map_err(|e| EvalError::Backend(format!("logits: {e}")))
+        .and_then(|logits| {
+            super::screen::expect_shape("logits", logits.shape(), &[rows, width])?;
+            Ok(logits)
+        })
+}
+
 /// Checks that every output has `rows` rows (the backends' common promise).
 pub(crate) fn check_rows(outputs: &[&str], values: &[ArrayD<f32>], rows: usize) -> Result<(), BackendError> {
     for (name, v) in outputs.iter().zip(values) {

@@ -157,6 +157,15 @@ pub struct CheckpointConfig {
     pub kind: SearchlessKind,
 }
 
+impl From<super::staging::StagingError> for ImportError {
+    fn from(e: super::staging::StagingError) -> ImportError {
+        match e {
+            super::staging::StagingError::OutputExists(p) => ImportError::OutputExists(p),
+            super::staging::StagingError::Io { path, reason } => ImportError::Io { path, reason },
+        }
+    }
+}
+
 impl CheckpointConfig {
     /// The graph's input tokens: the 77 state tokens, and the action for action-value.
     pub fn inputs(&self) -> usize {
@@ -176,32 +185,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
 /// Converts the checkpoint into a package at `options.out`; returns the configuration found.
 pub fn import_searchless(options: &ImportOptions) -> Result<CheckpointConfig, ImportError> {
     let out = &options.out;
-    if out.exists() && std::fs::read_dir(out).map_err(io(out))?.next().is_some() {
-        return Err(ImportError::OutputExists(out.clone()));
-    }
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
-    let leaf = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "package".into());
-    let tmp = parent.join(format!(".{leaf}.partial-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
-    let result = convert_into(options, &tmp);
-    match result {
-        Ok(cfg) => {
-            if out.exists() {
-                std::fs::remove_dir(out).map_err(io(out))?;
-            }
-            std::fs::rename(&tmp, out).map_err(io(out))?;
-            Ok(cfg)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            Err(e)
-        }
-    }
+    super::staging::write_staged(out, |tmp| convert_into(options, tmp))
 }
 
 fn convert_into(options: &ImportOptions, dir: &Path) -> Result<CheckpointConfig, ImportError> {

@@ -12,6 +12,7 @@ pub mod package;
 pub mod python_step;
 pub mod quantize;
 pub mod signature;
+pub mod staging;
 
 pub use capabilities::{BatchShape, Capabilities};
 pub use error::ModelError;

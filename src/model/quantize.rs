@@ -77,6 +77,15 @@ pub struct QuantizeReport {
     pub name: String,
 }
 
+impl From<super::staging::StagingError> for QuantizeError {
+    fn from(e: super::staging::StagingError) -> QuantizeError {
+        match e {
+            super::staging::StagingError::OutputExists(p) => QuantizeError::OutputExists(p),
+            super::staging::StagingError::Io { path, reason } => QuantizeError::Io { path, reason },
+        }
+    }
+}
+
 fn io(path: &Path) -> impl Fn(std::io::Error) -> QuantizeError + '_ {
     move |e| QuantizeError::Io { path: path.to_path_buf(), reason: e.to_string() }
 }
@@ -92,31 +101,7 @@ pub fn quantize_package(
     if source.manifest.remote.is_some() {
         return Err(QuantizeError::Remote(package.to_path_buf()));
     }
-    if out.exists() && std::fs::read_dir(out).map_err(io(out))?.next().is_some() {
-        return Err(QuantizeError::OutputExists(out.to_path_buf()));
-    }
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
-    let leaf = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "package".into());
-    let tmp = parent.join(format!(".{leaf}.partial-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
-    match write_copy(&source, &tmp, python) {
-        Ok(report) => {
-            if out.exists() {
-                std::fs::remove_dir(out).map_err(io(out))?;
-            }
-            std::fs::rename(&tmp, out).map_err(io(out))?;
-            Ok(report)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            Err(e)
-        }
-    }
+    super::staging::write_staged(out, |tmp| write_copy(&source, tmp, python))
 }
 
 fn write_copy(
