@@ -75,16 +75,28 @@ fn internal_search_is_measured_on_the_chess_labels() {
         assert!(stdout.contains("internal search b2 d1: 3 positions"), "{stdout}");
         let report: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&json).expect("the report")).expect("JSON");
-        let m = &report["internal"];
+        let runs = report["internal"].as_array().expect("one run per decoding");
+        let m = &runs[0];
         assert_eq!(m["positions"], 3, "{m}");
         assert_eq!(m["explicit_best"]["count"], 3, "{m}");
+        assert_eq!(m["decoding"], "free", "{m}");
         let manifest: serde_json::Value =
             serde_json::from_slice(&std::fs::read(model.join("mav.json")).expect("mav.json")).expect("JSON");
         if manifest["internal_search"] == true {
             assert_eq!(m["unavailable"], 0, "{m}");
             assert_eq!(m["parsed"]["count"], 3, "{m}");
-            assert!(stdout.contains("model traces: 3 written"), "{stdout}");
+            assert!(stdout.contains("model traces, free decoding: 3 written"), "{stdout}");
+            // Both decodings on the same positions (the default); the rules never write an illegal tree, so
+            // every rules trace reads back.
+            assert_eq!(runs.len(), 2, "{report}");
+            let r = &runs[1];
+            assert_eq!(r["decoding"], "rules", "{r}");
+            assert_eq!(r["positions"], 3, "{r}");
+            assert_eq!(r["parsed"]["count"], 3, "{r}");
+            assert_eq!(r["parsed"]["mean"], 1.0, "{r}");
+            assert!(stdout.contains("model traces, rules decoding: 3 written, 100.0% readable"), "{stdout}");
         } else {
+            assert_eq!(runs.len(), 1, "a package that writes no trace is measured once: {report}");
             assert_eq!(m["unavailable"], 3, "{m}");
             assert!(stdout.contains("internal_search: false"), "{stdout}");
         }

@@ -28,6 +28,7 @@ fn config(breadth: usize, depth: u32) -> InternalConfig {
         scoring: Scoring::Mean,
         state_format: StateFormat::Fen,
         buckets: Buckets::mav(),
+        decoding: Default::default(),
     }
 }
 
@@ -176,7 +177,13 @@ fn mock_search() -> ExplicitSearch {
 }
 
 fn written(text: String) -> Completion {
-    Completion { tokens: text.len(), text, truncated: false, repeats_avoided: 0 }
+    Completion {
+        tokens: text.len(),
+        text,
+        truncated: false,
+        repeats_avoided: 0,
+        decoding: Default::default(),
+    }
 }
 
 /// The response part of the explicit trace (what a perfect model would write).
@@ -313,4 +320,80 @@ fn the_shipped_text_model_continues_a_trace_prompt_and_is_judged() {
     let r = judge_trace::<ChessState>(&s.prompt, &c, &s.tree, buckets);
     assert_eq!(r.written, c.text);
     assert!(r.parse_error.is_some() || r.tree.is_some());
+}
+
+/// Rules-constrained decoding on the shipped trace writer: over several positions every trace is a legal tree
+/// of the asked shape (no illegal move, no wrong state, nothing missing), while the values and choices are the
+/// model's; free decoding of the same positions is reported beside it, named as such.
+#[test]
+fn the_shipped_text_model_writes_legal_traces_by_the_rules() {
+    use mavboard::inference::completer::TraceDecoding;
+    use mavboard::mav::trace::{TraceIssueKind, parse_trace};
+    let (mut model, package) =
+        open_trace_model(&package("mav-tiny"), &SessionOptions::default()).expect("the shipped model opens");
+    if !package.manifest.internal_search {
+        return;
+    }
+    let buckets = Buckets::new(package.manifest.num_buckets as u32).expect("buckets");
+    let mut truncated = 0;
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "r3k2r/pp3ppp/2n1bn2/q1bpp3/4P3/2NP1N2/PPPBBPPP/R2QK2R b KQkq - 3 9",
+    ];
+    for fen in fens {
+        let root = ChessState::from_fen(fen).expect("valid FEN");
+        for decoding in TraceDecoding::ALL {
+            let cfg = InternalConfig { buckets, decoding, ..config(2, 1) };
+            let r = run_internal(&mut model, root.clone(), &cfg).expect("runs");
+            let ModelSide::Written(m) = &r.model else { panic!("{decoding}: {:?}", r.model) };
+            assert_eq!(m.decoding, decoding);
+            let text = format!("{}{}", r.explicit.prompt, m.written);
+            let broken = match parse_trace::<ChessState>(&text, buckets) {
+                Err(e) => vec![e.to_string()],
+                Ok(t) => t
+                    .issues
+                    .iter()
+                    .filter(|i| {
+                        matches!(
+                            i.kind,
+                            TraceIssueKind::IllegalMove(_)
+                                | TraceIssueKind::Evaluation(_)
+                                | TraceIssueKind::Malformed(_)
+                                | TraceIssueKind::Missing(_)
+                                | TraceIssueKind::UnknownNode(_)
+                        )
+                    })
+                    .map(|i| format!("line {}: {:?}", i.line, i.kind))
+                    .collect::<Vec<_>>(),
+            };
+            match decoding {
+                // Free decoding is the model's world model at work: it may slip (what rules decoding avoids).
+                TraceDecoding::Free => {}
+                TraceDecoding::Rules if m.truncated => {
+                    // Out of context (1024 tokens hold about three nodes of a middlegame): the trace is cut
+                    // where a node ended, so the only issue is what is missing after the cut.
+                    assert!(broken.iter().all(|b| b.contains("Missing")), "{fen}: {broken:?}\n{text}");
+                    assert!(m.written.ends_with('"'), "cut at a node's selection line: {text}");
+                    truncated += 1;
+                }
+                TraceDecoding::Rules => {
+                    assert!(broken.is_empty(), "{fen}: {broken:?}\n{text}");
+                    let tree = m.tree.as_ref().expect("a tree");
+                    // The asked shape: b = 2 legal children of the root, each a leaf (d = 1).
+                    let legal: Vec<String> =
+                        root.legal_actions().into_iter().map(|a| root.action_to_text(a)).collect();
+                    assert_eq!(tree.children.len(), 2, "{text}");
+                    for k in &tree.children {
+                        assert!(legal.iter().any(|l| Some(l.as_str()) == k.action.as_deref()), "{text}");
+                        assert!(k.children.is_empty(), "{text}");
+                    }
+                    let c = m.comparison.as_ref().expect("compared");
+                    let choice = c.model_choice.as_deref().expect("the model plays a move");
+                    assert!(tree.children.iter().any(|k| k.action.as_deref() == Some(choice)), "{text}");
+                }
+            }
+        }
+    }
+    assert!(truncated < fens.len(), "some traces fit the context");
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
 use mavboard::app::board_model::BoardModelStatus;
-use mavboard::app::command::Command;
 use mavboard::app::command::DocCommand;
+use mavboard::app::command::{AnalysisCommand, Command};
 use mavboard::app::settings::Settings;
 use mavboard::game::GameKind;
 use mavboard::model::ModelPackage;
@@ -97,6 +97,15 @@ fn connect_four_and_hex_are_valued_and_searched_by_a_shipped_model() {
             .iter()
             .all(|m| m.action != "d4" && m.action != "c5" && m.distribution.is_some())
     );
+    // The table's two value columns follow the chosen rule and the one beside it.
+    h.get_by_label("Mean %");
+    assert!(h.query_by_label("Q0.25 %").is_none());
+    let quantile: mavboard::mav::scoring::Scoring = "quantile:0.25".parse().expect("a rule");
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::SetScoring(quantile)));
+    let _ = h.try_run();
+    h.get_by_label("Q0.25 %");
+    h.get_by_label("Max %");
+    assert!(h.query_by_label("Mean %").is_none());
 }
 
 #[test]
@@ -137,7 +146,11 @@ fn internal_search_runs_from_the_board_panel_on_connect_four_and_hex() {
         .apply(Command::Doc(DocCommand::PlayMove(mavboard::app::command::BoardMove::Notation("d4".into()))));
     wait_for_values(&mut h, "Hex");
     h.state_mut().state.board_analysis.model.request =
-        Some(mavboard::app::board_model::BoardSearchRequest::Internal { breadth: 3, depth: 1 });
+        Some(mavboard::app::board_model::BoardSearchRequest::Internal {
+            breadth: 3,
+            depth: 1,
+            decoding: mavboard::inference::completer::TraceDecoding::Free,
+        });
     let done = step_until(&mut h, Duration::from_secs(120), |app| {
         let i = &app.state.board_analysis.model.view.internal;
         i.result.as_ref().is_some_and(|r| r.as_ref().is_ok_and(|r| r.root == current_text(app)))

@@ -102,6 +102,7 @@ fn report_with_a_model_trace() -> mavboard::search::internal::InternalReport {
         scoring: Scoring::Mean,
         state_format: StateFormat::Fen,
         buckets: Buckets::mav(),
+        decoding: Default::default(),
     };
     let root = ChessState::startpos();
     let mut e = mavboard::search::mock::HashEvaluator::new(5);
@@ -109,7 +110,8 @@ fn report_with_a_model_trace() -> mavboard::search::internal::InternalReport {
     let first = explicit.tree.children[0].action.clone().expect("a child");
     let text = explicit.trace[explicit.prompt.len()..].replace(&format!("<root {first}>"), "<root e1e8>");
     // As if the repeat guard had replaced three repeated moves while the model wrote it.
-    let completion = Completion { tokens: 100, text, truncated: false, repeats_avoided: 3 };
+    let completion =
+        Completion { tokens: 100, text, truncated: false, repeats_avoided: 3, decoding: Default::default() };
     let model = judge_trace::<ChessState>(&explicit.prompt, &completion, &explicit.tree, Buckets::mav());
     InternalReport {
         root: root.to_text(),
@@ -142,4 +144,49 @@ fn a_model_trace_is_shown_beside_the_explicit_one_with_its_mistakes() {
     let second = report.explicit.tree.children[1].action.clone().expect("a child");
     assert!(h.get_all_by_label_contains(&format!("{second}  max ")).next().is_some());
     assert!(h.get_all_by_label_contains(&format!("{second}  value ")).next().is_some(), "in both trees");
+}
+
+/// With the shipped trace writer, *Rules decoding* makes the model's own trace a legal tree of the asked
+/// shape, named as rules-decoded in the panel.
+#[test]
+fn the_panel_runs_a_rules_decoded_model_trace() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("assets/models/mav-tiny");
+    let settings = Settings { model_dir: Some(dir.clone()), ..Settings::default() };
+    let manifest = mavboard::model::ModelPackage::open(&dir).expect("the shipped package").manifest;
+    if !manifest.internal_search {
+        return;
+    }
+    let mut h = app_with_model(settings);
+    assert!(
+        step_until(&mut h, WAIT, |app| matches!(app.state.analysis.model, ModelStatus::Ready(_))),
+        "mav-tiny loads: {:?}",
+        h.state().state.analysis.model
+    );
+    click(&mut h, "Internal search (minimax)");
+    step_until(&mut h, WAIT, |app| !mavboard::ui::values_panel::current_rows(&app.state).is_empty());
+    click(&mut h, "Rules decoding");
+    for _ in 0..5 {
+        click(&mut h, "Run");
+        let internal = &h.state().state.analysis.internal;
+        if internal.running || internal.result.is_some() {
+            break;
+        }
+    }
+    assert!(
+        step_until(&mut h, Duration::from_secs(180), |app| app.state.analysis.internal.result.is_some()),
+        "the internal search answers"
+    );
+    let report = match h.state().state.analysis.internal.result.clone() {
+        Some(Ok(r)) => r,
+        other => panic!("no report: {other:?}"),
+    };
+    let ModelSide::Written(m) = &report.model else { panic!("no model trace: {:?}", report.model) };
+    assert_eq!(m.decoding, mavboard::inference::completer::TraceDecoding::Rules);
+    assert!(m.parse_error.is_none(), "{}", m.written);
+    let tree = m.tree.as_ref().expect("a tree");
+    assert_eq!(tree.children.len(), 2, "b = 2 legal children: {}", m.written);
+    assert!(m.issues.iter().all(|i| !i.text.contains("illegal move")), "{:?}", m.issues);
+    h.step();
+    assert!(h.get_all_by_label_contains("Rules decoding: moves legal").next().is_some());
 }

@@ -100,6 +100,8 @@ pub enum EngineRequest {
         breadth: usize,
         /// d.
         depth: u32,
+        /// How the model decodes its own trace.
+        decoding: crate::inference::completer::TraceDecoding,
     },
     /// Search the board position with these limits for the model's move in a game against it; its end is
     /// recorded in [`AnalysisState::finished_search`].

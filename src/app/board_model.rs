@@ -54,6 +54,8 @@ pub enum BoardSearchRequest {
         breadth: usize,
         /// d.
         depth: u32,
+        /// How the model decodes its own trace.
+        decoding: crate::inference::completer::TraceDecoding,
     },
 }
 
@@ -137,13 +139,14 @@ fn step<S: MavState>(
             link.go(GoKind::Search, limits, params.clone(), config)?;
         }
         Some(BoardSearchRequest::Stop) => link.stop()?,
-        Some(BoardSearchRequest::Internal { breadth, depth }) if !over => {
+        Some(BoardSearchRequest::Internal { breadth, depth, decoding }) if !over => {
             let config = InternalConfig {
                 breadth,
                 depth,
                 scoring: params.scoring,
                 state_format: StateFormat::State,
                 buckets,
+                decoding,
             };
             match link.start_internal(current, config) {
                 Ok(()) => view.internal.running = true,
@@ -498,7 +501,11 @@ mod tests {
         let search = (EngineConfig::default(), MctsParams::default(), GoLimits::default());
         let mut model = BoardModel::default();
         model.start_connect_four_with(&game, factory, search.clone(), &repaint).expect("starts");
-        model.request = Some(BoardSearchRequest::Internal { breadth: 2, depth: 1 });
+        model.request = Some(BoardSearchRequest::Internal {
+            breadth: 2,
+            depth: 1,
+            decoding: crate::inference::completer::TraceDecoding::Free,
+        });
         model.start_with(&game, &search);
         assert!(model.view.internal.running);
         wait_for(&mut model, &game, &search, |v| !v.internal.running);

@@ -165,6 +165,8 @@ pub enum AnalysisCommand {
         breadth: usize,
         /// d: plies below the root.
         depth: u32,
+        /// How the model decodes its own trace.
+        decoding: crate::inference::completer::TraceDecoding,
     },
     /// Run the model on this device with this many threads (0: automatic), reloading it.
     SetModelRuntime {

@@ -164,8 +164,8 @@ impl EngineLink {
                     self.stop(state);
                     self.load_model(dir.as_deref(), state);
                 }
-                EngineRequest::InternalSearch { breadth, depth } => {
-                    self.internal_search(state, breadth, depth)
+                EngineRequest::InternalSearch { breadth, depth, decoding } => {
+                    self.internal_search(state, breadth, depth, decoding)
                 }
                 EngineRequest::Explore(path) => self.explore(state, path),
                 EngineRequest::PlaySearch(limits) => play_search = Some(limits),
@@ -435,7 +435,13 @@ impl EngineLink {
     }
 
     /// Starts an internal search of the board position on its own thread (one at a time).
-    fn internal_search(&mut self, state: &mut AppState, breadth: usize, depth: u32) {
+    fn internal_search(
+        &mut self,
+        state: &mut AppState,
+        breadth: usize,
+        depth: u32,
+        decoding: crate::inference::completer::TraceDecoding,
+    ) {
         let Some(info) = state.analysis.model.info().filter(|_| self.link.has_model()) else {
             state
                 .view
@@ -456,6 +462,7 @@ impl EngineLink {
             scoring: state.settings.scoring,
             state_format: crate::mav::command::StateFormat::Fen,
             buckets,
+            decoding,
         };
         match self.link.start_internal(state.current().clone(), config) {
             Ok(()) => state.analysis.internal.running = true,

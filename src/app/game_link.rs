@@ -286,6 +286,7 @@ mod tests {
             scoring: crate::inference::evaluator::Scoring::Max,
             state_format: crate::mav::command::StateFormat::State,
             buckets: crate::mav::buckets::Buckets::mav(),
+            decoding: Default::default(),
         };
         assert_eq!(link.start_internal(ConnectFourState::default(), internal), Err(LinkError::NoModel));
     }

@@ -66,6 +66,11 @@ pub struct Args {
     /// greedy decoding.
     #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
     repeat_guard: super::internal::RepeatGuard,
+    /// How a trace-writing model writes its trace with --internal: `free` (it writes every move and state:
+    /// its world model shows) or `rules` (every move legal where it stands, states by the rules; the values,
+    /// backups and choices stay the model's).
+    #[arg(long, default_value_t = mavboard::inference::completer::TraceDecoding::Free)]
+    trace_decoding: mavboard::inference::completer::TraceDecoding,
     /// A second model package to set beside the first: each move's value under --scoring from both, their
     /// ranks, and a mark where they disagree (best move, or values more than --margin apart).
     #[arg(long, value_name = "DIR")]
@@ -124,6 +129,7 @@ fn analyse<S: MavState>(
             spec,
             scoring,
             repeat_guard: args.repeat_guard,
+            decoding: args.trace_decoding,
             json: args.json,
         };
         return super::internal::run(state, game, dir, options, request);

@@ -665,8 +665,12 @@ struct SearchRow {
     batch: usize,
     searches: usize,
     simulations: u64,
+    /// Evaluation requests (one per expanded leaf: about one per simulation at any batch size).
     model_calls: u64,
+    /// Calls of the evaluator (one per batch).
     evaluate_calls: u64,
+    /// Requests per evaluator call: how full the batches were.
+    mean_fill: f64,
     wall_s: f64,
     evaluate_s: f64,
     ort_s: f64,
@@ -709,8 +713,18 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
             options.threads.intra_op
         );
         println!(
-            "{:>6} {:>9} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
-            "batch", "sims", "calls", "wall ms", "eval ms", "ORT ms", "sims/s", "wall/ORT", "wall/eval"
+            "{:>6} {:>9} {:>9} {:>8} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
+            "batch",
+            "sims",
+            "requests",
+            "batches",
+            "fill",
+            "wall ms",
+            "eval ms",
+            "ORT ms",
+            "sims/s",
+            "wall/ORT",
+            "wall/eval"
         );
     }
     let mut rows = Vec::new();
@@ -738,6 +752,7 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
             simulations: sims,
             model_calls: timed.requests,
             evaluate_calls: timed.batches,
+            mean_fill: timed.requests as f64 / timed.batches.max(1) as f64,
             wall_s: secs,
             evaluate_s: timed.inside.as_secs_f64(),
             ort_s: timed.model.as_secs_f64(),
@@ -747,10 +762,12 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
         };
         if !a.json {
             println!(
-                "{:>6} {:>9} {:>9} {:>10.1} {:>10.1} {:>10.1} {:>9.1} {:>9.3} {:>10.3}",
+                "{:>6} {:>9} {:>9} {:>8} {:>6.1} {:>10.1} {:>10.1} {:>10.1} {:>9.1} {:>9.3} {:>10.3}",
                 row.batch,
                 row.simulations,
                 row.model_calls,
+                row.evaluate_calls,
+                row.mean_fill,
                 row.wall_s * 1e3,
                 row.evaluate_s * 1e3,
                 row.ort_s * 1e3,
@@ -769,7 +786,8 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         println!(
-            "(wall: the searches' wall time; eval: time inside the evaluator's calls; ORT: the summed time inside \
+            "(requests: leaves sent to the model, one per expanded node at any batch size; batches: evaluator \
+             calls; fill: requests per call; wall: the searches' wall time; eval: time inside the evaluator's calls; ORT: the summed time inside \
              ONNX Runtime's Session::run. wall/ORT is the search overhead over pure model time, wall/eval the \
              tree's own share; 1.000 = none)"
         );

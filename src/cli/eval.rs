@@ -18,7 +18,8 @@ use mavboard::eval::{eval_labels, eval_puzzles};
 use mavboard::game::GameKind;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::HexState;
-use mavboard::inference::complete::open_trace_model;
+use mavboard::inference::complete::{TraceModel, open_trace_model};
+use mavboard::inference::completer::TraceDecoding;
 use mavboard::inference::evaluator::Scoring;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::inference::{load_evaluator, load_evaluator_for};
@@ -74,21 +75,28 @@ pub struct Args {
     /// line (moves of one token: chess, Connect Four), `off` is plain greedy decoding.
     #[arg(long, value_enum, default_value_t = super::internal::RepeatGuard::On)]
     repeat_guard: super::internal::RepeatGuard,
+    /// How the model writes its traces with --internal, comma-separated, each measured on the same
+    /// positions: `free` (the model writes every move and state) and `rules` (moves legal and states by the
+    /// rules; values and choices the model's).
+    #[arg(long, value_delimiter = ',', default_value = "free,rules")]
+    trace_decoding: Vec<TraceDecoding>,
     /// Solve the puzzles with MAV-MCTS: this many simulations per solver move, a fresh tree each (the
     /// model's values alone choose when absent); --batch evaluations per model call.
     #[arg(long, requires = "puzzles", value_parser = clap::value_parser!(u64).range(1..))]
     sims: Option<u64>,
 }
 
-fn print_internal(m: &InternalMetrics) {
-    println!(
-        "internal search b{} d{}: {} positions; the explicit search over the model plays the labels' best move \
-         {:.1}%",
-        m.breadth,
-        m.depth,
-        m.positions,
-        100.0 * m.explicit_best.mean
-    );
+fn print_internal(m: &InternalMetrics, first: bool) {
+    if first {
+        println!(
+            "internal search b{} d{}: {} positions; the explicit search over the model plays the labels' best \
+             move {:.1}%",
+            m.breadth,
+            m.depth,
+            m.positions,
+            100.0 * m.explicit_best.mean
+        );
+    }
     if let Some(why) = &m.failed_why {
         println!("  the search failed on {} positions (left out above): {why}", m.failed);
     }
@@ -97,9 +105,10 @@ fn print_internal(m: &InternalMetrics) {
     }
     if m.parsed.count > 0 {
         println!(
-            "  model traces: {} written, {:.1}% readable, {:.1}% with no issue, {:.1}% truncated; issues per \
+            "  model traces, {} decoding: {} written, {:.1}% readable, {:.1}% with no issue, {:.1}% truncated; issues per \
              readable trace {:.1} (median {}); {:.0} tokens written on average; repeats avoided per trace {:.1} \
              (--repeat-guard {})",
+            m.decoding,
             m.parsed.count,
             100.0 * m.parsed.mean,
             100.0 * m.clean.mean,
@@ -375,13 +384,27 @@ fn eval_model(
             args.repeat_guard.apply(&mut model);
             let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
                 .context("mav.json num_buckets")?;
-            let config = InternalConfig { breadth, depth, scoring, state_format: StateFormat::Fen, buckets };
-            let pb = bar(chess.len() as u64, "internal");
-            let mut m = eval_internal(&mut model, chess, &config, |n| pb.set_position(n));
-            m.repeat_guard = args.repeat_guard == super::internal::RepeatGuard::On && m.parsed.count > 0;
-            pb.finish_and_clear();
-            print_internal(&m);
-            report.internal = Some(m);
+            // A package that writes no trace is measured once: the decodings differ only in its trace.
+            let writes = matches!(model, TraceModel::Writer(_));
+            let decodings = args.trace_decoding.iter().take(if writes { usize::MAX } else { 1 });
+            for (i, &decoding) in decodings.enumerate() {
+                let config = InternalConfig {
+                    breadth,
+                    depth,
+                    scoring,
+                    state_format: StateFormat::Fen,
+                    buckets,
+                    decoding,
+                };
+                let pb = bar(chess.len() as u64, &format!("internal ({decoding})"));
+                let mut m = eval_internal(&mut model, chess, &config, |n| pb.set_position(n));
+                m.repeat_guard = args.repeat_guard == super::internal::RepeatGuard::On
+                    && decoding == TraceDecoding::Free
+                    && m.parsed.count > 0;
+                pb.finish_and_clear();
+                print_internal(&m, i == 0);
+                report.internal.push(m);
+            }
         }
     }
     if let Some(ps) = puzzles {

@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use mavboard::game::GameKind;
 use mavboard::inference::complete::{TraceModel, open_trace_model_for};
+use mavboard::inference::completer::TraceDecoding;
 use mavboard::inference::evaluator::Scoring;
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::mav::buckets::Buckets;
@@ -57,6 +58,8 @@ pub struct InternalRequest<'a> {
     pub scoring: Scoring,
     /// How a trace-writing model decodes its trace.
     pub repeat_guard: RepeatGuard,
+    /// Free or rules-constrained trace decoding.
+    pub decoding: TraceDecoding,
     /// Print JSON instead of text.
     pub json: bool,
 }
@@ -69,7 +72,7 @@ pub fn run<S: mavboard::mav::state::MavState>(
     options: &SessionOptions,
     request: InternalRequest<'_>,
 ) -> anyhow::Result<()> {
-    let InternalRequest { spec, scoring, repeat_guard, json } = request;
+    let InternalRequest { spec, scoring, repeat_guard, decoding, json } = request;
     let (breadth, depth) = parse_breadth_depth(spec)?;
     let (mut model, package) = open_trace_model_for::<S>(dir, options, game)
         .with_context(|| format!("opening the model in {}", dir.display()))?;
@@ -80,7 +83,7 @@ pub fn run<S: mavboard::mav::state::MavState>(
         GameKind::Chess | GameKind::Chess960 => StateFormat::Fen,
         GameKind::ConnectFour | GameKind::Hex => StateFormat::State,
     };
-    let config = InternalConfig { breadth, depth, scoring, state_format, buckets };
+    let config = InternalConfig { breadth, depth, scoring, state_format, buckets, decoding };
     let report = run_internal(&mut model, state, &config)?;
     if json {
         let mut out = serde_json::to_value(&report)?;
@@ -118,9 +121,18 @@ fn print_report(r: &InternalReport, name: &str, format: &str) {
         ModelSide::Unsupported { why } => println!("none: {why}."),
         ModelSide::Failed { why } => println!("the model could not write its trace: {why}"),
         ModelSide::Written(m) => {
+            println!("({})", m.decoding.describe());
             println!("{}", m.written);
             if m.truncated {
-                println!("(the model ran out of context after {} tokens)", m.tokens);
+                match m.decoding {
+                    TraceDecoding::Free => {
+                        println!("(the model ran out of context after {} tokens)", m.tokens)
+                    }
+                    TraceDecoding::Rules => println!(
+                        "(the context ran out after {} tokens: the trace is cut at the last node boundary)",
+                        m.tokens
+                    ),
+                }
             }
             if m.repeats_avoided > 0 {
                 println!(

@@ -55,6 +55,8 @@ pub struct InternalMetrics {
     pub repeats_avoided: Mean,
     /// Whether the traces were decoded with the repeat guard (false when none was written).
     pub repeat_guard: bool,
+    /// How the model decoded its traces.
+    pub decoding: crate::inference::completer::TraceDecoding,
 }
 
 impl InternalMetrics {
@@ -112,6 +114,7 @@ pub fn eval_internal(
     mut progress: impl FnMut(u64),
 ) -> InternalMetrics {
     let mut m = InternalMetrics::new(config.breadth, config.depth);
+    m.decoding = config.decoding;
     for (i, rec) in labels.iter().enumerate() {
         if let (false, Ok(state)) = (rec.moves.is_empty(), label_state(rec)) {
             match run_internal(model, state, config) {
@@ -147,6 +150,7 @@ mod tests {
             scoring: Scoring::Mean,
             state_format: StateFormat::Fen,
             buckets: Buckets::mav(),
+            decoding: Default::default(),
         }
     }
 
@@ -157,8 +161,13 @@ mod tests {
 
     /// The report of a model that wrote `response` after the explicit search's prompt.
     fn report_with(s: &ExplicitSearch, response: String) -> InternalReport {
-        let completion =
-            Completion { tokens: response.len(), text: response, truncated: false, repeats_avoided: 0 };
+        let completion = Completion {
+            tokens: response.len(),
+            text: response,
+            truncated: false,
+            repeats_avoided: 0,
+            decoding: Default::default(),
+        };
         let judged = judge_trace::<ChessState>(&s.prompt, &completion, &s.tree, Buckets::mav());
         InternalReport {
             root: FEN.into(),

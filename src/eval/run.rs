@@ -178,7 +178,7 @@ pub struct EvalReport {
     /// Why free-decoding measures are absent, if they are.
     pub free_note: Option<String>,
     /// Internal search (`--internal`), on the chess validation positions.
-    pub internal: Option<super::internal::InternalMetrics>,
+    pub internal: Vec<super::internal::InternalMetrics>,
 }
 
 fn best_by<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Option<(S::Action, f64)> {

@@ -17,6 +17,7 @@
 use std::collections::HashMap;
 
 use crate::inference::complete::{Completer, Completion, TraceModel};
+use crate::inference::completer::TraceDecoding;
 use crate::inference::evaluator::{EvalError, Evaluator, Scoring};
 use crate::mav::buckets::{BucketError, Buckets};
 use crate::mav::command::{StateFormat, TopK};
@@ -55,6 +56,8 @@ pub struct InternalConfig {
     pub state_format: StateFormat,
     /// The model's value buckets.
     pub buckets: Buckets,
+    /// How a trace-writing model decodes its own trace (free by default).
+    pub decoding: TraceDecoding,
 }
 
 impl InternalConfig {
@@ -288,6 +291,8 @@ pub struct ModelTraceReport {
     pub truncated: bool,
     /// Moves the repeat guard kept the model from listing twice (see `Completion::repeats_avoided`).
     pub repeats_avoided: usize,
+    /// How the trace was decoded (free, or constrained by the rules).
+    pub decoding: TraceDecoding,
     /// Why the trace could not be read at all (its preamble or root prompt unusable).
     pub parse_error: Option<String>,
     /// The tree it describes (issues attached to their nodes).
@@ -452,6 +457,7 @@ pub fn judge_trace<S: MavState>(
         tokens: completion.tokens,
         truncated: completion.truncated,
         repeats_avoided: completion.repeats_avoided,
+        decoding: completion.decoding,
         parse_error: None,
         tree: None,
         issues: Vec::new(),
@@ -562,8 +568,21 @@ pub fn run_internal<S: MavState>(
     let fen = root.to_text();
     let (explicit, side) = match model {
         TraceModel::Writer(lm) => {
-            let explicit = explicit_search::<S, _>(lm.as_mut(), root, config)?;
-            let side = model_side::<S>(Some(lm.as_mut()), "", &explicit, config.buckets);
+            let explicit = explicit_search::<S, _>(lm.as_mut(), root.clone(), config)?;
+            let side = match config.decoding {
+                TraceDecoding::Free => model_side::<S>(Some(lm.as_mut()), "", &explicit, config.buckets),
+                TraceDecoding::Rules => {
+                    match lm.complete_by_rules(&explicit.prompt, &root, &config.trace_config()) {
+                        Ok(c) => ModelSide::Written(Box::new(judge_trace::<S>(
+                            &explicit.prompt,
+                            &c,
+                            &explicit.tree,
+                            config.buckets,
+                        ))),
+                        Err(e) => ModelSide::Failed { why: e.to_string() },
+                    }
+                }
+            };
             (explicit, side)
         }
         TraceModel::ValuesOnly(e, why) => {

@@ -263,7 +263,7 @@ fn model_section_ui(ui: &mut egui::Ui, state: &AppState, over: bool, out: &mut V
         None => {
             ui.weak(if view.evaluating { "Valuing the moves…" } else { "No values yet." });
         }
-        Some(r) => model_table_ui(ui, r, view, out),
+        Some(r) => model_table_ui(ui, r, view, super::search_panel::shown_rules(state), out),
     }
 }
 
@@ -285,23 +285,33 @@ fn internal_section_ui(
         .default_open(view.internal.running || view.internal.result.is_some())
         .show(ui, |ui| {
             let ready = matches!(view.status, BoardModelStatus::Ready(_)) && !over;
-            if let Some((breadth, depth)) = internal_controls_ui(ui, "board", ready, view.internal.running) {
+            if let Some((breadth, depth, decoding)) =
+                internal_controls_ui(ui, "board", ready, view.internal.running)
+            {
                 out.push(Command::Analysis(AnalysisCommand::BoardSearch(BoardSearchRequest::Internal {
                     breadth,
                     depth,
+                    decoding,
                 })));
             }
             internal_result_ui(ui, position, view.internal.result.as_ref());
         });
 }
 
-/// The model's moves, most visited first (then by value); the best move marked.
-fn model_table_ui(ui: &mut egui::Ui, r: &SearchReport, view: &BoardModelView, out: &mut Vec<Command>) {
+/// The model's moves, most visited first (then by the chosen rule's value); the best move marked; the value
+/// under the chosen rule and the one beside it.
+fn model_table_ui(
+    ui: &mut egui::Ui,
+    r: &SearchReport,
+    view: &BoardModelView,
+    rules: [Scoring; 2],
+    out: &mut Vec<Command>,
+) {
     let snap = &r.snapshot;
     let mut moves: Vec<_> = snap.moves.iter().collect();
-    let max = |m: &crate::search::mcts::MoveStats| m.value(Scoring::Max);
-    let mean = |m: &crate::search::mcts::MoveStats| m.value(Scoring::Mean);
-    let value = |m: &crate::search::mcts::MoveStats| max(m).unwrap_or(0.0).max(mean(m).unwrap_or(0.0));
+    let first = |m: &crate::search::mcts::MoveStats| m.value(rules[0]);
+    let second = |m: &crate::search::mcts::MoveStats| m.value(rules[1]);
+    let value = |m: &crate::search::mcts::MoveStats| first(m).unwrap_or(0.0);
     moves.sort_by(|a, b| b.visits.cmp(&a.visits).then(value(b).total_cmp(&value(a))));
     // Each scoring's top value and the moves that reach it (the mode often ties on these games).
     let top = |f: &dyn Fn(&crate::search::mcts::MoveStats) -> Option<f64>| -> Option<(f64, Vec<&str>)> {
@@ -318,17 +328,17 @@ fn model_table_ui(ui: &mut egui::Ui, r: &SearchReport, view: &BoardModelView, ou
         [one] => format!("{name} scoring prefers {one}"),
         _ => format!("{name} scoring ties {} moves at {:.1} %", at.len(), v * 100.0),
     };
-    if let (Some(max), Some(mean)) = (top(&max), top(&mean))
-        && max.1 != mean.1
+    if let (Some(a), Some(b)) = (top(&first), top(&second))
+        && a.1 != b.1
     {
-        ui.label(format!("{}; {}.", describe("Max", &max), describe("mean", &mean)));
+        ui.label(format!("{}; {}.", describe(&rules[0].title(), &a), describe(&rules[1].title(), &b)));
     }
     let searched = r.simulations > 1 || view.searching;
     egui::ScrollArea::vertical().id_salt("board_game_model").max_height(220.0).show(ui, |ui| {
         egui::Grid::new("board_game_model_grid").striped(true).num_columns(5).show(ui, |ui| {
             ui.strong("Move");
-            ui.strong("Max %");
-            ui.strong("Mean %");
+            ui.strong(format!("{} %", rules[0].title()));
+            ui.strong(format!("{} %", rules[1].title()));
             ui.strong(if searched { "Visits" } else { "" });
             ui.strong(if searched { "Q %" } else { "" });
             ui.end_row();
@@ -339,8 +349,8 @@ fn model_table_ui(ui: &mut egui::Ui, r: &SearchReport, view: &BoardModelView, ou
                     out.push(Command::Doc(DocCommand::PlayMove(BoardMove::Notation(m.action.clone()))));
                 }
                 let pct = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{:.1}", v * 100.0));
-                ui.label(pct(max(m)));
-                ui.label(pct(mean(m)));
+                ui.label(pct(first(m)));
+                ui.label(pct(second(m)));
                 ui.label(if searched { m.visits.to_string() } else { String::new() });
                 ui.label(if searched { pct(m.q) } else { String::new() });
                 ui.end_row();

@@ -10,6 +10,7 @@ use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
 use crate::app::state::AppState;
 use crate::game::GameState;
+use crate::inference::completer::TraceDecoding;
 use crate::search::internal::{InternalReport, ModelSide, ModelTraceReport, TreeNode};
 
 /// Largest breadth offered.
@@ -91,6 +92,13 @@ fn explicit_ui(ui: &mut egui::Ui, r: &InternalReport) {
 
 fn model_trace_ui(ui: &mut egui::Ui, m: &ModelTraceReport) {
     ui.label(RichText::new("The model's own trace").strong());
+    let how = match m.decoding {
+        TraceDecoding::Free => "Free decoding: every move and state is the model's",
+        TraceDecoding::Rules => {
+            "Rules decoding: moves legal and states by the rules; values and choices the model's"
+        }
+    };
+    ui.weak(how).on_hover_text(m.decoding.describe());
     if let Some(c) = &m.comparison {
         let text = format!(
             "Plays {}{}",
@@ -100,7 +108,11 @@ fn model_trace_ui(ui: &mut egui::Ui, m: &ModelTraceReport) {
         ui.label(text);
     }
     if m.truncated {
-        ui.colored_label(ui.visuals().warn_fg_color, format!("Ran out of context after {} tokens", m.tokens));
+        let cut = if m.decoding == TraceDecoding::Rules { " (cut at the last node boundary)" } else { "" };
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!("Ran out of context after {} tokens{cut}", m.tokens),
+        );
     }
     if m.repeats_avoided > 0 {
         ui.label(format!(
@@ -156,17 +168,18 @@ fn report_ui(ui: &mut egui::Ui, position: &str, r: &InternalReport) {
     }
 }
 
-/// Breadth, depth and *Run* (enabled when `ready` and not `running`); the breadth and depth asked for when
-/// *Run* was clicked. `salt` keeps the two boards' settings apart.
+/// Breadth, depth, the trace's decoding and *Run* (enabled when `ready` and not `running`); what was asked
+/// for when *Run* was clicked. `salt` keeps the two boards' settings apart.
 pub fn internal_controls_ui(
     ui: &mut egui::Ui,
     salt: &str,
     ready: bool,
     running: bool,
-) -> Option<(usize, u32)> {
+) -> Option<(usize, u32, TraceDecoding)> {
     let mut asked = None;
     let id = ui.make_persistent_id(("internal_search_bd", salt));
-    let (mut breadth, mut depth) = ui.data_mut(|d| *d.get_temp_mut_or(id, (2usize, 1u32)));
+    let (mut breadth, mut depth, mut decoding) =
+        ui.data_mut(|d| *d.get_temp_mut_or(id, (2usize, 1u32, TraceDecoding::Free)));
     ui.horizontal(|ui| {
         let label = ui.label("Breadth").on_hover_text("b: the best moves expanded at each node");
         ui.add(egui::DragValue::new(&mut breadth).range(1..=MAX_BREADTH)).labelled_by(label.id);
@@ -177,14 +190,24 @@ pub fn internal_controls_ui(
             .add_enabled(ready && !running, egui::Button::new("Run"))
             .on_hover_text("Minimax over the model from the board position (paper §4)");
         if run.clicked() {
-            asked = Some((breadth, depth));
+            asked = Some((breadth, depth, decoding));
         }
         if running {
             ui.spinner();
             ui.label("Searching...");
         }
     });
-    ui.data_mut(|d| d.insert_temp(id, (breadth, depth)));
+    ui.horizontal(|ui| {
+        ui.label("Model's trace").on_hover_text("How a trace-writing model writes its own trace");
+        for d in TraceDecoding::ALL {
+            let text = match d {
+                TraceDecoding::Free => "Free decoding",
+                TraceDecoding::Rules => "Rules decoding",
+            };
+            ui.selectable_value(&mut decoding, d, text).on_hover_text(d.describe());
+        }
+    });
+    ui.data_mut(|d| d.insert_temp(id, (breadth, depth, decoding)));
     asked
 }
 
@@ -212,8 +235,8 @@ pub fn internal_search_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Comm
     let internal = &state.analysis.internal;
     let ready = matches!(state.analysis.model, ModelStatus::Ready(_));
     let mut out = Vec::new();
-    if let Some((breadth, depth)) = internal_controls_ui(ui, "chess", ready, internal.running) {
-        out.push(Command::Analysis(AnalysisCommand::RunInternalSearch { breadth, depth }));
+    if let Some((breadth, depth, decoding)) = internal_controls_ui(ui, "chess", ready, internal.running) {
+        out.push(Command::Analysis(AnalysisCommand::RunInternalSearch { breadth, depth, decoding }));
     }
     internal_result_ui(ui, &state.current().to_text(), internal.result.as_ref());
     out

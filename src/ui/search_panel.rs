@@ -12,15 +12,26 @@ use crate::game::GameState;
 use crate::mav::scoring::Scoring;
 
 /// The settings editor; returns the new settings when one changed.
-/// One searched move's statistics as grid cells: visits, visit %, Q, prior, the model's max/mean value (the
-/// search's own value alone where its distribution was not kept).
+/// The two scoring rules the search table and the tree explorer show the model's value under: the chosen
+/// rule and the one beside it (the values panel's two columns).
+pub fn shown_rules(state: &AppState) -> [Scoring; 2] {
+    [state.settings.scoring, state.settings.compare_scoring]
+}
+
+/// The head of the column [`stats_cells_ui`] fills with the model's values: "Mean/Max", "Q0.25/Max", ...
+pub fn rules_head(rules: [Scoring; 2]) -> String {
+    format!("{}/{}", rules[0].title(), rules[1].title())
+}
+
+/// One searched move's statistics as grid cells: visits, visit %, Q, prior, the model's value under the two
+/// shown rules (the search's own value alone where its distribution was not kept).
 /// Shared by the search table and the tree explorer so both read the same.
-pub fn stats_cells_ui(ui: &mut egui::Ui, m: &crate::search::mcts::MoveStats) {
+pub fn stats_cells_ui(ui: &mut egui::Ui, m: &crate::search::mcts::MoveStats, rules: [Scoring; 2]) {
     ui.label(egui::RichText::new(format!("{:>7}", m.visits)).monospace());
     ui.label(format!("{:.1}", m.visit_share * 100.0));
     ui.label(m.q.map_or("–".into(), |q| format!("{:.1}%", q * 100.0)));
     ui.label(format!("{:.3}", m.prior));
-    ui.label(match (m.value(Scoring::Max), m.value(Scoring::Mean), m.model) {
+    ui.label(match (m.value(rules[0]), m.value(rules[1]), m.model) {
         (Some(x), Some(y), _) => format!("{:.0}/{:.0}", x * 100.0, y * 100.0),
         // Deeper than the kept distributions: the search's own value.
         (_, _, Some(v)) => format!("{:.0}", v * 100.0),
@@ -170,7 +181,8 @@ fn search_table_ui(
         ui,
         |ui| {
             egui::Grid::new("search_grid").num_columns(7).striped(true).spacing([8.0, 2.0]).show(ui, |ui| {
-                for h in ["Move", "Visits", "%", "Q", "Prior", "Max/Mean", "PV"] {
+                let rules = shown_rules(state);
+                for h in ["Move", "Visits", "%", "Q", "Prior", &rules_head(rules), "PV"] {
                     ui.strong(h);
                 }
                 ui.end_row();
@@ -183,7 +195,7 @@ fn search_table_ui(
                         *hovered = Some(m.action.clone());
                         *pv_hovered = Some(m.action.clone());
                     }
-                    stats_cells_ui(ui, m);
+                    stats_cells_ui(ui, m, rules);
                     let pv_cell = ui
                         .label(
                             RichText::new(pv.iter().skip(1).take(8).cloned().collect::<Vec<_>>().join(" "))

@@ -61,7 +61,8 @@ pub fn tree_explorer_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
     let mut list = Vec::new();
     rows(state, here, &[], &report.snapshot.moves, &mut list);
     egui::Grid::new("tree_explorer").num_columns(6).striped(true).spacing([8.0, 2.0]).show(ui, |ui| {
-        for h in ["Move", "Visits", "%", "Q", "Prior", "Max/Mean"] {
+        let rules = super::search_panel::shown_rules(state);
+        for h in ["Move", "Visits", "%", "Q", "Prior", &super::search_panel::rules_head(rules)] {
             ui.strong(h);
         }
         ui.end_row();
@@ -80,7 +81,7 @@ pub fn tree_explorer_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                     ui.label(RichText::new(format!("  {}", row.san)).monospace().weak());
                 }
             });
-            super::search_panel::stats_cells_ui(ui, m);
+            super::search_panel::stats_cells_ui(ui, m, rules);
             ui.end_row();
             if expanded && let Some(Err(why)) = state.analysis.explorer.children.get(&row.path) {
                 ui.colored_label(ui.visuals().warn_fg_color, why.to_string());

@@ -260,8 +260,8 @@ impl AppState {
             AnalysisCommand::ReviewLine => self.analysis.requests.push(EngineRequest::ReviewLine),
             AnalysisCommand::ReviewFile => self.analysis.requests.push(EngineRequest::ReviewFile),
             AnalysisCommand::StopFileReview => self.analysis.requests.push(EngineRequest::StopFileReview),
-            AnalysisCommand::RunInternalSearch { breadth, depth } => {
-                self.analysis.requests.push(EngineRequest::InternalSearch { breadth, depth });
+            AnalysisCommand::RunInternalSearch { breadth, depth, decoding } => {
+                self.analysis.requests.push(EngineRequest::InternalSearch { breadth, depth, decoding });
             }
             AnalysisCommand::ToggleTreeNode(path) => self.analysis.toggle_tree_node(path),
             AnalysisCommand::SetModelRuntime { device, threads } => self.set_model_runtime(device, threads),

@@ -10,6 +10,7 @@ pub mod free;
 pub mod prompt;
 pub mod result;
 pub mod tokens;
+pub mod trace_rules;
 
 use std::time::{Duration, Instant};
 
@@ -355,6 +356,41 @@ impl super::completer::Completer for MavLmEvaluator {
             tokens: row.generated.len(),
             truncated: row.generated.len() >= max_new,
             repeats_avoided: row.repeats_avoided,
+            decoding: super::completer::TraceDecoding::Free,
+        })
+    }
+}
+
+impl MavLmEvaluator {
+    /// Writes an internal-search trace after `prompt` (the explicit trace's prompt from `root`, laid out by
+    /// `cfg`) with rules-constrained decoding ([`trace_rules`]): legal moves and the rules' states, the
+    /// model's values and choices.
+    pub fn complete_by_rules<S: MavState>(
+        &mut self,
+        prompt: &str,
+        root: &S,
+        cfg: &crate::mav::trace::TraceConfig,
+    ) -> Result<super::completer::Completion, EvalError> {
+        let ids = self.tokens.tokenizer.encode(prompt);
+        if ids.len() >= self.context {
+            return Err(EvalError::ContextTooLong { needed: ids.len() + 1, context: self.context });
+        }
+        let backend = |e: DecoderError| EvalError::Backend(e.to_string());
+        let (mut cache, logits) = self.decoder.prefill(std::slice::from_ref(&ids)).map_err(backend)?;
+        let first: Vec<f32> = logits.row(0).iter().copied().collect();
+        let decoder = &mut self.decoder;
+        let step = |t: u32| -> Result<Vec<f32>, String> {
+            let l = decoder.step(&mut cache, &[t]).map_err(|e| e.to_string())?;
+            Ok(l.row(0).iter().copied().collect())
+        };
+        let t =
+            trace_rules::write_rules_trace(&self.tokens, root, cfg, ids.len(), self.context, first, step)?;
+        Ok(super::completer::Completion {
+            text: t.text,
+            tokens: t.tokens,
+            truncated: t.truncated,
+            repeats_avoided: 0,
+            decoding: super::completer::TraceDecoding::Rules,
         })
     }
 }
