@@ -242,3 +242,40 @@ fn agents_and_settings_of_another_game_are_refused() {
     assert!(!ok && err.contains("invalid value 'go' for '--game"), "{err}");
     fs::remove_dir_all(&dir).ok();
 }
+
+/// The planning agents with the shipped trace writer: the explicit minimax, the model's own trace decoded
+/// freely and by the rules, one short game each way; every move is legal (the games read back) and its note
+/// says how it was chosen. A values-only package cannot be an `internal` agent: a named error.
+#[test]
+fn minimax_and_internal_agents_play_with_the_trace_writer() {
+    let tiny = root().join("assets/models/mav-tiny");
+    let manifest = mavboard::model::ModelPackage::open(&tiny).expect("the shipped package").manifest;
+    let dir = temp_dir("league", "internal");
+    let rules = Rules { max_plies: 2, eval: None };
+    let mut cfg = config(&dir, &["minimax:2:1", "internal:2:1", "internal:2:1:rules"], rules, Some(1));
+    cfg.model = tiny;
+    if manifest.internal_search {
+        let summary = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect("league runs");
+        assert_eq!(summary.played, 6, "three pairs, one opening, both colours");
+        let pgn = fs::read_to_string(&summary.files.pgn).expect("pgn written");
+        let games: Vec<_> = read_all(&pgn).into_iter().map(|g| g.expect("game reads back")).collect();
+        assert_eq!(games.len(), 6);
+        let notes: Vec<String> = games
+            .iter()
+            .flat_map(|g| g.mainline().filter_map(|id| g.node(id)).collect::<Vec<_>>())
+            .flat_map(|n| n.comments_after().iter().map(|c| c.text().to_owned()).collect::<Vec<_>>())
+            .collect();
+        assert!(notes.iter().any(|n| n.starts_with("minimax ")), "{notes:?}");
+        assert!(notes.iter().any(|n| n.starts_with("rules trace")), "{notes:?}");
+        assert!(notes.iter().any(|n| n.contains("free trace")), "{notes:?}");
+        // The rules trace always names a legal move: it never falls back to the explicit choice.
+        assert!(!notes.iter().any(|n| n.starts_with("rules trace named no legal move")), "{notes:?}");
+    }
+    let values_only = temp_dir("league", "internal-values");
+    let mut cfg = config(&values_only, &["mav-mean", "internal:2:1"], rules, Some(1));
+    cfg.model = root().join("assets/models/mav-enc-tiny");
+    let e = run_league(&cfg, &StopFlag::new(), &mut |_| {}).expect_err("no trace writer");
+    assert!(e.to_string().contains("minimax:2:1"), "{e}");
+    fs::remove_dir_all(&dir).ok();
+    fs::remove_dir_all(&values_only).ok();
+}

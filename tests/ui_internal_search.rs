@@ -146,6 +146,54 @@ fn a_model_trace_is_shown_beside_the_explicit_one_with_its_mistakes() {
     assert!(h.get_all_by_label_contains(&format!("{second}  value ")).next().is_some(), "in both trees");
 }
 
+/// The two trees aligned node by node: the illegal child is the model's only, the search's first child the
+/// search's only, the second in both; hovering a row previews its line on the board, clicking plays it.
+#[test]
+fn the_aligned_trees_mark_where_they_part_and_preview_and_play_a_line() {
+    // A tall window: the whole aligned tree fits its pane without scrolling.
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(eframe::egui::vec2(1440.0, 1600.0))
+        .with_max_steps(ui_common::MAX_STEPS)
+        .build_ui_state(
+            |ui, app: &mut MavboardApp| app.frame_ui(ui),
+            MavboardApp::with_settings(Settings::default()),
+        );
+    let _ = h.try_run();
+    let report = report_with_a_model_trace();
+    h.state_mut().state.analysis.internal.result = Some(Ok(report.clone()));
+    h.step();
+    click(&mut h, "Internal search (minimax)");
+    // (A grid is laid out unseen in its first frame.)
+    h.step();
+    h.step();
+    assert!(h.get_all_by_label_contains("Aligned trees: 4 node(s)").next().is_some());
+    for tag in ["search only", "model only"] {
+        assert!(h.get_all_by_label_contains(tag).next().is_some(), "{tag}");
+    }
+    let second = report.explicit.tree.children[1].action.clone().expect("a child");
+    let row = format!("  {second}");
+    h.get_by_label(&row).scroll_to_me();
+    h.step();
+    h.get_by_label(&row).hover();
+    h.step();
+    h.step();
+    let hovered = h.state().state.view.pv_hover.as_ref().and_then(|p| p.line.clone());
+    assert_eq!(hovered, Some(vec![second.clone()]), "the row's line is previewed");
+    h.get_by_label(&row).click();
+    h.step();
+    h.step();
+    assert_eq!(ui_common::sans(&h).len(), 1, "the line was played");
+    let uci = {
+        use mavboard::game::GameState;
+        let s = h.state().state.current().clone();
+        let start = mavboard::game::chess::ChessState::startpos();
+        let after = start.play(start.parse_action(&second).expect("legal")).expect("plays");
+        assert_eq!(s.to_text(), after.to_text());
+        second
+    };
+    assert!(h.state().state.view.pv_hover.is_none(), "playing {uci} ends the preview");
+}
+
 /// With the shipped trace writer, *Rules decoding* makes the model's own trace a legal tree of the asked
 /// shape, named as rules-decoded in the panel.
 #[test]

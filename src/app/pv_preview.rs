@@ -21,6 +21,9 @@ pub struct PvHover {
     pub root: String,
     /// The root move (UCI).
     pub action: String,
+    /// A whole line to preview instead of the search's PV of `action` (a node of an internal-search
+    /// tree), `action` first.
+    pub line: Option<Vec<String>>,
 }
 
 /// What the board shows while a PV is previewed.
@@ -66,15 +69,23 @@ impl PvPreview {
     }
 }
 
-/// The preview to show on the board now: the hovered root move's PV in `snapshot`, the latest search
-/// snapshot, when it is a search of `here`, the board position (none without a hovered move or a search).
+/// The preview to show on the board now: the hovered line, or the hovered root move's PV in `snapshot`, the
+/// latest search snapshot, when it is a search of `here`, the board position (none without a hovered move,
+/// or without a search for a root move's PV).
 pub fn current_preview(
     hover: Option<&PvHover>,
     here: &ChessState,
     snapshot: Option<&crate::search::mcts::MctsSnapshot>,
 ) -> Option<PvPreview> {
-    let (hover, snapshot) = (hover?, snapshot?);
-    if hover.root != here.to_text() || snapshot.root != hover.root {
+    let hover = hover?;
+    if hover.root != here.to_text() {
+        return None;
+    }
+    if let Some(line) = &hover.line {
+        return PvPreview::from_pv(here, line);
+    }
+    let snapshot = snapshot?;
+    if snapshot.root != hover.root {
         return None;
     }
     let stats = snapshot.moves.iter().find(|m| m.action == hover.action)?;
@@ -118,5 +129,23 @@ mod tests {
             .collect();
         let p = PvPreview::from_pv(&ChessState::startpos(), &shuffle).expect("legal");
         assert_eq!(p.moves.len(), PREVIEW_PLIES);
+    }
+
+    #[test]
+    fn a_hovered_line_previews_without_a_search() {
+        let here = ChessState::startpos();
+        let hover = PvHover {
+            root: here.to_text(),
+            action: "e2e4".into(),
+            line: Some(pv(&["e2e4", "e7e5", "g1f3"])),
+        };
+        let p = current_preview(Some(&hover), &here, None).expect("a preview");
+        assert_eq!(p.text, "1. e4 e5 2. Nf3");
+        // Not on another position.
+        let other = here.play(here.parse_action("d2d4").expect("legal")).expect("plays");
+        assert!(current_preview(Some(&hover), &other, None).is_none());
+        // A root move alone still needs a search.
+        let root_move = PvHover { line: None, ..hover };
+        assert!(current_preview(Some(&root_move), &here, None).is_none());
     }
 }

@@ -50,6 +50,9 @@ pub enum ViewCommand {
     SetPanelLayout(Option<String>),
     /// Preview this root move's PV on the board (UCI), or end the preview.
     PreviewPv(Option<String>),
+    /// Preview this line of moves from the board position (UCI; a node of an internal-search tree), or end
+    /// the preview.
+    PreviewLine(Option<Vec<String>>),
     /// Turn the solver beside the Connect Four / Hex board on or off.
     ToggleOracle,
 }
@@ -87,7 +90,14 @@ impl ViewState {
                 self.messages.error(text);
             }
             ViewCommand::PreviewPv(action) => {
-                self.pv_hover = action.map(|action| PvHover { root: board, action });
+                self.pv_hover = action.map(|action| PvHover { root: board, action, line: None });
+            }
+            ViewCommand::PreviewLine(line) => {
+                self.pv_hover = line.filter(|l| !l.is_empty()).map(|l| PvHover {
+                    root: board,
+                    action: l[0].clone(),
+                    line: Some(l),
+                });
             }
         }
     }
@@ -110,8 +120,16 @@ mod tests {
         view.apply(ViewCommand::DismissMessage(id), &mut settings, String::new());
         assert!(view.messages.items().is_empty());
         view.apply(ViewCommand::PreviewPv(Some("e2e4".into())), &mut settings, "root".into());
-        assert_eq!(view.pv_hover, Some(PvHover { root: "root".into(), action: "e2e4".into() }));
+        assert_eq!(view.pv_hover, Some(PvHover { root: "root".into(), action: "e2e4".into(), line: None }));
         view.apply(ViewCommand::PreviewPv(None), &mut settings, "root".into());
         assert_eq!(view.pv_hover, None);
+        let line = vec!["e2e4".to_owned(), "e7e5".to_owned()];
+        view.apply(ViewCommand::PreviewLine(Some(line.clone())), &mut settings, "root".into());
+        assert_eq!(
+            view.pv_hover,
+            Some(PvHover { root: "root".into(), action: "e2e4".into(), line: Some(line) })
+        );
+        view.apply(ViewCommand::PreviewLine(Some(Vec::new())), &mut settings, "root".into());
+        assert_eq!(view.pv_hover, None, "an empty line previews nothing");
     }
 }

@@ -104,10 +104,17 @@ fn print_internal(m: &InternalMetrics, first: bool) {
         println!("  no model-written trace for {} positions: {why}", m.unavailable);
     }
     if m.parsed.count > 0 {
+        let guard = match m.decoding {
+            TraceDecoding::Free => format!(
+                "; repeats avoided per trace {:.1} (--repeat-guard {})",
+                m.repeats_avoided.mean,
+                if m.repeat_guard { "on" } else { "off" }
+            ),
+            TraceDecoding::Rules => String::new(),
+        };
         println!(
-            "  model traces, {} decoding: {} written, {:.1}% readable, {:.1}% with no issue, {:.1}% truncated; issues per \
-             readable trace {:.1} (median {}); {:.0} tokens written on average; repeats avoided per trace {:.1} \
-             (--repeat-guard {})",
+            "  model traces, {} decoding: {} written, {:.1}% readable, {:.1}% with no issue, {:.1}% truncated; \
+             issues per readable trace {:.1} (median {}); {:.0} tokens written on average{guard}",
             m.decoding,
             m.parsed.count,
             100.0 * m.parsed.mean,
@@ -116,8 +123,6 @@ fn print_internal(m: &InternalMetrics, first: bool) {
             m.issues.mean,
             m.median_issues().map_or_else(|| "-".to_owned(), |v| v.to_string()),
             m.tokens.mean,
-            m.repeats_avoided.mean,
-            if m.repeat_guard { "on" } else { "off" }
         );
         println!(
             "  the model plays the explicit search's move {:.1}%, the labels' best move {:.1}%; the same tree \

@@ -13,7 +13,7 @@ pub enum LeagueError {
     /// An agent specification could not be read.
     #[error(
         "unknown agent {spec:?}: {why}. Agents are mav-max, mav-mean, mav:SCORING, mcts:N, mcts-max:N, \
-         mcts:N:SCORING (N simulations; SCORING max, mean, quantile:Q or mean-sd:L), each model agent optionally followed by @MODEL_DIR; for chess stockfish:SKILL (skill level 0..20) \
+         mcts:N:SCORING (N simulations; SCORING max, mean, quantile:Q or mean-sd:L), minimax:B:D (explicit minimax over the model), internal:B:D[:free|rules] (the model's own trace), each model agent optionally followed by @MODEL_DIR; for chess stockfish:SKILL (skill level 0..20) \
          or stockfish-elo:ELO; for Connect Four solver (exact) or solver:DEPTH (plies); for Hex playouts:N \
          (MCTS with N random playouts per move)"
     )]

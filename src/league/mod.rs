@@ -8,7 +8,7 @@
 //! openings, records); the rest is generic over the game.
 //!
 //! One small file per concept: [`spec`] (agent texts and labels), [`agent`] (the interface),
-//! [`model_agent`], [`stockfish`] and [`baseline`] (the players, and the adjudicator), [`openings`], [`schedule`],
+//! [`model_agent`], [`internal_agent`], [`stockfish`] and [`baseline`] (the players, and the adjudicator), [`openings`], [`schedule`],
 //! [`rules`], [`play`] (one game), [`record`] (a finished game and its PGN), [`results`] (the results file
 //! and atomic writes), [`settings`] (what a resume must agree with), [`elo`], [`crosstable`], [`run`].
 
@@ -19,6 +19,7 @@ pub mod crosstable;
 pub mod elo;
 pub mod error;
 pub mod game;
+pub mod internal_agent;
 pub mod model_agent;
 pub mod openings;
 pub mod play;

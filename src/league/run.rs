@@ -3,6 +3,8 @@
 //! for Connect Four, `games.sgf` for Hex), `table.txt` and `table.json` up to date in the output folder after
 //! every game. One generic run serves every [`LeagueGame`].
 
+use super::internal_agent::{InternalAgent, MinimaxAgent};
+use crate::mav::buckets::Buckets;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -406,6 +408,26 @@ fn build_agents<G: LeagueGame>(
                 let inner =
                     MctsAgent::new(label.clone(), simulations, scoring, config.batch, 0, model(&mut models)?);
                 Box::new(CountingMcts { inner, saved })
+            }
+            AgentKind::Minimax { breadth, depth } => {
+                let dir = spec.model.clone().unwrap_or_else(|| config.model.clone());
+                let package = ModelPackage::open(&dir)
+                    .map_err(|e| LeagueError::Settings(format!("{label}: {}: {e}", dir.display())))?;
+                let buckets =
+                    Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
+                        .map_err(|e| LeagueError::Settings(format!("{label}: mav.json num_buckets: {e}")))?;
+                Box::new(MinimaxAgent::new(label.clone(), breadth, depth, buckets, model(&mut models)?))
+            }
+            AgentKind::Internal { breadth, depth, decoding } => {
+                let dir = spec.model.clone().unwrap_or_else(|| config.model.clone());
+                Box::new(InternalAgent::new(
+                    label.clone(),
+                    breadth,
+                    depth,
+                    decoding,
+                    dir,
+                    config.session.clone(),
+                ))
             }
             _ => G::reference_agent(spec, label.clone(), config, stockfish)?,
         };

@@ -42,6 +42,22 @@ pub enum AgentKind {
         /// Playouts per move.
         playouts: u32,
     },
+    /// The explicit minimax over the model's values (internal search's reference), mean scoring.
+    Minimax {
+        /// Children per expanded node.
+        breadth: u32,
+        /// Plies expanded below the position.
+        depth: u32,
+    },
+    /// The move of the trace the model writes itself (paper §4): a trace-writing `mav-lm` only.
+    Internal {
+        /// Children per expanded node, as the prompt asks.
+        breadth: u32,
+        /// Plies expanded, as the prompt asks.
+        depth: u32,
+        /// How the trace is decoded.
+        decoding: crate::inference::completer::TraceDecoding,
+    },
 }
 
 /// One agent: its kind and, for model agents, the package to use (`None` = the league's model).
@@ -55,8 +71,9 @@ pub struct AgentSpec {
 
 impl AgentSpec {
     /// Reads `mav-max`, `mav-mean`, `mav:SCORING` (any rule's text form, e.g. `mav:quantile:0.25`), `mcts:N`,
-    /// `mcts-max:N`, `mcts:N:SCORING`, `stockfish:SKILL` (also `sf:SKILL`),
-    /// `stockfish-elo:ELO`, `solver`, `solver:DEPTH` or `playouts:N`; model agents may end in `@MODEL_DIR`.
+    /// `mcts-max:N`, `mcts:N:SCORING`, `minimax:B:D`, `internal:B:D[:free|rules]`, `stockfish:SKILL` (also
+    /// `sf:SKILL`), `stockfish-elo:ELO`, `solver`, `solver:DEPTH` or `playouts:N`; model agents may end in
+    /// `@MODEL_DIR`.
     /// Which game an agent can play is checked when the league builds it.
     pub fn parse(text: &str) -> Result<AgentSpec, LeagueError> {
         let err = |why: &str| LeagueError::UnknownAgent { spec: text.to_owned(), why: why.to_owned() };
@@ -133,6 +150,40 @@ impl AgentSpec {
                     playouts: u32::try_from(playouts).map_err(|_| err("that many playouts is too many"))?,
                 }
             }
+            "minimax" | "internal" => {
+                let parts: Vec<&str> = arg.map(|a| a.split(':').collect()).unwrap_or_default();
+                let shape = |t: Option<&&str>, what: &str| -> Result<u32, LeagueError> {
+                    let t = t.ok_or_else(|| err(&format!("give the {what}: {name}:B:D, e.g. {name}:2:1")))?;
+                    t.parse::<u32>().map_err(|_| err(&format!("`{t}` is not a {what}")))
+                };
+                let breadth = shape(parts.first(), "breadth")?;
+                let depth = shape(parts.get(1), "depth")?;
+                if breadth == 0 {
+                    return Err(err("the breadth must be at least 1"));
+                }
+                if depth > 4 {
+                    return Err(err("depths above 4 ask for b^d model calls per level; use 0..=4"));
+                }
+                match (name.as_str(), parts.get(2)) {
+                    ("minimax", None) => AgentKind::Minimax { breadth, depth },
+                    ("internal", None) => {
+                        AgentKind::Internal { breadth, depth, decoding: Default::default() }
+                    }
+                    ("internal", Some(d)) if parts.len() == 3 => AgentKind::Internal {
+                        breadth,
+                        depth,
+                        decoding: d.parse().map_err(
+                            |e: crate::inference::completer::UnknownTraceDecoding| err(&e.to_string()),
+                        )?,
+                    },
+                    _ => {
+                        return Err(err(&format!(
+                            "{name} takes B:D{}",
+                            if name == "internal" { "[:free|rules]" } else { "" }
+                        )));
+                    }
+                }
+            }
             _ => return Err(err("not a known agent")),
         };
         if model.is_some() && !kind.uses_model() {
@@ -155,6 +206,10 @@ impl AgentSpec {
             AgentKind::Solver { depth: None } => "solver".to_owned(),
             AgentKind::Solver { depth: Some(d) } => format!("solver-d{d}"),
             AgentKind::Playouts { playouts } => format!("playouts-{playouts}"),
+            AgentKind::Minimax { breadth, depth } => format!("minimax-{breadth}x{depth}"),
+            AgentKind::Internal { breadth, depth, decoding } => {
+                format!("internal-{decoding}-{breadth}x{depth}")
+            }
         };
         match &self.model {
             Some(dir) => {
@@ -171,7 +226,13 @@ impl AgentSpec {
 impl AgentKind {
     /// Whether it plays with a model (and so needs a model package).
     pub fn uses_model(&self) -> bool {
-        matches!(self, AgentKind::Mav { .. } | AgentKind::Mcts { .. })
+        matches!(
+            self,
+            AgentKind::Mav { .. }
+                | AgentKind::Mcts { .. }
+                | AgentKind::Minimax { .. }
+                | AgentKind::Internal { .. }
+        )
     }
 
     /// Whether it is Stockfish.
@@ -227,6 +288,10 @@ mod tests {
             ("mcts:200:mean-sd:1", "mcts-mean-sd:1-200"),
             ("mcts:200:max", "mcts-max-200"),
             ("mav:Quantile:0.1@m/x", "mav-quantile:0.1@x"),
+            ("minimax:2:1", "minimax-2x1"),
+            ("internal:2:1", "internal-free-2x1"),
+            ("internal:3:2:rules", "internal-rules-3x2"),
+            ("internal:2:1:free@m/mav-tiny", "internal-free-2x1@mav-tiny"),
         ];
         for (text, label) in cases {
             assert_eq!(AgentSpec::parse(text).expect(text).label(), label, "{text}");
@@ -258,6 +323,13 @@ mod tests {
             "mav:median",
             "mcts:10:median",
             "mcts-max:10:mean",
+            "minimax",
+            "minimax:2",
+            "minimax:0:1",
+            "minimax:2:5",
+            "minimax:2:1:rules",
+            "internal:2:1:greedy",
+            "internal:x:1",
         ] {
             let e = AgentSpec::parse(bad).expect_err(bad);
             assert!(matches!(e, LeagueError::UnknownAgent { .. }), "{bad}: {e}");

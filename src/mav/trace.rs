@@ -121,7 +121,8 @@ pub enum TraceError {
     Header(#[from] super::command::HeaderError),
 }
 
-fn node_name(path: &[String]) -> String {
+/// A node's name in a trace: `<root>`, `<root e2e4 e7e5>`.
+pub fn node_name(path: &[String]) -> String {
     if path.is_empty() { "<root>".to_owned() } else { format!("<root {}>", path.join(" ")) }
 }
 

@@ -28,6 +28,7 @@ use crate::mav::trace::{
 use crate::search::SearchError;
 use crate::search::mcts::WorldModel;
 use crate::search::minimax::{MinimaxNode, MinimaxParams, NodeEvaluation, minimax};
+pub use crate::search::tree_node::TreeNode;
 
 /// Why an internal search could not be run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -82,76 +83,6 @@ impl InternalConfig {
             ..MinimaxParams::default()
         }
     }
-}
-
-/// One node of a search tree as the CLI and the panel show it (the explicit search's or a model's).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct TreeNode {
-    /// The moves from the root (UCI), empty at the root.
-    pub path: Vec<String>,
-    /// The move from the parent (UCI).
-    pub action: Option<String>,
-    /// The parent's model value of this move under max scoring, for the parent's player to move. In a
-    /// model-written trace the move has one written bucket: its centre, as both max and mean.
-    pub move_max: Option<f64>,
-    /// The same under mean scoring.
-    pub move_mean: Option<f64>,
-    /// The backed-up value for the player to move here (a win probability).
-    pub value: Option<f64>,
-    /// The move chosen here (UCI).
-    pub choice: Option<String>,
-    /// Whether the node is on the line chosen from the root.
-    pub on_chosen_line: bool,
-    /// A terminal result or why the node failed.
-    pub note: Option<String>,
-    /// What is wrong at this node (model-written traces only).
-    pub issues: Vec<String>,
-    /// Expanded children in expansion order.
-    pub children: Vec<TreeNode>,
-}
-
-impl TreeNode {
-    /// Nodes in the subtree (this one included).
-    pub fn count(&self) -> usize {
-        1 + self.children.iter().map(TreeNode::count).sum::<usize>()
-    }
-
-    /// The child reached by `action`.
-    pub fn child(&self, action: &str) -> Option<&TreeNode> {
-        self.children.iter().find(|c| c.action.as_deref() == Some(action))
-    }
-
-    /// The chosen line from this node: each node's choice while it leads to an expanded child, then the
-    /// last node's choice.
-    pub fn chosen_line(&self) -> Vec<String> {
-        let mut line = Vec::new();
-        let mut node = self;
-        while let Some(c) = &node.choice {
-            line.push(c.clone());
-            match node.child(c) {
-                Some(next) => node = next,
-                None => break,
-            }
-        }
-        line
-    }
-
-    /// The node name of the trace format (`<root>`, `<root e2e4 e7e5>`).
-    pub fn name(&self) -> String {
-        node_name(&self.path)
-    }
-
-    fn mark_chosen_line(&mut self) {
-        self.on_chosen_line = true;
-        let Some(c) = self.choice.clone() else { return };
-        if let Some(next) = self.children.iter_mut().find(|n| n.action.as_deref() == Some(c.as_str())) {
-            next.mark_chosen_line();
-        }
-    }
-}
-
-fn node_name(path: &[String]) -> String {
-    if path.is_empty() { "<root>".to_owned() } else { format!("<root {}>", path.join(" ")) }
 }
 
 /// The explicit minimax with its tree and its trace.
@@ -301,6 +232,8 @@ pub struct ModelTraceReport {
     pub issues: Vec<IssueLine>,
     /// How it compares with the explicit search.
     pub comparison: Option<Comparison>,
+    /// Its tree and the explicit one aligned node by node, with where they part.
+    pub aligned: Option<super::trace_align::AlignedNode>,
 }
 
 /// The model's side of an internal search.
@@ -399,7 +332,7 @@ fn parsed_node<S: MavState>(
         choice: n.selected.as_ref().map(|(m, _)| m.clone()).filter(|m| m != "invalid"),
         on_chosen_line: false,
         note,
-        issues: issues.remove(&node_name(&n.path)).unwrap_or_default(),
+        issues: issues.remove(&crate::mav::trace::node_name(&n.path)).unwrap_or_default(),
         children,
     }
 }
@@ -462,6 +395,7 @@ pub fn judge_trace<S: MavState>(
         tree: None,
         issues: Vec::new(),
         comparison: None,
+        aligned: None,
     };
     match parse_trace::<S>(&text, buckets) {
         Err(e) => report.parse_error = Some(e.to_string()),
@@ -474,6 +408,8 @@ pub fn judge_trace<S: MavState>(
             report.tree = parsed_tree(&t, buckets);
             report.comparison =
                 report.tree.as_ref().map(|tree| compare(explicit, tree, t.playing.as_deref()));
+            report.aligned =
+                report.tree.as_ref().map(|tree| super::trace_align::align(explicit, tree, buckets.k()));
         }
     }
     report

@@ -57,5 +57,7 @@ pub mod internal;
 pub mod mcts;
 pub mod minimax;
 pub mod mock;
+pub mod trace_align;
+pub mod tree_node;
 
 pub use error::SearchError;

@@ -294,7 +294,11 @@ fn internal_section_ui(
                     decoding,
                 })));
             }
-            internal_result_ui(ui, position, view.internal.result.as_ref());
+            // Clicking a row plays its line; the board preview is chess's only.
+            let mut input = crate::ui::internal_search_panel::LineInput::default();
+            internal_result_ui(ui, position, view.internal.result.as_ref(), &mut input);
+            input.hovered = None;
+            crate::ui::internal_search_panel::line_commands(input, None, out);
         });
 }
 

@@ -7,11 +7,13 @@ use eframe::egui::{self, Color32, RichText};
 
 use crate::app::analysis::ModelStatus;
 use crate::app::command::AnalysisCommand;
-use crate::app::command::Command;
+use crate::app::command::{BoardMove, Command, DocCommand};
 use crate::app::state::AppState;
+use crate::app::view::ViewCommand;
 use crate::game::GameState;
 use crate::inference::completer::TraceDecoding;
 use crate::search::internal::{InternalReport, ModelSide, ModelTraceReport, TreeNode};
+use crate::search::trace_align::{AlignedNode, Mark, Side};
 
 /// Largest breadth offered.
 pub const MAX_BREADTH: usize = 8;
@@ -143,12 +145,105 @@ fn model_trace_ui(ui: &mut egui::Ui, m: &ModelTraceReport) {
     trace_text_ui(ui, "Text the model wrote", &m.written, "internal_model");
 }
 
-fn report_ui(ui: &mut egui::Ui, position: &str, r: &InternalReport) {
+/// What a hovered or clicked row of the aligned trees asks for.
+#[derive(Debug, Default)]
+pub struct LineInput {
+    /// The line under the pointer (moves from the root), if any.
+    pub hovered: Option<Vec<String>>,
+    /// The line clicked, to be played from the board position.
+    pub clicked: Option<Vec<String>>,
+}
+
+fn side_text(s: Option<&Side>) -> String {
+    match s {
+        None => "—".to_owned(),
+        Some(s) => match &s.choice {
+            Some(c) => format!("{} → {c}", percent(s.value)),
+            None => percent(s.value),
+        },
+    }
+}
+
+/// The two trees aligned node by node: one row per node, each side's backed-up value and choice (green on
+/// its chosen line), and where they part. Rows can be hovered (their line) and clicked when `playable`
+/// (the report is for the board position).
+fn aligned_ui(ui: &mut egui::Ui, a: &AlignedNode, playable: bool, input: &mut LineInput) {
+    let marks = a.mark_count();
+    let title = format!("Aligned trees: {} node(s), {marks} place(s) where they part", a.rows().len());
+    let header = egui::CollapsingHeader::new(RichText::new(title).strong()).id_salt("internal_aligned");
+    header.default_open(true).show(ui, |ui| {
+        egui::ScrollArea::horizontal().id_salt("internal_aligned_scroll").show(ui, |ui| {
+            let grid = egui::Grid::new("internal_aligned_grid").num_columns(3).striped(true);
+            grid.spacing([10.0, 2.0]).show(ui, |ui| {
+                for (h, hint) in [
+                    ("Node", "Each node of either tree, and where the trees part there (hover for the words); hover a move to preview its line, click to play it"),
+                    ("Search", "The explicit minimax: backed-up value → its choice"),
+                    ("Model", "The model's trace: backed-up value → its choice"),
+                ] {
+                    ui.strong(h).on_hover_text(hint);
+                }
+                ui.end_row();
+                for (depth, n) in a.rows() {
+                    aligned_row_ui(ui, depth, n, playable, input);
+                    ui.end_row();
+                }
+            });
+        });
+    });
+}
+
+fn aligned_row_ui(ui: &mut egui::Ui, depth: usize, n: &AlignedNode, playable: bool, input: &mut LineInput) {
+    let name = n.action().map_or("root".to_owned(), str::to_owned);
+    let indent = "  ".repeat(depth);
+    ui.vertical(|ui| {
+        let text = RichText::new(format!("{indent}{name}")).monospace();
+        let r = if playable && !n.path.is_empty() {
+            ui.add(egui::Button::new(text).frame(false))
+                .on_hover_text("The board previews this line; click to play it")
+        } else {
+            ui.label(text)
+        };
+        if playable && r.hovered() && !n.path.is_empty() {
+            input.hovered = Some(n.path.clone());
+        }
+        if r.clicked() {
+            input.clicked = Some(n.path.clone());
+        }
+        if !n.marks.is_empty() {
+            let tags: Vec<String> = n.marks.iter().map(Mark::tag).collect();
+            let words: Vec<String> = n.marks.iter().map(Mark::describe).collect();
+            let tag = RichText::new(format!("{indent}{}", tags.join(", ")))
+                .small()
+                .color(ui.visuals().warn_fg_color);
+            ui.add(egui::Label::new(tag).extend()).on_hover_text(words.join("\n"));
+        }
+    });
+    for side in [n.explicit.as_ref(), n.model.as_ref()] {
+        let mut t = RichText::new(side_text(side)).monospace();
+        if side.is_some_and(|s| s.on_chosen_line) {
+            t = t.color(chosen_colour(ui));
+        }
+        ui.label(t);
+    }
+}
+
+fn report_ui(ui: &mut egui::Ui, position: &str, r: &InternalReport, input: &mut LineInput) {
     if r.root != position {
         ui.weak(format!("For another position: {}", r.root));
     }
     match &r.model {
         ModelSide::Written(m) => {
+            if let Some(c) = &m.comparison {
+                ui.label(format!(
+                    "The search plays {}, the model plays {}{}",
+                    c.explicit_choice.as_deref().unwrap_or("nothing"),
+                    c.model_choice.as_deref().unwrap_or("nothing"),
+                    if c.same_choice { " (the same move)" } else { "" }
+                ));
+            }
+            if let Some(a) = &m.aligned {
+                aligned_ui(ui, a, r.root == position, input);
+            }
             ui.columns(2, |cols| {
                 explicit_ui(&mut cols[0], r);
                 model_trace_ui(&mut cols[1], m);
@@ -211,11 +306,13 @@ pub fn internal_controls_ui(
     asked
 }
 
-/// The last run's report for the board at `position` (its text), its error, or what a run does.
+/// The last run's report for the board at `position` (its text), its error, or what a run does; the
+/// aligned trees' rows hovered or clicked go to `input`.
 pub fn internal_result_ui(
     ui: &mut egui::Ui,
     position: &str,
     result: Option<&Result<InternalReport, crate::app::game_link::LinkError>>,
+    input: &mut LineInput,
 ) {
     match result {
         None => {
@@ -226,7 +323,7 @@ pub fn internal_result_ui(
         Some(Err(e)) => {
             ui.colored_label(ui.visuals().error_fg_color, e.to_string());
         }
-        Some(Ok(r)) => report_ui(ui, position, r),
+        Some(Ok(r)) => report_ui(ui, position, r, input),
     }
 }
 
@@ -238,6 +335,28 @@ pub fn internal_search_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Comm
     if let Some((breadth, depth, decoding)) = internal_controls_ui(ui, "chess", ready, internal.running) {
         out.push(Command::Analysis(AnalysisCommand::RunInternalSearch { breadth, depth, decoding }));
     }
-    internal_result_ui(ui, &state.current().to_text(), internal.result.as_ref());
+    let mut input = LineInput::default();
+    internal_result_ui(ui, &state.current().to_text(), internal.result.as_ref(), &mut input);
+    line_commands(input, state.view.pv_hover.as_ref(), &mut out);
     out
+}
+
+/// The commands for what the aligned trees' rows asked: play the clicked line (move by move from the board
+/// position), preview the hovered one (or end this panel's preview when nothing is hovered).
+pub fn line_commands(
+    input: LineInput,
+    current: Option<&crate::app::pv_preview::PvHover>,
+    out: &mut Vec<Command>,
+) {
+    if let Some(line) = input.clicked {
+        out.push(Command::View(ViewCommand::PreviewLine(None)));
+        for m in line {
+            out.push(Command::Doc(DocCommand::PlayMove(BoardMove::Notation(m))));
+        }
+        return;
+    }
+    let mine = current.and_then(|h| h.line.clone());
+    if input.hovered != mine {
+        out.push(Command::View(ViewCommand::PreviewLine(input.hovered)));
+    }
 }

@@ -95,7 +95,9 @@ fn settings_ui(ui: &mut egui::Ui, current: &SearchSettings) -> Option<SearchSett
 pub fn search_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option<String>) -> Vec<Command> {
     let mut pv_hovered = None;
     let mut out = search_table_ui(ui, state, hovered, &mut pv_hovered);
-    if pv_hovered != state.view.pv_hover.as_ref().map(|h| h.action.clone()) {
+    // Only this panel's preview (a root move's PV) is ended here; a line another panel previews is its own.
+    let mine = state.view.pv_hover.as_ref().filter(|h| h.line.is_none()).map(|h| h.action.clone());
+    if pv_hovered != mine {
         out.push(Command::View(ViewCommand::PreviewPv(pv_hovered)));
     }
     out

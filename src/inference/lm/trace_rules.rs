@@ -26,7 +26,7 @@ use super::tokens::{FormatTokens, TokensError};
 use crate::inference::evaluator::{EvalError, EvalRequest};
 use crate::mav::example::{ExampleSpec, MoveOrder, render_example};
 use crate::mav::state::MavState;
-use crate::mav::trace::{TraceConfig, TraceError, node_layouts};
+use crate::mav::trace::{TraceConfig, TraceError, node_layouts, node_name};
 
 /// Why a rules-constrained trace could not be written.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -200,10 +200,6 @@ impl<F: FnMut(u32) -> Result<Vec<f32>, String>> Writer<'_, F> {
             })
             .collect()
     }
-}
-
-fn node_name(path: &[String]) -> String {
-    if path.is_empty() { "<root>".to_owned() } else { format!("<root {}>", path.join(" ")) }
 }
 
 /// Writes the trace that follows `prompt_len` prompt tokens, from `root`, as the module describes.
