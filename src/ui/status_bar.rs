@@ -57,9 +57,63 @@ pub fn status_bar_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
                 ui.label(format!("{done} sims"));
             }
         }
+        if let Some(text) = plans_text(state) {
+            ui.separator();
+            ui.label(text).on_hover_text(
+                "The moves MAV-MCTS (external search) and internal search chose for this position, side by side",
+            );
+        }
         files_status_ui(ui, state);
     });
     out
+}
+
+/// What the searches run from the board position chose: MAV-MCTS (when it searched, not only valued),
+/// the explicit minimax and the model's own trace (internal search), and whether they agree; `None` when
+/// neither search has run from this position.
+pub fn plans_text(state: &AppState) -> Option<String> {
+    let here = state.current().to_text();
+    let mcts = state
+        .analysis
+        .report
+        .as_ref()
+        .filter(|r| r.snapshot.root == here && r.snapshot.totals.root_visits > 1)
+        .and_then(|r| r.snapshot.best.clone());
+    let internal = match &state.analysis.internal.result {
+        Some(Ok(r)) if r.root == here => Some(r),
+        _ => None,
+    };
+    plans_summary(mcts.as_deref(), internal)
+}
+
+/// The words of [`plans_text`] from what each search chose.
+pub fn plans_summary(
+    mcts: Option<&str>,
+    internal: Option<&crate::search::internal::InternalReport>,
+) -> Option<String> {
+    let mut parts: Vec<(&str, String)> = Vec::new();
+    if let Some(m) = mcts {
+        parts.push(("MCTS", m.to_owned()));
+    }
+    if let Some(r) = internal {
+        if let Some(c) = &r.explicit.choice {
+            parts.push(("minimax", c.clone()));
+        }
+        if let crate::search::internal::ModelSide::Written(m) = &r.model
+            && let Some(c) = m.comparison.as_ref().and_then(|c| c.model_choice.clone())
+        {
+            parts.push(("model's trace", c));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let mut text = parts.iter().map(|(who, m)| format!("{who} {m}")).collect::<Vec<_>>().join(" · ");
+    if parts.len() > 1 {
+        let agree = parts.iter().all(|(_, m)| *m == parts[0].1);
+        text.push_str(if agree { " (agree)" } else { " (differ)" });
+    }
+    Some(text)
 }
 
 /// Connect Four or Hex: the game and the solver (the side panel says whose move it is).
@@ -153,5 +207,51 @@ fn files_status_ui(ui: &mut egui::Ui, state: &AppState) {
     if let Some(note) = &state.view.status_note {
         ui.separator();
         ui.label(note);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::internal::{InternalConfig, InternalReport, ModelSide, explicit_search};
+
+    fn report() -> InternalReport {
+        let config = InternalConfig {
+            breadth: 2,
+            depth: 1,
+            scoring: crate::mav::scoring::Scoring::Mean,
+            state_format: crate::mav::command::StateFormat::Fen,
+            buckets: crate::mav::buckets::Buckets::mav(),
+            decoding: Default::default(),
+        };
+        let root = crate::game::chess::ChessState::startpos();
+        let mut e = crate::search::mock::HashEvaluator::new(5);
+        let explicit = explicit_search(&mut e, root.clone(), &config).expect("runs");
+        InternalReport {
+            root: root.to_text(),
+            breadth: 2,
+            depth: 1,
+            scoring: config.scoring,
+            explicit,
+            model: ModelSide::Unsupported { why: "values only".into() },
+        }
+    }
+
+    #[test]
+    fn the_searches_choices_side_by_side() {
+        assert_eq!(plans_summary(None, None), None);
+        let r = report();
+        let minimax = r.explicit.choice.clone().expect("a choice");
+        assert_eq!(plans_summary(None, Some(&r)), Some(format!("minimax {minimax}")));
+        assert_eq!(
+            plans_summary(Some(&minimax), Some(&r)),
+            Some(format!("MCTS {minimax} · minimax {minimax} (agree)"))
+        );
+        let other = if minimax == "e2e4" { "d2d4" } else { "e2e4" };
+        assert_eq!(
+            plans_summary(Some(other), Some(&r)),
+            Some(format!("MCTS {other} · minimax {minimax} (differ)"))
+        );
+        assert_eq!(plans_summary(Some(other), None), Some(format!("MCTS {other}")));
     }
 }
