@@ -164,6 +164,23 @@ pub fn node_layouts(game: crate::game::GameKind, cfg: &TraceConfig) -> Result<(L
     Ok((root, child))
 }
 
+/// Where the node at `path` is written in a trace's `text` (a whole trace, or what a model wrote after the
+/// prompt): from its `Evaluation for node:` line (the start of the text for the root when that line is in
+/// the prompt) to the end of its `Selecting:` line, children included. `None` when its lines are not there.
+pub fn node_span(text: &str, path: &[String]) -> Option<std::ops::Range<usize>> {
+    let name = node_name(path);
+    let evaluation = format!("Evaluation for node: {name}\n");
+    let start = match text.find(&evaluation) {
+        Some(i) => i,
+        None if path.is_empty() => 0,
+        None => return None,
+    };
+    let decision = start + text[start..].find(&format!("Decision for node: {name}"))?;
+    let selecting = text[decision..].find('\n').map_or(text.len(), |i| decision + i + 1);
+    let end = text[selecting..].find('\n').map_or(text.len(), |i| selecting + i);
+    Some(start..end)
+}
+
 /// Builds a minimax tree: every node is evaluated with `eval`; nodes above `cfg.depth` that are not
 /// terminal get their `cfg.breadth` best moves as children (best first, ties in listing order).
 pub fn build_tree<S: MavState>(
@@ -691,4 +708,26 @@ fn check_tree<S: MavState>(t: &mut ParsedTrace<S>, buckets: Buckets) {
         }
     }
     t.issues.extend(issues);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_span_runs_from_its_evaluation_to_its_selection() {
+        let text = "Minimax breadth=1 depth=1\nEvaluation for node: <root>\n[%top_all a:<ctrl1>]\n\
+                    Expand from node <root>:\n<root a>\nEvaluation for node: <root a>\n[%top_all b:<ctrl2>]\n\
+                    Decision for node: <root a>\nSelecting: b : \"<ctrl2>\"\n\
+                    Decision for node: <root> a : \"<ctrl61>\"\nSelecting: a : \"<ctrl61>\"\nPlaying a!";
+        let a = node_span(text, &["a".to_owned()]).expect("the child");
+        assert!(text[a.clone()].starts_with("Evaluation for node: <root a>\n"));
+        assert!(text[a].ends_with("Selecting: b : \"<ctrl2>\""));
+        let root = node_span(text, &[]).expect("the root");
+        assert!(text[root].ends_with("Selecting: a : \"<ctrl61>\""));
+        // What a model wrote after the prompt: the root starts the text.
+        let written = &text[text.find("[%top_all a").expect("in the text")..];
+        assert_eq!(node_span(written, &[]).map(|r| r.start), Some(0));
+        assert_eq!(node_span(text, &["z".to_owned()]), None);
+    }
 }

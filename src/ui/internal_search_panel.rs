@@ -71,15 +71,46 @@ fn node_ui(ui: &mut egui::Ui, n: &TreeNode, salt: &str) {
         });
 }
 
-fn trace_text_ui(ui: &mut egui::Ui, title: &str, text: &str, salt: &str) {
+/// A trace's text (collapsed until opened), the span of the node hovered in the aligned trees (`node`)
+/// highlighted.
+fn trace_text_ui(ui: &mut egui::Ui, title: &str, text: &str, salt: &str, node: Option<&[String]>) {
     egui::CollapsingHeader::new(title).id_salt((salt, "text")).default_open(false).show(ui, |ui| {
         egui::ScrollArea::both().id_salt((salt, "scroll")).max_height(240.0).show(ui, |ui| {
-            ui.add(egui::Label::new(RichText::new(text).monospace().small()).extend());
+            let span = node.and_then(|p| crate::mav::trace::node_span(text, p));
+            let Some(span) = span else {
+                ui.add(egui::Label::new(RichText::new(text).monospace().small()).extend());
+                return;
+            };
+            let font = egui::TextStyle::Small.resolve(ui.style());
+            let font = egui::FontId::monospace(font.size);
+            let plain = egui::TextFormat {
+                font_id: font.clone(),
+                color: ui.visuals().text_color(),
+                ..Default::default()
+            };
+            let lit = egui::TextFormat {
+                background: ui.visuals().selection.bg_fill,
+                color: ui.visuals().strong_text_color(),
+                ..plain.clone()
+            };
+            let mut job = egui::text::LayoutJob::default();
+            job.append(&text[..span.start], 0.0, plain.clone());
+            job.append(&text[span.clone()], 0.0, lit);
+            job.append(&text[span.end..], 0.0, plain);
+            let r = ui.add(egui::Label::new(job).extend());
+            // Bring the highlighted node into view.
+            let lines_before = text[..span.start].matches('\n').count() as f32;
+            let total = text.matches('\n').count().max(1) as f32;
+            let y = r.rect.top() + r.rect.height() * lines_before / total;
+            ui.scroll_to_rect(
+                egui::Rect::from_min_size(egui::pos2(r.rect.left(), y), egui::vec2(1.0, 20.0)),
+                None,
+            );
         });
     });
 }
 
-fn explicit_ui(ui: &mut egui::Ui, r: &InternalReport) {
+fn explicit_ui(ui: &mut egui::Ui, r: &InternalReport, node: Option<&[String]>) {
     ui.label(RichText::new("Explicit minimax").strong());
     ui.label(format!(
         "Plays {} ({} for the side to move), line {}; {} model calls",
@@ -89,10 +120,10 @@ fn explicit_ui(ui: &mut egui::Ui, r: &InternalReport) {
         r.explicit.model_calls
     ));
     node_ui(ui, &r.explicit.tree, "internal_explicit");
-    trace_text_ui(ui, "Trace text (what the model imitates)", &r.explicit.trace, "internal_explicit");
+    trace_text_ui(ui, "Trace text (what the model imitates)", &r.explicit.trace, "internal_explicit", node);
 }
 
-fn model_trace_ui(ui: &mut egui::Ui, m: &ModelTraceReport) {
+fn model_trace_ui(ui: &mut egui::Ui, m: &ModelTraceReport, node: Option<&[String]>) {
     ui.label(RichText::new("The model's own trace").strong());
     let how = match m.decoding {
         TraceDecoding::Free => "Free decoding: every move and state is the model's",
@@ -142,7 +173,7 @@ fn model_trace_ui(ui: &mut egui::Ui, m: &ModelTraceReport) {
                 }
             });
     }
-    trace_text_ui(ui, "Text the model wrote", &m.written, "internal_model");
+    trace_text_ui(ui, "Text the model wrote", &m.written, "internal_model", node);
 }
 
 /// What a hovered or clicked row of the aligned trees asks for.
@@ -152,6 +183,9 @@ pub struct LineInput {
     pub hovered: Option<Vec<String>>,
     /// The line clicked, to be played from the board position.
     pub clicked: Option<Vec<String>>,
+    /// The node under the pointer (its path, the root's empty), whatever the position: its lines are
+    /// highlighted in the trace texts.
+    pub node: Option<Vec<String>>,
 }
 
 fn side_text(s: Option<&Side>) -> String {
@@ -203,8 +237,11 @@ fn aligned_row_ui(ui: &mut egui::Ui, depth: usize, n: &AlignedNode, playable: bo
         } else {
             ui.label(text)
         };
-        if playable && r.hovered() && !n.path.is_empty() {
-            input.hovered = Some(n.path.clone());
+        if r.hovered() {
+            input.node = Some(n.path.clone());
+            if playable && !n.path.is_empty() {
+                input.hovered = Some(n.path.clone());
+            }
         }
         if r.clicked() {
             input.clicked = Some(n.path.clone());
@@ -245,16 +282,17 @@ fn report_ui(ui: &mut egui::Ui, position: &str, r: &InternalReport, input: &mut 
                 aligned_ui(ui, a, r.root == position, input);
             }
             ui.columns(2, |cols| {
-                explicit_ui(&mut cols[0], r);
-                model_trace_ui(&mut cols[1], m);
+                let node = input.node.as_deref();
+                explicit_ui(&mut cols[0], r, node);
+                model_trace_ui(&mut cols[1], m, node);
             });
         }
         ModelSide::Unsupported { why } => {
-            explicit_ui(ui, r);
+            explicit_ui(ui, r, None);
             ui.add(egui::Label::new(RichText::new(format!("No model trace: {why}.")).weak()).wrap());
         }
         ModelSide::Failed { why } => {
-            explicit_ui(ui, r);
+            explicit_ui(ui, r, None);
             ui.colored_label(
                 ui.visuals().error_fg_color,
                 format!("The model could not write its trace: {why}"),
