@@ -25,8 +25,8 @@ Agents: mav-max and mav-mean (one model call per move, the best move by max or m
 mcts-max:N (MAV-MCTS with N simulations per move, mean or max scoring, batch --batch, tree reuse),
 minimax:B:D (the explicit minimax over the model's values, B moves per node, D plies) and
 internal:B:D[:free|rules] (the move of the trace a trace-writing mav-lm writes itself, free or rules-
-constrained decoding; the explicit choice where a free trace names no legal move). Model agents may end in
-@MODEL_DIR to use another package than --model. Reference players: for chess
+constrained decoding; the explicit choice where a trace names no legal move or the context cut it). Model
+agents may end in @MODEL_DIR to use another package than --model. Reference players: for chess
 stockfish:SKILL (Skill Level 0..20) and stockfish-elo:ELO (UCI_LimitStrength); for Connect Four solver (the
 exact solver: perfect play, slow in the first plies) and solver:DEPTH (alpha-beta DEPTH plies deep: it sees
 wins and losses that near, and picks at random among the moves best that far); for Hex playouts:N (MCTS

@@ -1,7 +1,8 @@
 //! Agents that plan before they move (paper §4): `minimax:B:D` plays the choice of the explicit minimax over
 //! the model's values; `internal:B:D[:free|rules]` plays the `Playing` move of the trace the model writes
-//! itself (a trace-writing `mav-lm` only), free or rules-constrained. Where a free trace names no legal move
-//! the agent plays the explicit search's choice instead and says so in the move's note (and counts it).
+//! itself (a trace-writing `mav-lm` only), free or rules-constrained. Where a trace names no legal move (a
+//! free trace's slip, or any trace the context cut before its choice) the agent plays the explicit search's
+//! choice instead and says why in the move's note (and counts it).
 
 use std::path::PathBuf;
 
@@ -162,8 +163,12 @@ impl<G: MavState> Agent<G> for InternalAgent<G> {
             .state
             .parse_action(&text)
             .map_err(|e| self.fail(format!("the minimax chose {text}: {e}")))?;
-        let note =
-            format!("{decoding} trace named no legal move ({issues} issue(s)); the explicit choice played");
+        let why = if written.is_some_and(|m| m.truncated) {
+            "ran out of context before its choice"
+        } else {
+            "named no legal move"
+        };
+        let note = format!("{decoding} trace {why} ({issues} issue(s)); the explicit choice played");
         Ok(Choice { action, note: Some(note) })
     }
 }
