@@ -69,7 +69,7 @@ fn mean_values(package: &Path) -> HashMap<(usize, String), f64> {
         req.top_k = TopK::All;
         let r = eval.evaluate(&[req]).pop().expect("one").expect("valued");
         for m in r.moves {
-            out.insert((i, m.text.clone()), Scoring::Mean.value(&m.dist));
+            out.insert((i, m.text.clone()), m.value(Scoring::Mean).expect("valued"));
         }
     }
     out

@@ -42,19 +42,24 @@ fn every_legal_move_is_valued_and_batches_equal_single_calls() {
             assert!(res.moves.iter().any(|m| m.action == *a), "{} not valued", req.state.action_to_text(*a));
         }
         for m in &res.moves {
-            assert_eq!(m.dist.probs().len(), 128);
-            let sum: f64 = m.dist.probs().iter().sum();
+            assert_eq!(m.dist.as_ref().expect("valued").probs().len(), 128);
+            let sum: f64 = m.dist.as_ref().expect("valued").probs().iter().sum();
             assert!((sum - 1.0).abs() < 1e-6, "{}: sums to {sum}", m.text);
         }
         // Best first by mean value.
         for w in res.moves.windows(2) {
-            assert!(w[0].dist.mean_value() >= w[1].dist.mean_value());
+            assert!(
+                w[0].dist.as_ref().expect("valued").mean_value()
+                    >= w[1].dist.as_ref().expect("valued").mean_value()
+            );
         }
         let single = e.evaluate(std::slice::from_ref(req)).remove(0).expect("evaluates");
         assert_eq!(single.moves.len(), res.moves.len());
         for (a, b) in res.moves.iter().zip(&single.moves) {
             assert_eq!(a.text, b.text);
-            for (p, q) in a.dist.probs().iter().zip(b.dist.probs()) {
+            for (p, q) in
+                a.dist.as_ref().expect("valued").probs().iter().zip(b.dist.as_ref().expect("valued").probs())
+            {
                 assert!((p - q).abs() < 1e-5, "{}: batched {p} vs single {q}", a.text);
             }
         }
@@ -62,7 +67,10 @@ fn every_legal_move_is_valued_and_batches_equal_single_calls() {
     // Different positions get different values: the model reads its input.
     let first = batched[0].as_ref().expect("evaluates");
     let second = batched[1].as_ref().expect("evaluates");
-    assert_ne!(first.moves[0].dist.probs(), second.moves[0].dist.probs());
+    assert_ne!(
+        first.moves[0].dist.as_ref().expect("valued").probs(),
+        second.moves[0].dist.as_ref().expect("valued").probs()
+    );
 }
 
 #[test]

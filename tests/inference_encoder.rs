@@ -33,14 +33,16 @@ fn values_every_legal_move_and_batches_like_single_calls() {
         let res = res.as_ref().expect("evaluates");
         assert_eq!(res.moves.len(), req.state.legal_actions().len());
         for m in &res.moves {
-            let sum: f64 = m.dist.probs().iter().sum();
+            let sum: f64 = m.dist.as_ref().expect("valued").probs().iter().sum();
             assert!((sum - 1.0).abs() < 1e-6);
-            assert!((0.0..=1.0).contains(&m.dist.mean_value()));
+            assert!((0.0..=1.0).contains(&m.dist.as_ref().expect("valued").mean_value()));
         }
         let single = e.evaluate(std::slice::from_ref(req)).remove(0).expect("evaluates");
         for (a, b) in res.moves.iter().zip(&single.moves) {
             assert_eq!(a.text, b.text);
-            for (p, q) in a.dist.probs().iter().zip(b.dist.probs()) {
+            for (p, q) in
+                a.dist.as_ref().expect("valued").probs().iter().zip(b.dist.as_ref().expect("valued").probs())
+            {
                 assert!((p - q).abs() < 1e-4, "padding changed a distribution: {p} vs {q}");
             }
         }

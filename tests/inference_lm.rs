@@ -117,7 +117,9 @@ fn close(a: &EvalResult<ChessState>, b: &EvalResult<ChessState>) {
     assert_eq!(a.moves.len(), b.moves.len());
     for (x, y) in a.moves.iter().zip(&b.moves) {
         assert_eq!(x.text, y.text);
-        for (p, q) in x.dist.probs().iter().zip(y.dist.probs()) {
+        for (p, q) in
+            x.dist.as_ref().expect("valued").probs().iter().zip(y.dist.as_ref().expect("valued").probs())
+        {
             assert!((p - q).abs() < 1e-4, "{}: {p} vs {q}", x.text);
         }
     }
@@ -165,8 +167,8 @@ fn constrained_decoding_writes_exactly_the_legal_moves() {
             assert_eq!(res.moves.len(), k.listed(legal.len()));
             for m in &res.moves {
                 assert!(legal.contains(&m.action), "{} is not legal", m.text);
-                assert_eq!(m.dist.probs().len(), pkg.manifest.num_buckets);
-                let sum: f64 = m.dist.probs().iter().sum();
+                assert_eq!(m.dist.as_ref().expect("valued").probs().len(), pkg.manifest.num_buckets);
+                let sum: f64 = m.dist.as_ref().expect("valued").probs().iter().sum();
                 assert!((sum - 1.0).abs() < 1e-6, "{}: distribution sums to {sum}", m.text);
             }
             if k == TopK::All {
@@ -185,7 +187,11 @@ fn constrained_decoding_writes_exactly_the_legal_moves() {
             let ours: Vec<_> = res.moves.iter().map(|m| m.action).collect();
             assert_eq!(reread, ours);
             for ((_, bucket), m) in parsed.top.iter().zip(&res.moves) {
-                assert_eq!(*bucket, m.dist.mode_bucket(), "the most probable value token is fed back");
+                assert_eq!(
+                    *bucket,
+                    m.dist.as_ref().expect("valued").mode_bucket(),
+                    "the most probable value token is fed back"
+                );
             }
         }
     }
@@ -240,7 +246,7 @@ fn free_decoding_returns_text_and_hallucinations_as_data() {
         let legal = req.state.legal_actions();
         for m in &res.moves {
             assert!(legal.contains(&m.action), "free results keep only legal moves");
-            assert!((m.dist.probs().iter().sum::<f64>() - 1.0).abs() < 1e-6);
+            assert!((m.dist.as_ref().expect("valued").probs().iter().sum::<f64>() - 1.0).abs() < 1e-6);
         }
         let complete = res.moves.len() == legal.len();
         assert!(

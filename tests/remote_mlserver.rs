@@ -54,8 +54,14 @@ fn assert_close<S: GameState>(local: &EvalResult<S>, remote: &EvalResult<S>, wha
     let mut worst = 0.0f64;
     for (l, r) in local.moves.iter().zip(&remote.moves) {
         assert_eq!(l.text, r.text, "{what}: move order");
-        assert_eq!(l.dist.probs().len(), r.dist.probs().len(), "{what}: bucket count");
-        for (a, b) in l.dist.probs().iter().zip(r.dist.probs()) {
+        assert_eq!(
+            l.dist.as_ref().expect("valued").probs().len(),
+            r.dist.as_ref().expect("valued").probs().len(),
+            "{what}: bucket count"
+        );
+        for (a, b) in
+            l.dist.as_ref().expect("valued").probs().iter().zip(r.dist.as_ref().expect("valued").probs())
+        {
             worst = worst.max((a - b).abs());
         }
     }
@@ -234,8 +240,15 @@ fn remote_action_value_matches_local() {
         assert_eq!(l.moves.len(), r.moves.len(), "position {i}");
         for (a, b) in l.moves.iter().zip(&r.moves) {
             assert_eq!(a.text, b.text, "position {i}");
-            let worst =
-                a.dist.probs().iter().zip(b.dist.probs()).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+            let worst = a
+                .dist
+                .as_ref()
+                .expect("valued")
+                .probs()
+                .iter()
+                .zip(b.dist.as_ref().expect("valued").probs())
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f64::max);
             assert!(worst <= 1e-5, "position {i} move {}: {worst:e}", a.text);
         }
     }

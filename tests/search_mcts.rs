@@ -25,7 +25,13 @@ fn model_choice<E: Evaluator<ChessState>>(e: &mut E, state: &ChessState) -> Stri
     let best = r
         .moves
         .iter()
-        .max_by(|a, b| a.dist.mean_value().total_cmp(&b.dist.mean_value()))
+        .max_by(|a, b| {
+            a.dist
+                .as_ref()
+                .expect("valued")
+                .mean_value()
+                .total_cmp(&b.dist.as_ref().expect("valued").mean_value())
+        })
         .expect("the position has moves");
     best.text.clone()
 }
@@ -454,4 +460,61 @@ fn root_moves_restrict_the_search_and_a_mating_line_reports_its_result() {
     assert!(matches!(m.set_params(bad.clone()), Err(SearchError::IllegalAction { .. })));
     assert!(Mcts::new(s, 0, bad).is_err());
     assert_eq!(m.best_action().map(|a| m.root_state().action_to_text(a)).as_deref(), Some("a1a8"));
+}
+
+/// A policy without values (as a behavioural-cloning model answers): the mock's moves with their values
+/// dropped and a probability each instead, proportional to the mock's mean value squared.
+struct PolicyOnly(HashEvaluator);
+
+impl Evaluator<ChessState> for PolicyOnly {
+    fn evaluate(
+        &mut self,
+        requests: &[EvalRequest<ChessState>],
+    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
+        self.0
+            .evaluate(requests)
+            .into_iter()
+            .map(|r| {
+                r.map(|mut r| {
+                    let w: Vec<f64> = r
+                        .moves
+                        .iter()
+                        .map(|m| m.dist.as_ref().expect("valued").mean_value().powi(2))
+                        .collect();
+                    let sum: f64 = w.iter().sum();
+                    r.best_action = Some(w.iter().map(|x| x / sum).collect());
+                    for m in &mut r.moves {
+                        m.dist = None;
+                    }
+                    r
+                })
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_policy_without_values_gives_the_root_its_priors_and_the_search_ends_there() {
+    let mut e = PolicyOnly(HashEvaluator::new(3));
+    let start = ChessState::startpos();
+    let answer = e.evaluate(&[EvalRequest::values(start.clone())]).remove(0).expect("answers");
+    let policy = answer.best_action.clone().expect("a policy");
+    let m = search(start, MctsParams::default(), &mut e, 200, 8);
+    assert_eq!(m.stats().simulations, 0, "nothing below the root has a value to back up");
+    assert_eq!(m.stats().failed, 0);
+    assert!(m.is_stuck());
+    let snap = m.snapshot();
+    assert_eq!(snap.moves.len(), 20);
+    for s in &snap.moves {
+        let i = answer.moves.iter().position(|m| m.text == s.action).expect("a listed move");
+        assert_eq!(s.policy, Some(f64::from(policy[i] as f32)), "{}: the policy is the prior", s.action);
+        assert!((s.prior - policy[i]).abs() < 1e-6 && s.model.is_none() && s.distribution.is_none());
+    }
+    // The move played is the policy's most likely one.
+    let (best, _) = answer.best_by(mavboard::mav::scoring::Scoring::Mean).expect("a best move");
+    assert_eq!(snap.best.as_deref(), Some(start_text(&best).as_str()));
+}
+
+fn start_text(mv: &<ChessState as GameState>::Action) -> String {
+    ChessState::startpos().action_to_text(*mv)
 }

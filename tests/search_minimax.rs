@@ -20,7 +20,10 @@ fn check_backup(n: &MinimaxNode<ChessState>, params: &MinimaxParams) {
             let from_children: Vec<f64> =
                 n.children.iter().filter_map(|c| c.value.map(|v| 1.0 - v)).collect();
             let expected = if from_children.is_empty() {
-                r.moves.iter().map(|m| params.scoring.value(&m.dist)).fold(f64::NEG_INFINITY, f64::max)
+                r.moves
+                    .iter()
+                    .map(|m| m.value(params.scoring).expect("valued"))
+                    .fold(f64::NEG_INFINITY, f64::max)
             } else {
                 from_children.iter().copied().fold(f64::NEG_INFINITY, f64::max)
             };
@@ -38,7 +41,7 @@ fn check_backup(n: &MinimaxNode<ChessState>, params: &MinimaxParams) {
                 .map(|c| {
                     let m =
                         r.moves.iter().find(|m| Some(m.action) == c.action).expect("child is a listed move");
-                    params.scoring.value(&m.dist)
+                    m.value(params.scoring).expect("valued")
                 })
                 .collect();
             assert!(values.windows(2).all(|w| w[0] >= w[1]));
@@ -47,7 +50,7 @@ fn check_backup(n: &MinimaxNode<ChessState>, params: &MinimaxParams) {
                     .moves
                     .iter()
                     .filter(|m| !n.children.iter().any(|c| c.action == Some(m.action)))
-                    .any(|m| params.scoring.value(&m.dist) > worst);
+                    .any(|m| m.value(params.scoring).expect("valued") > worst);
                 assert!(!better_unexpanded, "node {:?} skipped a better move", n.path);
             }
         }
@@ -85,8 +88,17 @@ fn depth_zero_is_the_model_alone() {
     let r = minimax(&mut e, ChessState::startpos(), &params).expect("runs");
     assert_eq!(r.root.count(), 1);
     let NodeEvaluation::Model(eval) = &r.root.evaluation else { panic!("root evaluated") };
-    let best =
-        eval.moves.iter().max_by(|a, b| a.dist.mean_value().total_cmp(&b.dist.mean_value())).expect("moves");
+    let best = eval
+        .moves
+        .iter()
+        .max_by(|a, b| {
+            a.dist
+                .as_ref()
+                .expect("valued")
+                .mean_value()
+                .total_cmp(&b.dist.as_ref().expect("valued").mean_value())
+        })
+        .expect("moves");
     assert_eq!(r.best, Some(best.action));
 }
 

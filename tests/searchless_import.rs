@@ -165,8 +165,11 @@ fn max_difference(package: &Path, reference: &Path) -> (f64, usize) {
         let mut req = EvalRequest::values(state.clone());
         req.top_k = TopK::All;
         let result = eval.evaluate(&[req]).pop().expect("one result").expect("evaluates");
-        let by_text: HashMap<&str, &[f64]> =
-            result.moves.iter().map(|m| (m.text.as_str(), m.dist.probs())).collect();
+        let by_text: HashMap<&str, &[f64]> = result
+            .moves
+            .iter()
+            .map(|m| (m.text.as_str(), m.dist.as_ref().expect("valued").probs()))
+            .collect();
         let moves = pos["moves"].as_array().expect("moves");
         assert_eq!(by_text.len(), moves.len(), "{fen}: legal move count");
         for m in moves {
@@ -269,6 +272,99 @@ fn tiny_state_value_checkpoint_converts_to_the_authors_outputs() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The authors' behavioural-cloning predictor (their `9M_behavioral_cloning` configuration, random weights):
+/// recognised from its head of 1968 actions, written as a `behavioral-cloning` package, and every legal
+/// move given the probability their `BCEngine` gives it (the legal actions' log-probabilities renormalised).
+/// The package has no values: `analyse` prints probabilities, and a search stops at its root.
+#[test]
+fn tiny_behavioural_cloning_checkpoint_converts_to_the_authors_outputs() {
+    if !importer_ready() {
+        return;
+    }
+    let dir = temp_dir("searchless", "tiny-bc");
+    let out = dir.join("pkg");
+    let o = import(&fixtures().join("tiny_behavioral_cloning"), &out, &["--heads", "4"]);
+    assert!(o.status.success(), "import failed: {}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("behavioral-cloning model, 2 layers, width 32, 4 heads, a policy over 1968 actions"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("most likely by the policy"), "{stdout}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("mav.json")).expect("mav.json"))
+            .expect("json");
+    assert_eq!(manifest["format"], "behavioral-cloning");
+    assert_eq!(
+        (manifest["num_buckets"].as_u64(), manifest["av_action_vocab_size"].as_u64()),
+        (Some(0), Some(1968))
+    );
+    let card = std::fs::read_to_string(out.join("MODEL_CARD.md")).expect("card");
+    assert!(card.contains("65.7 %"), "{card}");
+    // Every position's legal moves against the authors' BCEngine log-probabilities.
+    let reference = fixtures().join("tiny_behavioral_cloning-reference");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reference.with_extension("json")).expect("json"))
+            .expect("reference json");
+    let bytes = std::fs::read(reference.with_extension("f32")).expect("f32");
+    let theirs: Vec<f32> =
+        bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let mavboard::inference::LoadedModel { evaluator: mut eval, .. } =
+        load_evaluator(&out, &Default::default()).expect("the package opens");
+    let (mut at, mut worst, mut agree) = (0usize, 0f64, 0usize);
+    let positions = meta["positions"].as_array().expect("positions");
+    for pos in positions {
+        let fen = pos["fen"].as_str().expect("fen");
+        let state = ChessState::from_fen(fen).expect("reference FEN");
+        let result =
+            eval.evaluate(&[EvalRequest::values(state)]).pop().expect("one result").expect("evaluates");
+        assert!(!result.has_values() && result.moves.iter().all(|m| m.dist.is_none()), "{fen}: no values");
+        let policy = result.best_action.clone().expect("the policy");
+        assert!(
+            (policy.iter().sum::<f64>() - 1.0).abs() < 1e-9,
+            "{fen}: a distribution over the legal moves"
+        );
+        assert!(policy.windows(2).all(|w| w[0] >= w[1]), "{fen}: most likely first");
+        let ours: HashMap<&str, f64> =
+            result.moves.iter().map(|m| m.text.as_str()).zip(policy.iter().copied()).collect();
+        let moves = pos["moves"].as_array().expect("moves");
+        assert_eq!(ours.len(), moves.len(), "{fen}: legal move count");
+        let mut their_best = (f32::NEG_INFINITY, "");
+        for m in moves {
+            let text = m.as_str().expect("uci");
+            let p = ours.get(text).unwrap_or_else(|| panic!("{fen}: no probability for {text}"));
+            worst = worst.max((p.ln() - f64::from(theirs[at])).abs());
+            if theirs[at] > their_best.0 {
+                their_best = (theirs[at], text);
+            }
+            at += 1;
+        }
+        agree += usize::from(result.moves[0].text == their_best.1);
+    }
+    assert_eq!(at, theirs.len(), "every reference probability was compared");
+    println!(
+        "{at} moves of {} positions: max |Δ log p| = {worst:.2e}; same argmax in {agree}",
+        positions.len()
+    );
+    assert!(at > 3000 && positions.len() >= 100);
+    assert!(worst <= 1e-4, "max |Δ log p| = {worst}");
+    // `analyse` prints probabilities and says there are no values; a search stops at its root.
+    let a = mavboard_in_repo(&["analyse", "--model", out.to_str().expect("utf-8")]);
+    let text = String::from_utf8_lossy(&a.stdout);
+    assert!(a.status.success(), "analyse failed: {}", String::from_utf8_lossy(&a.stderr));
+    assert!(text.contains("prob %") && text.contains("no win probabilities"), "{text}");
+    // `eval --puzzles` takes it as an agent: the policy's most likely move.
+    let csv = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/puzzles/lichess-puzzles-dev.csv");
+    let model = out.to_str().expect("utf-8");
+    let csv = csv.to_str().expect("utf-8");
+    let e =
+        mavboard_in_repo(&["eval", "--model", model, "--puzzles", csv, "--limit", "5", "--scoring", "mean"]);
+    let text = String::from_utf8_lossy(&e.stdout);
+    assert!(e.status.success(), "eval failed: {text}{}", String::from_utf8_lossy(&e.stderr));
+    assert!(text.contains("puzzles: 5") && text.contains("plays its most likely move"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read_dir") {
@@ -314,6 +410,76 @@ fn an_imported_package_analyses_in_the_app_with_its_128_buckets() {
         assert!(h.get_all_by_label_contains(&format!("Model: {name}")).next().is_some(), "{folder}");
         drop(h);
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The behavioural-cloning package in the app: the panel shows each move's probability, most likely first,
+/// says that the model gives no values, and the same package as model B beside the action-value one is
+/// compared by its probabilities (ranks and best move, no value gap).
+#[test]
+fn a_behavioural_cloning_package_shows_probabilities_alone_and_beside_a_value_model() {
+    if !importer_ready() {
+        return;
+    }
+    use egui_kittest::kittest::Queryable;
+    let dir = temp_dir("searchless", "app-bc");
+    let (bc, av) = (dir.join("bc"), dir.join("av"));
+    for (folder, out) in [("tiny_behavioral_cloning", &bc), ("tiny", &av)] {
+        let o = import(&fixtures().join(folder), out, &["--heads", "4"]);
+        assert!(o.status.success(), "import failed: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let settings = mavboard::app::settings::Settings { model_dir: Some(bc.clone()), ..Default::default() };
+    let mut h = ui_common::app_with_model(settings);
+    let arrived = ui_common::step_until(&mut h, std::time::Duration::from_secs(60), |app| {
+        !current_rows(&app.state).is_empty()
+    });
+    assert!(arrived, "the policy arrives: {:?}", h.state().state.analysis.model);
+    let rows = current_rows(&h.state().state);
+    assert_eq!(rows.len(), 20, "every legal move of the start position");
+    let probs: Vec<f64> = rows.iter().map(|r| r.probability.expect("a probability")).collect();
+    assert!((probs.iter().sum::<f64>() - 1.0).abs() < 1e-4, "{probs:?}");
+    assert!(probs.windows(2).all(|w| w[0] >= w[1]), "most likely first: {probs:?}");
+    assert!(
+        rows.iter().all(|r| r.distribution.is_empty() && r.values.iter().all(|v| Some(*v) == r.probability))
+    );
+    h.run();
+    h.get_by_label("Prob %");
+    h.get_by_label_contains("no values — max and mean scoring do not apply");
+    drop(h);
+
+    // The action-value package as A, the policy as B.
+    let settings = mavboard::app::settings::Settings { model_dir: Some(av.clone()), ..Default::default() };
+    let mut h = ui_common::app_with_model(settings);
+    let wait = std::time::Duration::from_secs(60);
+    assert!(ui_common::step_until(&mut h, wait, |app| !current_rows(&app.state).is_empty()), "A's values");
+    h.state_mut().state.apply(mavboard::app::command::Command::Compare(
+        mavboard::app::compare_model::CompareCommand::Open(bc.clone()),
+    ));
+    let compared = |app: &mavboard::shell::MavboardApp| {
+        let s = &app.state;
+        matches!(s.compare.answer_for(s.current()), Some(Ok(_)))
+    };
+    assert!(
+        ui_common::step_until(&mut h, wait, compared),
+        "B's policy arrives: {:?}",
+        h.state().state.compare
+    );
+    h.run();
+    h.get_by_label("B prob %");
+    let state = &h.state().state;
+    let answer = match state.compare.answer_for(state.current()) {
+        Some(Ok(a)) => a.clone(),
+        other => panic!("no answer: {other:?}"),
+    };
+    let c = answer.compare(&current_rows(state), mavboard::mav::scoring::Scoring::Mean, 0.0);
+    assert!(c.a_values && !c.b_values);
+    assert_eq!(c.moves.len(), 20);
+    assert!(c.moves.iter().all(|m| m.gap.is_none() && m.a.is_some() && m.b.is_some()), "no value gap");
+    // With a zero margin only the best moves are marked: a value and a probability are not set apart.
+    let marked: Vec<&str> = c.moves.iter().filter(|m| m.disagree).map(|m| m.text.as_str()).collect();
+    assert_eq!(marked.is_empty(), !c.best_differs, "{marked:?}");
+    assert!(marked.len() <= 2, "{marked:?}");
+    drop(h);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -374,7 +540,7 @@ fn wrong_checkpoints_are_named_errors() {
         return;
     }
     let dir = temp_dir("searchless", "wrong");
-    let cases: [(&str, &str, &str); 5] = [
+    let cases: [(&str, &str, &str); 4] = [
         ("missing-layer", "del p['linear_4']", "no 'linear_4/w' (layer 1 MLP up)"),
         (
             "other-vocab",
@@ -382,11 +548,10 @@ fn wrong_checkpoints_are_named_errors() {
             "1000 rows, expected 1968",
         ),
         (
-            "bc",
-            "p['linear_6'] = {'w': np.zeros((32, 1968), np.float32), 'b': np.zeros(1968, np.float32)}",
-            "behavioural-cloning",
+            "other-head",
+            "p['linear_6'] = {'w': np.zeros((32, 1000), np.float32), 'b': np.zeros(1000, np.float32)}",
+            "1000 outputs, expected 128 return buckets (action-value, state-value) or 1968 actions",
         ),
-        ("9M_behavioral_cloning", "pass", "behavioural-cloning checkpoint"),
         ("no-positions", "del p['embed_1']", "no learned positional embeddings"),
     ];
     for (folder, edit, want) in cases {
@@ -397,6 +562,13 @@ fn wrong_checkpoints_are_named_errors() {
         assert!(!o.status.success(), "{folder}: the import should fail");
         assert!(err.contains(want), "{folder}: expected '{want}' in: {err}");
         assert!(!out.exists(), "{folder}: a failed import must leave no package");
+    }
+    // A kind the head contradicts: a value head called behavioural cloning, and the other way round.
+    for (ckpt, kind) in [(fixtures().join("tiny"), "bc"), (fixtures().join("tiny_behavioral_cloning"), "av")]
+    {
+        let o = import(&ckpt, &dir.join(format!("kind-{kind}")), &["--heads", "4", "--kind", kind]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(&format!("--kind {kind} does not fit")), "{err}");
     }
     // Not a checkpoint at all, and a step that is not there.
     let o = import(&dir.join("nothing-here"), &dir.join("x"), &[]);

@@ -106,3 +106,49 @@ fn a_folder_that_is_no_package_is_named_and_a_is_untouched() {
     assert!(matches!(h.state().state.analysis.model, ModelStatus::Ready(_)), "model A stays loaded");
     assert_eq!(current_rows(&h.state().state).len(), 20);
 }
+
+/// *Review game* judged by the model with model B open: B answers the same positions on its own worker and
+/// its view of every move goes beside the model's judgement (as the model's view goes beside a UCI judge),
+/// the same review as `review_game_beside` over the two packages; the disagreement line names model B.
+#[test]
+fn a_review_shows_model_b_s_view_of_every_move_beside_the_model_s() {
+    let mut h = app_with_model(Settings::default());
+    assert!(step_until(&mut h, WAIT, |app| !current_rows(&app.state).is_empty()), "model A's values arrive");
+    h.state_mut().state.apply(Command::Compare(CompareCommand::Open(fixture())));
+    assert!(step_until(&mut h, WAIT, |app| matches!(app.state.compare.status, ModelStatus::Ready(_))));
+    h.state_mut().state.apply(Command::Doc(mavboard::app::command::DocCommand::LoadPasted(
+        "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0".into(),
+    )));
+    h.run_steps(2);
+    h.get_by_label("Review game").click();
+    h.step();
+    assert!(step_until(&mut h, WAIT, |app| {
+        app.state.analysis.reviewing.is_none() && app.state.analysis.game_review.is_some()
+    }));
+    let reviewed = h.state().state.analysis.game_review.clone().expect("reviewed");
+    assert_eq!(reviewed.beside.as_deref(), Some("av-fixture"));
+    assert_eq!(reviewed.review.moves.len(), 7);
+    assert!(reviewed.review.moves.iter().all(|m| m.model.is_some()), "B's view beside every move");
+    // The same review as the library's over the two packages, the model judging.
+    let load = |dir: &Path| {
+        mavboard::inference::load_evaluator(dir, &Default::default()).expect("the package opens").evaluator
+    };
+    let tree = h.state().state.doc.line.tree().clone();
+    let (mut a, mut b) = (load(&common::package("mav-enc-tiny")), load(&fixture()));
+    let scoring = h.state().state.settings.scoring;
+    let options = mavboard::review::options::ReviewOptions { scoring, ..Default::default() };
+    let library = mavboard::review::game::review_game_beside(&tree, &mut *a, Some(&mut *b), &options, None)
+        .expect("library review");
+    let classes = |r: &mavboard::review::report::GameReview| {
+        r.moves
+            .iter()
+            .map(|m| (m.classification, m.model.as_ref().map(|v| v.classification)))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(classes(&reviewed.review), classes(&library));
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("Model B (av-fixture) disagrees (").is_some(),
+        "the line names model B"
+    );
+}

@@ -126,7 +126,8 @@ impl PositionEval {
 
     /// From a model answer's moves (`None` when it valued none).
     pub fn from_result(result: &crate::inference::evaluator::EvalResult<ChessState>) -> Option<PositionEval> {
-        let dists: Vec<Vec<f64>> = result.moves.iter().map(|m| m.dist.probs().to_vec()).collect();
+        let dists: Vec<Vec<f64>> =
+            result.moves.iter().filter_map(|m| m.dist.as_ref().map(|d| d.probs().to_vec())).collect();
         (!dists.is_empty()).then_some(PositionEval { dists })
     }
 
@@ -236,10 +237,13 @@ pub struct ValueRow {
     pub values: Vec<f64>,
     /// Its 1-based rank under each of those rules (ties keep the order of the next rules).
     pub ranks: Vec<usize>,
-    /// The value distribution over the model's buckets.
+    /// The value distribution over the model's buckets (empty from a model without values).
     pub distribution: Vec<f64>,
     /// Search statistics, when a search visited the move.
     pub visits: u32,
+    /// The policy's probability for the move, from a model that gives a policy and no values (behavioural
+    /// cloning): then `values` hold it under every rule, and `distribution` is empty.
+    pub probability: Option<f64>,
 }
 
 impl ValueRow {
@@ -256,20 +260,27 @@ impl ValueRow {
 
 /// The rows of the action-values panel for `state` from a search snapshot's root moves: each move's value and
 /// rank under every rule of `rules`, ordered by the first (best first). Moves the model did not value (no
-/// distribution) and illegal ones are left out.
+/// distribution) and illegal ones are left out. From a model that gives a policy and no values, each row is
+/// the move's probability (the same under every rule), most likely first.
 pub fn value_rows(state: &ChessState, moves: &[MoveStats], rules: &[Scoring]) -> Vec<ValueRow> {
     let mut rows: Vec<ValueRow> = moves
         .iter()
         .filter_map(|m| {
-            let distribution = m.distribution.clone().filter(|d| !d.is_empty())?;
+            let distribution = m.distribution.clone().filter(|d| !d.is_empty());
+            let values = match (&distribution, m.policy) {
+                (Some(d), _) => rules.iter().map(|r| r.of_probs(d)).collect(),
+                (None, Some(p)) => vec![p; rules.len()],
+                (None, None) => return None,
+            };
             let mv = state.parse_action(&m.action).ok()?;
             let san = SanPlus::from_move(state.position().clone(), mv).to_string();
             Some(ValueRow {
                 uci: m.action.clone(),
                 san,
-                values: rules.iter().map(|r| r.of_probs(&distribution)).collect(),
+                values,
                 ranks: vec![0; rules.len()],
-                distribution,
+                probability: if distribution.is_none() { m.policy } else { None },
+                distribution: distribution.unwrap_or_default(),
                 visits: m.visits,
             })
         })
@@ -329,6 +340,7 @@ mod tests {
             prior: 0.1,
             model: Some(Scoring::Mean.of_probs(&distribution)),
             distribution: Some(distribution),
+            policy: None,
             virtual_count: 0,
             status: NodeStatus::Expanded,
             hallucinations: 0,

@@ -14,10 +14,10 @@ use super::game_link::{GameLink, LinkEvent};
 use super::settings::Settings;
 use crate::engine::internal::InternalSource;
 use crate::engine::{Command as EngineCommand, Repaint};
-use crate::eval::compare::{Comparison, DEFAULT_MARGIN, compare_values};
+use crate::eval::compare::{Comparison, DEFAULT_MARGIN, Scored, compare_values};
 use crate::game::GameState;
 use crate::game::chess::ChessState;
-use crate::inference::evaluator::EvalRequest;
+use crate::inference::evaluator::{EvalAnswer, EvalError, EvalRequest};
 use crate::mav::scoring::Scoring;
 use crate::model::ModelPackage;
 
@@ -37,26 +37,56 @@ pub enum CompareCommand {
     SetMargin(f64),
 }
 
-/// Model B's answer for one position: each move it valued (UCI) with its bucket probabilities.
+/// Model B's answer for one position: each move it valued (UCI) with its bucket probabilities, or, from a
+/// model without values (behavioural cloning), its policy's probability for each move.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
     /// The position (its text: a FEN).
     pub position: String,
-    /// The moves and their distributions, in the order the model gave them.
+    /// The moves and their distributions, in the order the model gave them (empty distributions from a
+    /// model without values).
     pub moves: Vec<(String, Vec<f64>)>,
+    /// The policy's probability of each move (same order), from a model without values; `None` from a
+    /// value model.
+    pub policy: Option<Vec<f64>>,
 }
 
 impl Answer {
+    /// B's answer from its evaluation result.
+    pub fn from_result(
+        position: String,
+        result: &crate::inference::evaluator::EvalResult<ChessState>,
+    ) -> Answer {
+        let moves = result
+            .moves
+            .iter()
+            .map(|m| (m.text.clone(), m.dist.as_ref().map(|d| d.probs().to_vec()).unwrap_or_default()))
+            .collect();
+        let policy = (!result.has_values()).then(|| result.best_action.clone().unwrap_or_default());
+        Answer { position, moves, policy }
+    }
+
     /// The distribution B gave `uci`, if it valued it.
     pub fn distribution(&self, uci: &str) -> Option<&[f64]> {
-        self.moves.iter().find(|m| m.0 == uci).map(|m| m.1.as_slice())
+        self.moves.iter().find(|m| m.0 == uci).map(|m| m.1.as_slice()).filter(|d| !d.is_empty())
     }
 
     /// Panel rows (model A) against this answer under `scoring` (the rule that orders the rows).
     pub fn compare(&self, rows: &[ValueRow], scoring: Scoring, margin: f64) -> Comparison {
-        let a: Vec<(String, f64)> = rows.iter().map(|r| (r.uci.clone(), r.value())).collect();
-        let b: Vec<(String, f64)> =
-            self.moves.iter().map(|(m, d)| (m.clone(), scoring.of_probs(d))).collect();
+        let a = Scored {
+            moves: rows.iter().map(|r| (r.uci.clone(), r.value())).collect(),
+            values: rows.iter().all(|r| r.probability.is_none()),
+        };
+        let b = match &self.policy {
+            Some(p) => Scored {
+                moves: self.moves.iter().zip(p).map(|((m, _), p)| (m.clone(), *p)).collect(),
+                values: false,
+            },
+            None => Scored {
+                moves: self.moves.iter().map(|(m, d)| (m.clone(), scoring.of_probs(d))).collect(),
+                values: true,
+            },
+        };
         compare_values(&a, &b, scoring, margin)
     }
 }
@@ -73,6 +103,16 @@ pub struct CompareModel {
     /// The position last sent, and the tag of its evaluation.
     sent: Option<(String, u64)>,
     next_tag: u64,
+    /// A game review's positions sent to B: the tag, how many, and B's answers once in.
+    review: Option<ReviewAsk>,
+}
+
+/// A game review's positions asked of model B.
+#[derive(Debug, Clone)]
+struct ReviewAsk {
+    tag: u64,
+    count: usize,
+    answers: Option<Vec<EvalAnswer<ChessState>>>,
 }
 
 impl Default for CompareModel {
@@ -84,6 +124,7 @@ impl Default for CompareModel {
             answer: None,
             sent: None,
             next_tag: 0,
+            review: None,
         }
     }
 }
@@ -157,6 +198,13 @@ impl CompareModel {
                 LinkEvent::LoadFailed(why) => {
                     self.status = ModelStatus::Failed(format!("Model B could not be loaded: {why}"));
                 }
+                LinkEvent::Evaluated { tag, results }
+                    if self.review.as_ref().is_some_and(|r| r.tag == tag) =>
+                {
+                    if let Some(r) = self.review.as_mut() {
+                        r.answers = Some(results);
+                    }
+                }
                 LinkEvent::Evaluated { tag, mut results } => {
                     let Some((position, sent_tag)) = &self.sent else { continue };
                     if tag != *sent_tag {
@@ -164,14 +212,7 @@ impl CompareModel {
                     }
                     let position = position.clone();
                     self.answer = Some(match results.pop() {
-                        Some(Ok(result)) => Ok(Answer {
-                            position,
-                            moves: result
-                                .moves
-                                .iter()
-                                .map(|m| (m.text.clone(), m.dist.probs().to_vec()))
-                                .collect(),
-                        }),
+                        Some(Ok(result)) => Ok(Answer::from_result(position, &result)),
                         Some(Err(e)) => Err((position, e.to_string())),
                         None => Err((position, "the engine gave no answer".to_owned())),
                     });
@@ -179,6 +220,10 @@ impl CompareModel {
                 LinkEvent::Error(e) => {
                     if let Some((position, _)) = &self.sent {
                         self.answer = Some(Err((position.clone(), e.to_string())));
+                    }
+                    if let Some(r) = self.review.as_mut().filter(|r| r.answers.is_none()) {
+                        let why = EvalError::Backend(format!("model B failed: {e}"));
+                        r.answers = Some(vec![Err(why); r.count]);
                     }
                 }
                 LinkEvent::Info(_) | LinkEvent::Done { .. } | LinkEvent::Explored { .. } => {}
@@ -196,6 +241,37 @@ impl CompareModel {
         match link.send(EngineCommand::Evaluate { tag: self.next_tag, requests: vec![request] }) {
             Ok(()) => self.sent = Some((position, self.next_tag)),
             Err(e) => self.status = ModelStatus::Failed(format!("Model B stopped: {e}")),
+        }
+    }
+
+    /// Sends a game review's positions to model B when it is ready; its name and the tag to collect its
+    /// answers by ([`CompareModel::take_review`]). `None` when no model B is ready.
+    pub fn ask_review(&mut self, requests: Vec<EvalRequest<ChessState>>) -> Option<(String, u64)> {
+        let ModelStatus::Ready(info) = &self.status else { return None };
+        let name = info.name.clone();
+        let link = self.link.as_mut()?;
+        self.next_tag += 1;
+        let (tag, count) = (self.next_tag, requests.len());
+        match link.send(EngineCommand::Evaluate { tag, requests }) {
+            Ok(()) => {
+                self.review = Some(ReviewAsk { tag, count, answers: None });
+                Some((name, tag))
+            }
+            Err(e) => {
+                self.status = ModelStatus::Failed(format!("Model B stopped: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Model B's answers to the review positions sent with `tag`, once all are in (taken: asked again,
+    /// `None`); answers of errors where B was closed or failed meanwhile.
+    pub fn take_review(&mut self, tag: u64) -> Option<Vec<EvalAnswer<ChessState>>> {
+        match &self.review {
+            Some(r) if r.tag == tag && r.answers.is_some() => self.review.take().and_then(|r| r.answers),
+            Some(r) if r.tag == tag => None,
+            // B was closed (or asked for another review): the review goes on without it.
+            _ => Some(Vec::new()),
         }
     }
 
@@ -227,6 +303,7 @@ mod tests {
             ranks: vec![0, 0],
             distribution: vec![1.0],
             visits: 0,
+            probability: None,
         }
     }
 
@@ -236,6 +313,7 @@ mod tests {
         let answer = Answer {
             position: ChessState::startpos().to_text(),
             moves: vec![("e2e4".into(), vec![1.0, 0.0]), ("d2d4".into(), vec![0.0, 1.0])],
+            policy: None,
         };
         let rows = [row("e2e4", 0.6), row("d2d4", 0.55), row("g1f3", 0.5)];
         let c = answer.compare(&rows, Scoring::Mean, 0.1);

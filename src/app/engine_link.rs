@@ -218,7 +218,13 @@ impl EngineLink {
         let Some(judge) = review_judge(state) else { return };
         let tree = state.doc.line.tree().clone();
         match self.start_job(tree, state.doc.line.stamp(), judge.as_ref()) {
-            Ok(job) => {
+            Ok(mut job) => {
+                // Judged by the model: model B's view of every move goes beside it, when B is open.
+                if judge.is_none()
+                    && let Some((name, tag)) = state.compare.ask_review(job.review_requests())
+                {
+                    job.expect_beside(name, tag);
+                }
                 state.analysis.reviewing = Some(job.progress());
                 self.review = Some(job);
             }
@@ -338,6 +344,9 @@ impl EngineLink {
     fn poll_reviews(&mut self, state: &mut AppState) {
         let scoring = state.settings.scoring;
         if let Some(job) = self.review.as_mut() {
+            if let Some(answers) = job.beside_tag().and_then(|tag| state.compare.take_review(tag)) {
+                job.accept_beside(answers);
+            }
             let news = job.poll(scoring);
             state.analysis.reviewing = Some(job.progress());
             if let Some(result) = news {

@@ -48,6 +48,9 @@ pub struct PendingReview {
     pub wants_judge: bool,
     /// The UCI judge's answers, once in.
     pub judged: Option<super::uci_review::JudgedAnswers>,
+    /// Model B's answers to the review's positions, with its name, when the model judges and B's view goes
+    /// beside it.
+    pub beside: Option<(String, Vec<Answer>)>,
 }
 
 impl PendingReview {
@@ -71,6 +74,7 @@ impl PendingReview {
             first_tag,
             wants_judge: false,
             judged: None,
+            beside: None,
         })
     }
 
@@ -120,6 +124,17 @@ impl PendingReview {
             let judged = self.judged.clone()?;
             return Some(ReviewedGame::judged(self.tree.clone(), self.stamp, answers, judged, scoring));
         }
+        if let Some((name, b)) = self.beside.clone().filter(|(_, b)| b.len() == self.review_len) {
+            // The model judges; model B's answers are the view beside it, as the model's are beside a UCI
+            // judge.
+            let judged = super::uci_review::JudgedAnswers {
+                requests: self.requests[..self.review_len].to_vec(),
+                judge: answers,
+                method: None,
+            };
+            let reviewed = ReviewedGame::judged(self.tree.clone(), self.stamp, b, judged, scoring);
+            return Some(reviewed.map(|r| ReviewedGame { beside: Some(name), ..r }));
+        }
         Some(ReviewedGame::new(self.tree.clone(), self.stamp, answers, scoring))
     }
 }
@@ -138,8 +153,12 @@ pub struct ReviewedGame {
     /// Whether its annotations were written into the game.
     pub annotated: bool,
     classes: HashMap<NodeId, Classification>,
-    /// The UCI judge's answers when an engine judged the moves (`answers` are then the model's view).
+    /// The UCI judge's answers when an engine judged the moves (`answers` are then the model's view), or
+    /// the model's when model B's view is beside it (`answers` are then B's).
     judge: Option<super::uci_review::JudgedAnswers>,
+    /// Model B's name when its view is beside the model's judgement; `None`: the view beside a UCI judge,
+    /// if any, is the model's.
+    pub beside: Option<String>,
 }
 
 impl ReviewedGame {
@@ -152,7 +171,17 @@ impl ReviewedGame {
     ) -> Result<ReviewedGame, ReviewError> {
         let review = derive(&tree, &answers, None, scoring)?;
         let classes = review.moves.iter().map(|m| (m.node, m.classification)).collect();
-        Ok(ReviewedGame { tree, answers, stamp, review, scoring, annotated: false, classes, judge: None })
+        Ok(ReviewedGame {
+            tree,
+            answers,
+            stamp,
+            review,
+            scoring,
+            annotated: false,
+            classes,
+            judge: None,
+            beside: None,
+        })
     }
 
     /// The review of `tree` judged by a UCI engine (`judged`), with the model's `answers` beside each move.
@@ -174,6 +203,7 @@ impl ReviewedGame {
             annotated: false,
             classes,
             judge: Some(judged),
+            beside: None,
         })
     }
 

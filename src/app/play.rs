@@ -333,6 +333,7 @@ mod tests {
             prior: 0.1,
             model: Some(Scoring::Mean.of_probs(distribution)),
             distribution: Some(distribution.to_vec()),
+            policy: None,
             virtual_count: 0,
             status: NodeStatus::Expanded,
             hallucinations: 0,

@@ -32,6 +32,9 @@ pub struct ReviewJob {
     judge: Option<JudgeRun>,
     /// The judge's positions answered and asked (kept after its run ends).
     judged: (usize, usize),
+    /// Model B's view asked beside the model's judgement: its name and the tag its answers come by, until
+    /// they are in.
+    beside: Option<(String, u64)>,
 }
 
 impl ReviewJob {
@@ -58,7 +61,33 @@ impl ReviewJob {
             }
             None => (None, (0, 0)),
         };
-        Ok(ReviewJob { pending, judge, judged })
+        Ok(ReviewJob { pending, judge, judged, beside: None })
+    }
+
+    /// The review's own positions (the moves' positions, without the final one the graph adds).
+    pub fn review_requests(&self) -> Vec<EvalRequest<ChessState>> {
+        self.pending.requests[..self.pending.review_len].to_vec()
+    }
+
+    /// Waits for model B's view (`name`, answers by `tag`) beside the model's judgement.
+    pub fn expect_beside(&mut self, name: String, tag: u64) {
+        if !self.pending.wants_judge {
+            self.beside = Some((name, tag));
+        }
+    }
+
+    /// The tag model B's answers are awaited by, while they are.
+    pub fn beside_tag(&self) -> Option<u64> {
+        self.beside.as_ref().map(|b| b.1)
+    }
+
+    /// Model B's answers (empty when B went away: the review is then the model's alone).
+    pub fn accept_beside(&mut self, answers: Vec<Answer>) {
+        if let Some((name, _)) = self.beside.take()
+            && !answers.is_empty()
+        {
+            self.pending.beside = Some((name, answers));
+        }
     }
 
     /// The engine commands' payloads: `(tag, requests)` per chunk.
@@ -100,6 +129,9 @@ impl ReviewJob {
                 }
                 None => return None,
             }
+        }
+        if self.beside.is_some() {
+            return None;
         }
         self.pending.finish(scoring).map(|r| r.map_err(|e| AppError::review(&e)))
     }
@@ -143,6 +175,46 @@ mod tests {
         )
         .expect("cli review");
         assert_eq!(reviewed.review, cli);
+    }
+
+    #[test]
+    fn model_b_s_view_goes_beside_the_model_s_judgement_once_in() {
+        let tree = game("1. e4 d5 2. Qg4 Nf6 3. Qxc8 Qxc8 *\n");
+        let mut job = ReviewJob::start(tree.clone(), STAMP, 0, None, &repaint()).expect("started");
+        job.expect_beside("model-b".into(), 41);
+        assert_eq!(job.beside_tag(), Some(41));
+        let mut a = MaterialEvaluator::new(3);
+        for (tag, requests) in job.chunks() {
+            job.accept(tag, a.evaluate(&requests));
+        }
+        assert!(job.poll(Scoring::Mean).is_none(), "waits for model B");
+        let b_answers = MaterialEvaluator::new(1).evaluate(&job.review_requests());
+        job.accept_beside(b_answers);
+        assert_eq!(job.beside_tag(), None);
+        let mut reviewed = job.poll(Scoring::Mean).expect("finished").expect("reviewed");
+        assert_eq!(reviewed.beside.as_deref(), Some("model-b"));
+        let cli = crate::review::game::review_game_beside(
+            &tree,
+            &mut MaterialEvaluator::new(3),
+            Some(&mut MaterialEvaluator::new(1)),
+            &ReviewOptions::default(),
+            None,
+        )
+        .expect("cli review");
+        assert_eq!(reviewed.review, cli, "the model judges, B's view beside every move");
+        assert!(reviewed.review.moves.iter().all(|m| m.model.is_some()));
+        // Rescoring keeps both sides.
+        reviewed.rescore(Scoring::Max).expect("rescored");
+        assert!(reviewed.review.moves.iter().all(|m| m.model.is_some()));
+        // B closed meanwhile: no answers, the review is the model's alone.
+        let mut job = ReviewJob::start(tree, STAMP, 0, None, &repaint()).expect("started");
+        job.expect_beside("gone".into(), 7);
+        for (tag, requests) in job.chunks() {
+            job.accept(tag, a.evaluate(&requests));
+        }
+        job.accept_beside(Vec::new());
+        let alone = job.poll(Scoring::Mean).expect("finished").expect("reviewed");
+        assert!(alone.beside.is_none() && alone.review.moves.iter().all(|m| m.model.is_none()));
     }
 
     #[test]

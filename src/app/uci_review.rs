@@ -92,8 +92,9 @@ pub struct JudgedAnswers {
     pub requests: Vec<EvalRequest<ChessState>>,
     /// The judge's answers, in request order.
     pub judge: Vec<Answer>,
-    /// The judge in words (`Stockfish 15.1 at depth 10`).
-    pub method: String,
+    /// The judge in words (`Stockfish 15.1 at depth 10`); `None` where the judge is the model (the review's
+    /// own words for it).
+    pub method: Option<String>,
 }
 
 impl JudgedAnswers {
@@ -107,7 +108,7 @@ impl JudgedAnswers {
         let mut judge = Replay::new(&self.requests, &self.judge);
         let mut model = Replay::new(&self.requests, model);
         let options = ReviewOptions { scoring, ..ReviewOptions::default() };
-        review_game_beside(tree, &mut judge, Some(&mut model), &options, Some(&self.method))
+        review_game_beside(tree, &mut judge, Some(&mut model), &options, self.method.as_deref())
     }
 }
 
@@ -172,7 +173,11 @@ impl JudgeRun {
             match m {
                 Message::Progress(n) => self.progress.0 = n,
                 Message::Done(Ok((judge, method))) => {
-                    out = Some(Ok(JudgedAnswers { requests: self.requests.clone(), judge, method }))
+                    out = Some(Ok(JudgedAnswers {
+                        requests: self.requests.clone(),
+                        judge,
+                        method: Some(method),
+                    }))
                 }
                 Message::Done(Err(e)) => out = Some(Err(e)),
             }
@@ -195,7 +200,7 @@ mod tests {
         let judge_answers = MaterialEvaluator::new(3).evaluate(&requests);
         let model_answers = MaterialEvaluator::new(1).evaluate(&requests);
         let judged =
-            JudgedAnswers { requests: requests.clone(), judge: judge_answers, method: "judge".into() };
+            JudgedAnswers { requests: requests.clone(), judge: judge_answers, method: Some("judge".into()) };
         let replayed = judged.review(&tree, &model_answers, Scoring::Mean).expect("review");
         let options = ReviewOptions::default();
         let live = review_game_beside(

@@ -158,13 +158,18 @@ fn analyse<S: MavState>(
         .evaluate(std::slice::from_ref(&request))
         .pop()
         .context("the evaluator returned no result")??;
+    if !result.has_values() && result.terminal.is_none() {
+        return print_policy(&state, &package.manifest.name, &result, args.json);
+    }
     // The paper's two rules, and the chosen one when it is another; the chosen one orders the table.
     let mut rules = vec![Scoring::Max, Scoring::Mean];
     if !rules.contains(&scoring) {
         rules.push(scoring);
     }
-    let values: Vec<Vec<f64>> =
-        rules.iter().map(|r| result.moves.iter().map(|m| r.value(&m.dist)).collect()).collect();
+    let values: Vec<Vec<f64>> = rules
+        .iter()
+        .map(|r| result.moves.iter().map(|m| m.value(*r).unwrap_or(f64::NAN)).collect())
+        .collect();
     let ranks: Vec<Vec<usize>> = values.iter().map(|v| ranks(v)).collect();
     let chosen = rules.iter().position(|&r| r == scoring).unwrap_or(1);
     let snapshot = match args.sims {
@@ -194,7 +199,7 @@ fn analyse<S: MavState>(
                     rules.iter().zip(&ranks).map(|(r, k)| (r.to_string(), serde_json::json!(k[i]))).collect();
                 serde_json::json!({
                     "move": m.text, "values": by_rule(&values), "ranks": rank_by_rule,
-                    "best_prob": result.best_action.as_ref().map(|b| b[i]), "distribution": m.dist.probs(),
+                    "best_prob": result.best_action.as_ref().map(|b| b[i]), "distribution": m.dist.as_ref().map(|d| d.probs()),
                 })
             })
             .collect();
@@ -329,12 +334,22 @@ fn print_comparison<S: MavState>(
         println!("the game is over: {o} ({:?})", o.reason());
         return Ok(());
     }
-    println!("\n{:<8} {:>7} {:>7} {:>7} {:>7} {:>7}", "move", "A %", "B %", "B−A", "rank A", "rank B");
+    // A policy (no values) shows its probabilities: `A prob %`.
+    let head = |who: &str, values: bool| if values { format!("{who} %") } else { format!("{who} prob %") };
+    println!(
+        "\n{:<8} {:>9} {:>9} {:>7} {:>7} {:>7}",
+        "move",
+        head("A", c.a_values),
+        head("B", c.b_values),
+        "B−A",
+        "rank A",
+        "rank B"
+    );
     let pct = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{:.1}", 100.0 * v));
     let rank = |r: Option<usize>| r.map_or_else(|| "-".to_owned(), |r| r.to_string());
     for m in &c.moves {
         println!(
-            "{:<8} {:>7} {:>7} {:>7} {:>7} {:>7}{}",
+            "{:<8} {:>9} {:>9} {:>7} {:>7} {:>7}{}",
             m.text,
             pct(m.a),
             pct(m.b),
@@ -373,6 +388,41 @@ fn parse_virtual(text: &str) -> anyhow::Result<VirtualCounts> {
         }
         _ => Err(bad()),
     }
+}
+
+/// The table of a model that gives a policy and no values (behavioural cloning): each move's probability,
+/// most likely first.
+fn print_policy<S: MavState>(
+    state: &S,
+    model: &str,
+    result: &mavboard::inference::evaluator::EvalResult<S>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let probs = result.ranking_scores(Scoring::Mean);
+    let mut order: Vec<usize> = (0..result.moves.len()).collect();
+    order.sort_by(|&a, &b| probs[b].unwrap_or(0.0).total_cmp(&probs[a].unwrap_or(0.0)));
+    if json {
+        let moves: Vec<_> = order
+            .iter()
+            .map(|&i| serde_json::json!({"move": result.moves[i].text, "probability": probs[i]}))
+            .collect();
+        let out = serde_json::json!({
+            "fen": state.to_text(), "model": model, "values": false, "moves": moves,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("position  {}", state.to_text());
+    println!("model     {model} (a policy: move probabilities, no values)");
+    println!("\n{:<8} {:>7}", "move", "prob %");
+    for i in order {
+        let p = probs[i].map_or_else(|| "-".to_owned(), |p| format!("{:.1}", 100.0 * p));
+        println!("{:<8} {p:>7}", result.moves[i].text);
+    }
+    println!(
+        "(most likely first; this model gives no win probabilities, so max and mean scoring do not apply)"
+    );
+    Ok(())
 }
 
 #[cfg(test)]

@@ -424,6 +424,9 @@ fn eval_model(
             None => String::new(),
         };
         println!("puzzles: {}{how}", m.puzzles);
+        if !package.manifest.format.capabilities().values {
+            println!("  (a policy without values: every rule plays its most likely move)");
+        }
         for s in &m.scored {
             println!(
                 "  {:<13} solved {:5.1}%   first move found {:5.1}%",

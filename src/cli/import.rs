@@ -19,7 +19,8 @@ pub struct Args {
 enum ImportCommand {
     /// A searchless-chess checkpoint (Ruoss et al. 2024, as unpacked by the authors'
     /// checkpoints/download.sh): action-value (9M, 136M, 270M) → an `action-value` package, state-value
-    /// (9M_state_value) → a `state-value` package. Needs the importer's Python packages:
+    /// (9M_state_value) → a `state-value` package, behavioural cloning (9M_behavioral_cloning) → a
+    /// `behavioral-cloning` package (a policy, no values). Needs the importer's Python packages:
     /// ./packaging/dev.sh import-deps.
     Searchless {
         /// The checkpoint folder (e.g. checkpoints/9M), one of its step folders, or a `params` folder.
@@ -36,8 +37,9 @@ enum ImportCommand {
         /// Attention heads, for shapes that are not the published ones (the weights do not record it).
         #[arg(long)]
         heads: Option<usize>,
-        /// The kind of predictor, where the folder's name does not say it (a folder named like
-        /// 9M_state_value is state-value; any other is action-value).
+        /// The kind of predictor, where the checkpoint does not say it: a head of 1968 actions is behavioural
+        /// cloning; of the two value predictors (same shapes), a folder named like 9M_state_value is
+        /// state-value, any other action-value.
         #[arg(long, value_enum)]
         kind: Option<SearchlessKind>,
         /// The package name (default: searchless-9M, -136M, -270M, or the folder name).
@@ -67,8 +69,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             let start = std::time::Instant::now();
             let cfg = import_searchless(&options)?;
+            let head = if cfg.kind.format().capabilities().values {
+                format!("{} buckets", cfg.buckets)
+            } else {
+                format!("a policy over {} actions", cfg.buckets)
+            };
             println!(
-                "converted {} (step {}, {}): {} model, {} layers, width {}, {} heads, {} buckets, {} parameters{} in {:.1} s",
+                "converted {} (step {}, {}): {} model, {} layers, width {}, {} heads, {head}, {} parameters{} in {:.1} s",
                 cfg.checkpoint,
                 cfg.step.map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
                 cfg.params,
@@ -76,7 +83,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 cfg.layers,
                 cfg.width,
                 cfg.heads,
-                cfg.buckets,
                 cfg.parameters,
                 cfg.published.map(|p| format!(" (the published {p} shape)")).unwrap_or_default(),
                 start.elapsed().as_secs_f64(),
@@ -99,12 +105,15 @@ fn check_package(dir: &std::path::Path) -> anyhow::Result<()> {
         .pop()
         .context("no result for the start position")?
         .context("the converted package could not value the start position")?;
-    let best: Vec<String> = result
-        .moves
+    let scores = result.ranking_scores(Scoring::Mean);
+    let mut order: Vec<usize> = (0..result.moves.len()).collect();
+    order.sort_by(|&a, &b| scores[b].unwrap_or(0.0).total_cmp(&scores[a].unwrap_or(0.0)));
+    let best: Vec<String> = order
         .iter()
         .take(3)
-        .map(|m| format!("{} {:.3}", m.text, Scoring::Mean.value(&m.dist)))
+        .map(|&i| format!("{} {:.3}", result.moves[i].text, scores[i].unwrap_or(f64::NAN)))
         .collect();
-    println!("start position, best by mean value: {}", best.join(", "));
+    let by = if result.has_values() { "best by mean value" } else { "most likely by the policy" };
+    println!("start position, {by}: {}", best.join(", "));
     Ok(())
 }

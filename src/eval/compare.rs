@@ -1,7 +1,9 @@
 //! Two models on one position, move by move: each move's value under a scoring rule from model A and from
 //! model B, their ranks, and a mark where they disagree — on the best move, or on a move's value by more
 //! than a margin. Moves are matched by their text, so a move only one model valued is listed with the
-//! other's side empty. The one comparison behind `mavboard analyse --compare`.
+//! other's side empty. A model without values (a behavioural-cloning policy) takes part by its probabilities:
+//! its ranks and best move are compared, its numbers are not set against a value (no gap, no margin). The
+//! one comparison behind `mavboard analyse --compare`.
 
 use serde::Serialize;
 
@@ -18,15 +20,16 @@ pub struct MoveComparison {
     /// The move (its text in the game's notation).
     #[serde(rename = "move")]
     pub text: String,
-    /// Model A's value under the scoring rule (`None`: A did not value the move).
+    /// Model A's value under the scoring rule, or its policy's probability where A has no values (`None`: A
+    /// did not list the move).
     pub a: Option<f64>,
-    /// Model B's value.
+    /// Model B's value (or probability).
     pub b: Option<f64>,
     /// The move's rank among A's moves, 1 for A's best.
     pub rank_a: Option<usize>,
     /// The move's rank among B's moves.
     pub rank_b: Option<usize>,
-    /// B's value less A's, where both valued the move.
+    /// B's value less A's, where both valued the move (both are value models).
     pub gap: Option<f64>,
     /// The models disagree on this move: it is one model's best and not the other's, its values differ by
     /// more than the margin, or only one model valued it.
@@ -40,6 +43,10 @@ pub struct Comparison {
     pub scoring: String,
     /// The largest value gap that is not a disagreement.
     pub margin: f64,
+    /// Whether A's numbers are values (else a policy's probabilities).
+    pub a_values: bool,
+    /// Whether B's numbers are values.
+    pub b_values: bool,
     /// Every move either model valued: A's order first (best first), then moves only B valued.
     pub moves: Vec<MoveComparison>,
     /// A's best move.
@@ -70,9 +77,27 @@ fn ranked(values: &[(String, f64)]) -> Vec<(String, f64, usize)> {
     out
 }
 
-/// Each move of an answer with its value under `scoring`, in the answer's order.
-pub fn move_values<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Vec<(String, f64)> {
-    result.moves.iter().map(|m| (m.text.clone(), scoring.value(&m.dist))).collect()
+/// One model's numbers for a position's moves: values under a scoring rule, or a policy's probabilities.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    /// Each move (text) and its number, in any order.
+    pub moves: Vec<(String, f64)>,
+    /// Whether the numbers are values (win probabilities); `false`: a policy's probabilities.
+    pub values: bool,
+}
+
+impl Scored {
+    /// Each move of an answer with its value under `scoring` (or its probability, from a model without
+    /// values), in the answer's order.
+    pub fn of<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Scored {
+        let moves = result
+            .moves
+            .iter()
+            .zip(result.ranking_scores(scoring))
+            .filter_map(|(m, v)| v.map(|v| (m.text.clone(), v)))
+            .collect();
+        Scored { moves, values: result.has_values() }
+    }
 }
 
 /// Compares model A's answer `a` with model B's answer `b` for the same position under `scoring`;
@@ -83,14 +108,15 @@ pub fn compare<S: GameState>(
     scoring: Scoring,
     margin: f64,
 ) -> Comparison {
-    compare_values(&move_values(a, scoring), &move_values(b, scoring), scoring, margin)
+    compare_values(&Scored::of(a, scoring), &Scored::of(b, scoring), scoring, margin)
 }
 
-/// [`compare`] on values already taken under `scoring`: each model's moves (text, value), in any order.
-/// The app compares the panel's rows with the second model's answer through this.
-pub fn compare_values(a: &[(String, f64)], b: &[(String, f64)], scoring: Scoring, margin: f64) -> Comparison {
-    let ra = ranked(a);
-    let rb = ranked(b);
+/// [`compare`] on numbers already taken under `scoring`. The app compares the panel's rows with the
+/// second model's answer through this.
+pub fn compare_values(a: &Scored, b: &Scored, scoring: Scoring, margin: f64) -> Comparison {
+    let both_values = a.values && b.values;
+    let ra = ranked(&a.moves);
+    let rb = ranked(&b.moves);
     let best_a = ra.first().map(|m| m.0.clone());
     let best_b = rb.first().map(|m| m.0.clone());
     let mut moves: Vec<MoveComparison> = ra
@@ -103,7 +129,7 @@ pub fn compare_values(a: &[(String, f64)], b: &[(String, f64)], scoring: Scoring
                 b: other.map(|m| m.1),
                 rank_a: Some(*rank_a),
                 rank_b: other.map(|m| m.2),
-                gap: other.map(|m| m.1 - va),
+                gap: other.filter(|_| both_values).map(|m| m.1 - va),
                 disagree: false,
             }
         })
@@ -123,10 +149,20 @@ pub fn compare_values(a: &[(String, f64)], b: &[(String, f64)], scoring: Scoring
     }
     for m in &mut moves {
         let best_of_one = (m.rank_a == Some(1)) != (m.rank_b == Some(1));
-        let apart = m.gap.is_none_or(|g| g.abs() > margin);
-        m.disagree = best_of_one || apart;
+        let listed_by_one = m.rank_a.is_none() || m.rank_b.is_none();
+        let apart = m.gap.is_some_and(|g| g.abs() > margin);
+        m.disagree = best_of_one || listed_by_one || apart;
     }
-    Comparison { scoring: scoring.to_string(), margin, best_differs: best_a != best_b, moves, best_a, best_b }
+    Comparison {
+        scoring: scoring.to_string(),
+        margin,
+        a_values: a.values,
+        b_values: b.values,
+        best_differs: best_a != best_b,
+        moves,
+        best_a,
+        best_b,
+    }
 }
 
 #[cfg(test)]

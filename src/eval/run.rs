@@ -182,7 +182,7 @@ pub struct EvalReport {
 }
 
 fn best_by<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Option<(S::Action, f64)> {
-    result.moves.iter().map(|m| (m.action, scoring.value(&m.dist))).max_by(|a, b| a.1.total_cmp(&b.1))
+    result.best_by(scoring)
 }
 
 fn score_label<S: GameState>(
@@ -194,14 +194,17 @@ fn score_label<S: GameState>(
 ) {
     let mut model = Vec::new();
     let mut truth = Vec::new();
-    for m in &result.moves {
+    // A policy without values ranks the moves by its probabilities (τ); it has no win probability to err.
+    let values = result.has_values();
+    for (m, v) in result.moves.iter().zip(result.ranking_scores(scoring)) {
         let text = state.action_to_text(m.action);
-        if let Some(l) = rec.moves.iter().find(|l| l.uci == text) {
+        if let (Some(l), Some(v)) = (rec.moves.iter().find(|l| l.uci == text), v) {
             let wp = l.score.win_probability();
-            let v = scoring.value(&m.dist);
             model.push(v);
             truth.push(wp);
-            out.win_prob_mae.add((v - wp).abs());
+            if values {
+                out.win_prob_mae.add((v - wp).abs());
+            }
         }
     }
     if let Some(t) = kendall_tau(&model, &truth) {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use ndarray::Array2;
 
 use super::backend::TensorBackend;
-use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK};
+use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
 use super::screen::{Screened, screen_one_pass};
@@ -149,11 +149,9 @@ impl<S: GameState> Evaluator<S> for ActionValueEvaluator {
                         for (j, a) in moves.iter().enumerate() {
                             let l = logits.row(first + j).to_vec();
                             match ValueDistribution::from_logits(self.buckets, &l) {
-                                Ok(dist) => mv.push(MoveValue {
-                                    action: *a,
-                                    text: req.state.action_to_text(*a),
-                                    dist,
-                                }),
+                                Ok(dist) => {
+                                    mv.push(MoveValue::valued(*a, req.state.action_to_text(*a), dist))
+                                }
                                 Err(e) => {
                                     out[i] = Some(Err(EvalError::Backend(format!(
                                         "the model's value logits are invalid: {e}"
@@ -166,9 +164,7 @@ impl<S: GameState> Evaluator<S> for ActionValueEvaluator {
                             continue;
                         }
                         // %top_k: the k best by mean value, best first (the model writes no order itself).
-                        mv.sort_by(|x, y| {
-                            Scoring::Mean.value(&y.dist).total_cmp(&Scoring::Mean.value(&x.dist))
-                        });
+                        mv.sort_by(MoveValue::by_mean_value);
                         if let TopK::Count(k) = req.top_k {
                             mv.truncate(k as usize);
                         }

@@ -14,7 +14,7 @@ use std::time::Instant;
 use ndarray::{Array2, Axis, Ix2, Ix3};
 
 use super::backend::{BackendError, TensorBackend};
-use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK};
+use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
 use super::screen::{Screened, check_tokenizer, expect_shape, screen_one_pass};
@@ -170,9 +170,7 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
                         for (&a, &p) in moves.iter().zip(&input.move_positions) {
                             let logits: Vec<f32> = row.index_axis(Axis(0), p).to_vec();
                             match ValueDistribution::from_logits(self.buckets, &logits) {
-                                Ok(dist) => {
-                                    mv.push(MoveValue { action: a, text: req.state.action_to_text(a), dist })
-                                }
+                                Ok(dist) => mv.push(MoveValue::valued(a, req.state.action_to_text(a), dist)),
                                 Err(e) => failed = Some(e.to_string()),
                             }
                         }
@@ -187,9 +185,7 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
                         let mut best_p = softmax(&best_logits);
                         // %top_k: the k best moves by mean value (all for %top_all), best first.
                         let mut order: Vec<usize> = (0..mv.len()).collect();
-                        order.sort_by(|&x, &y| {
-                            Scoring::Mean.value(&mv[y].dist).total_cmp(&Scoring::Mean.value(&mv[x].dist))
-                        });
+                        order.sort_by(|&x, &y| MoveValue::by_mean_value(&mv[x], &mv[y]));
                         let keep = match req.top_k {
                             TopK::All => order.len(),
                             TopK::Count(k) => (k as usize).min(order.len()),

@@ -61,8 +61,27 @@ pub struct MoveValue<A> {
     pub action: A,
     /// The move as the model wrote it.
     pub text: String,
-    /// Its win-probability distribution over the model's buckets.
-    pub dist: ValueDistribution,
+    /// Its win-probability distribution over the model's buckets; `None` from a model that gives no values
+    /// (a behavioural-cloning policy: its probabilities are the result's `best_action`).
+    pub dist: Option<ValueDistribution>,
+}
+
+impl<A> MoveValue<A> {
+    /// A move with the model's value distribution for it.
+    pub fn valued(action: A, text: String, dist: ValueDistribution) -> MoveValue<A> {
+        MoveValue { action, text, dist: Some(dist) }
+    }
+
+    /// Its value under a scoring rule; `None` from a model that gives no values.
+    pub fn value(&self, scoring: Scoring) -> Option<f64> {
+        self.dist.as_ref().map(|d| scoring.value(d))
+    }
+
+    /// Orders moves best first by mean value (the order one-pass evaluators list them in); unvalued last.
+    pub fn by_mean_value(x: &MoveValue<A>, y: &MoveValue<A>) -> std::cmp::Ordering {
+        let key = |m: &MoveValue<A>| m.value(Scoring::Mean).unwrap_or(f64::NEG_INFINITY);
+        key(y).total_cmp(&key(x))
+    }
 }
 
 /// Something a model wrote that is wrong by the rules (free decoding), kept as data for display.
@@ -131,6 +150,33 @@ impl<S: GameState> EvalResult<S> {
             hallucinations: Vec::new(),
             timing: EvalTiming::default(),
         }
+    }
+}
+
+impl<S: GameState> EvalResult<S> {
+    /// Whether the model valued the moves; `false` for a policy without values (behavioural cloning), whose
+    /// probabilities are [`EvalResult::best_action`].
+    pub fn has_values(&self) -> bool {
+        self.moves.iter().any(|m| m.dist.is_some())
+    }
+
+    /// What ranks each move (in `moves`' order): its value under `scoring`, or, from a model without
+    /// values, the policy's probability; `None` for a move with neither.
+    pub fn ranking_scores(&self, scoring: Scoring) -> Vec<Option<f64>> {
+        if self.has_values() {
+            return self.moves.iter().map(|m| m.value(scoring)).collect();
+        }
+        (0..self.moves.len()).map(|i| self.best_action.as_ref().and_then(|p| p.get(i).copied())).collect()
+    }
+
+    /// The move the model prefers: the highest value under `scoring`, or from a model without values the
+    /// policy's most likely move; with the number that ranked it.
+    pub fn best_by(&self, scoring: Scoring) -> Option<(S::Action, f64)> {
+        self.moves
+            .iter()
+            .zip(self.ranking_scores(scoring))
+            .filter_map(|(m, v)| v.map(|v| (m.action, v)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
     }
 }
 

@@ -138,6 +138,21 @@ pub(crate) fn build<S: MavState>(
             let status = e.status().clone();
             Ok((Box::new(e), status))
         }
+        ModelFormat::BehavioralCloning => {
+            if !super::behavioral_cloning::GAMES.contains(&game) {
+                return Err(LoadError::FormatNotForGame {
+                    format: package.manifest.format.name(),
+                    game: game.name(),
+                });
+            }
+            if package.manifest.remote.is_some() {
+                // Refused with the remote module's own message (behavioral-cloning is not served remotely).
+                open_backend(package, options)?;
+            }
+            let e = super::behavioral_cloning::PolicyEvaluator::open(package, options)?;
+            let status = e.status().clone();
+            Ok((Box::new(e), status))
+        }
     }
 }
 

@@ -5,6 +5,8 @@ use shakmaty::{Color, Position};
 
 use crate::game::GameState;
 use crate::game::chess::ChessState;
+#[cfg(test)]
+use crate::inference::evaluator::Scoring;
 use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
 use crate::inference::synthetic::{MoveValuer, answer, mix};
 use crate::mav::buckets::{Buckets, win_prob_from_cp};
@@ -76,7 +78,8 @@ mod tests {
         let Ok(r) = &r[0] else { panic!("material evaluator failed") };
         assert_eq!(r.moves.len(), 20);
         for mv in &r.moves {
-            assert!((mv.dist.mean_value() - 0.5).abs() < 0.03, "{}: {}", mv.text, mv.dist.mean_value());
+            let mean = mv.value(Scoring::Mean).expect("valued");
+            assert!((mean - 0.5).abs() < 0.03, "{}: {mean}", mv.text);
         }
     }
 }

@@ -76,7 +76,7 @@ impl Evaluator<ConnectFourState> for CentreEvaluator {
                     let col: u32 = text.parse().unwrap_or(1);
                     let dist = ValueDistribution::one_hot(Buckets::mav(), 60 - 6 * col.abs_diff(4))
                         .map_err(|e| EvalError::Backend(e.to_string()))?;
-                    moves.push(MoveValue { action: a, text, dist });
+                    moves.push(MoveValue::valued(a, text, dist));
                 }
                 Ok(EvalResult::values(moves, r.state.outcome()))
             })

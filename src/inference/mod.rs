@@ -7,6 +7,7 @@
 
 pub mod action_value;
 pub mod backend;
+pub mod behavioral_cloning;
 pub mod cache;
 pub mod complete;
 pub mod completer;
@@ -22,6 +23,7 @@ pub mod mock;
 pub use load::{LoadError, LoadedModel, load_evaluator, load_evaluator_for};
 pub mod onnx;
 pub mod ort_lib;
+pub mod policy_value;
 pub mod remote;
 pub mod remote_error;
 pub mod screen;

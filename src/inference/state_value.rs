@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use ndarray::Array2;
 
 use super::backend::TensorBackend;
-use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, Scoring, TopK};
+use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
 use super::screen::{Screened, screen_one_pass};
@@ -217,12 +217,12 @@ impl<S: GameState> Evaluator<S> for StateValueEvaluator {
                         }
                     }
                 };
-                mv.push(MoveValue { action: a, text: req.state.action_to_text(a), dist });
+                mv.push(MoveValue::valued(a, req.state.action_to_text(a), dist));
             }
             if out[i].is_some() {
                 continue;
             }
-            mv.sort_by(|x, y| Scoring::Mean.value(&y.dist).total_cmp(&Scoring::Mean.value(&x.dist)));
+            mv.sort_by(MoveValue::by_mean_value);
             if let TopK::Count(k) = req.top_k {
                 mv.truncate(k as usize);
             }

@@ -79,7 +79,7 @@ pub(crate) fn answer<S: GameState, V: MoveValuer<S>>(
         let p = valuer.value(&r.state, a);
         let skew = mix(seed ^ r.state.hash64() ^ hash_of(&a)) & 1 == 1;
         let dist = peaked_distribution(buckets, p, skew)?;
-        moves.push((p, MoveValue { action: a, text: r.state.action_to_text(a), dist }));
+        moves.push((p, MoveValue::valued(a, r.state.action_to_text(a), dist)));
     }
     if let TopK::Count(k) = r.top_k {
         moves.sort_by(|x, y| y.0.total_cmp(&x.0));

@@ -15,7 +15,8 @@ use crate::search::mcts::{Mcts, MctsParams, RunLimits, VirtualCounts};
 pub type SharedEvaluator<G = ChessState> = Rc<RefCell<Box<dyn Evaluator<G>>>>;
 
 /// One model call per move: the move whose value distribution scores best under `scoring` (ties: its
-/// tie-breaking rule, then the model's order).
+/// tie-breaking rule, then the model's order); from a model without values (behavioural cloning), the
+/// policy's most likely move.
 pub struct MavAgent<G: GameState = ChessState> {
     label: String,
     scoring: Scoring,
@@ -54,10 +55,18 @@ impl<G: GameState> Agent<G> for MavAgent<G> {
                 why: format!("the model failed: {e}"),
             })?;
         let other = self.scoring.tie_breaker();
+        if !result.has_values() {
+            // A policy without values (behavioural cloning) plays its most likely move.
+            let (action, p) = result.best_by(self.scoring).ok_or_else(|| LeagueError::Agent {
+                agent: self.label.clone(),
+                why: format!("the policy gave no legal move a probability in {}", game.state.to_text()),
+            })?;
+            return Ok(Choice { action, note: Some(format!("policy {:.1}%", 100.0 * p)) });
+        }
         let best = result
             .moves
             .iter()
-            .map(|m| (m, self.scoring.value(&m.dist), other.value(&m.dist)))
+            .filter_map(|m| Some((m, m.value(self.scoring)?, m.value(other)?)))
             .reduce(|a, b| if (b.1, b.2) > (a.1, a.2) { b } else { a })
             .ok_or_else(|| LeagueError::Agent {
                 agent: self.label.clone(),
@@ -199,6 +208,48 @@ mod tests {
             let note = c.note.expect("note");
             assert!(note.starts_with(&format!("{scoring} ")) && note.contains("mean"), "{note}");
         }
+    }
+
+    /// The material evaluator's answers with the values taken away and a policy put in their place that
+    /// likes the material evaluator's worst move best.
+    struct Contrary(MaterialEvaluator);
+
+    impl Evaluator<ChessState> for Contrary {
+        fn evaluate(
+            &mut self,
+            requests: &[EvalRequest<ChessState>],
+        ) -> Vec<
+            Result<
+                crate::inference::evaluator::EvalResult<ChessState>,
+                crate::inference::evaluator::EvalError,
+            >,
+        > {
+            let mut out = self.0.evaluate(requests);
+            for r in out.iter_mut().flatten() {
+                let w: Vec<f64> =
+                    r.moves.iter().map(|m| 1.0 - m.value(Scoring::Mean).unwrap_or(0.5)).collect();
+                let sum: f64 = w.iter().sum();
+                r.best_action = Some(w.iter().map(|x| x / sum).collect());
+                r.moves.iter_mut().for_each(|m| m.dist = None);
+            }
+            out
+        }
+    }
+
+    #[test]
+    fn a_policy_without_values_plays_its_most_likely_move() {
+        let state = ChessState::from_fen("4k3/3q4/8/8/8/8/8/3QK3 w - - 0 1").expect("fen");
+        let view = GameView { start: &state, moves: &[], state: &state, ply: 0 };
+        let model: SharedEvaluator = Rc::new(RefCell::new(Box::new(Contrary(MaterialEvaluator::new(1)))));
+        let want = {
+            let r = model.borrow_mut().evaluate(&[EvalRequest::values(state.clone())]).remove(0).expect("ok");
+            r.best_by(Scoring::Mean).expect("a move").0
+        };
+        let mut agent = MavAgent::new("bc".into(), Scoring::Max, model);
+        let c = agent.choose(&view).expect("moves");
+        assert_eq!(c.action, want);
+        assert_ne!(state.action_to_text(c.action), "d1d7", "not the value model's choice");
+        assert!(c.note.expect("note").starts_with("policy "));
     }
 
     #[test]

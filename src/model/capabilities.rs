@@ -16,13 +16,19 @@ pub enum BatchShape {
     MovePerRow,
     /// One row per legal move: the state after it, valued for the player to move there.
     SuccessorPerRow,
+    /// One row per position: the state alone, a probability for every action.
+    StatePerRow,
 }
 
 /// What a model format can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
-    /// Every legal move of a position valued in one model call (no token-by-token generation).
+    /// Every legal move of a position valued (a policy: scored) in one model call (no token-by-token
+    /// generation).
     pub one_pass_values: bool,
+    /// Gives each move a value distribution (win probabilities); `false` for a policy alone (behavioural
+    /// cloning), whose moves come with probabilities and which neither search backs up nor review reads.
+    pub values: bool,
     /// Writes text token by token: needs an end-of-sequence id and a tokenizer whose vocabulary is the
     /// graph's.
     pub generates_text: bool,
@@ -42,14 +48,20 @@ pub struct Capabilities {
 
 impl ModelFormat {
     /// Every format, in the order the docs list them.
-    pub const ALL: [ModelFormat; 4] =
-        [ModelFormat::MavLm, ModelFormat::MavEncoder, ModelFormat::ActionValue, ModelFormat::StateValue];
+    pub const ALL: [ModelFormat; 5] = [
+        ModelFormat::MavLm,
+        ModelFormat::MavEncoder,
+        ModelFormat::ActionValue,
+        ModelFormat::StateValue,
+        ModelFormat::BehavioralCloning,
+    ];
 
     /// The format's capabilities: the one table.
     pub const fn capabilities(self) -> Capabilities {
         match self {
             ModelFormat::MavLm => Capabilities {
                 one_pass_values: false,
+                values: true,
                 generates_text: true,
                 world_model: true,
                 writes_traces: true,
@@ -60,6 +72,7 @@ impl ModelFormat {
             },
             ModelFormat::MavEncoder => Capabilities {
                 one_pass_values: true,
+                values: true,
                 generates_text: false,
                 world_model: false,
                 writes_traces: false,
@@ -70,6 +83,7 @@ impl ModelFormat {
             },
             ModelFormat::ActionValue => Capabilities {
                 one_pass_values: true,
+                values: true,
                 generates_text: false,
                 world_model: false,
                 writes_traces: false,
@@ -80,6 +94,7 @@ impl ModelFormat {
             },
             ModelFormat::StateValue => Capabilities {
                 one_pass_values: true,
+                values: true,
                 generates_text: false,
                 world_model: false,
                 writes_traces: false,
@@ -87,6 +102,17 @@ impl ModelFormat {
                 inspection: false,
                 remote: false,
                 batch: BatchShape::SuccessorPerRow,
+            },
+            ModelFormat::BehavioralCloning => Capabilities {
+                one_pass_values: true,
+                values: false,
+                generates_text: false,
+                world_model: false,
+                writes_traces: false,
+                needs_tokenizer: false,
+                inspection: false,
+                remote: false,
+                batch: BatchShape::StatePerRow,
             },
         }
     }
@@ -123,8 +149,9 @@ mod tests {
         assert_eq!(ModelFormat::names_with(|c| c.inspection), "mav-encoder or action-value");
         assert_eq!(
             ModelFormat::names_with(|c| c.one_pass_values),
-            "mav-encoder, action-value or state-value"
+            "mav-encoder, action-value, state-value or behavioral-cloning"
         );
+        assert_eq!(ModelFormat::names_with(|c| !c.values), "behavioral-cloning");
         assert_eq!(ModelFormat::names_with(|c| c.needs_tokenizer), "mav-lm or mav-encoder");
     }
 }

@@ -1,4 +1,5 @@
-//! Importing the published searchless-chess checkpoints (Ruoss et al. 2024) as `action-value` and `state-value` packages.
+//! Importing the published searchless-chess checkpoints (Ruoss et al. 2024) as `action-value`, `state-value`
+//! and `behavioral-cloning` packages.
 //!
 //! The checkpoints are orbax folders, which only orbax reads reliably, so the conversion to ONNX is a
 //! Python step (`training/searchless/import_searchless.py`, built into this binary and run with the
@@ -82,6 +83,11 @@ pub enum SearchlessKind {
     #[serde(rename = "sv")]
     #[value(name = "sv")]
     StateValue,
+    /// Behavioural cloning, P(action | state): the 9M_behavioral_cloning checkpoint (a head of 1968
+    /// actions, which the importer recognises by itself).
+    #[serde(rename = "bc")]
+    #[value(name = "bc")]
+    BehavioralCloning,
 }
 
 impl SearchlessKind {
@@ -90,6 +96,7 @@ impl SearchlessKind {
         match self {
             SearchlessKind::ActionValue => "av",
             SearchlessKind::StateValue => "sv",
+            SearchlessKind::BehavioralCloning => "bc",
         }
     }
 
@@ -98,6 +105,7 @@ impl SearchlessKind {
         match self {
             SearchlessKind::ActionValue => ModelFormat::ActionValue,
             SearchlessKind::StateValue => ModelFormat::StateValue,
+            SearchlessKind::BehavioralCloning => ModelFormat::BehavioralCloning,
         }
     }
 }
@@ -135,12 +143,12 @@ pub struct CheckpointConfig {
     pub width: usize,
     /// Attention heads.
     pub heads: usize,
-    /// Return buckets.
+    /// The head's outputs: return buckets (128), or for behavioural cloning the 1968 actions.
     pub buckets: usize,
     /// Token vocabulary (the 1968 actions).
     pub vocab: usize,
     /// Positions the graph reads: the zero start token and the inputs (79 for action-value, 78 for
-    /// state-value).
+    /// state-value and behavioural cloning).
     pub positions: usize,
     /// The published model this shape is (`9M`, `136M`, `270M`), if any.
     pub published: Option<String>,
@@ -171,7 +179,7 @@ impl CheckpointConfig {
     pub fn inputs(&self) -> usize {
         match self.kind {
             SearchlessKind::ActionValue => STATE_LEN + 1,
-            SearchlessKind::StateValue => STATE_LEN,
+            SearchlessKind::StateValue | SearchlessKind::BehavioralCloning => STATE_LEN,
         }
     }
 }
@@ -273,7 +281,8 @@ pub fn manifest_for(cfg: &CheckpointConfig, options: &ImportOptions) -> Manifest
         format_version: FORMAT_VERSION,
         name,
         games: vec![GameKind::Chess],
-        num_buckets: cfg.buckets,
+        // A policy has no value buckets: its head's outputs are the actions.
+        num_buckets: if format.capabilities().values { cfg.buckets } else { 0 },
         value_token_ids: Vec::new(),
         pad_token_id: None,
         eos_token_id: None,
@@ -285,8 +294,9 @@ pub fn manifest_for(cfg: &CheckpointConfig, options: &ImportOptions) -> Manifest
         d_model: cfg.width,
         internal_search: false,
         av_state_length: Some(STATE_LEN),
-        // The action vocabulary is the action-value input's; a state-value model reads no action.
-        av_action_vocab_size: (format == ModelFormat::ActionValue).then_some(cfg.vocab),
+        // The action vocabulary is the action-value input's and the behavioural-cloning output's; a
+        // state-value model has no action.
+        av_action_vocab_size: (format != ModelFormat::StateValue).then_some(cfg.vocab),
         av_action_order: ActionOrder::Searchless,
         remote: None,
         source: Some(ModelSource {
@@ -318,6 +328,17 @@ fn model_card(m: &Manifest, cfg: &CheckpointConfig) -> String {
             "The published models solve 85.5 % (9M), 92.1 % (136M) and 93.5 % (270M) of the authors' puzzle \
              set (their Table 1).",
         ),
+        SearchlessKind::BehavioralCloning => (
+            "a behavioural-cloning model, P(action | state): a policy without values — the \
+             `behavioral-cloning` format gives each legal move its probability (the log-probabilities of \
+             the legal actions renormalised, as the authors' BCEngine does), and no win probability, so \
+             max and mean scoring, search values and review do not apply to it",
+            "a zero start token, the 77 FEN tokens",
+            "the authors' tokenization (77 characters per FEN, their alphabet)",
+            "",
+            "In the authors' ablation at 9M (their Table 2) the behavioural-cloning policy solves 65.7 % of \
+             the puzzles, against 83.3 % for action-value and 77.5 % for state-value.",
+        ),
         SearchlessKind::StateValue => (
             "a state-value model, P(return bucket | state): the `state-value` format values each legal move \
              by the position after it (one model call for all of them, the distribution flipped to the \
@@ -340,8 +361,7 @@ fn model_card(m: &Manifest, cfg: &CheckpointConfig) -> String {
          pre-LayerNorm with a final LayerNorm, bidirectional attention over {positions} tokens ({tokens}), \
          learned positions; {params_n} parameters.\n\
          - Input: {input}.\n\
-         - Output: log-probabilities over {k} uniform win-probability buckets (centres (i + 0.5)/{k}) \
-         {output}.\n\
+         - Output: {output}.\n\
          - Chess only (no Chess960: the authors' tokenizer has no Shredder castling letters).\n\n\
          {figures} Check this package on their `puzzles.csv` (their `data/download.sh`): \
          `mavboard eval --puzzles puzzles.csv --limit 10000 --model DIR`.\n",
@@ -358,7 +378,14 @@ fn model_card(m: &Manifest, cfg: &CheckpointConfig) -> String {
         ffn = 4 * cfg.width,
         positions = cfg.inputs() + 1,
         params_n = cfg.parameters,
-        k = cfg.buckets,
+        output = if output.is_empty() {
+            format!("log-probabilities over the {} actions (their action ids)", cfg.buckets)
+        } else {
+            format!(
+                "log-probabilities over {k} uniform win-probability buckets (centres (i + 0.5)/{k}) {output}",
+                k = cfg.buckets
+            )
+        },
     )
 }
 
@@ -421,6 +448,22 @@ mod tests {
         let card = model_card(&m, &sv);
         assert!(card.contains("state-value") && card.contains("over 78 tokens"), "{card}");
         assert!(!card.contains("the action"), "{card}");
+    }
+
+    #[test]
+    fn a_behavioural_cloning_checkpoint_becomes_a_policy_package() {
+        let bc = CheckpointConfig {
+            kind: SearchlessKind::BehavioralCloning,
+            positions: 78,
+            buckets: 1968,
+            ..cfg()
+        };
+        let m = manifest_for(&bc, &options());
+        assert_eq!(m.format, ModelFormat::BehavioralCloning);
+        assert_eq!((m.num_buckets, m.av_state_length, m.av_action_vocab_size), (0, Some(77), Some(1968)));
+        let card = model_card(&m, &bc);
+        assert!(card.contains("no win probability") && card.contains("over the 1968 actions"), "{card}");
+        assert!(!card.contains("buckets"), "{card}");
     }
 
     #[test]

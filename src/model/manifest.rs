@@ -21,6 +21,11 @@ pub enum ModelFormat {
     /// move is valued by its successor.
     #[serde(rename = "state-value")]
     StateValue,
+    /// The behavioural-cloning model of Ruoss et al.: 77 FEN tokens → log-probabilities over the 1968
+    /// actions (mav.json `av_action_vocab_size`), renormalised over the legal moves; a policy, no values
+    /// (`num_buckets` 0).
+    #[serde(rename = "behavioral-cloning")]
+    BehavioralCloning,
 }
 
 impl ModelFormat {
@@ -31,6 +36,7 @@ impl ModelFormat {
             ModelFormat::MavEncoder => "mav-encoder",
             ModelFormat::ActionValue => "action-value",
             ModelFormat::StateValue => "state-value",
+            ModelFormat::BehavioralCloning => "behavioral-cloning",
         }
     }
 }

@@ -88,7 +88,7 @@ pub fn check_manifest(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
             m.format_version.to_string(),
         ));
     }
-    if m.num_buckets < 2 {
+    if m.format.capabilities().values && m.num_buckets < 2 {
         return Err(mismatch(
             dir,
             "mav.json num_buckets".into(),
@@ -141,6 +141,17 @@ pub fn check_manifest(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
                     dir,
                     "mav.json av_state_length".into(),
                     "set for the state-value format".into(),
+                    "missing".into(),
+                ));
+            }
+        }
+        ModelFormat::BehavioralCloning => {
+            if m.av_state_length.is_none() || m.av_action_vocab_size.is_none() {
+                return Err(mismatch(
+                    dir,
+                    "mav.json av_state_length / av_action_vocab_size".into(),
+                    "both set for the behavioral-cloning format (the state tokens, the actions it scores)"
+                        .into(),
                     "missing".into(),
                 ));
             }
@@ -217,6 +228,17 @@ pub fn check_graph(dir: &Path, m: &Manifest, g: &GraphSignature) -> Result<(), M
             }
             let mut logits = want("logits", F32, 2);
             logits.fixed.push((1, m.num_buckets, "buckets"));
+            (vec![ids], vec![logits])
+        }
+        ModelFormat::BehavioralCloning => {
+            let mut ids = want("input_ids", I64, 2);
+            if let Some(n) = m.av_state_length {
+                ids.fixed.push((1, n, "state tokens"));
+            }
+            let mut logits = want("logits", F32, 2);
+            if let Some(n) = m.av_action_vocab_size {
+                logits.fixed.push((1, n, "actions"));
+            }
             (vec![ids], vec![logits])
         }
     };

@@ -33,6 +33,13 @@ pub enum ReviewError {
         /// The move played.
         san: String,
     },
+    /// The model gives a policy and no values (behavioural cloning): a review measures what each move
+    /// loses, which needs values.
+    #[error(
+        "the model gives move probabilities and no values (a behavioural-cloning policy): a review needs a \
+         value model (mav-encoder, mav-lm, action-value or state-value)"
+    )]
+    NoValues,
     /// The game tree could not be walked or annotated.
     #[error(transparent)]
     Tree(#[from] TreeError),

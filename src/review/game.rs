@@ -65,10 +65,13 @@ fn san(state: &ChessState, mv: Move) -> String {
 /// The played and best move's values from one model answer.
 fn from_model(p: &Pending, result: &EvalResult<ChessState>, scoring: Scoring) -> Result<Valued, ReviewError> {
     let not_valued = || ReviewError::MoveNotValued { ply: p.ply, san: san(&p.state, p.mv) };
+    if !result.has_values() && !result.moves.is_empty() {
+        return Err(ReviewError::NoValues);
+    }
     let valued: Vec<(Move, Values)> = result
         .moves
         .iter()
-        .map(|m| (m.action, move_values(&p.state, m.action, values(&m.dist, scoring))))
+        .filter_map(|m| Some((m.action, move_values(&p.state, m.action, values(m.dist.as_ref()?, scoring)))))
         .collect();
     let played_v = valued.iter().find(|(mv, _)| *mv == p.mv).map(|&(_, v)| v).ok_or_else(not_valued)?;
     let (best_move, best_v) = valued
@@ -221,10 +224,15 @@ fn model_view(
     options: &ReviewOptions,
 ) -> Result<ModelView, ReviewError> {
     let not_valued = || ReviewError::MoveNotValued { ply: p.ply, san: san(&p.state, p.mv) };
+    if !result.has_values() && !result.moves.is_empty() {
+        return Err(ReviewError::NoValues);
+    }
     let valued: Vec<(Move, Values)> = result
         .moves
         .iter()
-        .map(|m| (m.action, move_values(&p.state, m.action, values(&m.dist, options.scoring))))
+        .filter_map(|m| {
+            Some((m.action, move_values(&p.state, m.action, values(m.dist.as_ref()?, options.scoring))))
+        })
         .collect();
     let find = |mv: Move| valued.iter().find(|(m, _)| *m == mv).map(|&(_, v)| v).ok_or_else(not_valued);
     let rank = |v: Values| 1 + valued.iter().filter(|(_, o)| o.value > v.value).count();

@@ -59,7 +59,7 @@ impl EngineJudge {
                 .map_err(|e| EvalError::Backend(e.to_string()))?;
             let dist =
                 ValueDistribution::one_hot(buckets, index).map_err(|e| EvalError::Backend(e.to_string()))?;
-            moves.push(MoveValue { action, text: m.uci.clone(), dist });
+            moves.push(MoveValue::valued(action, m.uci.clone(), dist));
         }
         Ok(EvalResult::values(moves, state.outcome()))
     }

@@ -133,7 +133,7 @@ pub fn trace_tree<S: MavState>(
     let eval = match &node.evaluation {
         NodeEvaluation::Model(r) => {
             let mut scored: Vec<(f64, S::Action)> =
-                r.moves.iter().map(|m| (scoring.value(&m.dist), m.action)).collect();
+                r.moves.iter().filter_map(|m| Some((m.value(scoring)?, m.action))).collect();
             // Stable: equal values keep the model's order, as the search's expansion does.
             scored.sort_by(|a, b| b.0.total_cmp(&a.0));
             let values = scored
@@ -165,8 +165,8 @@ fn minimax_tree<S: MavState>(node: &MinimaxNode<S>, parent: Option<&MinimaxNode<
         && let NodeEvaluation::Model(r) = &p.evaluation
         && let Some(m) = r.moves.iter().find(|m| m.action == a)
     {
-        move_max = Some(m.dist.max_value());
-        move_mean = Some(m.dist.mean_value());
+        move_max = m.dist.as_ref().map(|d| d.max_value());
+        move_mean = m.dist.as_ref().map(|d| d.mean_value());
     }
     let note = match &node.evaluation {
         NodeEvaluation::Terminal(o) => Some(format!("game over: {}", o.result_str())),

@@ -223,7 +223,7 @@ pub fn minimax<S: GameState, E: Evaluator<S> + ?Sized>(
         for &i in &level {
             let Some(NodeEvaluation::Model(r)) = &slots[i].evaluation else { continue };
             let mut ranked: Vec<(f64, usize)> =
-                r.moves.iter().enumerate().map(|(k, m)| (params.scoring.value(&m.dist), k)).collect();
+                r.moves.iter().enumerate().filter_map(|(k, m)| Some((m.value(params.scoring)?, k))).collect();
             ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             let chosen: Vec<S::Action> =
                 ranked.iter().take(params.breadth).map(|&(_, k)| r.moves[k].action).collect();
@@ -318,13 +318,14 @@ fn build<S: GameState>(slots: &mut [Slot<S>], i: usize, scoring: Scoring) -> Min
                     }),
                 ),
                 None => {
-                    let best = r.moves.iter().enumerate().map(|(k, m)| (scoring.value(&m.dist), k)).fold(
-                        None,
-                        |best: Option<(f64, usize)>, x| match best {
-                            Some(b) if b.0 >= x.0 => Some(b),
-                            _ => Some(x),
-                        },
-                    );
+                    let best =
+                        r.moves.iter().enumerate().filter_map(|(k, m)| Some((m.value(scoring)?, k))).fold(
+                            None,
+                            |best: Option<(f64, usize)>, x| match best {
+                                Some(b) if b.0 >= x.0 => Some(b),
+                                _ => Some(x),
+                            },
+                        );
                     match best {
                         Some((v, k)) => (
                             Some(v),

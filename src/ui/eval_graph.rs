@@ -119,8 +119,18 @@ fn reviewer_ui(ui: &mut egui::Ui, settings: ReviewSettings) -> Option<Command> {
     (s != settings).then_some(Command::Analysis(AnalysisCommand::SetReviewSettings(s)))
 }
 
-/// The moves a UCI-judged review says the model would have judged differently, with the two classes.
+/// Who judged a review and whose view is beside it, in words: (the judge, the view beside).
+fn judge_and_beside(reviewed: &ReviewedGame) -> (&'static str, String) {
+    match &reviewed.beside {
+        Some(name) => ("the model", format!("model B ({name})")),
+        None => ("the judge", "the model".to_owned()),
+    }
+}
+
+/// The moves a UCI-judged review says the model would have judged differently (or, beside the model's
+/// judgement, model B), with the two classes.
 pub fn disagreements(reviewed: &ReviewedGame) -> Vec<(crate::pgn::NodeId, String, String)> {
+    let (judge, beside) = judge_and_beside(reviewed);
     reviewed
         .review
         .moves
@@ -129,7 +139,8 @@ pub fn disagreements(reviewed: &ReviewedGame) -> Vec<(crate::pgn::NodeId, String
             let view = m.model.as_ref().filter(|v| v.disagrees)?;
             let label = format!("{}{}{}", m.move_number, if m.white { ". " } else { "... " }, m.san);
             let why = format!(
-                "The judge: {}; the model: {} (it ranks the played move {} of {}, its favourite {})",
+                "{}: {}; {beside}: {} (it ranks the played move {} of {}, its favourite {})",
+                capitalised(judge),
                 m.classification.word().unwrap_or("good"),
                 view.classification.word().unwrap_or("good"),
                 view.played_rank,
@@ -139,6 +150,12 @@ pub fn disagreements(reviewed: &ReviewedGame) -> Vec<(crate::pgn::NodeId, String
             Some((m.node, label, why))
         })
         .collect()
+}
+
+/// `text` with its first letter in capitals.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
 /// The colour of a review class (Lichess's: yellow, orange, red).
@@ -182,6 +199,8 @@ fn review_bar_ui(ui: &mut egui::Ui, state: &AppState, points: &[GraphPoint]) -> 
                 let by_uci = state.settings.review.reviewer == Reviewer::Uci;
                 let hover = if by_uci {
                     "Judge every move with the UCI engine (the engine panel's), the model's view beside it"
+                } else if state.compare.is_open() {
+                    "Evaluate every position of this line with the model, model B's view beside it"
                 } else {
                     "Evaluate every position of this line with the model"
                 };
@@ -216,9 +235,12 @@ fn review_summary_ui(ui: &mut egui::Ui, r: &ReviewedGame) -> Vec<Command> {
     });
     if r.review.moves.iter().any(|m| m.model.is_some()) {
         let differ = disagreements(r);
+        let (judge, beside) = judge_and_beside(r);
         ui.horizontal_wrapped(|ui| {
-            ui.strong(format!("Model disagrees ({} of {}):", differ.len(), r.review.moves.len()))
-                .on_hover_text("Moves the model would have classed differently from the engine");
+            let who =
+                r.beside.as_ref().map_or_else(|| "Model".to_owned(), |name| format!("Model B ({name})"));
+            ui.strong(format!("{who} disagrees ({} of {}):", differ.len(), r.review.moves.len()))
+                .on_hover_text(format!("Moves {beside} would have classed differently from {judge}"));
             for (node, label, why) in differ {
                 if ui.link(label).on_hover_text(why).clicked() {
                     out.push(Command::Doc(DocCommand::SelectNode(node)));

@@ -66,6 +66,10 @@ pub fn scoring_switch_ui(
     });
 }
 
+/// What the panels say of a model that gives a policy and no values.
+pub const POLICY_NOTE: &str =
+    "a policy (behavioural cloning): move probabilities, no values — max and mean scoring do not apply";
+
 /// What to say when there are no values to show.
 fn empty_text(state: &AppState) -> Option<String> {
     if state.current().outcome().is_some() {
@@ -110,14 +114,22 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
     let mut columns: Vec<usize> = (0..rules.len()).collect();
     columns.sort_by_key(|&i| rules[i].catalogue_place());
     let searched = state.analysis.report.as_ref().is_some_and(|r| r.snapshot.totals.root_visits > 1);
-    let disagreements = rows.iter().filter(|r| r.disagrees()).count();
-    ui.label(format!(
-        "{} moves · {} and {} rank {} of them differently",
-        rows.len(),
-        rules[columns[0]],
-        rules[columns[1]],
-        if disagreements == 0 { "none".to_owned() } else { disagreements.to_string() }
-    ));
+    // A model without values (behavioural cloning): one column, the policy's probability of each move.
+    let policy = rows.iter().all(|r| r.probability.is_some());
+    if policy {
+        ui.label(format!("{} moves · ", rows.len()) + POLICY_NOTE).on_hover_text(
+            "A behavioural-cloning model predicts the move to play, not how good each move is",
+        );
+    } else {
+        let disagreements = rows.iter().filter(|r| r.disagrees()).count();
+        ui.label(format!(
+            "{} moves · {} and {} rank {} of them differently",
+            rows.len(),
+            rules[columns[0]],
+            rules[columns[1]],
+            if disagreements == 0 { "none".to_owned() } else { disagreements.to_string() }
+        ));
+    }
     let answer = model_b_ui(ui, state, &mut out);
     let comparison = answer.map(|a| (a, a.compare(&rows, rules[0], state.compare.margin)));
     if let Some((_, c)) = &comparison {
@@ -127,7 +139,7 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
     // the gap, the models' mark) and leaves out the second rule's column and mark, which the line above
     // still counts; otherwise both rules side by side.
     let compared = comparison.as_ref().map(|(_, c)| c);
-    let shown: Vec<usize> = if compared.is_some() { vec![0] } else { columns.clone() };
+    let shown: Vec<usize> = if compared.is_some() || policy { vec![0] } else { columns.clone() };
     // Both ways: a table wider than the panel scrolls instead of widening the panel (and moving the board).
     egui::ScrollArea::both().id_salt("values_table").max_height(240.0).auto_shrink([false, true]).show(
         ui,
@@ -137,13 +149,22 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                 ui.strong("Move");
                 for &i in &shown {
                     let who = if compared.is_some() { "A " } else { "" };
-                    ui.strong(format!("{who}{} %", rules[i].title()))
-                        .on_hover_text(format!("Win % by {} scoring (rank)", rules[i]));
+                    if policy {
+                        ui.strong(format!("{who}Prob %"))
+                            .on_hover_text("The policy's probability of the move (rank)");
+                    } else {
+                        ui.strong(format!("{who}{} %", rules[i].title()))
+                            .on_hover_text(format!("Win % by {} scoring (rank)", rules[i]));
+                    }
                 }
-                if compared.is_some() {
+                if let Some(c) = compared {
                     let b = overlay_color(ui.visuals());
-                    ui.label(RichText::new("B %").strong().color(b))
-                        .on_hover_text(format!("Model B's win % by {} scoring (its rank)", rules[0]));
+                    let (head, hint) = if c.b_values {
+                        ("B %", format!("Model B's win % by {} scoring (its rank)", rules[0]))
+                    } else {
+                        ("B prob %", "Model B's policy probability of the move (its rank)".to_owned())
+                    };
+                    ui.label(RichText::new(head).strong().color(b)).on_hover_text(hint);
                     ui.label(RichText::new("B−A").strong().color(b))
                         .on_hover_text("Model B's value less model A's, in points of win probability");
                     ui.label(RichText::new("A≠B").strong().color(b)).on_hover_text(
@@ -205,6 +226,17 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
         ui.separator();
         let other = comparison.as_ref().and_then(|(a, _)| a.distribution(&focus.uci));
         match other {
+            _ if focus.distribution.is_empty() => {
+                ui.label(format!(
+                    "{}: probability {:.1}% — this model gives no value distribution",
+                    focus.san,
+                    100.0 * focus.probability.unwrap_or_default()
+                ));
+                if let Some(b) = other {
+                    ui.label(format!("Model B over {} buckets (solid: mode, dashed: mean)", b.len()));
+                    distribution_chart_ui(ui, b, 110.0);
+                }
+            }
             Some(b) => {
                 ui.label(format!(
                     "{}: model A over {} buckets (bars), model B over {} (outline); solid: mode = max scoring, \
@@ -329,6 +361,10 @@ pub fn buckets_heatmap_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Opt
     if rows.is_empty() {
         let why = state.analysis.server.is_unreachable().then(|| empty_text(state)).flatten();
         ui.weak(why.unwrap_or_else(|| "No values yet.".into()));
+        return;
+    }
+    if rows.iter().all(|r| r.distribution.is_empty()) {
+        ui.weak(POLICY_NOTE);
         return;
     }
     let labels: Vec<String> = rows.iter().map(|r| r.san.clone()).collect();

@@ -1,10 +1,10 @@
-"""Converts a searchless-chess action-value or state-value checkpoint (Ruoss et al. 2024) into mavboard's
-ONNX graph.
+"""Converts a searchless-chess action-value, state-value or behavioural-cloning checkpoint (Ruoss et al. 2024)
+into mavboard's ONNX graph.
 
 Run by `mavboard import searchless` (which writes mav.json and the model card around the graph); usable
 alone:
 
-    python import_searchless.py CHECKPOINT_DIR OUT.onnx [--step N] [--ema] [--heads H] [--kind av|sv]
+    python import_searchless.py CHECKPOINT_DIR OUT.onnx [--step N] [--ema] [--heads H] [--kind av|sv|bc]
 
 CHECKPOINT_DIR is what the authors' `checkpoints/download.sh` unpacks (e.g. `checkpoints/9M`): an orbax
 CheckpointManager folder with one folder per step, each holding `params`, `params_ema` (and `opt_state`).
@@ -12,18 +12,22 @@ A step folder or its `params` folder is accepted too. The parameters are read wi
 authors' own loader uses; nothing else of theirs is needed.
 
 The kind of predictor is read from the head and the folder's name: a head of 1968 outputs is behavioural
-cloning (refused), a folder named like `9M_state_value` (their download.sh) holds a state-value model, any
-other 128-bucket head an action-value model; `--kind` decides where the name does not say.
+cloning (a policy over their 1968 actions), a folder named like `9M_state_value` (their download.sh) holds a
+state-value model, any other 128-bucket head an action-value model; `--kind` decides where the name does not
+say (the two value predictors have the same shapes).
 
 The graph reproduces their transformer (`transformer_decoder` with the configuration their engines use):
 input `input_ids` [N, 78] int64 for action-value (the 77 FEN tokens and the action id, both in their
-vocabulary) or [N, 77] for state-value (the FEN tokens alone, as their `StateValueEngine` feeds it), a zero
+vocabulary) or [N, 77] for state-value and behavioural cloning (the FEN tokens alone, as their
+`StateValueEngine` and `BCEngine` feed it), a zero
 (BOS) token put in front as their right shift does, token embeddings times sqrt(width) plus the first 79
 (78) of their learned positions, pre-LN blocks with bidirectional multi-head attention (no causal mask, no
 QK-norm) and a SwiGLU MLP, a final LayerNorm, and a linear head read at the last position; output
-`logits` [N, 128] holds the log-probabilities of the return buckets (log-softmax, as theirs).
+`logits` [N, 128] holds the log-probabilities of the return buckets (log-softmax, as theirs), or for
+behavioural cloning [N, 1968] the log-probabilities of the actions (their `BCEngine` renormalises the legal
+ones; so does mavboard).
 
-`--inspect INSPECT.onnx` also writes the inspection graph of an action-value model (a state-value model has
+`--inspect INSPECT.onnx` also writes the inspection graph of an action-value model (the other kinds have
 none; the option is then ignored) (the same weights; mavboard's
 `inference::inspect` reads such graphs): an extra input `head_scale` [layers, heads] (float) multiplies each
 head's output before the output projection (1 unchanged, 0 removed), and extra outputs `attention`
@@ -51,7 +55,7 @@ SEQ_LEN = 79  # BOS + 77 state tokens + the action
 RETURN_BUCKETS = 128
 # (layers, width) -> heads, for the published models (src/engines/constants.py of the authors' code).
 # The kinds of predictor: the input length (state tokens, plus the action for action-value).
-KINDS = {"av": 78, "sv": 77}
+KINDS = {"av": 78, "sv": 77, "bc": 77}
 PUBLISHED = {(8, 256): ("9M", 8), (8, 1024): ("136M", 8), (16, 1024): ("270M", 8), (4, 64): ("local", 4)}
 
 
@@ -129,14 +133,9 @@ def shape_of(p: dict, key: str, want: tuple, what: str) -> "np.ndarray":
 
 
 def read_config(p: dict, heads: int | None, source_name: str, kind: str | None = None) -> dict:
-    if "behavioral_cloning" in source_name or kind == "bc":
-        fail(f"'{source_name}' is a behavioural-cloning checkpoint (a policy over the 1968 actions, no "
-             "values); mavboard imports the action-value (9M, 136M, 270M) and state-value (9M_state_value) "
-             "checkpoints")
-    if kind is None:
-        kind = "sv" if "state_value" in source_name else "av"
-    if kind not in KINDS:
-        fail(f"--kind {kind} is not a kind this importer converts; use av (action-value) or sv (state-value)")
+    if kind is not None and kind not in KINDS:
+        fail(f"--kind {kind} is not a kind this importer converts; use av (action-value), sv (state-value) "
+             "or bc (behavioural cloning)")
     if "embed/embeddings" not in p:
         fail("the checkpoint has no 'embed/embeddings' (token embeddings); found "
              f"{', '.join(sorted(p)[:8]) or 'no arrays'}: this is not a searchless-chess transformer")
@@ -174,11 +173,15 @@ def read_config(p: dict, heads: int | None, source_name: str, kind: str | None =
     if f"{head}/w" not in p:
         fail(f"the checkpoint has no output head '{head}/w' after its {layers} layers")
     out = p[f"{head}/w"].shape[1]
-    if out == NUM_ACTIONS:
-        fail(f"the output head has {out} outputs (one per action): a behavioural-cloning checkpoint; "
-             f"expected {RETURN_BUCKETS} return buckets (an action-value or state-value checkpoint)")
-    if out != RETURN_BUCKETS:
-        fail(f"the output head has {out} outputs, expected {RETURN_BUCKETS} return buckets")
+    if out not in (RETURN_BUCKETS, NUM_ACTIONS):
+        fail(f"the output head has {out} outputs, expected {RETURN_BUCKETS} return buckets (action-value, "
+             f"state-value) or {NUM_ACTIONS} actions (behavioural cloning)")
+    if kind is None:
+        # The head decides behavioural cloning; the folder's name tells the two value predictors apart.
+        kind = "bc" if out == NUM_ACTIONS else "sv" if "state_value" in source_name else "av"
+    if (kind == "bc") != (out == NUM_ACTIONS):
+        fail(f"--kind {kind} does not fit the checkpoint: its output head has {out} outputs, and a "
+             f"behavioural-cloning head has {NUM_ACTIONS} (one per action), a value head {RETURN_BUCKETS}")
     shape_of(p, f"{head}/b", (out,), "output bias")
     used = {"embed/embeddings", "embed_1/embeddings", f"{final_ln}/scale", f"{final_ln}/offset",
             f"{head}/w", f"{head}/b"}
@@ -310,7 +313,8 @@ def build_onnx(p: dict, cfg: dict, path: str, inspect: bool = False) -> None:
     flat = node("Squeeze", [logits, const("squeeze_axis", np.array([1], dtype=np.int64))])
     nodes.append(helper.make_node("LogSoftmax", [flat], ["logits"], axis=-1))
     graph = helper.make_graph(
-        nodes, "searchless_state_value" if cfg["kind"] == "sv" else "searchless_action_value",
+        nodes, {"sv": "searchless_state_value", "bc": "searchless_behavioral_cloning"}.get(
+            cfg["kind"], "searchless_action_value"),
         [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", seq - 1])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", cfg["buckets"]])],
         inits)

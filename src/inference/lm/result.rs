@@ -81,11 +81,7 @@ pub fn constrained_result<S: MavState>(
         let a = *legal
             .get(i)
             .ok_or_else(|| EvalError::Backend(format!("decoding wrote candidate {i} of {}", legal.len())))?;
-        result.moves.push(MoveValue {
-            action: a,
-            text: req.state.action_to_text(a),
-            dist: dist(cx.buckets, probs)?,
-        });
+        result.moves.push(MoveValue::valued(a, req.state.action_to_text(a), dist(cx.buckets, probs)?));
     }
     let chosen = row.best.as_ref().and_then(|(_, j)| result.moves.get(*j)).cloned();
     result.best_action = row.best.map(|(p, _)| p);
@@ -132,7 +128,7 @@ pub fn free_result<S: MavState>(
             None => ValueDistribution::one_hot(cx.buckets, *bucket)
                 .map_err(|e| EvalError::Backend(e.to_string()))?,
         };
-        result.moves.push(MoveValue { action: *a, text: t, dist: d });
+        result.moves.push(MoveValue::valued(*a, t, d));
     }
     if (req.want_best_action || req.want_next_state) && !result.moves.is_empty() {
         let ids: Vec<u32> = result.moves.iter().filter_map(|m| cx.tokens.move_id(&m.text)).collect();
@@ -227,7 +223,7 @@ mod tests {
         assert_eq!(r.raw_text, text);
         assert_eq!(r.moves.len(), 1, "only e2e4 is legal, valued and listed once: {:?}", r.moves);
         assert_eq!(r.moves[0].text, "e2e4");
-        let sum: f64 = r.moves[0].dist.probs().iter().sum();
+        let sum: f64 = r.moves[0].dist.as_ref().expect("valued").probs().iter().sum();
         assert!((sum - 1.0).abs() < 1e-9);
         let kinds: Vec<&str> = r.hallucinations.iter().map(|h| h.kind.as_str()).collect();
         for k in
@@ -287,7 +283,7 @@ mod tests {
         assert_eq!(texts, ["c3", "a1"]);
         // The values come from the logits recorded at each value token (the scripted row puts most of the
         // mass on the written bucket), not from a one-hot fallback.
-        let p40 = r.moves[0].dist.probs()[40];
+        let p40 = r.moves[0].dist.as_ref().expect("valued").probs()[40];
         assert!(p40 > 0.2 && p40 < 1.0, "{p40}");
         assert_eq!(r.best_action, Some(vec![1.0, 0.0]), "the written best action");
     }

@@ -22,7 +22,7 @@ pub mod snapshot;
 pub mod tree;
 
 pub use driver::RunLimits;
-pub use params::{FirstPlayValue, MctsParams, Temperature, VirtualCounts, WorldModel};
+pub use params::{FirstPlayValue, MctsParams, PriorSource, Temperature, VirtualCounts, WorldModel};
 pub use search::{Batch, Completion, EvalTicket, Mcts, MctsStats, Ticket};
 pub use snapshot::{MctsSnapshot, MoveStats, Totals};
 pub use tree::{NodeStatus, TreeMemory};

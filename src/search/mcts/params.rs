@@ -36,6 +36,40 @@ pub enum FirstPlayValue {
     ModelValue,
 }
 
+/// Where a node's prior P(s, a) comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriorSource {
+    /// The moves' values, by the paper's Eq. 1 (a softmax over the k best, mixed with ε uniform).
+    #[default]
+    Values,
+    /// A policy: the model's best-action probabilities (a mav-encoder's or mav-lm's best-action head, or a
+    /// behavioural-cloning package paired with a value package, as AlphaZero splits policy and value),
+    /// mixed with ε uniform as Eq. 1 mixes. Where an answer has no policy the values give the prior.
+    Policy,
+}
+
+impl std::fmt::Display for PriorSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PriorSource::Values => "values",
+            PriorSource::Policy => "policy",
+        })
+    }
+}
+
+impl std::str::FromStr for PriorSource {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<PriorSource, String> {
+        match s {
+            "values" => Ok(PriorSource::Values),
+            "policy" => Ok(PriorSource::Policy),
+            other => Err(format!("'{other}' is not a prior source: values (Eq. 1) or policy")),
+        }
+    }
+}
+
 /// Temporary visit counts put on the edges of a simulation's path while its evaluation is out (§3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -159,6 +193,8 @@ pub struct MctsParams {
     pub scoring: Scoring,
     /// k: how many of the best-valued moves share the greedy part of the prior (Eq. 1).
     pub prior_top_k: usize,
+    /// Where the prior comes from: the values (Eq. 1) or a policy.
+    pub prior_source: PriorSource,
     /// ε: the weight of the uniform part of the prior (Eq. 1).
     pub epsilon: f64,
     /// τ: the softmax temperature of the greedy part, by ply.
@@ -190,6 +226,7 @@ impl Default for MctsParams {
             c_puct: 1.0,
             scoring: Scoring::Mean,
             prior_top_k: 5,
+            prior_source: PriorSource::Values,
             epsilon: 0.1,
             temperature: Temperature::default(),
             virtual_counts: VirtualCounts::default(),

@@ -32,9 +32,43 @@ pub fn prior(values: &[Option<f64>], k: usize, tau: f64, epsilon: f64) -> Vec<f6
     weights.iter().map(|w| (1.0 - epsilon) * w / sum + epsilon * uniform).collect()
 }
 
+/// The prior from a policy over the legal moves: `policy[i]` is move i's probability (`None`: the policy
+/// did not list it), renormalised over the listed moves and mixed with ε uniform as Eq. 1 mixes; uniform
+/// when no move is listed.
+pub fn policy_prior(policy: &[Option<f64>], epsilon: f64) -> Vec<f64> {
+    let n = policy.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let uniform = 1.0 / n as f64;
+    let sum: f64 = policy.iter().flatten().filter(|p| p.is_finite() && **p > 0.0).sum();
+    if sum <= 0.0 {
+        return vec![uniform; n];
+    }
+    policy
+        .iter()
+        .map(|p| {
+            let p = p.filter(|p| p.is_finite() && *p > 0.0).unwrap_or(0.0);
+            (1.0 - epsilon) * p / sum + epsilon * uniform
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_policy_prior_is_the_policy_with_the_uniform_share() {
+        let p = policy_prior(&[Some(0.6), Some(0.2), None, Some(0.2)], 0.2);
+        let want = [0.8 * 0.6 + 0.05, 0.8 * 0.2 + 0.05, 0.05, 0.8 * 0.2 + 0.05];
+        for (a, b) in p.iter().zip(want) {
+            assert!((a - b).abs() < 1e-12, "{p:?}");
+        }
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert_eq!(policy_prior(&[None, None], 0.1), vec![0.5, 0.5]);
+        assert!(policy_prior(&[], 0.1).is_empty());
+    }
 
     #[test]
     fn equation_one_by_hand() {

@@ -20,8 +20,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::backup::{add_virtual, backup, remove_virtual};
-use super::params::{MctsParams, WorldModel};
-use super::prior::prior;
+use super::params::{MctsParams, PriorSource, WorldModel};
+use super::prior::{policy_prior, prior};
 use super::puct::select_child;
 use super::tree::{NONE, NodeData, NodeStatus, ROOT, Tree};
 use crate::game::GameState;
@@ -134,6 +134,9 @@ pub struct Mcts<S: GameState> {
     pending_leaf: HashMap<u32, u64>,
     next_ticket: u64,
     pub(crate) stats: MctsStats,
+    /// The root was expanded from a policy without values (a behavioural-cloning model): its children's
+    /// priors are the policy, and there is nothing to back up, so the search ends there.
+    pub(crate) policy_only: bool,
 }
 
 impl<S: GameState> Mcts<S> {
@@ -157,6 +160,7 @@ impl<S: GameState> Mcts<S> {
             pending_leaf: HashMap::new(),
             next_ticket: 0,
             stats: MctsStats::default(),
+            policy_only: false,
         };
         mcts.restrict_root()?;
         Ok(mcts)
@@ -287,6 +291,9 @@ impl<S: GameState> Mcts<S> {
     /// is failed. Pending evaluations do not count (complete or abandon them first).
     pub fn is_stuck(&self) -> bool {
         let root = self.tree.node(ROOT);
+        if self.policy_only {
+            return true;
+        }
         match root.status {
             NodeStatus::Terminal | NodeStatus::Failed => true,
             NodeStatus::Unexpanded | NodeStatus::Pending => false,
@@ -322,6 +329,8 @@ impl<S: GameState> Mcts<S> {
         let mut path: Vec<u32> = Vec::new();
         loop {
             match self.tree.node(node).status {
+                // A policy's root has no value to back up below it.
+                NodeStatus::Expanded if self.policy_only => return Pass::Stuck,
                 NodeStatus::Expanded => {
                     let p = &self.params;
                     match select_child(&self.tree, node, p.c_puct, p.first_play, &mut self.rng) {
@@ -403,7 +412,7 @@ impl<S: GameState> Mcts<S> {
             previous,
             top_k: self.params.request_top_k,
             mode: if learned { DecodeMode::Free } else { self.params.decode },
-            want_best_action: false,
+            want_best_action: self.params.prior_source == PriorSource::Policy,
         };
         let counts = self.virtual_path(path);
         add_virtual(&mut self.tree, &counts);
@@ -499,7 +508,30 @@ impl<S: GameState> Mcts<S> {
         };
         let scoring = self.params.scoring;
         let values: Vec<Option<f64>> =
-            actions.iter().map(|a| by_action.get(a).map(|&i| scoring.value(&result.moves[i].dist))).collect();
+            actions.iter().map(|a| by_action.get(a).and_then(|&i| result.moves[i].value(scoring))).collect();
+        if !result.has_values()
+            && let Some(policy) = result.best_action.as_ref().filter(|p| p.len() == result.moves.len())
+        {
+            // A policy without values (behavioural cloning): the root's moves take its probabilities as their
+            // priors; below the root there is no value to back up.
+            if leaf != ROOT {
+                let why =
+                    "the model gives a policy and no values (behavioural cloning): a search deeper than \
+                           its root needs a value model"
+                        .to_owned();
+                return self.fail_eval(leaf, why);
+            }
+            let children: Vec<(S::Action, f32, f32)> = actions
+                .iter()
+                .map(|a| (*a, by_action.get(a).map_or(0.0, |&i| policy[i] as f32), f32::NAN))
+                .collect();
+            self.tree.add_children(leaf, children);
+            self.tree.set_data(leaf, NodeData { state, dists: None, hallucinations });
+            self.tree.node_mut(leaf).status = NodeStatus::Expanded;
+            self.policy_only = true;
+            let _ = self.restrict_root();
+            return Completion::Applied;
+        }
         let Some(q_star) = values.iter().flatten().copied().reduce(f64::max) else {
             let why = if actions.is_empty() {
                 "the model listed no moves and no result".to_owned()
@@ -510,12 +542,20 @@ impl<S: GameState> Mcts<S> {
         };
         let depth = self.tree.depth(leaf);
         let tau = self.params.temperature.at(self.root_ply + depth);
-        let priors = prior(&values, self.params.prior_top_k, tau, self.params.epsilon);
+        let policy = result.best_action.as_ref().filter(|p| p.len() == result.moves.len());
+        let priors = match policy {
+            Some(p) if self.params.prior_source == PriorSource::Policy => {
+                let listed: Vec<Option<f64>> =
+                    actions.iter().map(|a| by_action.get(a).map(|&i| p[i])).collect();
+                policy_prior(&listed, self.params.epsilon)
+            }
+            _ => prior(&values, self.params.prior_top_k, tau, self.params.epsilon),
+        };
         let keep = depth < self.params.keep_distributions_depth;
         let mut dists = keep.then(|| Vec::with_capacity(actions.len()));
         let mut children = Vec::with_capacity(actions.len());
         let mut move_dists: Vec<Option<ValueDistribution>> =
-            result.moves.into_iter().map(|m| Some(m.dist)).collect();
+            result.moves.into_iter().map(|m| m.dist).collect();
         for ((a, p), v) in actions.iter().zip(&priors).zip(&values) {
             let i = by_action.get(a).copied();
             let value = v.map_or(f32::NAN, |v| v as f32);
@@ -641,6 +681,8 @@ impl<S: GameState> Mcts<S> {
         }
         self.root_ply += 1;
         self.pending_leaf.clear();
+        // A policy's search never expanded below its root: the new root is evaluated afresh.
+        self.policy_only = false;
         self.stats = MctsStats {
             reused_evaluations,
             reused_nodes: if reused_evaluations > 0 { self.tree.nodes.len() as u64 } else { 0 },

@@ -30,6 +30,10 @@ pub struct MoveStats {
     /// The model's value distribution over its buckets (kept only near the root): every other rule's value
     /// comes from it ([`MoveStats::value`]).
     pub distribution: Option<Vec<f64>>,
+    /// The policy's probability for the move, from a model that gives a policy and no values (behavioural
+    /// cloning; then `model` and `distribution` are `None`).
+    #[serde(default)]
+    pub policy: Option<f64>,
     /// Virtual counts on it now (evaluations out below it).
     pub virtual_count: u32,
     /// Where the child is in its life.
@@ -192,6 +196,7 @@ impl<S: GameState> Mcts<S> {
                     prior: f64::from(child.prior),
                     model: model_value(t, c),
                     distribution,
+                    policy: (self.policy_only && node == ROOT).then_some(f64::from(child.prior)),
                     virtual_count: child.virtual_count,
                     status: child.status,
                     hallucinations: t.node_data(c).map_or(0, |d| d.hallucinations),

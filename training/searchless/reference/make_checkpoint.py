@@ -1,4 +1,4 @@
-"""Creates a random-weight searchless action-value (or, with KIND=sv, state-value) checkpoint with the authors' own code (their transformer,
+"""Creates a random-weight searchless action-value (or, with KIND=sv, state-value; KIND=bc, behavioural-cloning) checkpoint with the authors' own code (their transformer,
 initialisation and checkpoint manager), reads it back with their loader, and writes their predictor's bucket
 log-probabilities for every legal move of >= 100 positions (OUT_REF_PREFIX.json: FENs and moves in their
 order; OUT_REF_PREFIX.f32: the rows, little-endian float32, 128 per move).
@@ -8,9 +8,13 @@ Run from a folder holding their repository as a package (searchless_chess/src/..
 NO_REF=1 saves the checkpoint only (for the benchmark shapes); WITH_OPT=1 also saves an optimiser state.
 KIND=sv makes a state-value checkpoint (the same transformer; their engines feed it the FEN alone) and writes,
 per legal move, their StateValueEngine's `next_log_probs` (the successor's bucket log-probabilities, flipped
-to the mover's side), through their own engine class and predict-function wrapper.
+to the mover's side), through their own engine class and predict-function wrapper. KIND=bc makes a
+behavioural-cloning checkpoint (a head of 1968 actions, as their train.py builds it) and writes, per position,
+their BCEngine's `log_probs` (one log-probability per legal move, renormalised over the legal moves), as one
+row of as many float32 as the position has legal moves.
 The fixture tests/fixtures/searchless/tiny was made with `tiny ... 2 32 4` (seed 7), the 9M-shape check
-with `9M ... 8 256 8 11`, tests/fixtures/searchless/tiny_state_value with KIND=sv and `... 2 32 4 5`."""
+with `9M ... 8 256 8 11`, tests/fixtures/searchless/tiny_state_value with KIND=sv and `... 2 32 4 5`,
+tests/fixtures/searchless/tiny_behavioral_cloning with KIND=bc and `... 2 32 4 9`."""
 import json, os, sys, shutil, random
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 import numpy as np
@@ -26,7 +30,7 @@ KIND = os.environ.get("KIND", "av")
 out, ref, L, D, H = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 seed = int(sys.argv[6]) if len(sys.argv) > 6 else 7
 cfg = transformer.TransformerConfig(
-    vocab_size=utils.NUM_ACTIONS, output_size=128,
+    vocab_size=utils.NUM_ACTIONS, output_size=utils.NUM_ACTIONS if KIND == "bc" else 128,
     pos_encodings=transformer.PositionalEncodings.LEARNED,
     max_sequence_length=tokenizer.SEQUENCE_LENGTH + 2,
     num_heads=H, num_layers=L, embedding_dim=D,
@@ -84,7 +88,12 @@ for fen in fens:
     acts = np.array([[utils.MOVE_TO_ACTION[m.uci()]] for m in moves], dtype=np.int32)
     st = np.stack([tokenizer.tokenize(b.fen()).astype(np.int32)] * len(moves))
     seqs = np.concatenate([st, acts, np.zeros((len(moves), 1), dtype=np.int32)], axis=1)
-    if KIND == "sv":
+    if KIND == "bc":
+        bc = neural_engines.BCEngine(
+            predict_fn=neural_engines.wrap_predict_fn(predictor=pred, params=loaded, batch_size=32))
+        lp = np.asarray(bc.analyse(b)["log_probs"])
+        assert lp.shape == (len(moves),)
+    elif KIND == "sv":
         _, values = utils.get_uniform_buckets_edges_values(128)
         sv = neural_engines.StateValueEngine(
             return_buckets_values=values,
@@ -97,8 +106,8 @@ for fen in fens:
     rows.append(lp.astype("<f4"))
 allrows = np.concatenate(rows)
 with open(ref + ".json", "w") as f:
-    json.dump({"checkpoint": os.path.basename(out), "layers": L, "width": D, "heads": H, "buckets": 128,
+    json.dump({"checkpoint": os.path.basename(out), "layers": L, "width": D, "heads": H, "buckets": 0 if KIND == "bc" else 128,
                "kind": KIND, "positions": positions}, f, indent=0)
 allrows.tofile(ref + ".f32")
 print("positions", len(positions), "rows", allrows.shape, "max moves", max(len(p["moves"]) for p in positions),
-      "logprob range", float(allrows.min()), float(allrows.max()), "std across moves", float(allrows.std(axis=0).mean()))
+      "logprob range", float(allrows.min()), float(allrows.max()), "std", float(allrows.std()))
