@@ -518,3 +518,41 @@ fn a_policy_without_values_gives_the_root_its_priors_and_the_search_ends_there()
 fn start_text(mv: &<ChessState as GameState>::Action) -> String {
     ChessState::startpos().action_to_text(*mv)
 }
+
+/// AlphaZero's split: the values from one model, the prior from another's policy
+/// ([`mavboard::search::mcts::PriorSource::Policy`]): every root move's prior is the policy with the ε
+/// uniform share, and the search still backs values up below the root.
+#[test]
+fn a_policy_from_another_model_is_the_prior_and_the_values_are_backed_up() {
+    use mavboard::inference::policy_value::PolicyAndValue;
+    use mavboard::search::mcts::PriorSource;
+    let start = ChessState::startpos();
+    let policy_answer = PolicyOnly(HashEvaluator::new(3))
+        .evaluate(&[EvalRequest::values(start.clone())])
+        .remove(0)
+        .expect("ok");
+    let policy = policy_answer.best_action.clone().expect("a policy");
+    let mut both = PolicyAndValue {
+        value: Box::new(HashEvaluator::new(8)),
+        policy: Box::new(PolicyOnly(HashEvaluator::new(3))),
+    };
+    let params = MctsParams { prior_source: PriorSource::Policy, ..MctsParams::default() };
+    let eps = params.epsilon;
+    let m = search(start, params.clone(), &mut both, 200, 8);
+    assert!(m.stats().simulations >= 150, "values are backed up: {:?}", m.stats());
+    let snap = m.snapshot();
+    assert_eq!(snap.moves.len(), 20);
+    for s in &snap.moves {
+        let i = policy_answer.moves.iter().position(|m| m.text == s.action).expect("a listed move");
+        let want = (1.0 - eps) * policy[i] + eps / 20.0;
+        assert!((s.prior - want).abs() < 1e-6, "{}: prior {} vs {want}", s.action, s.prior);
+        assert!(s.model.is_some() && s.policy.is_none(), "{}: valued by the value model", s.action);
+    }
+    // With the values' prior (Eq. 1) the same two models give another prior.
+    let mut both = PolicyAndValue {
+        value: Box::new(HashEvaluator::new(8)),
+        policy: Box::new(PolicyOnly(HashEvaluator::new(3))),
+    };
+    let eq1 = search(ChessState::startpos(), MctsParams::default(), &mut both, 50, 8).snapshot();
+    assert!(eq1.moves.iter().zip(&snap.moves).any(|(a, b)| (a.prior - b.prior).abs() > 1e-3));
+}

@@ -353,6 +353,30 @@ fn tiny_behavioural_cloning_checkpoint_converts_to_the_authors_outputs() {
     let text = String::from_utf8_lossy(&a.stdout);
     assert!(a.status.success(), "analyse failed: {}", String::from_utf8_lossy(&a.stderr));
     assert!(text.contains("prob %") && text.contains("no win probabilities"), "{text}");
+    // AlphaZero's split: the action-value package's values, this policy as the search's prior. Every root
+    // move's prior is the policy (as `analyse` lists it) with the ε = 0.1 uniform share.
+    let av = dir.join("av");
+    let o = import(&fixtures().join("tiny"), &av, &["--heads", "4"]);
+    assert!(o.status.success(), "import failed: {}", String::from_utf8_lossy(&o.stderr));
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = mavboard_in_repo(args);
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).expect("JSON")
+    };
+    let model = out.to_str().expect("utf-8");
+    let av_dir = av.to_str().expect("utf-8");
+    let policy = json(&["analyse", "--model", model, "--json"]);
+    let searched = json(&["analyse", "--model", av_dir, "--sims", "24", "--policy", model, "--json"]);
+    let roots = searched["search"]["moves"].as_array().expect("root moves");
+    assert_eq!(roots.len(), 20);
+    for m in roots {
+        let mv = m["action"].as_str().expect("move");
+        let p = policy["moves"].as_array().expect("moves").iter().find(|x| x["move"] == mv).expect("listed");
+        let want = 0.9 * p["probability"].as_f64().expect("p") + 0.1 / 20.0;
+        assert!((m["prior"].as_f64().expect("prior") - want).abs() < 1e-5, "{mv}: {m} vs {want}");
+    }
+    let totals = &searched["search"]["totals"];
+    assert!(totals["simulations"].as_u64() >= Some(16), "values are backed up below the root: {totals}");
     // `eval --puzzles` takes it as an agent: the policy's most likely move.
     let csv = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/puzzles/lichess-puzzles-dev.csv");
     let model = out.to_str().expect("utf-8");

@@ -11,11 +11,12 @@ use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::HexState;
 use mavboard::inference::evaluator::{DecodeMode, EvalRequest, Scoring, TopK};
 use mavboard::inference::onnx::SessionOptions;
+use mavboard::inference::policy_value::PolicyAndValue;
 use mavboard::inference::{LoadedModel, load_evaluator, load_evaluator_for};
 use mavboard::mav::state::MavState;
 use mavboard::model::package::default_package_dir;
 use mavboard::search::mcts::driver::RunLimits;
-use mavboard::search::mcts::params::{MctsParams, VirtualCounts, WorldModel};
+use mavboard::search::mcts::params::{MctsParams, PriorSource, VirtualCounts, WorldModel};
 use mavboard::search::mcts::search::Mcts;
 
 use super::choice::{DecodeArg, WorldArg};
@@ -38,6 +39,15 @@ pub struct Args {
     /// MCTS batch size b.
     #[arg(long, default_value_t = 16)]
     batch: usize,
+    /// With --sims: where the search's prior comes from — `values` (the paper's Eq. 1) or `policy` (the
+    /// model's best-action probabilities, or --policy's).
+    #[arg(long, default_value_t = PriorSource::Values)]
+    prior: PriorSource,
+    /// With --sims: a policy package (e.g. a behavioral-cloning import) whose move probabilities are the
+    /// search's prior, while --model gives the values it backs up (AlphaZero's split); implies --prior
+    /// policy.
+    #[arg(long, value_name = "DIR")]
+    policy: Option<PathBuf>,
     /// MCTS world model: `rules` (the rules play the moves) or `learned` (the model predicts the next
     /// state, its moves and the end of the game; a `mav-lm` package is needed).
     #[arg(long, value_enum, default_value_t = WorldArg::Rules)]
@@ -138,6 +148,10 @@ fn analyse<S: MavState>(
     request.top_k = top_k;
     request.want_best_action = true;
     request.mode = mode;
+    anyhow::ensure!(
+        args.sims.is_some() || (args.policy.is_none() && args.prior == PriorSource::Values),
+        "--prior and --policy set the prior of a search: give --sims too"
+    );
     if let Some(other) = &args.compare {
         anyhow::ensure!(
             args.sims.is_none() && mode == DecodeMode::Constrained && top_k == TopK::All,
@@ -179,9 +193,20 @@ fn analyse<S: MavState>(
                 None => VirtualCounts::paper_dynamic(n),
                 Some(text) => parse_virtual(text)?,
             };
-            let params = MctsParams { scoring, world_model, virtual_counts, ..MctsParams::default() };
+            let prior_source = if args.policy.is_some() { PriorSource::Policy } else { args.prior };
+            let params =
+                MctsParams { scoring, world_model, virtual_counts, prior_source, ..MctsParams::default() };
             let mut mcts = Mcts::new(state.clone(), state.ply(), params)?;
-            mcts.run(evaluator.as_mut(), RunLimits { simulations: n, batch_size: args.batch.max(1) })?;
+            let limits = RunLimits { simulations: n, batch_size: args.batch.max(1) };
+            match &args.policy {
+                Some(p) => {
+                    let policy =
+                        open(p, options).with_context(|| format!("the policy (--policy {})", p.display()))?;
+                    let mut both = PolicyAndValue { value: evaluator, policy: policy.evaluator };
+                    mcts.run(&mut both, limits)?;
+                }
+                None => mcts.run(evaluator.as_mut(), limits)?,
+            }
             Some(mcts.snapshot())
         }
         None => None,
