@@ -25,13 +25,7 @@ fn model_choice<E: Evaluator<ChessState>>(e: &mut E, state: &ChessState) -> Stri
     let best = r
         .moves
         .iter()
-        .max_by(|a, b| {
-            a.dist
-                .as_ref()
-                .expect("valued")
-                .mean_value()
-                .total_cmp(&b.dist.as_ref().expect("valued").mean_value())
-        })
+        .max_by(|a, b| mavboard::inference::evaluator::MoveValue::by_mean_value(b, a))
         .expect("the position has moves");
     best.text.clone()
 }

@@ -91,13 +91,7 @@ fn depth_zero_is_the_model_alone() {
     let best = eval
         .moves
         .iter()
-        .max_by(|a, b| {
-            a.dist
-                .as_ref()
-                .expect("valued")
-                .mean_value()
-                .total_cmp(&b.dist.as_ref().expect("valued").mean_value())
-        })
+        .max_by(|a, b| mavboard::inference::evaluator::MoveValue::by_mean_value(b, a))
         .expect("moves");
     assert_eq!(r.best, Some(best.action));
 }
