@@ -302,51 +302,11 @@ fn tiny_behavioural_cloning_checkpoint_converts_to_the_authors_outputs() {
     let card = std::fs::read_to_string(out.join("MODEL_CARD.md")).expect("card");
     assert!(card.contains("65.7 %"), "{card}");
     // Every position's legal moves against the authors' BCEngine log-probabilities.
-    let reference = fixtures().join("tiny_behavioral_cloning-reference");
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(reference.with_extension("json")).expect("json"))
-            .expect("reference json");
-    let bytes = std::fs::read(reference.with_extension("f32")).expect("f32");
-    let theirs: Vec<f32> =
-        bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let mavboard::inference::LoadedModel { evaluator: mut eval, .. } =
-        load_evaluator(&out, &Default::default()).expect("the package opens");
-    let (mut at, mut worst, mut agree) = (0usize, 0f64, 0usize);
-    let positions = meta["positions"].as_array().expect("positions");
-    for pos in positions {
-        let fen = pos["fen"].as_str().expect("fen");
-        let state = ChessState::from_fen(fen).expect("reference FEN");
-        let result =
-            eval.evaluate(&[EvalRequest::values(state)]).pop().expect("one result").expect("evaluates");
-        assert!(!result.has_values() && result.moves.iter().all(|m| m.dist.is_none()), "{fen}: no values");
-        let policy = result.best_action.clone().expect("the policy");
-        assert!(
-            (policy.iter().sum::<f64>() - 1.0).abs() < 1e-9,
-            "{fen}: a distribution over the legal moves"
-        );
-        assert!(policy.windows(2).all(|w| w[0] >= w[1]), "{fen}: most likely first");
-        let ours: HashMap<&str, f64> =
-            result.moves.iter().map(|m| m.text.as_str()).zip(policy.iter().copied()).collect();
-        let moves = pos["moves"].as_array().expect("moves");
-        assert_eq!(ours.len(), moves.len(), "{fen}: legal move count");
-        let mut their_best = (f32::NEG_INFINITY, "");
-        for m in moves {
-            let text = m.as_str().expect("uci");
-            let p = ours.get(text).unwrap_or_else(|| panic!("{fen}: no probability for {text}"));
-            worst = worst.max((p.ln() - f64::from(theirs[at])).abs());
-            if theirs[at] > their_best.0 {
-                their_best = (theirs[at], text);
-            }
-            at += 1;
-        }
-        agree += usize::from(result.moves[0].text == their_best.1);
-    }
-    assert_eq!(at, theirs.len(), "every reference probability was compared");
-    println!(
-        "{at} moves of {} positions: max |Δ log p| = {worst:.2e}; same argmax in {agree}",
-        positions.len()
-    );
-    assert!(at > 3000 && positions.len() >= 100);
+    let (worst, at, agree, positions) =
+        policy_difference(&out, &fixtures().join("tiny_behavioral_cloning-reference"));
+    println!("{at} moves of {positions} positions: max |Δ log p| = {worst:.2e}; same argmax in {agree}");
+    // The same most likely move everywhere (one near-tie may fall the other way on another CPU).
+    assert!(at > 3000 && positions >= 100 && agree + 1 >= positions, "{agree} of {positions}");
     assert!(worst <= 1e-4, "max |Δ log p| = {worst}");
     // `analyse` prints probabilities and says there are no values; a search stops at its root.
     let a = mavboard_in_repo(&["analyse", "--model", out.to_str().expect("utf-8")]);
@@ -387,6 +347,52 @@ fn tiny_behavioural_cloning_checkpoint_converts_to_the_authors_outputs() {
     assert!(e.status.success(), "eval failed: {text}{}", String::from_utf8_lossy(&e.stderr));
     assert!(text.contains("puzzles: 5") && text.contains("plays its most likely move"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A behavioural-cloning package's move probabilities against the authors' `BCEngine` log-probabilities in
+/// `reference` (.json, .f32): the largest |Δ log p|, the moves compared, the positions whose most likely
+/// move is theirs, and the positions.
+fn policy_difference(package: &Path, reference: &Path) -> (f64, usize, usize, usize) {
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reference.with_extension("json")).expect("json"))
+            .expect("reference json");
+    let bytes = std::fs::read(reference.with_extension("f32")).expect("f32");
+    let theirs: Vec<f32> =
+        bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let mavboard::inference::LoadedModel { evaluator: mut eval, .. } =
+        load_evaluator(package, &Default::default()).expect("the package opens");
+    let (mut at, mut worst, mut agree) = (0usize, 0f64, 0usize);
+    let positions = meta["positions"].as_array().expect("positions");
+    for pos in positions {
+        let fen = pos["fen"].as_str().expect("fen");
+        let state = ChessState::from_fen(fen).expect("reference FEN");
+        let result =
+            eval.evaluate(&[EvalRequest::values(state)]).pop().expect("one result").expect("evaluates");
+        assert!(!result.has_values() && result.moves.iter().all(|m| m.dist.is_none()), "{fen}: no values");
+        let policy = result.best_action.clone().expect("the policy");
+        assert!(
+            (policy.iter().sum::<f64>() - 1.0).abs() < 1e-9,
+            "{fen}: a distribution over the legal moves"
+        );
+        assert!(policy.windows(2).all(|w| w[0] >= w[1]), "{fen}: most likely first");
+        let ours: HashMap<&str, f64> =
+            result.moves.iter().map(|m| m.text.as_str()).zip(policy.iter().copied()).collect();
+        let moves = pos["moves"].as_array().expect("moves");
+        assert_eq!(ours.len(), moves.len(), "{fen}: legal move count");
+        let mut their_best = (f32::NEG_INFINITY, "");
+        for m in moves {
+            let text = m.as_str().expect("uci");
+            let p = ours.get(text).unwrap_or_else(|| panic!("{fen}: no probability for {text}"));
+            worst = worst.max((p.ln() - f64::from(theirs[at])).abs());
+            if theirs[at] > their_best.0 {
+                their_best = (theirs[at], text);
+            }
+            at += 1;
+        }
+        agree += usize::from(result.moves[0].text == their_best.1);
+    }
+    assert_eq!(at, theirs.len(), "every reference probability was compared");
+    (worst, at, agree, positions.len())
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -523,8 +529,16 @@ fn external_checkpoint_converts_to_its_reference_outputs() {
     let o = import(Path::new(ckpt), &out, &[]);
     assert!(o.status.success(), "import failed: {}", String::from_utf8_lossy(&o.stderr));
     println!("{}", String::from_utf8_lossy(&o.stdout));
-    let (worst, moves) = max_difference(&out, Path::new(reference));
-    println!("{ckpt}: {moves} moves × 128 buckets: max |Δ log p| = {worst:.2e}");
+    let meta = std::fs::read_to_string(Path::new(reference).with_extension("json")).expect("reference json");
+    let worst = if meta.contains("\"kind\": \"bc\"") {
+        let (worst, moves, agree, positions) = policy_difference(&out, Path::new(reference));
+        println!("{ckpt}: {moves} moves: max |Δ log p| = {worst:.2e}; same argmax in {agree} of {positions}");
+        worst
+    } else {
+        let (worst, moves) = max_difference(&out, Path::new(reference));
+        println!("{ckpt}: {moves} moves × 128 buckets: max |Δ log p| = {worst:.2e}");
+        worst
+    };
     assert!(worst <= 1e-4, "max |Δ log p| = {worst}");
     let _ = std::fs::remove_dir_all(&dir);
 }
