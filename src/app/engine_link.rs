@@ -458,6 +458,14 @@ impl EngineLink {
                 .error_about(Topic::Model, "No model is loaded: load one before running internal search.");
             return;
         };
+        if info.buckets == 0 {
+            state.view.messages.error(format!(
+                "Internal search needs a model with values: {} is a policy (behavioural cloning), which gives \
+                 move probabilities only.",
+                info.name
+            ));
+            return;
+        }
         let buckets = match crate::mav::buckets::Buckets::new(u32::try_from(info.buckets).unwrap_or(0)) {
             Ok(b) => b,
             Err(e) => {

@@ -20,8 +20,17 @@ fn model_ui(ui: &mut egui::Ui, analysis: &crate::app::analysis::AnalysisState, o
     ui.horizontal_wrapped(|ui| {
         match &analysis.model {
             ModelStatus::Ready(i) => {
-                ui.label(format!("Model: {} ({}, {} buckets)", i.name, i.format, i.buckets))
-                    .on_hover_text(format!("{}\n{} parameters", i.dir.display(), i.parameters));
+                // A policy without values (behavioural cloning) has no buckets.
+                let what = if i.buckets == 0 {
+                    "a policy, no values".to_owned()
+                } else {
+                    format!("{} buckets", i.buckets)
+                };
+                ui.label(format!("Model: {} ({}, {what})", i.name, i.format)).on_hover_text(format!(
+                    "{}\n{} parameters",
+                    i.dir.display(),
+                    i.parameters
+                ));
             }
             ModelStatus::Loading(i) => {
                 ui.spinner();

@@ -171,6 +171,8 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                         "The models disagree: the move is one model's best and not the other's, or their values \
                          differ by more than the margin",
                     );
+                } else if policy {
+                    ui.label("");
                 } else {
                     ui.strong("≠").on_hover_text(format!(
                         "{} and {} scoring rank this move differently",
@@ -314,6 +316,10 @@ fn comparison_summary_ui(
             if marked == 1 { "" } else { "s" },
             if only_b > 0 { format!(" ({only_b} valued by B only)") } else { String::new() }
         ));
+        if !(c.a_values && c.b_values) {
+            // A value and a probability are not set apart by a margin: only ranks and best moves count.
+            return;
+        }
         let mut points = margin * 100.0;
         let label = ui.label("margin");
         let drag =
