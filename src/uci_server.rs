@@ -706,11 +706,14 @@ pub fn info_lines(report: &SearchReport, options: InfoOptions) -> Vec<String> {
             if multi {
                 line.push_str(&format!(" multipv {}", i + 1));
             }
-            let value = m.q.or(m.model).or(s.value).unwrap_or(0.5);
-            line.push_str(&format!(" score {}", score(value, m.pv.len(), m.pv_result)));
-            if options.wdl {
-                let w = wdl(value, m.distribution.as_deref());
-                line.push_str(&format!(" wdl {} {} {}", w.win, w.draw, w.loss));
+            // A policy without values (behavioural cloning) has no score to give: the line has none.
+            if m.policy.is_none() {
+                let value = m.q.or(m.model).or(s.value).unwrap_or(0.5);
+                line.push_str(&format!(" score {}", score(value, m.pv.len(), m.pv_result)));
+                if options.wdl {
+                    let w = wdl(value, m.distribution.as_deref());
+                    line.push_str(&format!(" wdl {} {} {}", w.win, w.draw, w.loss));
+                }
             }
             line.push_str(&format!(" {stats} pv {}", m.pv.join(" ")));
             line
@@ -760,6 +763,16 @@ mod tests {
         let m = report.snapshot.moves.iter_mut().find(|m| m.action == best).expect("the best move's stats");
         m.q = Some(1.0);
         assert!(info_lines(&report, InfoOptions::default())[0].contains("score cp 10000"));
+        // A policy's moves have no score (not a made-up 0.00).
+        for m in &mut report.snapshot.moves {
+            (m.q, m.model, m.policy) = (None, None, Some(0.05));
+        }
+        report.snapshot.value = None;
+        let lines = info_lines(&report, InfoOptions { multipv: 3, wdl: true });
+        assert!(!lines.is_empty());
+        for line in &lines {
+            assert!(!line.contains("score") && !line.contains("wdl") && line.contains(" pv "), "{line}");
+        }
     }
 
     #[test]

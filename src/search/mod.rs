@@ -34,7 +34,7 @@
 //!                         let mut probs = vec![0.0; buckets.k() as usize];
 //!                         probs[((p * 63.0).round()) as usize] = 1.0;
 //!                         let dist = ValueDistribution::from_probs(buckets, probs).expect("sums to 1");
-//!                         MoveValue { action: a, text: r.state.action_to_text(a), dist }
+//!                         MoveValue::valued(a, r.state.action_to_text(a), dist)
 //!                     })
 //!                     .collect();
 //!                 Ok(EvalResult::values(moves, r.state.outcome()))
