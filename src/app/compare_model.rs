@@ -245,9 +245,14 @@ impl CompareModel {
     }
 
     /// Sends a game review's positions to model B when it is ready; its name and the tag to collect its
-    /// answers by ([`CompareModel::take_review`]). `None` when no model B is ready.
+    /// answers by ([`CompareModel::take_review`]). `None` when no model B is ready, or B is a policy
+    /// without values.
     pub fn ask_review(&mut self, requests: Vec<EvalRequest<ChessState>>) -> Option<(String, u64)> {
         let ModelStatus::Ready(info) = &self.status else { return None };
+        if info.buckets == 0 {
+            // A policy without values has no view of a move's loss to give.
+            return None;
+        }
         let name = info.name.clone();
         let link = self.link.as_mut()?;
         self.next_tag += 1;

@@ -124,7 +124,9 @@ impl PendingReview {
             let judged = self.judged.clone()?;
             return Some(ReviewedGame::judged(self.tree.clone(), self.stamp, answers, judged, scoring));
         }
-        if let Some((name, b)) = self.beside.clone().filter(|(_, b)| b.len() == self.review_len) {
+        // B's view goes beside only whole: where B failed on a position, the review is the model's alone.
+        let whole = |b: &Vec<Answer>| b.len() == self.review_len && b.iter().all(Result::is_ok);
+        if let Some((name, b)) = self.beside.clone().filter(|(_, b)| whole(b)) {
             // The model judges; model B's answers are the view beside it, as the model's are beside a UCI
             // judge.
             let judged = super::uci_review::JudgedAnswers {

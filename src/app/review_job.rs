@@ -215,6 +215,18 @@ mod tests {
         job.accept_beside(Vec::new());
         let alone = job.poll(Scoring::Mean).expect("finished").expect("reviewed");
         assert!(alone.beside.is_none() && alone.review.moves.iter().all(|m| m.model.is_none()));
+        // B failed on a position: the model's review stands alone, not lost.
+        let mut job =
+            ReviewJob::start(game("1. e4 e5 2. Nf3 *"), STAMP, 0, None, &repaint()).expect("started");
+        job.expect_beside("failing".into(), 8);
+        for (tag, requests) in job.chunks() {
+            job.accept(tag, a.evaluate(&requests));
+        }
+        let mut failed = MaterialEvaluator::new(1).evaluate(&job.review_requests());
+        failed[1] = Err(crate::inference::evaluator::EvalError::Backend("B crashed".into()));
+        job.accept_beside(failed);
+        let alone = job.poll(Scoring::Mean).expect("finished").expect("the model's review");
+        assert!(alone.beside.is_none() && alone.review.moves.len() == 3);
     }
 
     #[test]

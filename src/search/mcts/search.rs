@@ -510,6 +510,7 @@ impl<S: GameState> Mcts<S> {
         let values: Vec<Option<f64>> =
             actions.iter().map(|a| by_action.get(a).and_then(|&i| result.moves[i].value(scoring))).collect();
         if !result.has_values()
+            && !result.moves.is_empty()
             && let Some(policy) = result.best_action.as_ref().filter(|p| p.len() == result.moves.len())
         {
             // A policy without values (behavioural cloning): the root's moves take its probabilities as their
