@@ -171,19 +171,7 @@ impl ReviewedGame {
         answers: Vec<Answer>,
         scoring: Scoring,
     ) -> Result<ReviewedGame, ReviewError> {
-        let review = derive(&tree, &answers, None, scoring)?;
-        let classes = review.moves.iter().map(|m| (m.node, m.classification)).collect();
-        Ok(ReviewedGame {
-            tree,
-            answers,
-            stamp,
-            review,
-            scoring,
-            annotated: false,
-            classes,
-            judge: None,
-            beside: None,
-        })
+        Self::derived(tree, stamp, answers, None, scoring)
     }
 
     /// The review of `tree` judged by a UCI engine (`judged`), with the model's `answers` beside each move.
@@ -194,7 +182,17 @@ impl ReviewedGame {
         judged: super::uci_review::JudgedAnswers,
         scoring: Scoring,
     ) -> Result<ReviewedGame, ReviewError> {
-        let review = derive(&tree, &answers, Some(&judged), scoring)?;
+        Self::derived(tree, stamp, answers, Some(judged), scoring)
+    }
+
+    fn derived(
+        tree: GameTree,
+        stamp: DocStamp,
+        answers: Vec<Answer>,
+        judge: Option<super::uci_review::JudgedAnswers>,
+        scoring: Scoring,
+    ) -> Result<ReviewedGame, ReviewError> {
+        let review = derive(&tree, &answers, judge.as_ref(), scoring)?;
         let classes = review.moves.iter().map(|m| (m.node, m.classification)).collect();
         Ok(ReviewedGame {
             tree,
@@ -204,7 +202,7 @@ impl ReviewedGame {
             scoring,
             annotated: false,
             classes,
-            judge: Some(judged),
+            judge,
             beside: None,
         })
     }

@@ -108,12 +108,7 @@ pub(crate) fn build<S: MavState>(
             Ok((Box::new(e), status))
         }
         ModelFormat::ActionValue => {
-            if !super::action_value::GAMES.contains(&game) {
-                return Err(LoadError::FormatNotForGame {
-                    format: package.manifest.format.name(),
-                    game: game.name(),
-                });
-            }
+            for_games(package, &super::action_value::GAMES, game)?;
             let e = if package.manifest.remote.is_some() {
                 let backend = open_backend(package, options)?;
                 super::action_value::ActionValueEvaluator::with_backend(package, || Ok(backend))?
@@ -124,36 +119,36 @@ pub(crate) fn build<S: MavState>(
             Ok((Box::new(e), status))
         }
         ModelFormat::StateValue => {
-            if !super::state_value::GAMES.contains(&game) {
-                return Err(LoadError::FormatNotForGame {
-                    format: package.manifest.format.name(),
-                    game: game.name(),
-                });
-            }
-            if package.manifest.remote.is_some() {
-                // Refused with the remote module's own message (state-value is not served remotely).
-                open_backend(package, options)?;
-            }
+            for_games(package, &super::state_value::GAMES, game)?;
+            local_only(package, options)?;
             let e = super::state_value::StateValueEvaluator::open(package, options)?;
             let status = e.status().clone();
             Ok((Box::new(e), status))
         }
         ModelFormat::BehavioralCloning => {
-            if !super::behavioral_cloning::GAMES.contains(&game) {
-                return Err(LoadError::FormatNotForGame {
-                    format: package.manifest.format.name(),
-                    game: game.name(),
-                });
-            }
-            if package.manifest.remote.is_some() {
-                // Refused with the remote module's own message (behavioral-cloning is not served remotely).
-                open_backend(package, options)?;
-            }
+            for_games(package, &super::behavioral_cloning::GAMES, game)?;
+            local_only(package, options)?;
             let e = super::behavioral_cloning::PolicyEvaluator::open(package, options)?;
             let status = e.status().clone();
             Ok((Box::new(e), status))
         }
     }
+}
+
+/// Refuses `game` for a package whose format serves only `games` (the searchless formats: chess).
+fn for_games(package: &ModelPackage, games: &[GameKind], game: GameKind) -> Result<(), LoadError> {
+    if games.contains(&game) {
+        return Ok(());
+    }
+    Err(LoadError::FormatNotForGame { format: package.manifest.format.name(), game: game.name() })
+}
+
+/// Refuses a `remote` section for a format no server runs, with the remote module's own message.
+fn local_only(package: &ModelPackage, options: &SessionOptions) -> Result<(), LoadError> {
+    if package.manifest.remote.is_some() {
+        open_backend(package, options)?;
+    }
+    Ok(())
 }
 
 /// A model package opened as an evaluator of `S` positions (chess unless said otherwise): what every
