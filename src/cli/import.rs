@@ -3,10 +3,12 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use mavboard::game::GameKind;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalRequest, Scoring};
 use mavboard::inference::load_evaluator;
 use mavboard::model::import::{ImportOptions, SearchlessKind, import_searchless};
+use mavboard::model::import_hf::{HfImportOptions, import_hf};
 
 /// Arguments of `mavboard import`.
 #[derive(Debug, clap::Args)]
@@ -49,6 +51,39 @@ enum ImportCommand {
         #[arg(long)]
         python: Option<PathBuf>,
     },
+    /// A Hugging Face model folder (`LlamaForCausalLM` as transformers saves it: config.json,
+    /// model.safetensors, tokenizer.json with mavboard's MAV vocabulary) → a `mav-lm` package; the way back
+    /// is `python -m mavtrain.export_hf`. Needs numpy and onnx (./packaging/dev.sh import-deps).
+    Hf {
+        /// The model folder.
+        folder: PathBuf,
+        /// The package folder to write (must not exist or be empty).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// The package name (default: the folder's mav.json name, else the folder's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// The games it plays, comma-separated (default: the folder's mav.json, else every game the
+        /// vocabulary has a header token for).
+        #[arg(long, value_delimiter = ',', value_parser = parse_game)]
+        games: Option<Vec<GameKind>>,
+        /// Value buckets (default: the folder's mav.json, else 64).
+        #[arg(long)]
+        buckets: Option<usize>,
+        /// The model was trained to write internal-search traces (default: the folder's mav.json, else no).
+        #[arg(long)]
+        internal_search: Option<bool>,
+        /// The Python interpreter with numpy and onnx (default: $MAVBOARD_PYTHON, .venv-import, python3).
+        #[arg(long)]
+        python: Option<PathBuf>,
+    },
+}
+
+fn parse_game(s: &str) -> Result<GameKind, String> {
+    [GameKind::Chess, GameKind::Chess960, GameKind::ConnectFour, GameKind::Hex]
+        .into_iter()
+        .find(|g| g.name() == s)
+        .ok_or_else(|| format!("'{s}' is not a game: chess, chess960, connect_four or hex"))
 }
 
 /// Runs `mavboard import`.
@@ -88,6 +123,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 start.elapsed().as_secs_f64(),
             );
             check_package(&out)?;
+            println!("wrote the package {}", out.display());
+            Ok(())
+        }
+        ImportCommand::Hf { folder, out, name, games, buckets, internal_search, python } => {
+            let options = HfImportOptions {
+                folder,
+                out: out.clone(),
+                name,
+                games,
+                buckets,
+                internal_search,
+                python,
+                created: mavboard::league::record::utc_date().replace('.', "-"),
+            };
+            let start = std::time::Instant::now();
+            let (cfg, manifest) = import_hf(&options)?;
+            let gqa = if cfg.kv_heads != cfg.heads {
+                format!(" ({} key/value heads, repeated)", cfg.kv_heads)
+            } else {
+                String::new()
+            };
+            println!(
+                "converted {} (LlamaForCausalLM): {} layers, width {}, {} heads{gqa}, vocabulary {}, {} parameters, \
+                 games {}, {} buckets in {:.1} s",
+                options.folder.display(),
+                cfg.layers,
+                cfg.width,
+                cfg.heads,
+                cfg.vocab,
+                cfg.parameters,
+                manifest.games.iter().map(|g| g.name()).collect::<Vec<_>>().join(", "),
+                manifest.num_buckets,
+                start.elapsed().as_secs_f64(),
+            );
+            if manifest.games.contains(&GameKind::Chess) {
+                check_package(&out)?;
+            }
             println!("wrote the package {}", out.display());
             Ok(())
         }

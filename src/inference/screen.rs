@@ -17,25 +17,15 @@ pub fn check_tokenizer(package: &ModelPackage) -> Result<Tokenizer, ModelError> 
         .map_err(|e| ModelError::Io { path: path.clone(), reason: e.to_string() })?;
     let theirs: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| ModelError::Manifest { path: path.clone(), reason: format!("tokenizer.json: {e}") })?;
-    let vocab = |v: &serde_json::Value| v.pointer("/model/vocab").cloned();
-    let size = |v: &serde_json::Value| vocab(v).and_then(|m| m.as_object().map(|o| o.len())).unwrap_or(0);
-    let full = Tokenizer::new();
-    let mismatch = || ModelError::Mismatch {
+    let tokenizer = Tokenizer::matching(&theirs).map_err(|found| ModelError::Mismatch {
         dir: package.dir.clone(),
         field: "tokenizer.json vocabulary".into(),
         expected: format!(
             "mavboard's {} tokens or a prefix of them (export it with `mavboard mav tokenizer`)",
-            full.vocab_size()
+            Tokenizer::new().vocab_size()
         ),
-        found: format!("{} tokens that differ", size(&theirs)),
-    };
-    let tokenizer = Tokenizer::with_size(size(&theirs)).ok_or_else(mismatch)?;
-    let ours: serde_json::Value = serde_json::from_str(&tokenizer.to_hf_json()).map_err(|e| {
-        ModelError::Manifest { path: path.clone(), reason: format!("built-in vocabulary: {e}") }
+        found: format!("{found} tokens that differ"),
     })?;
-    if vocab(&theirs) != vocab(&ours) {
-        return Err(mismatch());
-    }
     if package.manifest.vocab_size != tokenizer.vocab_size()
         && package.manifest.format.capabilities().generates_text
     {

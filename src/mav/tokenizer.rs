@@ -109,6 +109,20 @@ impl Tokenizer {
         Tokenizer { tokens, ids, moves, others, move_lens, other_lens }
     }
 
+    /// The tokenizer over exactly the tokens of a parsed tokenizer.json, when its vocabulary is mavboard's
+    /// or a prefix of it (a package trained before later games appended their tokens); otherwise `Err`
+    /// with the number of tokens it has.
+    pub fn matching(theirs: &serde_json::Value) -> Result<Tokenizer, usize> {
+        let vocab = |v: &serde_json::Value| v.pointer("/model/vocab").cloned();
+        let size = vocab(theirs).and_then(|m| m.as_object().map(|o| o.len())).unwrap_or(0);
+        let tokenizer = Tokenizer::with_size(size).ok_or(size)?;
+        let ours: serde_json::Value = serde_json::from_str(&tokenizer.to_hf_json()).map_err(|_| size)?;
+        if vocab(theirs) != vocab(&ours) {
+            return Err(size);
+        }
+        Ok(tokenizer)
+    }
+
     /// The number of tokens.
     pub fn vocab_size(&self) -> usize {
         self.tokens.len()

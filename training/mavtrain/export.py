@@ -56,6 +56,35 @@ def lm_io_names(num_layers: int):
     return ["input_ids", "attention_mask", "position_ids"] + past, ["logits"] + present
 
 
+def llama_config(cfg: ModelConfig) -> dict:
+    """The architecture of a swiglu `MavLM` in `hf_llama`'s terms."""
+    return {"family": "llama", "layers": cfg.num_layers, "heads": cfg.num_heads, "kv_heads": cfg.num_heads,
+            "head_dim": cfg.head_dim, "width": cfg.d_model, "intermediate": cfg.d_ff, "vocab": cfg.vocab_size,
+            "context": cfg.context_length, "rope_theta": float(cfg.rope_base), "rms_norm_eps": float(cfg.norm_eps),
+            "tie_embeddings": bool(cfg.tie_embeddings)}
+
+
+def llama_weights(model: torch.nn.Module, cfg: ModelConfig) -> dict:
+    """A swiglu `MavLM`'s weights under their Hugging Face Llama names (the fused qkv split in three)."""
+    sd = {k: v.detach().float().numpy() for k, v in model.state_dict().items()}
+    d = cfg.d_model
+    out = {"model.embed_tokens.weight": sd["embed.weight"], "model.norm.weight": sd["norm.weight"]}
+    if not cfg.tie_embeddings:
+        out["lm_head.weight"] = sd["lm_head.weight"]
+    for i in range(cfg.num_layers):
+        b, p = f"blocks.{i}.", f"model.layers.{i}."
+        qkv = sd[b + "attn.qkv.weight"]
+        out.update({
+            p + "input_layernorm.weight": sd[b + "norm1.weight"],
+            p + "self_attn.q_proj.weight": qkv[:d], p + "self_attn.k_proj.weight": qkv[d:2 * d],
+            p + "self_attn.v_proj.weight": qkv[2 * d:], p + "self_attn.o_proj.weight": sd[b + "attn.proj.weight"],
+            p + "post_attention_layernorm.weight": sd[b + "norm2.weight"],
+            p + "mlp.gate_proj.weight": sd[b + "gate.weight"], p + "mlp.up_proj.weight": sd[b + "fc1.weight"],
+            p + "mlp.down_proj.weight": sd[b + "fc2.weight"],
+        })
+    return out
+
+
 def export_onnx(fmt: str, model: torch.nn.Module, cfg: ModelConfig, path: str) -> None:
     with warnings.catch_warnings():
         # the TorchScript exporter (dynamo=False) is deprecated but is the one that keeps
@@ -67,6 +96,13 @@ def export_onnx(fmt: str, model: torch.nn.Module, cfg: ModelConfig, path: str) -
 def _export_onnx(fmt: str, model: torch.nn.Module, cfg: ModelConfig, path: str) -> None:
     model.eval()
     kw = dict(opset_version=OPSET, dynamo=False, do_constant_folding=True)
+    if fmt == "mav-lm" and cfg.mlp == "swiglu":
+        # a Llama block: the standard-architecture graph, weights under their Hugging Face names, so that
+        # `mavtrain.export_hf` can write the package as a LlamaForCausalLM folder
+        from .hf_llama import build_graph, save_graph
+
+        save_graph(build_graph(llama_weights(model, cfg), llama_config(cfg)), path)
+        return
     with torch.no_grad():
         if fmt == "mav-lm":
             inputs, outputs = lm_io_names(cfg.num_layers)

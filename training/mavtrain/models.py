@@ -21,7 +21,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-MASK_VALUE = -1e9  # additive attention mask; finite so fully masked (padding) rows never give NaN
+MASK_VALUE = -1e9
+MLPS = ("gelu", "swiglu")  # additive attention mask; finite so fully masked (padding) rows never give NaN
 
 
 @dataclass
@@ -39,6 +40,10 @@ class ModelConfig:
     num_buckets: int = 64  # encoder value head / action-value output size
     av_action_vocab_size: int = 1968
     norm_eps: float = 1e-5
+    # the MLP of every block: "gelu" (fc2(gelu(fc1 x)), the first mav models) or "swiglu" (Llama's gated
+    # SiLU, fc2(silu(gate x) * fc1 x)): with "swiglu" a mav-lm is exactly a Hugging Face LlamaForCausalLM
+    # (mavtrain.export_hf), which LLM engines load
+    mlp: str = "gelu"
 
     @property
     def head_dim(self) -> int:
@@ -55,6 +60,8 @@ class ModelConfig:
             raise ValueError(f"d_model {cfg.d_model} is not divisible by num_heads {cfg.num_heads}")
         if cfg.head_dim % 2 != 0:
             raise ValueError(f"head_dim {cfg.head_dim} must be even for RoPE")
+        if cfg.mlp not in MLPS:
+            raise ValueError(f"mlp {cfg.mlp!r}: choose one of {', '.join(MLPS)}")
         return cfg
 
     def to_dict(self) -> dict:
@@ -135,11 +142,16 @@ class Block(nn.Module):
         self.norm2 = RMSNorm(cfg.d_model, cfg.norm_eps)
         self.fc1 = nn.Linear(cfg.d_model, cfg.d_ff, bias=False)
         self.fc2 = nn.Linear(cfg.d_ff, cfg.d_model, bias=False)
+        self.gate = nn.Linear(cfg.d_model, cfg.d_ff, bias=False) if cfg.mlp == "swiglu" else None
 
     def forward(self, x, rope=None, mask=None, causal=False, past_k=None, past_v=None):
         a, k, v = self.attn(self.norm1(x), rope, mask, causal, past_k, past_v)
         x = x + a
-        x = x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+        h = self.norm2(x)
+        if self.gate is not None:
+            x = x + self.fc2(F.silu(self.gate(h)) * self.fc1(h))
+        else:
+            x = x + self.fc2(F.gelu(self.fc1(h)))
         return x, k, v
 
 

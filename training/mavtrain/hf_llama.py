@@ -1,0 +1,491 @@
+"""mav-lm as a standard architecture: Hugging Face Llama folders <-> mavboard's decoder-with-past ONNX graph.
+
+A `mav-lm` model whose blocks are Llama's (RMSNorm, rotary positions with the half-rotation, bias-free
+q/k/v/o projections, a gated SiLU MLP, optionally tied embeddings) is exactly a `LlamaForCausalLM`, the
+architecture transformers, vLLM and llama.cpp load natively. This one file, which needs only numpy and
+onnx, converts both ways:
+
+* `folder_to_graph`: a Hugging Face model folder (config.json, model.safetensors or its shards) -> the
+  ONNX graph mavboard runs (inputs `input_ids`, `attention_mask`, `position_ids`,
+  `past_key_values.N.key/value`; outputs `logits`, `present.N.key/value`: the layout optimum gives a
+  decoder with past). The weights keep their Hugging Face names and layout as initializers, and the graph
+  records its architecture in its metadata (`mav.architecture`), so that
+* `graph_to_folder` can write the folder back (config.json, model.safetensors, generation_config.json;
+  the caller adds the tokenizer files).
+
+Run as a script it is the Python step of `mavboard import hf` (which checks the tokenizer and writes
+mav.json around the graph):
+
+    python hf_llama.py HF_FOLDER OUT.onnx [--vocab N]
+
+It prints one JSON object on stdout (what it found); input it refuses is `error: ...` on stderr with exit
+status 2.
+
+Grouped-query attention (fewer key/value heads than query heads) is written as plain multi-head attention
+with each key/value head's weights repeated for its group: the same arithmetic, a larger cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+
+OPSET = 17
+MASK_VALUE = -1e9
+ARCH_KEY = "mav.architecture"
+# safetensors dtype names -> numpy
+_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64, "I32": np.int32}
+
+
+class ConvertError(Exception):
+    """Input that cannot be converted, with the reason a user can act on."""
+
+
+# --- safetensors -------------------------------------------------------------------------------------------
+
+
+def read_safetensors(path: str) -> dict[str, np.ndarray]:
+    """Every tensor of one .safetensors file as float32 (F32, F16 and BF16 are read)."""
+    with open(path, "rb") as f:
+        raw = f.read(8)
+        if len(raw) != 8:
+            raise ConvertError(f"{path}: not a safetensors file (shorter than its header)")
+        (n,) = struct.unpack("<Q", raw)
+        if n > 100_000_000:
+            raise ConvertError(f"{path}: not a safetensors file (header length {n})")
+        try:
+            header = json.loads(f.read(n))
+        except ValueError as e:
+            raise ConvertError(f"{path}: not a safetensors file (header: {e})") from e
+        data = f.read()
+    out = {}
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        dtype, shape, (start, end) = spec["dtype"], spec["shape"], spec["data_offsets"]
+        buf = data[start:end]
+        if dtype == "BF16":
+            bits = np.frombuffer(buf, dtype=np.uint16).astype(np.uint32) << 16
+            arr = bits.view(np.float32)
+        elif dtype in _DTYPES:
+            arr = np.frombuffer(buf, dtype=_DTYPES[dtype])
+        else:
+            raise ConvertError(f"{path}: tensor {name} has dtype {dtype}, which the importer does not read")
+        expected = int(np.prod(shape)) if shape else 1
+        if arr.size != expected:
+            raise ConvertError(f"{path}: tensor {name} holds {arr.size} values, its shape {shape} says {expected}")
+        out[name] = arr.reshape(shape).astype(np.float32)
+    return out
+
+
+def write_safetensors(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str] | None = None) -> None:
+    """Writes float32 tensors (sorted by name) as one .safetensors file, atomically."""
+    header: dict = {"__metadata__": metadata or {"format": "pt"}}
+    offset = 0
+    blobs = []
+    for name in sorted(tensors):
+        a = np.ascontiguousarray(tensors[name], dtype=np.float32)
+        b = a.tobytes()
+        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
+        offset += len(b)
+        blobs.append(b)
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    tmp = path + ".part"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+    os.replace(tmp, path)
+
+
+def read_folder_weights(folder: str) -> dict[str, np.ndarray]:
+    """The weights of a model folder: model.safetensors, or the shards its index names."""
+    single = os.path.join(folder, "model.safetensors")
+    index = os.path.join(folder, "model.safetensors.index.json")
+    if os.path.isfile(single):
+        return read_safetensors(single)
+    if os.path.isfile(index):
+        with open(index) as f:
+            shards = sorted(set(json.load(f).get("weight_map", {}).values()))
+        out: dict[str, np.ndarray] = {}
+        for s in shards:
+            out.update(read_safetensors(os.path.join(folder, s)))
+        return out
+    if any(n.endswith(".bin") for n in os.listdir(folder)):
+        raise ConvertError(f"{folder} holds PyTorch .bin weights only; save the model with "
+                           "save_pretrained(..., safe_serialization=True) to get model.safetensors")
+    raise ConvertError(f"{folder} has no model.safetensors (nor model.safetensors.index.json)")
+
+
+# --- the architecture --------------------------------------------------------------------------------------
+
+
+def read_config(folder: str) -> dict:
+    """The architecture of a Hugging Face Llama folder, checked; refuses what the graph does not compute."""
+    path = os.path.join(folder, "config.json")
+    if not os.path.isfile(path):
+        raise ConvertError(f"{folder} has no config.json: is it a Hugging Face model folder?")
+    with open(path) as f:
+        c = json.load(f)
+    archs = c.get("architectures") or []
+    if c.get("model_type", "llama") != "llama" or (archs and "LlamaForCausalLM" not in archs):
+        raise ConvertError(f"config.json says model_type {c.get('model_type')!r} ({', '.join(archs) or 'no architecture'}); "
+                           "mav-lm imports LlamaForCausalLM models")
+    heads = int(c["num_attention_heads"])
+    width = int(c["hidden_size"])
+    head_dim = int(c.get("head_dim") or width // heads)
+    if head_dim * heads != width:
+        raise ConvertError(f"head_dim {head_dim} x {heads} heads is not hidden_size {width}; mav-lm needs them equal")
+    if c.get("hidden_act", "silu") != "silu":
+        raise ConvertError(f"hidden_act {c['hidden_act']!r}: the Llama MLP mav-lm reads is gated SiLU")
+    # transformers 5 writes `rope_parameters` ({rope_theta, rope_type}); 4 wrote `rope_theta` and `rope_scaling`
+    rope = c.get("rope_parameters") or {}
+    scaling = c.get("rope_scaling") or {}
+    for kind in (rope.get("rope_type", "default"), scaling.get("rope_type", scaling.get("type", "default"))):
+        if kind != "default":
+            raise ConvertError(f"rotary scaling {kind!r} (rope_parameters / rope_scaling): mav-lm computes "
+                               "plain rotary positions only")
+    for bias in ("attention_bias", "mlp_bias"):
+        if c.get(bias):
+            raise ConvertError(f"{bias} is true: mav-lm's Llama graph has bias-free projections")
+    return {
+        "family": "llama",
+        "layers": int(c["num_hidden_layers"]),
+        "heads": heads,
+        "kv_heads": int(c.get("num_key_value_heads") or heads),
+        "head_dim": head_dim,
+        "width": width,
+        "intermediate": int(c["intermediate_size"]),
+        "vocab": int(c["vocab_size"]),
+        "context": int(c.get("max_position_embeddings") or 2048),
+        "rope_theta": float(rope.get("rope_theta", c.get("rope_theta", 10000.0))),
+        "rms_norm_eps": float(c.get("rms_norm_eps", 1e-6)),
+        "tie_embeddings": bool(c.get("tie_word_embeddings", False)),
+        "bos_token_id": c.get("bos_token_id"),
+        "eos_token_id": c.get("eos_token_id"),
+        "pad_token_id": c.get("pad_token_id"),
+    }
+
+
+def _layer_names(i: int) -> dict[str, str]:
+    p = f"model.layers.{i}."
+    return {
+        "norm1": p + "input_layernorm.weight", "q": p + "self_attn.q_proj.weight",
+        "k": p + "self_attn.k_proj.weight", "v": p + "self_attn.v_proj.weight",
+        "o": p + "self_attn.o_proj.weight", "norm2": p + "post_attention_layernorm.weight",
+        "gate": p + "mlp.gate_proj.weight", "up": p + "mlp.up_proj.weight", "down": p + "mlp.down_proj.weight",
+    }
+
+
+def checked_weights(w: dict[str, np.ndarray], cfg: dict) -> dict[str, np.ndarray]:
+    """The weights the graph reads, shapes checked, key/value heads repeated to the query heads."""
+    d, hd, v, ff = cfg["width"], cfg["head_dim"], cfg["vocab"], cfg["intermediate"]
+    h, kvh = cfg["heads"], cfg["kv_heads"]
+    if h % kvh != 0:
+        raise ConvertError(f"{h} attention heads do not divide into {kvh} key/value heads")
+
+    def take(name: str, shape: tuple) -> np.ndarray:
+        if name not in w:
+            raise ConvertError(f"the weights have no tensor {name}")
+        if tuple(w[name].shape) != shape:
+            raise ConvertError(f"tensor {name} has shape {list(w[name].shape)}, the config says {list(shape)}")
+        return w[name]
+
+    out = {"model.embed_tokens.weight": take("model.embed_tokens.weight", (v, d)),
+           "model.norm.weight": take("model.norm.weight", (d,))}
+    if not cfg["tie_embeddings"]:
+        out["lm_head.weight"] = take("lm_head.weight", (v, d))
+    for i in range(cfg["layers"]):
+        n = _layer_names(i)
+        out[n["norm1"]] = take(n["norm1"], (d,))
+        out[n["norm2"]] = take(n["norm2"], (d,))
+        out[n["q"]] = take(n["q"], (h * hd, d))
+        out[n["o"]] = take(n["o"], (d, h * hd))
+        for kv in ("k", "v"):
+            t = take(n[kv], (kvh * hd, d))
+            if kvh != h:
+                t = np.repeat(t.reshape(kvh, hd, d), h // kvh, axis=0).reshape(h * hd, d)
+            out[n[kv]] = t
+        out[n["gate"]] = take(n["gate"], (ff, d))
+        out[n["up"]] = take(n["up"], (ff, d))
+        out[n["down"]] = take(n["down"], (d, ff))
+    return out
+
+
+def io_names(layers: int) -> tuple[list[str], list[str]]:
+    """The graph's input and output names (the decoder-with-past layout mavboard's decoder feeds)."""
+    past = [f"past_key_values.{i}.{kv}" for i in range(layers) for kv in ("key", "value")]
+    present = [f"present.{i}.{kv}" for i in range(layers) for kv in ("key", "value")]
+    return ["input_ids", "attention_mask", "position_ids"] + past, ["logits"] + present
+
+
+# --- the ONNX graph ----------------------------------------------------------------------------------------
+
+
+class _Graph:
+    """A small builder: nodes, initializers, unique names."""
+
+    def __init__(self):
+        from onnx import helper, numpy_helper
+
+        self.helper, self.numpy_helper = helper, numpy_helper
+        self.nodes, self.inits, self.n = [], [], 0
+
+    def const(self, name: str, array) -> str:
+        self.inits.append(self.numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def op(self, kind: str, *inputs: str, **attrs) -> str:
+        self.n += 1
+        out = f"{kind.lower()}_{self.n}"
+        self.nodes.append(self.helper.make_node(kind, list(inputs), [out], name=f"{kind}_{self.n}", **attrs))
+        return out
+
+    def op_to(self, kind: str, output: str, *inputs: str, **attrs) -> str:
+        self.n += 1
+        self.nodes.append(self.helper.make_node(kind, list(inputs), [output], name=f"{kind}_{self.n}", **attrs))
+        return output
+
+
+def build_graph(weights: dict[str, np.ndarray], cfg: dict):
+    """The decoder-with-past ONNX model computing `LlamaForCausalLM` with these (checked) weights."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    g = _Graph()
+    d, h, hd, v = cfg["width"], cfg["heads"], cfg["head_dim"], cfg["vocab"]
+    layers = cfg["layers"]
+    for name, a in weights.items():
+        g.const(name, a.astype(np.float32))
+    inputs, outputs = io_names(layers)
+    eps = g.const("rms_norm_eps", np.array(cfg["rms_norm_eps"], dtype=np.float32))
+    two = g.const("two", np.array(2.0, dtype=np.float32))
+    inv_freq = 1.0 / (cfg["rope_theta"] ** (np.arange(0, hd, 2, dtype=np.int64).astype(np.float32) / hd))
+    g.const("rope.inv_freq", inv_freq.astype(np.float32))
+    g.const("scale", np.array(1.0 / math.sqrt(hd), dtype=np.float32))
+    g.const("zero_f", np.array(0.0, dtype=np.float32))
+    g.const("mask_value", np.array(MASK_VALUE, dtype=np.float32))
+    g.const("heads_shape", np.array([0, 0, h, hd], dtype=np.int64))
+    g.const("width_shape", np.array([0, 0, h * hd], dtype=np.int64))
+    g.const("axis0", np.array([0], dtype=np.int64))
+    g.const("axis1", np.array([1], dtype=np.int64))
+    g.const("axis_last", np.array([-1], dtype=np.int64))
+    g.const("i0", np.array(0, dtype=np.int64))
+    g.const("i1", np.array(1, dtype=np.int64))
+    g.const("i2", np.array(2, dtype=np.int64))
+    g.const("half", np.array([hd // 2, hd // 2], dtype=np.int64))
+
+    def weight_t(name: str) -> str:
+        return g.op("Transpose", name, perm=[1, 0])
+
+    def rms(x: str, w: str) -> str:
+        var = g.op("ReduceMean", g.op("Pow", x, two), axes=[-1], keepdims=1)
+        return g.op("Mul", g.op("Div", x, g.op("Sqrt", g.op("Add", var, eps))), w)
+
+    # rotary tables from the positions: [B, 1, S, hd]
+    pos = g.op("Cast", "position_ids", to=TensorProto.FLOAT)
+    freqs = g.op("Mul", g.op("Unsqueeze", pos, "axis_last"), "rope.inv_freq")
+    emb = g.op("Concat", freqs, freqs, axis=-1)
+    cos = g.op("Unsqueeze", g.op("Cos", emb), "axis1")
+    sin = g.op("Unsqueeze", g.op("Sin", emb), "axis1")
+
+    # the mask: query i (at cache index P + i) sees key j <= P + i that is not padding
+    past_len = g.op("Gather", g.op("Shape", "past_key_values.0.key"), "i2", axis=0)
+    seq_len = g.op("Gather", g.op("Shape", "input_ids"), "i1", axis=0)
+    total = g.op("Gather", g.op("Shape", "attention_mask"), "i1", axis=0)
+    q_idx = g.op("Add", g.op("Range", "i0", seq_len, "i1"), past_len)
+    k_idx = g.op("Range", "i0", total, "i1")
+    causal = g.op("LessOrEqual", g.op("Unsqueeze", k_idx, "axis0"), g.op("Unsqueeze", q_idx, "axis1"))
+    real = g.op("Unsqueeze", g.op("Cast", "attention_mask", to=TensorProto.BOOL), np_axes(g, [1, 2]))
+    keep = g.op("And", causal, real)  # [B, 1, S, T]
+    mask = g.op("Where", keep, "zero_f", "mask_value")
+
+    def rotate(x: str) -> str:
+        a, b = split2(g, x)
+        return g.op("Add", g.op("Mul", x, cos), g.op("Mul", g.op("Concat", g.op("Neg", b), a, axis=-1), sin))
+
+    def heads(x: str) -> str:  # [B, S, H*hd] -> [B, H, S, hd]
+        return g.op("Transpose", g.op("Reshape", x, "heads_shape"), perm=[0, 2, 1, 3])
+
+    x = g.op("Gather", "model.embed_tokens.weight", "input_ids", axis=0)
+    for i in range(layers):
+        n = _layer_names(i)
+        a = rms(x, n["norm1"])
+        q = rotate(heads(g.op("MatMul", a, weight_t(n["q"]))))
+        k = rotate(heads(g.op("MatMul", a, weight_t(n["k"]))))
+        val = heads(g.op("MatMul", a, weight_t(n["v"])))
+        k_all = g.op_to("Concat", f"present.{i}.key", f"past_key_values.{i}.key", k, axis=2)
+        v_all = g.op_to("Concat", f"present.{i}.value", f"past_key_values.{i}.value", val, axis=2)
+        scores = g.op("Add", g.op("Mul", g.op("MatMul", q, g.op("Transpose", k_all, perm=[0, 1, 3, 2])), "scale"), mask)
+        att = g.op("MatMul", g.op("Softmax", scores, axis=-1), v_all)
+        att = g.op("Reshape", g.op("Transpose", att, perm=[0, 2, 1, 3]), "width_shape")
+        x = g.op("Add", x, g.op("MatMul", att, weight_t(n["o"])))
+        m = rms(x, n["norm2"])
+        gate = g.op("MatMul", m, weight_t(n["gate"]))
+        up = g.op("MatMul", m, weight_t(n["up"]))
+        act = g.op("Mul", g.op("Mul", gate, g.op("Sigmoid", gate)), up)
+        x = g.op("Add", x, g.op("MatMul", act, weight_t(n["down"])))
+    head = "model.embed_tokens.weight" if cfg["tie_embeddings"] else "lm_head.weight"
+    g.op_to("MatMul", "logits", rms(x, "model.norm.weight"), weight_t(head))
+
+    b, s, p, t = "batch", "seq", "past", "total"
+    ins = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [b, s]),
+           helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [b, t]),
+           helper.make_tensor_value_info("position_ids", TensorProto.INT64, [b, s])]
+    ins += [helper.make_tensor_value_info(nm, TensorProto.FLOAT, [b, h, p, hd]) for nm in inputs[3:]]
+    outs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [b, s, v])]
+    outs += [helper.make_tensor_value_info(nm, TensorProto.FLOAT, [b, h, t, hd]) for nm in outputs[1:]]
+    graph = helper.make_graph(g.nodes, "mav_lm_llama", ins, outs, initializer=g.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="mavboard")
+    model.ir_version = 8
+    arch = {k: cfg[k] for k in ("family", "layers", "heads", "kv_heads", "head_dim", "width", "intermediate",
+                                "vocab", "context", "rope_theta", "rms_norm_eps", "tie_embeddings")}
+    helper.set_model_props(model, {ARCH_KEY: json.dumps(arch)})
+    onnx.checker.check_model(model)
+    return model
+
+
+def np_axes(g: _Graph, axes: list[int]) -> str:
+    name = "axes_" + "_".join(str(a) for a in axes)
+    if not any(i.name == name for i in g.inits):
+        g.const(name, np.array(axes, dtype=np.int64))
+    return name
+
+
+def split2(g: _Graph, x: str) -> tuple[str, str]:
+    g.n += 1
+    a, b = f"split_{g.n}_a", f"split_{g.n}_b"
+    g.nodes.append(g.helper.make_node("Split", [x, "half"], [a, b], name=f"Split_{g.n}", axis=-1))
+    return a, b
+
+
+def save_graph(model, path: str) -> None:
+    """Saves the model atomically (weights inline below 2 GB, else beside it as PATH.data)."""
+    import onnx
+
+    tmp = path + ".part"
+    large = sum(i.ByteSize() for i in model.graph.initializer) > 1_900_000_000
+    if large:
+        onnx.save_model(model, tmp, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=os.path.basename(path) + ".data")
+    else:
+        onnx.save_model(model, tmp)
+    os.replace(tmp, path)
+
+
+def folder_to_graph(folder: str, out: str, vocab: int | None = None) -> dict:
+    """Converts a Hugging Face Llama folder into the ONNX graph at `out`; returns what it found.
+
+    `vocab`: the tokenizer's size, where the weights have more rows (a vocabulary padded for speed): the
+    rows past it are dropped (no tokenizer id reaches them). Fewer rows than the tokenizer is an error."""
+    cfg = read_config(folder)
+    weights = read_folder_weights(folder)
+    rows = cfg["vocab"]
+    if vocab is not None and vocab != rows:
+        if vocab > rows:
+            raise ConvertError(f"the tokenizer has {vocab} tokens but the model only {rows} rows of embeddings")
+        for name in ("model.embed_tokens.weight", "lm_head.weight"):
+            if name in weights and weights[name].shape[0] == rows:
+                weights[name] = weights[name][:vocab]
+        cfg["vocab"] = vocab
+    checked = checked_weights(weights, cfg)
+    save_graph(build_graph(checked, cfg), out)
+    params = sum(int(a.size) for a in weights.values() if a.ndim > 0)
+    return dict(cfg, parameters=params, dropped_rows=rows - cfg["vocab"])
+
+
+# --- back to a folder --------------------------------------------------------------------------------------
+
+
+def graph_architecture(model) -> dict | None:
+    """The architecture a graph written by `build_graph` records; None for any other graph."""
+    for p in model.metadata_props:
+        if p.key == ARCH_KEY:
+            return json.loads(p.value)
+    return None
+
+
+def graph_to_folder(onnx_path: str, out: str, token_ids: dict[str, int | None]) -> dict:
+    """Writes the Hugging Face Llama folder (config.json, model.safetensors, generation_config.json) of a
+    graph written by `build_graph`; `token_ids`: bos/eos/pad ids. Returns the config written."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(onnx_path)
+    arch = graph_architecture(model)
+    if arch is None or arch.get("family") != "llama":
+        raise ConvertError(
+            f"{onnx_path} is not a standard-architecture graph (it records no {ARCH_KEY}): it was exported "
+            "from mavtrain's own blocks (a GELU MLP, which no LLM engine computes); train the model with "
+            "\"mlp\": \"swiglu\" in its config (a Llama block) to export it")
+    names = set(checked_names(arch))
+    tensors = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer if i.name in names}
+    missing = names - set(tensors)
+    if missing:
+        raise ConvertError(f"{onnx_path} lacks the weights {sorted(missing)[:3]}")
+    config = {
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama",
+        "hidden_size": arch["width"], "intermediate_size": arch["intermediate"],
+        "num_hidden_layers": arch["layers"], "num_attention_heads": arch["heads"],
+        # a grouped-query model was written with its key/value heads repeated: it comes back as multi-head
+        "num_key_value_heads": arch["heads"], "head_dim": arch["head_dim"],
+        "vocab_size": arch["vocab"], "max_position_embeddings": arch["context"],
+        # both spellings: transformers 4 and llama.cpp's converter read rope_theta, transformers 5 rope_parameters
+        "rope_theta": arch["rope_theta"], "rope_scaling": None,
+        "rope_parameters": {"rope_theta": arch["rope_theta"], "rope_type": "default"},
+        "rms_norm_eps": arch["rms_norm_eps"],
+        "hidden_act": "silu", "attention_bias": False, "mlp_bias": False, "attention_dropout": 0.0,
+        "tie_word_embeddings": arch["tie_embeddings"], "initializer_range": 0.02, "pretraining_tp": 1,
+        "use_cache": True, "torch_dtype": "float32", **{k: v for k, v in token_ids.items()},
+    }
+    os.makedirs(out, exist_ok=True)
+    write_json(os.path.join(out, "config.json"), config)
+    write_safetensors(os.path.join(out, "model.safetensors"), tensors)
+    gen = {"do_sample": False, **{k: v for k, v in token_ids.items()}}
+    write_json(os.path.join(out, "generation_config.json"), gen)
+    return config
+
+
+def checked_names(arch: dict) -> list[str]:
+    names = ["model.embed_tokens.weight", "model.norm.weight"]
+    if not arch["tie_embeddings"]:
+        names.append("lm_head.weight")
+    for i in range(arch["layers"]):
+        names += list(_layer_names(i).values())
+    return names
+
+
+def write_json(path: str, value) -> None:
+    tmp = path + ".part"
+    with open(tmp, "w") as f:
+        json.dump(value, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("folder", help="a Hugging Face model folder (config.json, model.safetensors)")
+    ap.add_argument("out", help="the ONNX graph to write")
+    ap.add_argument("--vocab", type=int, help="the tokenizer's size (extra embedding rows are dropped)")
+    a = ap.parse_args(argv)
+    try:
+        found = folder_to_graph(a.folder, a.out, a.vocab)
+    except ConvertError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    found["folder"] = os.path.abspath(a.folder)
+    print(json.dumps(found))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

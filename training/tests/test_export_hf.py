@@ -1,0 +1,74 @@
+"""mav-lm as a standard architecture: a swiglu run exports through the Llama graph, and the package goes to a
+Hugging Face folder (mavtrain.export_hf) and back (hf_llama.folder_to_graph) with the same logits; where
+transformers is installed, its LlamaForCausalLM computes those logits too."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from conftest import TOY_MODEL, toy_config
+from mavtrain.export import export
+from mavtrain.export_hf import export_hf
+from mavtrain.hf_llama import ConvertError, folder_to_graph
+
+
+@pytest.fixture(scope="module")
+def swiglu_package(data_dir, tmp_path_factory):
+    from mavtrain.train import train
+
+    cfg = toy_config("mav-lm")
+    cfg["model"] = dict(TOY_MODEL, mlp="swiglu")
+    run = str(tmp_path_factory.mktemp("run-swiglu"))
+    train(cfg, data_dir, run, device="cpu")
+    out = str(tmp_path_factory.mktemp("pkg-swiglu") / "pkg")
+    res = export(run, out)
+    assert set(res["diffs"]) == {"full_sequence", "incremental_3_steps", "left_padded_batch"}
+    assert all(v <= 1e-4 for v in res["diffs"].values()), res["diffs"]
+    return out
+
+
+def _logits(onnx_path, ids, layers, heads, head_dim):
+    import onnxruntime as ort
+
+    s = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "position_ids": np.arange(ids.shape[1])[None]}
+    for i in range(layers):
+        for kv in ("key", "value"):
+            feed[f"past_key_values.{i}.{kv}"] = np.zeros((1, heads, 0, head_dim), np.float32)
+    return s.run(["logits"], feed)[0]
+
+
+def test_a_swiglu_package_goes_to_a_hf_folder_and_back(swiglu_package, tmp_path):
+    folder = str(tmp_path / "hf")
+    config = export_hf(swiglu_package, folder)
+    assert config["architectures"] == ["LlamaForCausalLM"] and config["hidden_act"] == "silu"
+    assert set(os.listdir(folder)) == {"config.json", "model.safetensors", "generation_config.json",
+                                       "tokenizer.json", "tokenizer_config.json", "mav.json"}
+    mav = json.load(open(os.path.join(swiglu_package, "mav.json")))
+    back = str(tmp_path / "back.onnx")
+    found = folder_to_graph(folder, back)
+    assert found["layers"] == mav["num_layers"] and found["vocab"] == mav["vocab_size"]
+    ids = np.random.default_rng(0).integers(0, mav["vocab_size"], size=(1, 17))
+    shape = (mav["num_layers"], mav["num_heads"], mav["head_dim"])
+    ours = _logits(os.path.join(swiglu_package, "model.onnx"), ids, *shape)
+    assert np.abs(_logits(back, ids, *shape) - ours).max() == 0.0
+    transformers = pytest.importorskip("transformers")
+    import torch
+
+    model = transformers.LlamaForCausalLM.from_pretrained(folder).eval()
+    with torch.no_grad():
+        theirs = model(torch.from_numpy(ids)).logits.numpy()
+    assert np.abs(theirs - ours).max() <= 1e-4
+    tok = transformers.AutoTokenizer.from_pretrained(folder)
+    assert tok("<mav game=chess>\n", add_special_tokens=False)["input_ids"][0] == tok.convert_tokens_to_ids("<mav")
+
+
+def test_a_gelu_package_is_refused_by_name(trained_runs, tmp_path):
+    run, _ = trained_runs["mav-lm"]
+    pkg = str(tmp_path / "pkg")
+    export(run, pkg)
+    with pytest.raises(ConvertError, match="swiglu"):
+        export_hf(pkg, str(tmp_path / "hf"))
+    assert not os.path.exists(tmp_path / "hf")
