@@ -1,4 +1,5 @@
-//! `mavboard import hf` and `python -m mavtrain.export_hf`: mav-lm as a standard architecture.
+//! `mavboard import hf`, `mavboard package export-hf` and `python -m mavtrain.export_hf`: mav-lm as a
+//! standard architecture.
 //!
 //! The fixture `tests/fixtures/hf/tiny_llama` is a `LlamaForCausalLM` made and saved by transformers itself
 //! (random weights, grouped-query attention, mavboard's vocabulary; `training/hf/make_fixture.py`), and
@@ -214,15 +215,14 @@ fn an_imported_package_analyses_and_goes_back_to_a_folder_and_in_again() {
     assert!(out.contains("f1b5") || out.contains("Bb5"), "every legal move is valued: {out}");
 
     let folder = dir.0.join("hf");
-    let o = Command::new(&py)
-        .args(["-m", "mavtrain.export_hf", "--package"])
-        .arg(&pkg)
-        .arg("-o")
-        .arg(&folder)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("training"))
-        .output()
-        .expect("python runs");
-    assert!(o.status.success(), "export_hf failed: {}", String::from_utf8_lossy(&o.stderr));
+    let (ok, out, err) = common::mavboard(&[
+        "package",
+        "export-hf",
+        pkg.to_str().expect("utf-8"),
+        "-o",
+        folder.to_str().expect("utf-8"),
+    ]);
+    assert!(ok && out.contains("LlamaForCausalLM, 2 layers"), "export-hf failed: {out} {err}");
     for file in [
         "config.json",
         "model.safetensors",
@@ -233,6 +233,33 @@ fn an_imported_package_analyses_and_goes_back_to_a_folder_and_in_again() {
     ] {
         assert!(folder.join(file).is_file(), "the folder has no {file}");
     }
+    // The training tree's command is the same step.
+    let twin = dir.0.join("hf-twin");
+    let o = Command::new(&py)
+        .args(["-m", "mavtrain.export_hf", "--package"])
+        .arg(&pkg)
+        .arg("-o")
+        .arg(&twin)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("training"))
+        .output()
+        .expect("python runs");
+    assert!(o.status.success(), "export_hf failed: {}", String::from_utf8_lossy(&o.stderr));
+    for file in ["config.json", "model.safetensors"] {
+        let read = |d: &Path| std::fs::read(d.join(file)).expect("written");
+        assert!(read(&folder) == read(&twin), "{file} differs between the two exports");
+    }
+    // A package whose graph is not a standard architecture is refused by name, and nothing is written.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/mav-tiny");
+    let refused = dir.0.join("refused");
+    let (ok, _, err) = common::mavboard(&[
+        "package",
+        "export-hf",
+        shipped.to_str().expect("utf-8"),
+        "-o",
+        refused.to_str().expect("utf-8"),
+    ]);
+    assert!(!ok && err.contains("swiglu"), "{err}");
+    assert!(!refused.exists());
     let config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).expect("config"))
             .expect("json");

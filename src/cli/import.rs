@@ -7,8 +7,8 @@ use mavboard::game::GameKind;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalRequest, Scoring};
 use mavboard::inference::load_evaluator;
+use mavboard::model::hf::{HfImportOptions, import_hf};
 use mavboard::model::import::{ImportOptions, SearchlessKind, import_searchless};
-use mavboard::model::import_hf::{HfImportOptions, import_hf};
 
 /// Arguments of `mavboard import`.
 #[derive(Debug, clap::Args)]

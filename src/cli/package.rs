@@ -1,5 +1,6 @@
 //! `mavboard package triton PACKAGE -o REPO`: a Triton Inference Server model repository for a package;
-//! `mavboard package quantize PACKAGE -o OUT`: an int8 copy of a package.
+//! `mavboard package quantize PACKAGE -o OUT`: an int8 copy of a package;
+//! `mavboard package export-hf PACKAGE -o OUT`: a mav-lm package as a Hugging Face folder.
 
 use std::path::PathBuf;
 
@@ -29,6 +30,25 @@ enum What {
     /// name with `-int8`, no inspection graph), the tokenizer and the model card. Needs the importer's
     /// Python packages: ./packaging/dev.sh import-deps.
     Quantize(QuantizeArgs),
+    /// A Hugging Face model folder (`LlamaForCausalLM`: config.json, model.safetensors, tokenizer.json +
+    /// tokenizer_config.json, a greedy generation config, the package's mav.json) that transformers, vLLM
+    /// and llama.cpp's converter load; `mavboard import hf` reads it back. Only a mav-lm package whose graph
+    /// is a standard architecture exports (an imported one, or one trained with mavtrain's `"mlp":
+    /// "swiglu"`). Needs the importer's Python packages: ./packaging/dev.sh import-deps.
+    ExportHf(ExportHfArgs),
+}
+
+/// Arguments of `mavboard package export-hf`.
+#[derive(Debug, clap::Args)]
+struct ExportHfArgs {
+    /// The mav-lm package folder.
+    package: PathBuf,
+    /// The folder to write (must not exist or be empty).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// The Python interpreter with numpy and onnx (default: $MAVBOARD_PYTHON, .venv-import, python3).
+    #[arg(long)]
+    python: Option<PathBuf>,
 }
 
 /// Arguments of `mavboard package quantize`.
@@ -65,6 +85,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let a = match args.what {
         What::Triton(a) => a,
         What::Quantize(q) => return quantize(q),
+        What::ExportHf(e) => {
+            let c = mavboard::model::hf::export_hf(&e.package, &e.out, e.python.as_deref())?;
+            println!(
+                "wrote {}: LlamaForCausalLM, {} layers, width {}, {} heads, MLP {}, vocabulary {}",
+                e.out.display(),
+                c.num_hidden_layers,
+                c.hidden_size,
+                c.num_attention_heads,
+                c.intermediate_size,
+                c.vocab_size
+            );
+            return Ok(());
+        }
     };
     anyhow::ensure!(a.max_batch >= 1, "--max-batch must be at least 1");
     let package = ModelPackage::open(&a.package)?;

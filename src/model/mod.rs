@@ -6,8 +6,8 @@
 pub mod capabilities;
 pub mod checksum;
 pub mod error;
+pub mod hf;
 pub mod import;
-pub mod import_hf;
 pub mod manifest;
 pub mod package;
 pub mod python_step;

@@ -13,44 +13,14 @@ trained with `"mlp": "swiglu"` (mavtrain's Llama block). Needs numpy and onnx on
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import shutil
 import sys
 
-from .hf_llama import ConvertError, graph_to_folder, write_json
+from .hf_llama import ConvertError, package_to_folder
 
 
 def export_hf(package: str, out: str) -> dict:
-    """Writes the folder; returns its config.json."""
-    manifest_path = os.path.join(package, "mav.json")
-    if not os.path.isfile(manifest_path):
-        raise ConvertError(f"{package} has no mav.json: is it a mavboard model package?")
-    with open(manifest_path) as f:
-        manifest = json.load(f)
-    if manifest.get("format") != "mav-lm":
-        raise ConvertError(f"{package} is a {manifest.get('format')!r} package; only mav-lm (a language model) "
-                           "becomes a Hugging Face causal language model")
-    if manifest.get("remote"):
-        raise ConvertError(f"{package} is served by a remote server and holds no weights to export")
-    if os.path.exists(out) and os.listdir(out):
-        raise ConvertError(f"{out} already exists and is not empty; choose another folder or remove it")
-    ids = {"bos_token_id": None, "eos_token_id": manifest.get("eos_token_id"),
-           "pad_token_id": manifest.get("pad_token_id")}
-    tmp = out.rstrip("/") + ".part"
-    shutil.rmtree(tmp, ignore_errors=True)
-    config = graph_to_folder(os.path.join(package, "model.onnx"), tmp, ids)
-    shutil.copyfile(os.path.join(package, "tokenizer.json"), os.path.join(tmp, "tokenizer.json"))
-    write_json(os.path.join(tmp, "tokenizer_config.json"), {
-        "tokenizer_class": "PreTrainedTokenizerFast", "pad_token": "<pad>", "eos_token": "<eos>",
-        "unk_token": "<unk>", "sep_token": "<sep>", "model_max_length": manifest.get("context_length"),
-        "clean_up_tokenization_spaces": False,
-    })
-    shutil.copyfile(manifest_path, os.path.join(tmp, "mav.json"))
-    if os.path.exists(out):
-        os.rmdir(out)
-    os.replace(tmp, out)
-    return config
+    """Writes the folder; returns its config.json (see `hf_llama.package_to_folder`)."""
+    return package_to_folder(package, out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,13 +13,17 @@ onnx, converts both ways:
 * `graph_to_folder` can write the folder back (config.json, model.safetensors, generation_config.json;
   the caller adds the tokenizer files).
 
+* `package_to_folder`: a whole `mav-lm` package -> the folder, tokenizer and generation config included.
+
 Run as a script it is the Python step of `mavboard import hf` (which checks the tokenizer and writes
-mav.json around the graph):
+mav.json around the graph) and of `mavboard package export-hf` (`python -m mavtrain.export_hf` in the
+training tree):
 
-    python hf_llama.py HF_FOLDER OUT.onnx [--vocab N]
+    python hf_llama.py import HF_FOLDER OUT.onnx [--vocab N]
+    python hf_llama.py export PACKAGE OUT_FOLDER
 
-It prints one JSON object on stdout (what it found); input it refuses is `error: ...` on stderr with exit
-status 2.
+It prints one JSON object on stdout (what it found or wrote); input it refuses is `error: ...` on stderr
+with exit status 2.
 
 Grouped-query attention (fewer key/value heads than query heads) is written as plain multi-head attention
 with each key/value head's weights repeated for its group: the same arithmetic, a larger cache.
@@ -471,18 +475,67 @@ def write_json(path: str, value) -> None:
     os.replace(tmp, path)
 
 
+def package_to_folder(package: str, out: str) -> dict:
+    """Writes a `mav-lm` package as a Hugging Face folder at `out` (which must not exist or be empty):
+    config.json, model.safetensors, generation_config.json, the tokenizer as tokenizer.json +
+    tokenizer_config.json (`PreTrainedTokenizerFast`, no chat template) and the package's mav.json (the MAV
+    facts no Hugging Face file holds). Written beside `out` and renamed into place. Returns config.json."""
+    import shutil
+
+    manifest_path = os.path.join(package, "mav.json")
+    if not os.path.isfile(manifest_path):
+        raise ConvertError(f"{package} has no mav.json: is it a mavboard model package?")
+    with open(manifest_path) as f:
+        manifest = json.load(f)
+    if manifest.get("format") != "mav-lm":
+        raise ConvertError(f"{package} is a {manifest.get('format')!r} package; only mav-lm (a language model) "
+                           "becomes a Hugging Face causal language model")
+    if manifest.get("remote"):
+        raise ConvertError(f"{package} is served by a remote server and holds no weights to export")
+    if os.path.exists(out) and os.listdir(out):
+        raise ConvertError(f"{out} already exists and is not empty; choose another folder or remove it")
+    ids = {"bos_token_id": None, "eos_token_id": manifest.get("eos_token_id"),
+           "pad_token_id": manifest.get("pad_token_id")}
+    tmp = out.rstrip("/") + ".part"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        config = graph_to_folder(os.path.join(package, "model.onnx"), tmp, ids)
+        shutil.copyfile(os.path.join(package, "tokenizer.json"), os.path.join(tmp, "tokenizer.json"))
+        write_json(os.path.join(tmp, "tokenizer_config.json"), {
+            "tokenizer_class": "PreTrainedTokenizerFast", "pad_token": "<pad>", "eos_token": "<eos>",
+            "unk_token": "<unk>", "sep_token": "<sep>", "model_max_length": manifest.get("context_length"),
+            "clean_up_tokenization_spaces": False,
+        })
+        shutil.copyfile(manifest_path, os.path.join(tmp, "mav.json"))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if os.path.exists(out):
+        os.rmdir(out)
+    os.replace(tmp, out)
+    return config
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("folder", help="a Hugging Face model folder (config.json, model.safetensors)")
-    ap.add_argument("out", help="the ONNX graph to write")
-    ap.add_argument("--vocab", type=int, help="the tokenizer's size (extra embedding rows are dropped)")
+    sub = ap.add_subparsers(dest="command", required=True)
+    imp = sub.add_parser("import", help="a Hugging Face folder -> the ONNX graph")
+    imp.add_argument("folder", help="a Hugging Face model folder (config.json, model.safetensors)")
+    imp.add_argument("out", help="the ONNX graph to write")
+    imp.add_argument("--vocab", type=int, help="the tokenizer's size (extra embedding rows are dropped)")
+    exp = sub.add_parser("export", help="a mav-lm package -> a Hugging Face folder")
+    exp.add_argument("package", help="the mav-lm package folder")
+    exp.add_argument("out", help="the folder to write")
     a = ap.parse_args(argv)
     try:
-        found = folder_to_graph(a.folder, a.out, a.vocab)
+        if a.command == "import":
+            found = folder_to_graph(a.folder, a.out, a.vocab)
+            found["folder"] = os.path.abspath(a.folder)
+        else:
+            found = package_to_folder(a.package, a.out)
     except ConvertError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    found["folder"] = os.path.abspath(a.folder)
     print(json.dumps(found))
     return 0
 

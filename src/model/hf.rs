@@ -1,5 +1,7 @@
-//! Importing a Hugging Face model folder (`LlamaForCausalLM`, as transformers saves it) as a `mav-lm`
-//! package: a MAV model trained elsewhere in transformers, or one `python -m mavtrain.export_hf` wrote.
+//! Hugging Face model folders (`LlamaForCausalLM`, as transformers saves it) both ways: importing one as a
+//! `mav-lm` package (a MAV model trained elsewhere in transformers, or one exported here), and writing a
+//! package whose graph is a standard architecture as one ([`export_hf`]; the same step as
+//! `python -m mavtrain.export_hf` in the training tree).
 //!
 //! The weights become mavboard's decoder-with-past graph in a Python step
 //! (`training/mavtrain/hf_llama.py`, built into this binary, run with the importer's Python environment:
@@ -113,7 +115,49 @@ pub fn import_hf(options: &HfImportOptions) -> Result<(HfConfig, Manifest), Impo
     })
 }
 
-/// The folder's mav.json (what `mavtrain.export_hf` copies there), if it has one.
+/// What [`export_hf`] wrote: the folder's config.json (the fields a summary names).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct HfExport {
+    /// `num_hidden_layers`.
+    pub num_hidden_layers: usize,
+    /// `hidden_size`.
+    pub hidden_size: usize,
+    /// `num_attention_heads`.
+    pub num_attention_heads: usize,
+    /// `intermediate_size`.
+    pub intermediate_size: usize,
+    /// `vocab_size`.
+    pub vocab_size: usize,
+}
+
+/// Writes the `mav-lm` package at `package` as a Hugging Face `LlamaForCausalLM` folder at `out` (which
+/// must not exist or be empty): config.json, model.safetensors, the tokenizer (tokenizer.json +
+/// tokenizer_config.json), a greedy generation config and the package's mav.json. Only a graph written as
+/// the standard architecture exports (an imported folder's, or a model trained with mavtrain's swiglu
+/// block); the shipped GELU block is refused by name. `python`: the interpreter (default:
+/// [`super::python_step::find_python`]).
+pub fn export_hf(package: &Path, out: &Path, python: Option<&Path>) -> Result<HfExport, ImportError> {
+    if out.exists() && std::fs::read_dir(out).map_err(io(out))?.next().is_some() {
+        return Err(ImportError::OutputExists(out.to_path_buf()));
+    }
+    let scratch = std::env::temp_dir().join(format!("mavboard-export-hf-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(io(&scratch))?;
+    let args: Vec<std::ffi::OsString> = vec!["export".into(), package.into(), out.into()];
+    let outcome = super::python_step::run(&scratch, "hf_llama.py", SCRIPT, &args, python);
+    let _ = std::fs::remove_dir_all(&scratch);
+    let line = match outcome.map_err(|(path, e)| ImportError::Io { path, reason: e.to_string() })? {
+        StepOutcome::Done(line) => line,
+        StepOutcome::Refused(reason) => return Err(refused(package, reason)),
+        StepOutcome::Failed { status, stderr } => return Err(ImportError::Script { status, stderr }),
+        StepOutcome::NoPython { tried } => return Err(ImportError::NoPython { tried }),
+    };
+    serde_json::from_str(&line).map_err(|e| ImportError::Script {
+        status: "0".into(),
+        stderr: format!("its report could not be read ({e}): {line}"),
+    })
+}
+
+/// The folder's mav.json (what [`export_hf`] copies there), if it has one.
 fn read_their_manifest(folder: &Path) -> Result<Option<Manifest>, ImportError> {
     let path = folder.join("mav.json");
     if !path.is_file() {
@@ -139,6 +183,7 @@ fn convert_into(
 ) -> Result<(HfConfig, Manifest), ImportError> {
     let folder = &options.folder;
     let args: Vec<std::ffi::OsString> = vec![
+        "import".into(),
         folder.clone().into(),
         dir.join("model.onnx").into(),
         "--vocab".into(),
