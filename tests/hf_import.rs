@@ -228,6 +228,7 @@ fn an_imported_package_analyses_and_goes_back_to_a_folder_and_in_again() {
         "model.safetensors",
         "tokenizer.json",
         "tokenizer_config.json",
+        "tokenizer.model",
         "generation_config.json",
         "mav.json",
     ] {
@@ -244,7 +245,7 @@ fn an_imported_package_analyses_and_goes_back_to_a_folder_and_in_again() {
         .output()
         .expect("python runs");
     assert!(o.status.success(), "export_hf failed: {}", String::from_utf8_lossy(&o.stderr));
-    for file in ["config.json", "model.safetensors"] {
+    for file in ["config.json", "model.safetensors", "tokenizer.model"] {
         let read = |d: &Path| std::fs::read(d.join(file)).expect("written");
         assert!(read(&folder) == read(&twin), "{file} differs between the two exports");
     }

@@ -132,7 +132,8 @@ pub struct HfExport {
 
 /// Writes the `mav-lm` package at `package` as a Hugging Face `LlamaForCausalLM` folder at `out` (which
 /// must not exist or be empty): config.json, model.safetensors, the tokenizer (tokenizer.json +
-/// tokenizer_config.json), a greedy generation config and the package's mav.json. Only a graph written as
+/// tokenizer_config.json, and as a SentencePiece tokenizer.model for llama.cpp's converter), a greedy
+/// generation config and the package's mav.json. Only a graph written as
 /// the standard architecture exports (an imported folder's, or a model trained with mavtrain's swiglu
 /// block); the shipped GELU block is refused by name. `python`: the interpreter (default:
 /// [`super::python_step::find_python`]).

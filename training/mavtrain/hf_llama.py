@@ -475,10 +475,52 @@ def write_json(path: str, value) -> None:
     os.replace(tmp, path)
 
 
+def _varint(n: int) -> bytes:
+    n &= (1 << 64) - 1  # negative int32 values are written as ten-byte varints, as protobuf does
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _field(number: int, value) -> bytes:
+    """One protobuf field: bytes/str length-delimited, float fixed32, bool/int varint."""
+    if isinstance(value, (bytes, str)):
+        data = value.encode() if isinstance(value, str) else value
+        return _varint(number << 3 | 2) + _varint(len(data)) + data
+    if isinstance(value, float):
+        return _varint(number << 3 | 5) + struct.pack("<f", value)
+    return _varint(number << 3) + _varint(int(value))
+
+
+def sentencepiece_model(vocab: dict[str, int]) -> bytes:
+    """A SentencePiece `tokenizer.model` (its ModelProto, serialised) whose pieces are exactly `vocab`, in id
+    order: the space token written `▁` as SentencePiece writes spaces, `<unk>` the unknown piece, `<pad>`,
+    `<eos>` and `<sep>` control pieces. llama.cpp's converter reads this file to build a GGUF's vocabulary
+    (it refuses mavboard's word-level tokenizer.json, whose pre-tokenizer it does not know); mavboard sends
+    token ids, so the map from ids to text is what has to be exact. Scores fall with the id."""
+    special = {"<pad>", "<eos>", "<sep>"}
+    pieces = b""
+    for token, i in sorted(vocab.items(), key=lambda kv: kv[1]):
+        kind = 2 if token == "<unk>" else 3 if token in special else 1  # UNKNOWN, CONTROL, NORMAL
+        pieces += _field(1, _field(1, token.replace(" ", "\u2581")) + _field(2, -float(i)) + _field(3, kind))
+    trainer = (_field(3, 2) + _field(4, len(vocab)) + _field(35, False) + _field(40, vocab.get("<unk>", 0))
+               + _field(41, -1) + _field(42, vocab.get("<eos>", -1)) + _field(43, vocab.get("<pad>", -1))
+               + _field(45, "<unk>") + _field(47, "<eos>") + _field(48, "<pad>"))
+    normalizer = _field(1, "identity") + _field(3, False) + _field(4, False) + _field(5, True)
+    return pieces + _field(2, trainer) + _field(3, normalizer)
+
+
 def package_to_folder(package: str, out: str) -> dict:
     """Writes a `mav-lm` package as a Hugging Face folder at `out` (which must not exist or be empty):
     config.json, model.safetensors, generation_config.json, the tokenizer as tokenizer.json +
-    tokenizer_config.json (`PreTrainedTokenizerFast`, no chat template) and the package's mav.json (the MAV
+    tokenizer_config.json (`PreTrainedTokenizerFast`, no chat template) and as a SentencePiece
+    tokenizer.model (for llama.cpp's converter: `sentencepiece_model`), and the package's mav.json (the MAV
     facts no Hugging Face file holds). Written beside `out` and renamed into place. Returns config.json."""
     import shutil
 
@@ -501,6 +543,10 @@ def package_to_folder(package: str, out: str) -> dict:
     try:
         config = graph_to_folder(os.path.join(package, "model.onnx"), tmp, ids)
         shutil.copyfile(os.path.join(package, "tokenizer.json"), os.path.join(tmp, "tokenizer.json"))
+        with open(os.path.join(package, "tokenizer.json")) as f:
+            vocab = json.load(f)["model"]["vocab"]
+        with open(os.path.join(tmp, "tokenizer.model"), "wb") as f:
+            f.write(sentencepiece_model(vocab))
         write_json(os.path.join(tmp, "tokenizer_config.json"), {
             "tokenizer_class": "PreTrainedTokenizerFast", "pad_token": "<pad>", "eos_token": "<eos>",
             "unk_token": "<unk>", "sep_token": "<sep>", "model_max_length": manifest.get("context_length"),

@@ -45,7 +45,7 @@ def test_a_swiglu_package_goes_to_a_hf_folder_and_back(swiglu_package, tmp_path)
     config = export_hf(swiglu_package, folder)
     assert config["architectures"] == ["LlamaForCausalLM"] and config["hidden_act"] == "silu"
     assert set(os.listdir(folder)) == {"config.json", "model.safetensors", "generation_config.json",
-                                       "tokenizer.json", "tokenizer_config.json", "mav.json"}
+                                       "tokenizer.json", "tokenizer_config.json", "tokenizer.model", "mav.json"}
     mav = json.load(open(os.path.join(swiglu_package, "mav.json")))
     back = str(tmp_path / "back.onnx")
     found = folder_to_graph(folder, back)
@@ -72,3 +72,16 @@ def test_a_gelu_package_is_refused_by_name(trained_runs, tmp_path):
     with pytest.raises(ConvertError, match="swiglu"):
         export_hf(pkg, str(tmp_path / "hf"))
     assert not os.path.exists(tmp_path / "hf")
+
+
+def test_the_sentencepiece_model_holds_the_vocabulary_in_id_order(swiglu_package, tmp_path):
+    spm = pytest.importorskip("sentencepiece")
+    folder = str(tmp_path / "hf")
+    export_hf(swiglu_package, folder)
+    vocab = json.load(open(os.path.join(folder, "tokenizer.json")))["model"]["vocab"]
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(folder, "tokenizer.model"))
+    assert sp.vocab_size() == len(vocab)
+    for token, i in vocab.items():
+        assert sp.id_to_piece(i) == token.replace(" ", "\u2581")
+    assert sp.unk_id() == vocab["<unk>"] and sp.eos_id() == vocab["<eos>"] and sp.pad_id() == vocab["<pad>"]
+    assert sp.is_control(vocab["<eos>"]) and not sp.is_control(vocab["<ctrl0>"])
