@@ -53,7 +53,7 @@ enum ImportCommand {
     },
     /// A Hugging Face model folder (`LlamaForCausalLM` as transformers saves it: config.json,
     /// model.safetensors, tokenizer.json with mavboard's MAV vocabulary) → a `mav-lm` package; the way back
-    /// is `python -m mavtrain.export_hf`. Needs numpy and onnx (./packaging/dev.sh import-deps).
+    /// is `mavboard package export-hf`. Needs numpy and onnx (./packaging/dev.sh import-deps).
     Hf {
         /// The model folder.
         folder: PathBuf,

@@ -32,9 +32,10 @@ enum What {
     Quantize(QuantizeArgs),
     /// A Hugging Face model folder (`LlamaForCausalLM`: config.json, model.safetensors, tokenizer.json +
     /// tokenizer_config.json, the vocabulary as a SentencePiece tokenizer.model for llama.cpp's converter,
-    /// a greedy generation config, the package's mav.json) that transformers and llama.cpp's converter load; `mavboard import hf` reads it back. Only a mav-lm package whose graph
-    /// is a standard architecture exports (an imported one, or one trained with mavtrain's `"mlp":
-    /// "swiglu"`). Needs the importer's Python packages: ./packaging/dev.sh import-deps.
+    /// a greedy generation config, the package's mav.json) that transformers and llama.cpp's converter
+    /// load; `mavboard import hf` reads it back. Only a mav-lm package whose graph is a standard
+    /// architecture exports (an imported one, or one trained with mavtrain's `"mlp": "swiglu"`). Needs the
+    /// importer's Python packages: ./packaging/dev.sh import-deps.
     ExportHf(ExportHfArgs),
 }
 

@@ -85,3 +85,22 @@ def test_the_sentencepiece_model_holds_the_vocabulary_in_id_order(swiglu_package
         assert sp.id_to_piece(i) == token.replace(" ", "\u2581")
     assert sp.unk_id() == vocab["<unk>"] and sp.eos_id() == vocab["<eos>"] and sp.pad_id() == vocab["<pad>"]
     assert sp.is_control(vocab["<eos>"]) and not sp.is_control(vocab["<ctrl0>"])
+
+
+def test_half_precision_folders_read_as_their_float32_values(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    import torch
+
+    from mavtrain.hf_llama import read_folder_weights
+
+    config = transformers.LlamaConfig(vocab_size=40, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                      num_attention_heads=2, tie_word_embeddings=False)
+    model = transformers.LlamaForCausalLM(config)
+    for dtype in (torch.bfloat16, torch.float16):
+        folder = tmp_path / str(dtype)
+        model.to(dtype).save_pretrained(folder, safe_serialization=True)
+        ours = read_folder_weights(str(folder))
+        theirs = {k: v.float().numpy() for k, v in model.state_dict().items()}
+        assert set(ours) == set(theirs)
+        for name, a in theirs.items():
+            assert ours[name].dtype == np.float32 and np.array_equal(ours[name], a), name
