@@ -294,7 +294,7 @@ fn folders_mav_lm_cannot_read_are_named_errors() {
         std::fs::write(to.join("config.json"), config.to_string()).expect("write");
         to
     };
-    let cases: [(&str, &ConfigEdit, &str); 3] = [
+    let cases: [(&str, &ConfigEdit, &str); 4] = [
         ("gpt2", &|c: &mut serde_json::Value| c["model_type"] = "gpt2".into(), "imports LlamaForCausalLM"),
         (
             "rope",
@@ -302,6 +302,15 @@ fn folders_mav_lm_cannot_read_are_named_errors() {
             "rotary scaling 'linear'",
         ),
         ("shape", &|c: &mut serde_json::Value| c["intermediate_size"] = 96.into(), "has shape"),
+        (
+            "missing",
+            &|c: &mut serde_json::Value| {
+                if let Some(o) = c.as_object_mut() {
+                    o.remove("num_hidden_layers");
+                }
+            },
+            "is malformed: KeyError 'num_hidden_layers'",
+        ),
     ];
     for (name, edit, expected) in cases {
         let folder = edited(name, edit);

@@ -582,6 +582,13 @@ def main(argv: list[str]) -> int:
     except ConvertError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except (KeyError, ValueError, TypeError) as e:
+        # a config.json or safetensors header without a field the format requires, or with a value of the
+        # wrong kind: named for the user rather than as a traceback
+        where = a.folder if a.command == "import" else a.package
+        print(f"error: {where} is malformed: {type(e).__name__} {e} (a field missing or of the wrong kind in "
+              "config.json, mav.json or a safetensors header)", file=sys.stderr)
+        return 2
     print(json.dumps(found))
     return 0
 
