@@ -15,9 +15,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::import::ImportError;
+use super::import::{ImportError, step_report};
 use super::manifest::{FORMAT_VERSION, Manifest, ModelFormat, ModelSource, TrainingInfo};
-use super::python_step::StepOutcome;
 use crate::game::GameKind;
 use crate::mav::tokenizer::Tokenizer;
 use crate::mav::vocab::value_token;
@@ -146,16 +145,7 @@ pub fn export_hf(package: &Path, out: &Path, python: Option<&Path>) -> Result<Hf
     let args: Vec<std::ffi::OsString> = vec!["export".into(), package.into(), out.into()];
     let outcome = super::python_step::run(&scratch, "hf_llama.py", SCRIPT, &args, python);
     let _ = std::fs::remove_dir_all(&scratch);
-    let line = match outcome.map_err(|(path, e)| ImportError::Io { path, reason: e.to_string() })? {
-        StepOutcome::Done(line) => line,
-        StepOutcome::Refused(reason) => return Err(refused(package, reason)),
-        StepOutcome::Failed { status, stderr } => return Err(ImportError::Script { status, stderr }),
-        StepOutcome::NoPython { tried } => return Err(ImportError::NoPython { tried }),
-    };
-    serde_json::from_str(&line).map_err(|e| ImportError::Script {
-        status: "0".into(),
-        stderr: format!("its report could not be read ({e}): {line}"),
-    })
+    step_report(outcome, package)
 }
 
 /// The folder's mav.json (what [`export_hf`] copies there), if it has one.
@@ -190,18 +180,8 @@ fn convert_into(
         "--vocab".into(),
         tokenizer.vocab_size().to_string().into(),
     ];
-    let outcome = super::python_step::run(dir, "hf_llama.py", SCRIPT, &args, options.python.as_deref())
-        .map_err(|(path, e)| ImportError::Io { path, reason: e.to_string() })?;
-    let line = match outcome {
-        StepOutcome::Done(line) => line,
-        StepOutcome::Refused(reason) => return Err(refused(folder, reason)),
-        StepOutcome::Failed { status, stderr } => return Err(ImportError::Script { status, stderr }),
-        StepOutcome::NoPython { tried } => return Err(ImportError::NoPython { tried }),
-    };
-    let cfg: HfConfig = serde_json::from_str(&line).map_err(|e| ImportError::Script {
-        status: "0".into(),
-        stderr: format!("its report could not be read ({e}): {line}"),
-    })?;
+    let outcome = super::python_step::run(dir, "hf_llama.py", SCRIPT, &args, options.python.as_deref());
+    let cfg: HfConfig = step_report(outcome, folder)?;
     let manifest = manifest_for(&cfg, options, tokenizer, theirs)?;
     let tok = dir.join("tokenizer.json");
     std::fs::write(&tok, tokenizer_text).map_err(io(&tok))?;

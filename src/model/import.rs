@@ -186,6 +186,26 @@ impl CheckpointConfig {
 
 pub use super::python_step::find_python;
 
+/// What a converter's Python step reported (its JSON line, read as `T`), or the error it ends in: input
+/// it refused is named against `input` (the checkpoint, folder or package given).
+pub(super) fn step_report<T: serde::de::DeserializeOwned>(
+    outcome: Result<StepOutcome, (PathBuf, std::io::Error)>,
+    input: &Path,
+) -> Result<T, ImportError> {
+    let line = match outcome.map_err(|(path, e)| ImportError::Io { path, reason: e.to_string() })? {
+        StepOutcome::Done(line) => line,
+        StepOutcome::Refused(reason) => {
+            return Err(ImportError::Checkpoint { checkpoint: input.to_path_buf(), reason });
+        }
+        StepOutcome::Failed { status, stderr } => return Err(ImportError::Script { status, stderr }),
+        StepOutcome::NoPython { tried } => return Err(ImportError::NoPython { tried }),
+    };
+    serde_json::from_str(&line).map_err(|e| ImportError::Script {
+        status: "0".into(),
+        stderr: format!("its report could not be read ({e}): {line}"),
+    })
+}
+
 fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
     move |e| ImportError::Io { path: path.to_path_buf(), reason: e.to_string() }
 }
@@ -213,21 +233,8 @@ fn convert_into(options: &ImportOptions, dir: &Path) -> Result<CheckpointConfig,
     }
     args.extend(["--inspect".into(), dir.join(INSPECT_FILE).into()]);
     let outcome =
-        super::python_step::run(dir, "import_searchless.py", SCRIPT, &args, options.python.as_deref())
-            .map_err(|(path, e)| ImportError::Io { path, reason: e.to_string() })?;
-    let line = match outcome {
-        StepOutcome::Done(line) => line,
-        StepOutcome::Refused(reason) => {
-            return Err(ImportError::Checkpoint { checkpoint: options.checkpoint.clone(), reason });
-        }
-        StepOutcome::Failed { status, stderr } => return Err(ImportError::Script { status, stderr }),
-        StepOutcome::NoPython { tried } => return Err(ImportError::NoPython { tried }),
-    };
-    let line = line.as_str();
-    let cfg: CheckpointConfig = serde_json::from_str(line).map_err(|e| ImportError::Script {
-        status: "0".into(),
-        stderr: format!("its report could not be read ({e}): {line}"),
-    })?;
+        super::python_step::run(dir, "import_searchless.py", SCRIPT, &args, options.python.as_deref());
+    let cfg: CheckpointConfig = step_report(outcome, &options.checkpoint)?;
     let manifest = manifest_for(&cfg, options);
     let path = dir.join("mav.json");
     let json_err = |e: serde_json::Error| ImportError::Io { path: path.clone(), reason: e.to_string() };
