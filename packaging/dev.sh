@@ -10,6 +10,10 @@
 #   ./packaging/dev.sh serve PACKAGE [--port N]
 #                                      serve a package's model.onnx with MLServer (Open Inference Protocol,
 #                                      REST on N, default 8080; gRPC on N+1) from its own venv, .venv-serve/
+#   ./packaging/dev.sh serve-lm PACKAGE [--port N]
+#                                      serve a mav-lm package with llama.cpp's server (OpenAI completions API
+#                                      on N, default 8081): built from the llama-cpp-python source on PyPI into
+#                                      .llama/, the GGUF made by llama.cpp's own converter (.venv-convert/)
 # Every step is idempotent: a second call skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -112,6 +116,52 @@ install_import() {
   .venv-import/bin/pip install --quiet --disable-pip-version-check -r training/searchless/requirements.txt
 }
 
+# llama.cpp's server for `serve-lm` and the remote mav-lm tests: built from the llama.cpp source tree that the
+# llama-cpp-python source distribution on PyPI carries (vendor/llama.cpp), pinned by version and SHA-256, with
+# CMake and Ninja from PyPI; only the llama-server target (about 9 minutes on 2 cores). The converter scripts
+# of the same tree are kept in .llama/convert/ for `serve-lm`.
+LLAMA_CPP_PYTHON_VERSION=0.3.36
+LLAMA_CPP_SDIST_URL=https://files.pythonhosted.org/packages/ec/e9/e7de2b0463ea3ffbf0ede6cb21b58c1258a8f6521aae45ca773a59fe7cf3/llama_cpp_python-0.3.36.tar.gz
+LLAMA_CPP_SDIST_SHA256=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
+install_llama() {
+  if [ -x .llama/bin/llama-server ] && [ "$(cat .llama/VERSION 2>/dev/null)" = "$LLAMA_CPP_PYTHON_VERSION" ]; then
+    return
+  fi
+  log "building llama.cpp's server from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (source from PyPI) into .llama/"
+  rm -rf .llama && mkdir -p .llama/bin .llama/src
+  python3 -m venv .llama/venv
+  .llama/venv/bin/pip install --quiet --disable-pip-version-check cmake==4.4.5 ninja==1.13.2
+  .llama/venv/bin/python - "$LLAMA_CPP_SDIST_URL" .llama/sdist.tar.gz <<'PY'
+import sys, urllib.request
+urllib.request.urlretrieve(sys.argv[1], sys.argv[2])
+PY
+  echo "$LLAMA_CPP_SDIST_SHA256  .llama/sdist.tar.gz" | sha256sum -c --quiet
+  tar -xzf .llama/sdist.tar.gz -C .llama/src --strip-components=1
+  local src=.llama/src/vendor/llama.cpp
+  PATH="$PWD/.llama/venv/bin:$PATH" cmake -S "$src" -B .llama/build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    -DBUILD_SHARED_LIBS=OFF >/dev/null
+  PATH="$PWD/.llama/venv/bin:$PATH" cmake --build .llama/build --target llama-server -j "$(nproc)" >/dev/null
+  cp .llama/build/bin/llama-server .llama/bin/
+  mkdir -p .llama/convert
+  cp -r "$src/convert_hf_to_gguf.py" "$src/conversion" "$src/gguf-py" .llama/convert/
+  rm -rf .llama/build .llama/src .llama/sdist.tar.gz
+  echo "$LLAMA_CPP_PYTHON_VERSION" > .llama/VERSION
+}
+
+# The Python packages llama.cpp's converter imports (torch among them: PyPI's build, about 3 GB with its
+# CUDA libraries; the converter runs on CPU), pinned as the training pipeline pins them, in .venv-convert/.
+install_convert() {
+  local py=.venv-convert/bin/python
+  if [ -x "$py" ] && "$py" -c "import torch, transformers, sentencepiece, yaml, tqdm, requests" 2>/dev/null; then
+    return
+  fi
+  log "installing llama.cpp's converter's Python packages (torch, transformers, sentencepiece) into .venv-convert/"
+  python3 -m venv .venv-convert
+  .venv-convert/bin/pip install --quiet --disable-pip-version-check torch==2.15.0 transformers==5.24.0 \
+    sentencepiece==0.2.3 numpy==2.4.6 pyyaml==6.0.4 tqdm==4.70.1 requests==2.34.2 safetensors
+}
+
 # MLServer and ONNX Runtime for `serve` and the remote-evaluation tests, in their own virtual environment,
 # .venv-serve/ (from PyPI, pinned).
 MLSERVER_VERSION=1.7.1
@@ -198,6 +248,47 @@ case "$cmd" in
     install_serve
     exec .venv-serve/bin/python packaging/mlserver/serve.py "$@"
     ;;
+  serve-lm)
+    if [ $# -lt 1 ]; then
+      echo "usage: $0 serve-lm PACKAGE [--port N]" >&2
+      exit 2
+    fi
+    pkg="$1"
+    shift
+    port=8081
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --port) port="${2:?--port needs a number}"; shift 2 ;;
+        *) echo "serve-lm: unknown argument $1 (usage: $0 serve-lm PACKAGE [--port N])" >&2; exit 2 ;;
+      esac
+    done
+    install_apt
+    install_import
+    install_llama
+    install_convert
+    read -r name context < <(python3 - "$pkg" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1] + "/mav.json"))
+if m.get("format") != "mav-lm":
+    sys.exit(f"serve-lm: {sys.argv[1]} is a {m.get('format')} package; llama.cpp serves mav-lm packages")
+print(m["name"], m["context_length"])
+PY
+)
+    out=".llama/models/$name"
+    rm -rf "$out" && mkdir -p "$out"
+    # The package as a Hugging Face Llama folder (the step of `mavboard package export-hf`), then llama.cpp's
+    # own converter makes the GGUF (float32, so that the values match the package's ONNX graph).
+    .venv-import/bin/python training/mavtrain/hf_llama.py export "$pkg" "$out/hf"
+    PYTHONPATH=.llama/convert/gguf-py .venv-convert/bin/python .llama/convert/convert_hf_to_gguf.py "$out/hf" \
+      --outfile "$out/model.gguf" --outtype f32 >"$out/convert.log" 2>&1 \
+      || { log "llama.cpp's converter failed (log: $out/convert.log)"; exit 1; }
+    log "serving $name on http://127.0.0.1:$port (OpenAI completions API); a package that uses it has in mav.json:"
+    log "  \"remote\": {\"endpoint\": \"http://127.0.0.1:$port\", \"model\": \"$name\", \"protocol\": \"openai-completions\"}"
+    # 4 slots (a package's default max_in_flight) of the package's context each; flash attention off and a
+    # float32 cache: with llama.cpp's defaults its log-probabilities differ from the package's by about 1e-3.
+    exec .llama/bin/llama-server -m "$out/model.gguf" --alias "$name" --host 127.0.0.1 --port "$port" \
+      -np 4 -c "$((4 * context))" -fa off --cache-type-k f32 --cache-type-v f32
+    ;;
   package)
     # dpkg-dev: dpkg-shlibdeps, which cargo-deb asks for the package's library dependencies.
     install_apt dpkg-dev
@@ -236,6 +327,10 @@ case "$cmd" in
     install_import
     install_serve
     install_uci_check
+    # llama.cpp's server builds beside the Rust build (about 9 minutes of 2 cores); the remote mav-lm tests
+    # wait for it below.
+    install_llama > .llama-build.log 2>&1 &
+    llama_pid=$!
     # The searchless import tests must run here (and so in CI), not skip.
     export MAVBOARD_REQUIRE_IMPORT=1
     # The remote-evaluation tests start MLServer from .venv-serve/: here (and so in CI) they must not skip.
@@ -261,11 +356,15 @@ case "$cmd" in
     make_tarball "$MAVBOARD_DEB" "$deb_dir/mavboard-dev.tar.gz" mavboard-dev 1
     export MAVBOARD_TARBALL="$deb_dir/mavboard-dev.tar.gz"
     export MAVBOARD_REQUIRE_DEB=1
+    wait "$llama_pid" || { cat .llama-build.log >&2; log "building llama.cpp's server failed"; exit 1; }
+    # The remote mav-lm tests run llama.cpp's server: here (and so in CI) they must not skip.
+    export MAVBOARD_LLAMA_SERVER="$PWD/.llama/bin/llama-server"
+    export MAVBOARD_REQUIRE_LLAMA=1
     cargo test --locked --all-targets
     cargo test --locked --doc
     ;;
   *)
-    echo "usage: $0 run [ARGS...] | test | package [CARGO-DEB ARGS...] | ort | import-deps | serve PACKAGE [--port N]" >&2
+    echo "usage: $0 run [ARGS...] | test | package [CARGO-DEB ARGS...] | ort | import-deps | serve PACKAGE [--port N] | serve-lm PACKAGE [--port N]" >&2
     exit 2
     ;;
 esac

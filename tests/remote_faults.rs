@@ -26,7 +26,12 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 /// A remote copy of the shipped mav-enc-tiny (its mav.json and tokenizer.json, no model.onnx) whose
 /// `remote` section is `remote`.
 fn remote_package(tag: &str, remote: serde_json::Value) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/mav-enc-tiny");
+    remote_copy("mav-enc-tiny", tag, remote)
+}
+
+/// A remote copy of a shipped package.
+fn remote_copy(name: &str, tag: &str, remote: serde_json::Value) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models").join(name);
     let dir = std::env::temp_dir().join(format!("mavboard-remote-faults-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     std::fs::copy(src.join("tokenizer.json"), dir.join("tokenizer.json")).expect("tokenizer");
@@ -341,6 +346,99 @@ fn unsupported_remote_settings_are_refused_before_any_call() {
     );
     let msg = remote_error(load_evaluator(&token, &SessionOptions::default())).to_string();
     assert!(msg.contains("MAVBOARD_TEST_TOKEN_THAT_IS_NOT_SET"), "{msg}");
+}
+
+/// An OpenAI-compatible server of mav-tiny whose completions are `completion` (a model list, no
+/// detokenize endpoint).
+fn openai(path: &str, completion: fn() -> (u16, String)) -> Option<(u16, String)> {
+    match path {
+        "/v1/models" => Some((200, r#"{"object":"list","data":[{"id":"mav-tiny"}]}"#.into())),
+        "/v1/completions" => Some(completion()),
+        _ => Some((404, r#"{"error":{"code":404,"message":"File Not Found"}}"#.into())),
+    }
+}
+
+/// A llama.cpp-shaped completion of `n` tokens (`<ctrl0>`), each with `top` log-probabilities.
+fn completion(n: usize, top: usize, finish: &str) -> String {
+    let alts: Vec<String> = (0..top).map(|i| format!(r#"{{"id":{},"logprob":-{i}.5}}"#, 100 + i)).collect();
+    let step = format!(r#"{{"id":100,"logprob":-0.5,"top_logprobs":[{}]}}"#, alts.join(","));
+    let steps = vec![step; n].join(",");
+    format!(r#"{{"choices":[{{"text":"","logprobs":{{"content":[{steps}]}},"finish_reason":"{finish}"}}]}}"#)
+}
+
+fn lm_spec(endpoint: &str) -> serde_json::Value {
+    serde_json::json!({"endpoint": endpoint, "model": "mav-tiny", "protocol": "openai-completions",
+                       "timeout_ms": 500, "max_in_flight": 2})
+}
+
+#[test]
+fn an_llm_server_without_enough_log_probabilities_is_refused_at_load() {
+    let none = FakeServer::start(|_, path, _| {
+        openai(path, || {
+            (200, r#"{"choices":[{"text":"e2e4","logprobs":null,"finish_reason":"length"}]}"#.into())
+        })
+    });
+    let dir = remote_copy("mav-tiny", "no-logprobs", lm_spec(&none.endpoint()));
+    let err = remote_error(load_evaluator(&dir, &SessionOptions::default()));
+    assert!(matches!(err, RemoteError::NoLogprobs { .. }), "{err}");
+    assert!(err.to_string().contains("transformers serve"), "{err}");
+    let few = FakeServer::start(|_, path, _| openai(path, || (200, completion(1, 5, "length"))));
+    let dir = remote_copy("mav-tiny", "few-logprobs", lm_spec(&few.endpoint()));
+    let err = remote_error(load_evaluator(&dir, &SessionOptions::default()));
+    assert!(matches!(err, RemoteError::FewLogprobs { asked: 64, got: 5, .. }), "{err}");
+    assert!(err.to_string().contains("--max-logprobs 64"), "{err}");
+    // vLLM refuses more than its --max-logprobs outright: the message says how to raise it.
+    let refused = FakeServer::start(|_, path, _| {
+        openai(path, || {
+            (400, r#"{"error":{"message":"Requested sample logprobs of 64, which is greater than max allowed: 20"}}"#.into())
+        })
+    });
+    let dir = remote_copy("mav-tiny", "vllm-limit", lm_spec(&refused.endpoint()));
+    let msg = remote_error(load_evaluator(&dir, &SessionOptions::default())).to_string();
+    assert!(msg.contains("max allowed: 20") && msg.contains("--max-logprobs 64"), "{msg}");
+}
+
+#[test]
+fn an_llm_server_with_another_model_or_vocabulary_is_refused_at_load() {
+    let other = FakeServer::start(|_, path, _| match path {
+        "/v1/models" => Some((200, r#"{"data":[{"id":"llama-3"},{"id":"qwen"}]}"#.into())),
+        _ => Some((404, String::new())),
+    });
+    let dir = remote_copy("mav-tiny", "other-model", lm_spec(&other.endpoint()));
+    let msg = remote_error(load_evaluator(&dir, &SessionOptions::default())).to_string();
+    assert!(msg.contains("serves llama-3, qwen, not mav-tiny"), "{msg}");
+    let vocabulary = FakeServer::start(|_, path, _| match path {
+        "/detokenize" => Some((200, r#"{"content":"<s>\n"}"#.into())),
+        p => openai(p, || (200, completion(1, 64, "length"))),
+    });
+    let dir = remote_copy("mav-tiny", "vocabulary", lm_spec(&vocabulary.endpoint()));
+    let err = remote_error(load_evaluator(&dir, &SessionOptions::default()));
+    assert!(matches!(err, RemoteError::Vocabulary { .. }), "{err}");
+    assert!(err.to_string().contains("\"<s>\" there"), "{err}");
+    // Without a detokenize endpoint the package opens, and says the vocabulary was not checked.
+    let plain = FakeServer::start(|_, path, _| openai(path, || (200, completion(1, 64, "length"))));
+    let dir = remote_copy("mav-tiny", "no-detokenize", lm_spec(&plain.endpoint()));
+    let loaded = load_evaluator(&dir, &SessionOptions::default()).expect("opens");
+    assert!(
+        loaded.device.notice.as_deref().is_some_and(|n| n.contains("not checked")),
+        "{:?}",
+        loaded.device
+    );
+}
+
+#[test]
+fn an_llm_server_that_stops_early_fails_the_evaluation_by_name() {
+    // One token per completion and "length": the server's context is shorter than it says.
+    let server = FakeServer::start(|_, path, _| openai(path, || (200, completion(1, 64, "length"))));
+    let dir = remote_copy("mav-tiny", "truncated", lm_spec(&server.endpoint()));
+    let mut m = load_evaluator(&dir, &SessionOptions::default()).expect("opens");
+    let start = chess(START);
+    let mut req = EvalRequest::values(start.clone());
+    req.mode = mavboard::inference::evaluator::DecodeMode::Free;
+    match m.evaluator.evaluate(&[req]).remove(0) {
+        Err(EvalError::Server(msg)) => assert!(msg.contains("stopped writing after 1 of"), "{msg}"),
+        other => panic!("expected a named error, got {:?}", other.map(|r| r.raw_text)),
+    }
 }
 
 /// Answers only requests that carry `Authorization: Bearer <$PATH>` (an environment variable every test

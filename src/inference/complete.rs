@@ -56,7 +56,7 @@ pub fn open_trace_model_for<S: crate::mav::state::MavState>(
     let package = super::load::open_for(dir, &accepted)?;
     match no_trace_explanation(&package.manifest) {
         None => {
-            let lm = super::lm::MavLmEvaluator::open(&package, options)?;
+            let lm = super::lm::MavLmEvaluator::load(&package, options)?;
             Ok((TraceModel::Writer(Box::new(lm)), package))
         }
         Some(why) => {

@@ -86,7 +86,8 @@ fn open_backend(
 /// Opens an evaluator of `S` positions on an opened package. An `action-value` package is chess-only: it
 /// opens for the games of [`super::action_value::GAMES`] and is refused for any other game (its evaluator
 /// is generic, and screens each request's game too). A package with a mav.json `remote`
-/// section runs on its server (mav-encoder and action-value formats).
+/// section runs on its server (mav-encoder and action-value over the Open Inference Protocol, mav-lm over
+/// the OpenAI completions API).
 pub(crate) fn build<S: MavState>(
     package: &ModelPackage,
     options: &SessionOptions,
@@ -99,11 +100,7 @@ pub(crate) fn build<S: MavState>(
             Ok((Box::new(e), status))
         }
         ModelFormat::MavLm => {
-            if package.manifest.remote.is_some() {
-                // Refused with the remote module's own message (mav-lm is not served remotely).
-                open_backend(package, options)?;
-            }
-            let e = super::lm::MavLmEvaluator::open(package, options)?;
+            let e = super::lm::MavLmEvaluator::load(package, options)?;
             let status = e.status().clone();
             Ok((Box::new(e), status))
         }

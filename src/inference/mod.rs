@@ -11,6 +11,7 @@ pub mod behavioral_cloning;
 pub mod cache;
 pub mod complete;
 pub mod completer;
+pub mod continuer;
 pub mod device;
 pub mod encoder;
 pub mod evaluator;

@@ -87,6 +87,80 @@ pub enum RemoteError {
         /// What is wrong.
         reason: String,
     },
+    /// An OpenAI-compatible server does not serve the package's `remote.model`.
+    #[error(
+        "{url} serves {served}, not {model}: set mav.json remote.model to the served name (llama.cpp's server: start it with --alias {model})"
+    )]
+    UnknownModel {
+        /// The model list's URL.
+        url: String,
+        /// The name asked for.
+        model: String,
+        /// The names served.
+        served: String,
+    },
+    /// An OpenAI-compatible server answered a completion without log-probabilities.
+    #[error(
+        "{url} returned no log-probabilities: a mav-lm's values are read from them, so the server must return them for completions (llama.cpp's server and vLLM do; `transformers serve` does not)"
+    )]
+    NoLogprobs {
+        /// The completions URL.
+        url: String,
+    },
+    /// An OpenAI-compatible server listed fewer log-probabilities per position than asked.
+    #[error(
+        "{url} returned {got} log-probabilities per position where {asked} were asked: raise the server's limit (vLLM: --max-logprobs {asked}) or lower mav.json remote.top_logprobs"
+    )]
+    FewLogprobs {
+        /// The completions URL.
+        url: String,
+        /// How many were asked.
+        asked: usize,
+        /// How many came.
+        got: usize,
+    },
+    /// The server's context is shorter than the package's.
+    #[error(
+        "the model at {url} takes {served} tokens of context and the package {needed}: start the server with a context of {needed} (llama.cpp's server: -c {needed}; vLLM: --max-model-len {needed})"
+    )]
+    ShortContext {
+        /// The URL that said so.
+        url: String,
+        /// The server's context.
+        served: usize,
+        /// The package's `context_length`.
+        needed: usize,
+    },
+    /// A completion ended early for a reason other than the end of the text.
+    #[error(
+        "{url} stopped writing after {written} of {asked} tokens ({reason}): the server's context or output limit is shorter than the package's context of {context} tokens"
+    )]
+    Truncated {
+        /// The completions URL.
+        url: String,
+        /// Tokens written.
+        written: usize,
+        /// Tokens asked for.
+        asked: usize,
+        /// The server's `finish_reason`.
+        reason: String,
+        /// The package's context.
+        context: usize,
+    },
+    /// The served model's vocabulary differs from the package's tokenizer.
+    #[error(
+        "the model served at {url} has another vocabulary: token {id} is {theirs:?} there and {ours:?} in the package (serve the package's own export: `mavboard package export-hf`)"
+    )]
+    Vocabulary {
+        /// The detokenize URL.
+        url: String,
+        /// The first token that differs.
+        id: u32,
+        /// The package's text for it.
+        ours: String,
+        /// The server's.
+        theirs: String,
+    },
     /// The served inputs/outputs do not match the package (the same check as a local model.onnx).
     #[error("the model served at {url} does not match the package: {mismatch}")]
     Signature {

@@ -67,7 +67,7 @@ impl ModelFormat {
                 writes_traces: true,
                 needs_tokenizer: true,
                 inspection: false,
-                remote: false,
+                remote: true,
                 batch: BatchShape::TokensPerPosition,
             },
             ModelFormat::MavEncoder => Capabilities {
@@ -144,7 +144,7 @@ mod tests {
             assert!(!c.generates_text || c.needs_tokenizer, "{}", f.name());
             assert_eq!(c.batch == BatchShape::TokensPerPosition, c.generates_text, "{}", f.name());
         }
-        assert_eq!(ModelFormat::names_with(|c| c.remote), "mav-encoder or action-value");
+        assert_eq!(ModelFormat::names_with(|c| c.remote), "mav-lm, mav-encoder or action-value");
         assert_eq!(ModelFormat::names_with(|c| c.writes_traces), "mav-lm");
         assert_eq!(ModelFormat::names_with(|c| c.inspection), "mav-encoder or action-value");
         assert_eq!(

@@ -99,6 +99,22 @@ pub enum RemoteProtocol {
     /// Open Inference Protocol over gRPC (not supported by this build: refused at load).
     #[serde(rename = "v2-grpc")]
     V2Grpc,
+    /// The OpenAI-compatible completions API (`POST v1/completions`) of an LLM engine (llama.cpp's server,
+    /// vLLM): a `mav-lm` package's prompts are sent as token ids and its values read from the log-probabilities
+    /// of the continuation.
+    #[serde(rename = "openai-completions")]
+    OpenAiCompletions,
+}
+
+impl RemoteProtocol {
+    /// The protocol's name in mav.json.
+    pub fn name(self) -> &'static str {
+        match self {
+            RemoteProtocol::V2Rest => "v2-rest",
+            RemoteProtocol::V2Grpc => "v2-grpc",
+            RemoteProtocol::OpenAiCompletions => "openai-completions",
+        }
+    }
 }
 
 /// mav.json `remote`: where a package's model is served (Triton, KServe, MLServer…).
@@ -125,6 +141,11 @@ pub struct RemoteSpec {
     /// How many inference requests one batch may have in flight at once.
     #[serde(default = "default_remote_in_flight")]
     pub max_in_flight: usize,
+    /// `openai-completions` only: how many log-probabilities the server is asked for at each position
+    /// (`logprobs`); `None` asks for as many as the package has value buckets. A value the server's limit
+    /// allows but below the bucket count leaves the buckets it does not list at probability 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_logprobs: Option<usize>,
 }
 
 fn default_remote_timeout_ms() -> u64 {

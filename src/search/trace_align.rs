@@ -36,8 +36,11 @@ pub enum Mark {
         /// The model's value less the search's, for the side to move at the leaf.
         delta: f64,
     },
-    /// The model backed a value up inconsistently here (its own trace's issue, as written).
-    Backup(String),
+    /// The model backed a value up inconsistently here.
+    Backup {
+        /// Its own trace's issue, as written.
+        issue: String,
+    },
     /// The two choose different moves here.
     Choice {
         /// The search's choice.
@@ -54,7 +57,7 @@ impl Mark {
             Mark::OnlyExplicit => "search only".to_owned(),
             Mark::OnlyModel => "model only".to_owned(),
             Mark::LeafValue { delta } => format!("leaf {:+.1}", 100.0 * delta),
-            Mark::Backup(_) => "backup".to_owned(),
+            Mark::Backup { .. } => "backup".to_owned(),
             Mark::Choice { .. } => "choice".to_owned(),
         }
     }
@@ -65,7 +68,7 @@ impl Mark {
             Mark::OnlyExplicit => "only the search expanded it".to_owned(),
             Mark::OnlyModel => "only the model expanded it".to_owned(),
             Mark::LeafValue { delta } => format!("the model values it {:+.1} points apart", 100.0 * delta),
-            Mark::Backup(issue) => format!("inconsistent backup: {issue}"),
+            Mark::Backup { issue } => format!("inconsistent backup: {issue}"),
             Mark::Choice { explicit, model } => format!(
                 "the search chooses {}, the model {}",
                 explicit.as_deref().unwrap_or("nothing"),
@@ -143,7 +146,7 @@ fn node(e: Option<&TreeNode>, m: Option<&TreeNode>, path: Vec<String>, width: f6
     }
     if let Some(m) = m {
         for issue in m.issues.iter().filter(|i| i.contains("inconsistent backed-up value")) {
-            marks.push(Mark::Backup(issue.clone()));
+            marks.push(Mark::Backup { issue: issue.clone() });
         }
     }
     let mut children = Vec::new();
@@ -186,6 +189,24 @@ mod tests {
     }
 
     #[test]
+    fn every_mark_serializes_with_its_kind() {
+        let marks = [
+            Mark::OnlyExplicit,
+            Mark::OnlyModel,
+            Mark::LeafValue { delta: 0.25 },
+            Mark::Backup { issue: "max of children".into() },
+            Mark::Choice { explicit: Some("e2e4".into()), model: None },
+        ];
+        let kinds: Vec<String> = marks
+            .iter()
+            .map(|m| serde_json::to_value(m).expect("serializes")["kind"].as_str().unwrap_or("").to_owned())
+            .collect();
+        assert_eq!(kinds, ["only_explicit", "only_model", "leaf_value", "backup", "choice"]);
+        let backup = serde_json::to_value(&marks[3]).expect("serializes");
+        assert_eq!(backup["issue"], "max of children");
+    }
+
+    #[test]
     fn the_same_tree_has_no_mark() {
         let t = inner("e2e4", 0.6, vec![leaf(&["e2e4"], 0.4), leaf(&["d2d4"], 0.45)]);
         let a = align(&t, &t, 64);
@@ -204,7 +225,7 @@ mod tests {
         let a = align(&e, &m, 64);
         // Root: a different choice and the model's own inconsistent backup.
         assert!(a.marks.iter().any(|k| matches!(k, Mark::Choice { .. })), "{:?}", a.marks);
-        assert!(a.marks.iter().any(|k| matches!(k, Mark::Backup(_))), "{:?}", a.marks);
+        assert!(a.marks.iter().any(|k| matches!(k, Mark::Backup { .. })), "{:?}", a.marks);
         // Children: e2e4 in both within a bucket (0.01 < 1/64), d2d4 the search's only, g1f3 the model's.
         let kids: Vec<(&str, &Vec<Mark>)> =
             a.children.iter().map(|c| (c.action().expect("a move"), &c.marks)).collect();
@@ -212,7 +233,8 @@ mod tests {
         assert_eq!(kids[1], ("d2d4", &vec![Mark::OnlyExplicit]));
         assert_eq!(kids[2].0, "g1f3");
         assert!(
-            kids[2].1.contains(&Mark::OnlyModel) && kids[2].1.iter().any(|k| matches!(k, Mark::Backup(_)))
+            kids[2].1.contains(&Mark::OnlyModel)
+                && kids[2].1.iter().any(|k| matches!(k, Mark::Backup { .. }))
         );
         // A leaf valued further apart than a bucket.
         let m2 = inner("e2e4", 0.6, vec![leaf(&["e2e4"], 0.5), leaf(&["d2d4"], 0.45)]);

@@ -3,7 +3,7 @@
 the fixture prompts (tests/fixtures/hf/tiny_llama-reference.json: mavboard's MAV examples and a trace) the
 server's greedy continuation and log-probabilities are compared with the package's ONNX graph.
 
-    python training/hf/check_llama_cpp.py --package PKG --llama-cpp LLAMA_CPP_DIR [--tokens 24]
+    python training/hf/check_llama_cpp.py --package PKG --llama-cpp LLAMA_CPP_DIR [--tokens 24] [--gguf-out F]
 
 LLAMA_CPP_DIR is a llama.cpp source tree with `build/bin/llama-server` built (for instance the
 `vendor/llama.cpp` of the llama-cpp-python sdist from PyPI, built with CMake from PyPI:
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,7 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=10, help="log-probabilities compared per generated token")
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--port", type=int, default=8766)
+    ap.add_argument("--gguf-out", help="keep the converter's GGUF here (tests/fixtures/hf/tiny_llama.gguf is made so)")
     a = ap.parse_args()
     with open(REFERENCE) as f:
         prompts = [ids[: len(ids) // 2] for ids in json.load(f)["ids"]]
@@ -94,6 +96,8 @@ def main() -> int:
                                    str(a.port), "-c", str(mav["context_length"]), "-t", "1", "-fa", "off",
                                    "--cache-type-k", "f32", "--cache-type-v", "f32"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if a.gguf_out:
+            shutil.copyfile(gguf, a.gguf_out)
         try:
             for _ in range(100):
                 try:

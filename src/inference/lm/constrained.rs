@@ -203,6 +203,11 @@ impl ConstrainedRow {
         }
     }
 
+    /// Whether the next token is a fixed one, written without reading the logits.
+    pub fn forced(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
     /// Given the logits for the next position, the token written there; `None` once finished.
     pub fn next(&mut self, logits: &[f32]) -> Option<u32> {
         if let Some(t) = self.queue.pop_front() {

@@ -6,6 +6,7 @@
 //! model write anything, then the protocol's parser classifies its hallucinations.
 
 pub mod constrained;
+pub mod cursor;
 pub mod free;
 pub mod prompt;
 pub mod result;
@@ -23,10 +24,13 @@ use tokens::FormatTokens;
 use super::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator};
 use super::onnx::decoder::{DecoderError, KvDecoder};
 use super::onnx::session::{OnnxSession, SessionError, SessionOptions};
+use super::remote::RemoteError;
+use super::remote::openai::OpenAiLm;
 use crate::mav::buckets::Buckets;
 use crate::mav::command::Layout;
 use crate::mav::state::MavState;
 use crate::model::{ModelError, ModelPackage};
+use cursor::Cursor;
 
 /// A decoding row of either mode.
 #[derive(Debug)]
@@ -46,6 +50,14 @@ impl AnyRow {
     fn finished(&self) -> bool {
         match self {
             AnyRow::Constrained(r) => r.finished(),
+            AnyRow::Free(r) => r.finished(),
+        }
+    }
+
+    /// Whether the next token needs no logits (a fixed token of a constrained row, or nothing left).
+    fn forced(&self) -> bool {
+        match self {
+            AnyRow::Constrained(r) => r.forced() || r.finished(),
             AnyRow::Free(r) => r.finished(),
         }
     }
@@ -71,13 +83,23 @@ struct Job<A> {
     truncated: bool,
 }
 
-/// A `mav-lm` package on one ONNX Runtime session.
+/// Where a `mav-lm` runs: an ONNX Runtime session with a KV cache, or an LLM engine's completions API.
+#[derive(Debug)]
+enum Engine {
+    Local(KvDecoder),
+    Remote { server: Box<OpenAiLm>, waited: Duration, requests: u64 },
+}
+
+/// A `mav-lm` package on one ONNX Runtime session or on an LLM engine (mav.json `remote` with
+/// `"protocol": "openai-completions"`).
 #[derive(Debug)]
 pub struct MavLmEvaluator {
-    decoder: KvDecoder,
+    engine: Engine,
     tokens: FormatTokens,
     buckets: Buckets,
     context: usize,
+    /// The logits' width (mav.json `vocab_size`).
+    vocab: usize,
     /// The games the model was trained on (the headers it knows).
     games: Vec<crate::game::GameKind>,
     options: PromptOptions,
@@ -94,10 +116,43 @@ impl MavLmEvaluator {
         self.repeat_guard = on;
     }
 
-    /// Opens the package (graph checked against mav.json, vocabulary against mavboard's).
+    /// Opens the package: its model.onnx in a session, or its server when mav.json has a `remote` section.
+    pub fn load(
+        package: &ModelPackage,
+        options: &SessionOptions,
+    ) -> Result<MavLmEvaluator, super::LoadError> {
+        if package.manifest.remote.is_none() {
+            return Ok(MavLmEvaluator::open(package, options)?);
+        }
+        let tokenizer = super::screen::check_tokenizer(package).map_err(SessionError::Model)?;
+        let server = OpenAiLm::connect(package, options.device, &tokenizer)
+            .map_err(|e| super::LoadError::Remote { dir: package.dir.clone(), error: Box::new(e) })?;
+        let status = server.status().clone();
+        let engine = Engine::Remote { server: Box::new(server), waited: Duration::ZERO, requests: 0 };
+        Ok(MavLmEvaluator::with_engine(package, tokenizer, engine, status)?)
+    }
+
+    /// Opens the package's model.onnx (graph checked against mav.json, vocabulary against mavboard's).
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<MavLmEvaluator, SessionError> {
         let session = OnnxSession::open(package, options)?;
         let tokenizer = super::screen::check_tokenizer(package)?;
+        let m = &package.manifest;
+        let decoder = KvDecoder::new(
+            session.session,
+            m.num_layers,
+            m.num_heads,
+            m.head_dim,
+            m.pad_token_id.unwrap_or(tokenizer.pad_id()),
+        );
+        MavLmEvaluator::with_engine(package, tokenizer, Engine::Local(decoder), session.status)
+    }
+
+    fn with_engine(
+        package: &ModelPackage,
+        tokenizer: crate::mav::tokenizer::Tokenizer,
+        engine: Engine,
+        status: super::device::DeviceStatus,
+    ) -> Result<MavLmEvaluator, SessionError> {
         let m = &package.manifest;
         let mismatch = |field: &str, expected: String, found: String| {
             SessionError::Model(ModelError::Mismatch {
@@ -110,24 +165,18 @@ impl MavLmEvaluator {
         let buckets = Buckets::new(m.num_buckets as u32)
             .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
         let eos = m.eos_token_id.unwrap_or(tokenizer.eos_id());
-        let tokens = FormatTokens::new(tokenizer.clone(), &m.value_token_ids, eos).map_err(|e| {
+        let tokens = FormatTokens::new(tokenizer, &m.value_token_ids, eos).map_err(|e| {
             mismatch("mav.json value_token_ids", "<ctrl0>.. in bucket order".into(), e.to_string())
         })?;
-        let decoder = KvDecoder::new(
-            session.session,
-            m.num_layers,
-            m.num_heads,
-            m.head_dim,
-            m.pad_token_id.unwrap_or(tokenizer.pad_id()),
-        );
         Ok(MavLmEvaluator {
-            decoder,
+            engine,
             tokens,
             buckets,
             context: m.context_length,
+            vocab: m.vocab_size,
             games: m.games.clone(),
             options: PromptOptions::default(),
-            status: session.status,
+            status,
             repeat_guard: true,
         })
     }
@@ -142,9 +191,12 @@ impl MavLmEvaluator {
         self.options = options;
     }
 
-    /// Summed time inside `Session::run` and the number of calls.
+    /// Summed time inside `Session::run` (remote: waiting for the server) and the number of calls.
     pub fn model_time(&self) -> (Duration, u64) {
-        (self.decoder.model_time, self.decoder.calls)
+        match &self.engine {
+            Engine::Local(d) => (d.model_time, d.calls),
+            Engine::Remote { waited, requests, .. } => (*waited, *requests),
+        }
     }
 
     /// The games the model was trained on (mav.json `games`).
@@ -207,13 +259,13 @@ impl MavLmEvaluator {
     /// A row that finishes stays in the batch, fed padding whose output is ignored, until a quarter of the
     /// batch has finished (or it would run past the context): dropping rows copies the whole cache, so it is
     /// done a few times per batch rather than once per finished row.
-    fn decode<A>(&mut self, jobs: &mut [Job<A>]) -> Result<(), DecoderError> {
+    fn decode<A>(decoder: &mut KvDecoder, context: usize, jobs: &mut [Job<A>]) -> Result<(), DecoderError> {
         let prompts: Vec<Vec<u32>> = jobs.iter().map(|j| j.prompt.clone()).collect();
-        let (mut cache, mut logits) = self.decoder.prefill(&prompts)?;
+        let (mut cache, mut logits) = decoder.prefill(&prompts)?;
         // Per cache row: the job it decodes (None once finished) and the tokens it holds.
         let mut rows: Vec<(Option<usize>, usize)> =
             jobs.iter().enumerate().map(|(j, job)| (Some(j), job.prompt.len())).collect();
-        let pad = self.decoder.pad_id();
+        let pad = decoder.pad_id();
         let mut scratch = Vec::new();
         loop {
             let mut feed = Vec::with_capacity(rows.len());
@@ -234,7 +286,7 @@ impl MavLmEvaluator {
                 let job = &mut jobs[j];
                 let next = job.row.next(slice);
                 // Feeding a token puts it at position `len`; the model has positions 0..context.
-                let truncated = next.is_some() && !job.row.finished() && *len >= self.context;
+                let truncated = next.is_some() && !job.row.finished() && *len >= context;
                 job.truncated |= truncated;
                 match next {
                     Some(t) if !job.row.finished() && !truncated => feed.push(t),
@@ -248,7 +300,7 @@ impl MavLmEvaluator {
             if done == rows.len() {
                 return Ok(());
             }
-            let at_edge = rows.iter().any(|(slot, len)| slot.is_none() && *len >= self.context);
+            let at_edge = rows.iter().any(|(slot, len)| slot.is_none() && *len >= context);
             if done > 0 && (4 * done >= rows.len() || at_edge) {
                 let keep: Vec<usize> = (0..rows.len()).filter(|&r| rows[r].0.is_some()).collect();
                 cache.keep_rows(&keep)?;
@@ -258,8 +310,53 @@ impl MavLmEvaluator {
             for (_, len) in &mut rows {
                 *len += 1;
             }
-            logits = self.decoder.step(&mut cache, &feed)?;
+            logits = decoder.step(&mut cache, &feed)?;
         }
+    }
+
+    /// Runs the jobs against a server, up to its `max_in_flight` at once, each on its own [`Cursor`];
+    /// returns the time waited and the requests made, summed over the jobs.
+    fn decode_remote<A>(
+        server: &OpenAiLm,
+        vocab: usize,
+        context: usize,
+        jobs: &mut [Job<A>],
+    ) -> (Vec<Option<Result<(), RemoteError>>>, Duration, u64) {
+        let lanes = server.max_in_flight().clamp(1, jobs.len().max(1));
+        let mut work: Vec<(usize, &mut AnyRow, &[u32], &mut bool)> = jobs
+            .iter_mut()
+            .enumerate()
+            .map(|(i, j)| (i, &mut j.row, j.prompt.as_slice(), &mut j.truncated))
+            .collect();
+        let per = work.len().div_ceil(lanes).max(1);
+        let mut results: Vec<Option<Result<(), RemoteError>>> = vec![None; work.len()];
+        let (mut waited, mut requests) = (Duration::ZERO, 0u64);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = work
+                .chunks_mut(per)
+                .map(|lane| {
+                    scope.spawn(move || {
+                        let mut out = Vec::with_capacity(lane.len());
+                        for (i, row, prompt, truncated) in lane.iter_mut() {
+                            let mut cursor =
+                                Cursor::new(server, prompt.to_vec(), vocab, context, server.chunk());
+                            let r = drive(row, &mut cursor, context).map(|t| **truncated = t);
+                            out.push((*i, r, cursor.waited, u64::from(cursor.requests)));
+                        }
+                        out
+                    })
+                })
+                .collect();
+            // A lane that panicked leaves its jobs unanswered (None).
+            for lane in handles.into_iter().filter_map(|h| h.join().ok()) {
+                for (i, r, w, n) in lane {
+                    results[i] = Some(r);
+                    waited += w;
+                    requests += n;
+                }
+            }
+        });
+        (results, waited, requests)
     }
 
     fn finish<S: MavState>(
@@ -281,6 +378,26 @@ impl MavLmEvaluator {
     }
 }
 
+/// Decodes one row against a server to its end: fixed tokens are fed without asking, every decision reads
+/// the cursor's log-probabilities. Returns whether the row hit the context before finishing (the same
+/// rule as the local decoder's).
+fn drive(row: &mut AnyRow, cursor: &mut Cursor<'_>, context: usize) -> Result<bool, RemoteError> {
+    let mut logits = Vec::new();
+    loop {
+        let next = if row.forced() {
+            row.next(&[])
+        } else {
+            cursor.logits(&mut logits)?;
+            row.next(&logits)
+        };
+        let truncated = next.is_some() && !row.finished() && cursor.len() >= context;
+        match next {
+            Some(t) if !row.finished() && !truncated => cursor.feed(t),
+            _ => return Ok(truncated),
+        }
+    }
+}
+
 impl<S: MavState> Evaluator<S> for MavLmEvaluator {
     /// Evaluates positions of any game the package was trained on; a position of another game is answered
     /// with [`EvalError::Unsupported`] naming its game and the package's games.
@@ -297,9 +414,34 @@ impl<S: MavState> Evaluator<S> for MavLmEvaluator {
         }
         if !jobs.is_empty() {
             let queue = queued.elapsed();
-            let before = self.decoder.model_time;
-            let decoded = self.decode(&mut jobs);
-            let model = (self.decoder.model_time - before) / jobs.len() as u32;
+            let (decoded, model) = match &mut self.engine {
+                Engine::Local(decoder) => {
+                    let before = decoder.model_time;
+                    let decoded = MavLmEvaluator::decode(decoder, self.context, &mut jobs);
+                    (decoded, (decoder.model_time - before) / jobs.len() as u32)
+                }
+                Engine::Remote { server, waited, requests } => {
+                    let (results, w, n) =
+                        MavLmEvaluator::decode_remote(server, self.vocab, self.context, &mut jobs);
+                    *waited += w;
+                    *requests += n;
+                    let model = w / jobs.len() as u32;
+                    let mut failed = Vec::new();
+                    for (job, r) in jobs.iter().zip(results) {
+                        match r {
+                            Some(Ok(())) => {}
+                            Some(Err(e)) => failed.push((job.index, EvalError::Server(e.to_string()))),
+                            None => failed
+                                .push((job.index, EvalError::Backend("a request thread panicked".into()))),
+                        }
+                    }
+                    for (i, e) in failed {
+                        out[i] = Some(Err(e));
+                    }
+                    jobs.retain(|j| out[j.index].is_none());
+                    (Ok(()), model)
+                }
+            };
             match decoded {
                 Ok(()) => {
                     for job in jobs {
@@ -335,16 +477,32 @@ impl super::completer::Completer for MavLmEvaluator {
         if self.repeat_guard {
             row = row.without_repeated_moves();
         }
-        let (mut cache, mut logits) = self.decoder.prefill(std::slice::from_ref(&ids)).map_err(backend)?;
-        let mut scratch: Vec<f32> = Vec::new();
-        loop {
-            scratch.clear();
-            scratch.extend(logits.row(0).iter().copied());
-            match row.next(&scratch) {
-                Some(t) if !row.finished() => {
-                    logits = self.decoder.step(&mut cache, &[t]).map_err(backend)?
+        match &mut self.engine {
+            Engine::Local(decoder) => {
+                let (mut cache, mut logits) = decoder.prefill(std::slice::from_ref(&ids)).map_err(backend)?;
+                let mut scratch: Vec<f32> = Vec::new();
+                loop {
+                    scratch.clear();
+                    scratch.extend(logits.row(0).iter().copied());
+                    match row.next(&scratch) {
+                        Some(t) if !row.finished() => {
+                            logits = decoder.step(&mut cache, &[t]).map_err(backend)?
+                        }
+                        _ => break,
+                    }
                 }
-                _ => break,
+            }
+            Engine::Remote { server, waited, requests } => {
+                let mut cursor = Cursor::new(server.as_ref(), ids, self.vocab, self.context, server.chunk());
+                let mut any = AnyRow::Free(row);
+                let driven = drive(&mut any, &mut cursor, self.context);
+                *waited += cursor.waited;
+                *requests += u64::from(cursor.requests);
+                driven.map_err(|e| EvalError::Server(e.to_string()))?;
+                row = match any {
+                    AnyRow::Free(r) => r,
+                    AnyRow::Constrained(_) => unreachable!("the row was built free"),
+                };
             }
         }
         let text =
@@ -375,16 +533,47 @@ impl MavLmEvaluator {
         if ids.len() >= self.context {
             return Err(EvalError::ContextTooLong { needed: ids.len() + 1, context: self.context });
         }
-        let backend = |e: DecoderError| EvalError::Backend(e.to_string());
-        let (mut cache, logits) = self.decoder.prefill(std::slice::from_ref(&ids)).map_err(backend)?;
-        let first: Vec<f32> = logits.row(0).iter().copied().collect();
-        let decoder = &mut self.decoder;
-        let step = |t: u32| -> Result<Vec<f32>, String> {
-            let l = decoder.step(&mut cache, &[t]).map_err(|e| e.to_string())?;
-            Ok(l.row(0).iter().copied().collect())
+        let t = match &mut self.engine {
+            Engine::Local(decoder) => {
+                let backend = |e: DecoderError| EvalError::Backend(e.to_string());
+                let (mut cache, logits) = decoder.prefill(std::slice::from_ref(&ids)).map_err(backend)?;
+                let first: Vec<f32> = logits.row(0).iter().copied().collect();
+                let step = |t: u32| -> Result<Vec<f32>, String> {
+                    let l = decoder.step(&mut cache, &[t]).map_err(|e| e.to_string())?;
+                    Ok(l.row(0).iter().copied().collect())
+                };
+                trace_rules::write_rules_trace(&self.tokens, root, cfg, ids.len(), self.context, first, step)?
+            }
+            Engine::Remote { server, waited, requests } => {
+                let mut cursor =
+                    Cursor::new(server.as_ref(), ids.clone(), self.vocab, self.context, server.chunk());
+                let mut first = Vec::new();
+                let written: Result<_, EvalError> = match cursor.logits(&mut first) {
+                    Err(e) => Err(EvalError::Server(e.to_string())),
+                    Ok(()) => {
+                        let step = |t: u32| -> Result<Vec<f32>, String> {
+                            cursor.feed(t);
+                            let mut l = Vec::new();
+                            cursor.logits(&mut l).map_err(|e| e.to_string())?;
+                            Ok(l)
+                        };
+                        trace_rules::write_rules_trace(
+                            &self.tokens,
+                            root,
+                            cfg,
+                            ids.len(),
+                            self.context,
+                            first,
+                            step,
+                        )
+                        .map_err(EvalError::from)
+                    }
+                };
+                *waited += cursor.waited;
+                *requests += u64::from(cursor.requests);
+                written?
+            }
         };
-        let t =
-            trace_rules::write_rules_trace(&self.tokens, root, cfg, ids.len(), self.context, first, step)?;
         Ok(super::completer::Completion {
             text: t.text,
             tokens: t.tokens,

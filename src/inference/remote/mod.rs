@@ -10,12 +10,14 @@
 //! with backoff. A failed call is a [`RemoteError`] that names what went wrong; the evaluators turn it into
 //! the failed evaluation of each request of the batch.
 
+mod http;
 pub mod latency_proxy;
+pub mod openai;
+pub mod openai_wire;
 pub mod triton;
 pub mod wire;
 
 use std::fmt;
-use std::time::Duration;
 
 use ndarray::{Array2, ArrayD, Axis};
 
@@ -25,38 +27,18 @@ pub use super::remote_error::RemoteError;
 use crate::model::manifest::{RemoteProtocol, RemoteSpec};
 use crate::model::signature::check_graph;
 use crate::model::{ModelFormat, ModelPackage};
-use wire::{ErrorBody, InferRequest, ModelMetadata, RequestInput, RequestOutput};
+use http::{Http, message};
+use wire::{InferRequest, ModelMetadata, RequestInput, RequestOutput};
 
 /// The most concurrent requests a package may ask for.
 pub const MAX_IN_FLIGHT: usize = 64;
 
-/// Attempts of an idempotent GET (the first try and its retries).
-const GET_ATTEMPTS: u32 = 3;
-
-/// The first retry's wait; each later one doubles it.
-const BACKOFF: Duration = Duration::from_millis(100);
-
-/// The largest response body read (a batch's logits as JSON).
-const MAX_BODY: u64 = 1 << 30;
-
-/// A bearer token, redacted in every `Debug` output.
-#[derive(Clone)]
-struct Token(String);
-
-impl fmt::Debug for Token {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Token(<redacted>)")
-    }
-}
-
 /// A model on an inference server, run over the Open Inference Protocol's REST API.
 pub struct RemoteBackend {
-    agent: ureq::Agent,
+    http: Http,
     /// `http://host:port/v2/models/NAME[/versions/V]`.
     model_url: String,
     endpoint: String,
-    token: Option<Token>,
-    timeout_ms: u64,
     max_in_flight: usize,
     status: DeviceStatus,
     metadata: ModelMetadata,
@@ -66,8 +48,7 @@ impl fmt::Debug for RemoteBackend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RemoteBackend")
             .field("model_url", &self.model_url)
-            .field("token", &self.token)
-            .field("timeout_ms", &self.timeout_ms)
+            .field("http", &self.http)
             .field("max_in_flight", &self.max_in_flight)
             .finish()
     }
@@ -86,12 +67,44 @@ fn check_segment(field: &'static str, s: &str) -> Result<(), RemoteError> {
 }
 
 /// Checks a `remote` section and returns the endpoint without its trailing `/`.
-fn check_spec(spec: &RemoteSpec, format: ModelFormat) -> Result<String, RemoteError> {
-    if spec.protocol == RemoteProtocol::V2Grpc {
-        return Err(RemoteError::NotSupported {
-            what: "the v2-grpc protocol".into(),
-            hint: "serve the model's REST API too and set remote.protocol to \"v2-rest\"".into(),
-        });
+pub(super) fn check_spec(spec: &RemoteSpec, format: ModelFormat) -> Result<String, RemoteError> {
+    let lm = format.capabilities().generates_text;
+    match spec.protocol {
+        RemoteProtocol::V2Grpc => {
+            return Err(RemoteError::NotSupported {
+                what: "the v2-grpc protocol".into(),
+                hint: "serve the model's REST API too and set remote.protocol to \"v2-rest\"".into(),
+            });
+        }
+        RemoteProtocol::V2Rest if lm => {
+            return Err(RemoteError::NotSupported {
+                what: format!("a {} model over the Open Inference Protocol", format.name()),
+                hint:
+                    "a text model is served by an LLM engine (llama.cpp's server, vLLM): set remote.protocol \
+                       to \"openai-completions\" (see the README, \"Serving a MAV language model\")"
+                        .into(),
+            });
+        }
+        RemoteProtocol::OpenAiCompletions if !lm => {
+            return Err(RemoteError::NotSupported {
+                what: format!("a {} model over the OpenAI completions API", format.name()),
+                hint: "that API serves text models (mav-lm): serve this package over the Open Inference \
+                       Protocol and set remote.protocol to \"v2-rest\""
+                    .into(),
+            });
+        }
+        RemoteProtocol::OpenAiCompletions => {
+            if spec.version.is_some() {
+                return Err(spec_err(
+                    "version",
+                    "the OpenAI completions API has no model versions: remove it",
+                ));
+            }
+            if spec.top_logprobs == Some(0) {
+                return Err(spec_err("top_logprobs", "must be at least 1"));
+            }
+        }
+        RemoteProtocol::V2Rest => {}
     }
     if !format.capabilities().remote {
         return Err(RemoteError::NotSupported {
@@ -146,31 +159,15 @@ impl RemoteBackend {
             .as_ref()
             .ok_or_else(|| spec_err("endpoint", "the package has no remote section"))?;
         let endpoint = check_spec(spec, package.manifest.format)?;
-        let token = match &spec.token_env {
-            None => None,
-            Some(var) => match std::env::var(var) {
-                Ok(t) if !t.trim().is_empty() => Some(Token(t.trim().to_owned())),
-                _ => return Err(RemoteError::MissingToken { var: var.clone() }),
-            },
-        };
-        let timeout = Duration::from_millis(spec.timeout_ms);
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .timeout_connect(Some(timeout))
-            .http_status_as_error(false)
-            .max_idle_connections_per_host(spec.max_in_flight + 1)
-            .build()
-            .into();
+        let http = Http::new(spec)?;
         let mut model_url = format!("{endpoint}/v2/models/{}", spec.model);
         if let Some(v) = &spec.version {
             model_url.push_str(&format!("/versions/{v}"));
         }
         let mut backend = RemoteBackend {
-            agent,
+            http,
             model_url,
             endpoint: endpoint.clone(),
-            token,
-            timeout_ms: spec.timeout_ms,
             max_in_flight: spec.max_in_flight,
             status: DeviceStatus { requested, provider: Provider::Remote, notice: None },
             metadata: ModelMetadata { name: spec.model.clone(), inputs: Vec::new(), outputs: Vec::new() },
@@ -206,83 +203,12 @@ impl RemoteBackend {
         &self.metadata
     }
 
-    fn map_err(&self, url: &str, e: ureq::Error) -> RemoteError {
-        let url = url.to_owned();
-        match e {
-            ureq::Error::Timeout(_) => RemoteError::Timeout { url, ms: self.timeout_ms },
-            ureq::Error::Io(io) => match io.kind() {
-                std::io::ErrorKind::ConnectionRefused => RemoteError::ConnectionRefused { url },
-                std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
-                    RemoteError::Timeout { url, ms: self.timeout_ms }
-                }
-                _ => RemoteError::Transport { url, reason: io.to_string() },
-            },
-            ureq::Error::HostNotFound => RemoteError::Connect { url, reason: "host not found".into() },
-            ureq::Error::ConnectionFailed => RemoteError::Connect { url, reason: "connection failed".into() },
-            other => RemoteError::Transport { url, reason: other.to_string() },
-        }
-    }
-
-    /// One call: the status and the body.
-    fn call(&self, url: &str, body: Option<Vec<u8>>) -> Result<(u16, Vec<u8>), RemoteError> {
-        let mut response = match body {
-            None => {
-                let mut req = self.agent.get(url);
-                if let Some(t) = &self.token {
-                    req = req.header("Authorization", format!("Bearer {}", t.0));
-                }
-                req.call()
-            }
-            Some(body) => {
-                let mut req = self.agent.post(url).header("Content-Type", "application/json");
-                if let Some(t) = &self.token {
-                    req = req.header("Authorization", format!("Bearer {}", t.0));
-                }
-                req.send(body)
-            }
-        }
-        .map_err(|e| self.map_err(url, e))?;
-        let status = response.status().as_u16();
-        let bytes = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_BODY)
-            .read_to_vec()
-            .map_err(|e| self.map_err(url, e))?;
-        Ok((status, bytes))
-    }
-
-    /// An idempotent GET that must answer 200, retried with backoff on connection errors, timeouts and 503.
-    fn get_with_retry(&self, url: &str, ready_what: Option<&str>) -> Result<Vec<u8>, RemoteError> {
-        let mut wait = BACKOFF;
-        let mut attempt = 1;
-        loop {
-            let result = self.call(url, None).and_then(|(status, body)| match (status, ready_what) {
-                (200, _) => Ok(body),
-                (status, Some(what)) => {
-                    Err(RemoteError::NotReady { what: what.to_owned(), url: url.to_owned(), status })
-                }
-                (status, None) => {
-                    Err(RemoteError::Status { url: url.to_owned(), status, message: message(&body) })
-                }
-            });
-            match result {
-                Err(e) if e.retryable() && attempt < GET_ATTEMPTS => {
-                    std::thread::sleep(wait);
-                    wait *= 2;
-                    attempt += 1;
-                }
-                other => return other,
-            }
-        }
-    }
-
     fn get_ready(&self, url: &str, what: &str) -> Result<(), RemoteError> {
-        self.get_with_retry(url, Some(what)).map(|_| ())
+        self.http.get_with_retry(url, Some(what)).map(|_| ())
     }
 
     fn get_ok(&self, url: &str) -> Result<Vec<u8>, RemoteError> {
-        self.get_with_retry(url, None)
+        self.http.get_with_retry(url, None)
     }
 
     /// One inference request over rows `rows` of the inputs (not retried).
@@ -311,19 +237,11 @@ impl RemoteBackend {
             outputs: outputs.iter().map(|name| RequestOutput { name }).collect(),
         };
         let body = serde_json::to_vec(&request).map_err(|e| malformed(format!("request: {e}")))?;
-        let (status, bytes) = self.call(&url, Some(body))?;
+        let (status, bytes) = self.http.call(&url, Some(body))?;
         if status != 200 {
             return Err(RemoteError::Status { url, status, message: message(&bytes) });
         }
         wire::read_outputs(&bytes, outputs, n).map_err(|e| malformed(e.to_string()))
-    }
-}
-
-/// The error message of an error body, or the body's start.
-fn message(body: &[u8]) -> String {
-    match serde_json::from_slice::<ErrorBody>(body) {
-        Ok(e) => e.error,
-        Err(_) => String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned(),
     }
 }
 
@@ -410,6 +328,7 @@ mod tests {
             token_env: None,
             timeout_ms: 1000,
             max_in_flight: 4,
+            top_logprobs: None,
         }
     }
 
@@ -420,7 +339,19 @@ mod tests {
         let msg = check_spec(&grpc, ModelFormat::MavEncoder).expect_err("grpc").to_string();
         assert!(msg.contains("v2-grpc") && msg.contains("not supported yet"), "{msg}");
         let msg = check_spec(&spec(), ModelFormat::MavLm).expect_err("lm").to_string();
-        assert!(msg.contains("mav-lm"), "{msg}");
+        assert!(msg.contains("mav-lm") && msg.contains("openai-completions"), "{msg}");
+        let openai = RemoteSpec { protocol: RemoteProtocol::OpenAiCompletions, ..spec() };
+        assert!(check_spec(&openai, ModelFormat::MavLm).is_ok());
+        let msg = check_spec(&openai, ModelFormat::MavEncoder).expect_err("encoder").to_string();
+        assert!(msg.contains("mav-encoder") && msg.contains("v2-rest"), "{msg}");
+        let bad = RemoteSpec { version: Some("1".into()), ..openai.clone() };
+        assert!(
+            check_spec(&bad, ModelFormat::MavLm).expect_err("version").to_string().contains("remote.version")
+        );
+        let bad = RemoteSpec { top_logprobs: Some(0), ..openai };
+        assert!(
+            check_spec(&bad, ModelFormat::MavLm).expect_err("0").to_string().contains("remote.top_logprobs")
+        );
         let bad = RemoteSpec { endpoint: "127.0.0.1:8080".into(), ..spec() };
         assert!(
             check_spec(&bad, ModelFormat::MavEncoder)
@@ -440,12 +371,6 @@ mod tests {
         assert!(
             check_spec(&bad, ModelFormat::ActionValue).expect_err("0").to_string().contains("timeout_ms")
         );
-    }
-
-    #[test]
-    fn token_is_never_in_debug_output() {
-        let t = Token("secret-value".into());
-        assert!(!format!("{t:?}").contains("secret"));
     }
 
     #[test]
