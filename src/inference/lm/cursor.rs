@@ -97,11 +97,12 @@ impl<'a> Cursor<'a> {
             self.used = 0;
             let room = self.context.saturating_sub(self.ids.len());
             if room == 0 {
+                // The decoders never ask past the context; this names the case should one do so.
                 return Err(RemoteError::Truncated {
-                    url: "the cursor".into(),
+                    url: "mavboard's decoder".into(),
                     written: 0,
                     asked: 0,
-                    reason: "no room left".into(),
+                    reason: "the package's context is full".into(),
                     context: self.context,
                 });
             }

@@ -9,6 +9,10 @@
 //! keep-alive connections. Every call is bounded by `timeout_ms`; only the idempotent GETs are retried,
 //! with backoff. A failed call is a [`RemoteError`] that names what went wrong; the evaluators turn it into
 //! the failed evaluation of each request of the batch.
+//!
+//! A `mav-lm` package is served by an LLM engine instead, over the OpenAI-compatible completions API
+//! (`remote.protocol: "openai-completions"`, [`openai`]); both protocols share the HTTP client and the
+//! checks of the `remote` section.
 
 mod http;
 pub mod latency_proxy;
