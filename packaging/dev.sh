@@ -149,8 +149,9 @@ PY
   echo "$LLAMA_CPP_PYTHON_VERSION" > .llama/VERSION
 }
 
-# The Python packages llama.cpp's converter imports (torch among them: PyPI's build, about 3 GB with its
-# CUDA libraries; the converter runs on CPU), pinned as the training pipeline pins them, in .venv-convert/.
+# The Python packages llama.cpp's converter imports (torch among them: PyPI's build; the environment takes
+# 5.6 GB with its CUDA libraries; the converter runs on CPU), pinned as the training pipeline pins them, in
+# .venv-convert/.
 install_convert() {
   local py=.venv-convert/bin/python
   if [ -x "$py" ] && "$py" -c "import torch, transformers, sentencepiece, yaml, tqdm, requests" 2>/dev/null; then
