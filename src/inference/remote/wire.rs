@@ -108,13 +108,6 @@ pub struct InferResponse {
     pub outputs: Vec<ResponseOutput>,
 }
 
-/// An error body (`{"error": "..."}`), as the protocol specifies for failures.
-#[derive(Debug, Deserialize)]
-pub struct ErrorBody {
-    /// The server's message.
-    pub error: String,
-}
-
 /// One tensor of the model metadata.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MetadataTensor {
