@@ -158,11 +158,16 @@ fn minimax(
     best.map_or((0.0, None), |(v, m)| (v, Some(m)))
 }
 
-/// Checks every search example of `out`: it parses without issues, its shape is one of the four, it fits
-/// the budget and it plays the minimax move over `labels` in buckets, and also over the exact win
-/// probabilities when `exact` (labels whose distinct values never share a bucket). Returns the number
-/// checked per split.
-fn check_traces(out: &Path, labels: &[LabelRecord], exact: bool) -> [usize; 2] {
+/// Checks every search example of `out`: it parses without issues, its breadth is 2 to `max_breadth` and
+/// its depth 1 or 2, it fits in `max_tokens` and it plays the minimax move over `labels` in buckets, and
+/// also over the exact win probabilities when `exact` (labels whose distinct values never share a bucket).
+/// Returns the number checked per split.
+fn check_traces(
+    out: &Path,
+    labels: &[LabelRecord],
+    exact: bool,
+    (max_breadth, max_tokens): (u32, usize),
+) -> [usize; 2] {
     let mut by_hash: HashMap<u64, LabelRecord> = HashMap::new();
     for r in labels {
         let s = parse_epd_line(&r.fen, r.chess960).expect("label FEN");
@@ -177,9 +182,13 @@ fn check_traces(out: &Path, labels: &[LabelRecord], exact: bool) -> [usize; 2] {
             let text = format!("{prompt}{target}");
             let parsed = parse_trace::<ChessState>(&text, Buckets::mav()).expect("the trace reads back");
             assert!(parsed.issues.is_empty(), "{:?}\n{text}", parsed.issues);
-            assert!([2, 3].contains(&parsed.breadth) && [1, 2].contains(&parsed.depth), "{}", parsed.breadth);
+            assert!(
+                (2..=max_breadth).contains(&parsed.breadth) && [1, 2].contains(&parsed.depth),
+                "{}",
+                parsed.breadth
+            );
             let tokens = tok.encode(prompt).len() + tok.encode(target).len() + 1;
-            assert!(tokens <= 1024, "{tokens} tokens");
+            assert!(tokens <= max_tokens, "{tokens} tokens");
             let root = parsed.nodes[0].state.clone().expect("root state");
             let root_label = &by_hash[&root.hash64()];
             assert_eq!(root_label.split == Split::Val, i == 1, "a trace is in its root's split");
@@ -237,7 +246,7 @@ fn labels_with_search_trees_render_traces_that_follow_the_minimax() {
     // Traces: every one parses, follows the minimax, lands in its root's split.
     let out = temp_path("dgsearch", "render-all");
     let all = render(&dir, &out, 1.0);
-    let counts = check_traces(&out, &labels, true);
+    let counts = check_traces(&out, &labels, true, (3, 1024));
     assert_eq!((counts[0] + counts[1]) as u64, all.search[0] + all.search[1]);
     assert!(counts[0] > 10, "{counts:?} traces");
     assert!(all.search_tokens_max <= 1024 && all.search_roots > 0);
@@ -275,6 +284,41 @@ fn labels_with_search_trees_render_traces_that_follow_the_minimax() {
 }
 
 #[test]
+fn breadth_four_trees_render_traces_of_breadth_two_to_four_that_follow_the_minimax() {
+    let dir = temp_path("dgsearch", "labels-b4");
+    let s = settings(150, 0.3, 4, 2);
+    run_labels(&dir, &s, &mix(), 1, |_| Ok(HashLabeler), None, &mut |_| {}).expect("labels run");
+    let labels = records(&dir);
+    let wide = |max_breadth, max_tokens| RenderOptions {
+        seed: 5,
+        search_share: 1.0,
+        search_max_tokens: max_tokens,
+        search_max_breadth: max_breadth,
+        ..RenderOptions::default()
+    };
+    let out = temp_path("dgsearch", "render-b4");
+    let summary = render_dirs(std::slice::from_ref(&dir), &out, &wide(4, 16_384)).expect("render");
+    let counts = check_traces(&out, &labels, true, (4, 16_384));
+    assert_eq!((counts[0] + counts[1]) as u64, summary.search[0] + summary.search[1]);
+    let shapes: Vec<&str> = summary.search_shapes.keys().map(String::as_str).collect();
+    for shape in ["b2d1", "b3d1", "b4d1", "b2d2", "b3d2", "b4d2"] {
+        assert!(summary.search_shapes[shape].written > 0, "no {shape} trace: {shapes:?}");
+    }
+    // The default breadth leaves breadth 4 out, and every other example is the same.
+    let three = temp_path("dgsearch", "render-b4-as-3");
+    let summary3 = render_dirs(std::slice::from_ref(&dir), &three, &wide(3, 16_384)).expect("render");
+    assert!(summary3.search_shapes.keys().all(|k| !k.starts_with("b4")), "{:?}", summary3.search_shapes);
+    check_traces(&three, &labels, true, (3, 16_384));
+    assert_eq!(summary3.lm[0] - summary3.search[0], summary.lm[0] - summary.search[0]);
+    // A breadth outside 2 to 5 is refused by name.
+    let err = render_dirs(std::slice::from_ref(&dir), &three, &wide(1, 16_384)).expect_err("breadth 1");
+    assert!(err.to_string().contains("--search-max-breadth must be between 2 and 5, not 1"), "{err}");
+    for d in [dir, out, three] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
 fn stockfish_search_trees_render_consistent_traces() {
     let sf = match locate_stockfish(None) {
         Ok(p) => p,
@@ -296,7 +340,7 @@ fn stockfish_search_trees_render_consistent_traces() {
     }
     let out = temp_path("dgsearch", "sf-render");
     let summary = render(&dir, &out, 1.0);
-    let counts = check_traces(&out, &labels, false);
+    let counts = check_traces(&out, &labels, false, (3, 1024));
     assert!(counts[0] + counts[1] > 0, "{summary:?}");
     let _ = std::fs::remove_dir_all(dir);
     let _ = std::fs::remove_dir_all(out);

@@ -10,6 +10,7 @@ use mavboard::datagen::label_settings::{DEFAULT_SEARCH_BREADTH, DEFAULT_SEARCH_D
 use mavboard::datagen::render::{DEFAULT_SEARCH_MAX_TOKENS, RenderOptions};
 use mavboard::datagen::render_run::render_dirs;
 use mavboard::datagen::run::RunPlan;
+use mavboard::datagen::search_render::DEFAULT_SEARCH_MAX_BREADTH;
 use mavboard::datagen::{
     EpdSource, GameLabelSettings, HexLabelOptions, LabelGame, LabelSettings, Limit, PgnSource, Progress,
     ShardSpec, SourceMix, StockfishLabeler, merge_label_sets, run_game_labels_shard, run_labels_shard,
@@ -79,6 +80,10 @@ struct RenderArgs {
     /// The longest trace to write, in tokens (prompt + target + <eos>): the model's context length.
     #[arg(long, default_value_t = DEFAULT_SEARCH_MAX_TOKENS)]
     search_max_tokens: usize,
+    /// The largest trace breadth: traces of breadth 2 up to it and depth 1–2, as far as the labels' trees
+    /// reach (`datagen labels --search-breadth`).
+    #[arg(long, default_value_t = DEFAULT_SEARCH_MAX_BREADTH)]
+    search_max_breadth: u32,
 }
 
 /// The opening suites of `--mix`, inside `<shared>/openings/stockfish-books/`.
@@ -250,6 +255,7 @@ fn render(a: RenderArgs) -> anyhow::Result<()> {
         top_all: a.top_all,
         search_share: a.search_share,
         search_max_tokens: a.search_max_tokens,
+        search_max_breadth: a.search_max_breadth,
     };
     let start = Instant::now();
     let s = render_dirs(&a.labels, &a.out, &opts)?;

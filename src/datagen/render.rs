@@ -109,6 +109,9 @@ pub struct RenderOptions {
     pub search_share: f64,
     /// The longest trace written, in tokens (prompt + target + `<eos>`).
     pub search_max_tokens: usize,
+    /// The largest trace breadth (2 to [`super::tree::MAX_SEARCH_BREADTH`]); traces of breadth 2 up to it
+    /// and depth 1–2 are written ([`super::search_render::search_shapes`]).
+    pub search_max_breadth: u32,
 }
 
 /// The default of [`RenderOptions::search_max_tokens`]: the context length of the `mav-lm-tiny` config.
@@ -123,6 +126,7 @@ impl Default for RenderOptions {
             top_all: 0.3,
             search_share: 0.0,
             search_max_tokens: DEFAULT_SEARCH_MAX_TOKENS,
+            search_max_breadth: super::search_render::DEFAULT_SEARCH_MAX_BREADTH,
         }
     }
 }

@@ -22,8 +22,9 @@ use super::record::{LabelRecord, Split};
 use super::render::{RenderOptions, label_game, label_state, move_index, source_kind};
 use super::sample::mix64;
 use super::search_index::SearchIndex;
-use super::search_render::{SEARCH_SHAPES, SearchRender, TraceRoot, search_examples};
+use super::search_render::{SearchRender, TraceLimits, TraceRoot, search_examples, search_shapes};
 use super::shard::read_shard;
+use super::tree::MAX_SEARCH_BREADTH;
 use crate::game::GameState;
 use crate::mav::searchless;
 use crate::mav::tokenizer::Tokenizer;
@@ -221,6 +222,13 @@ pub fn render_dirs(
             opts.search_share
         )));
     }
+    if !(2..=MAX_SEARCH_BREADTH).contains(&opts.search_max_breadth) {
+        return Err(DatagenError::Settings(format!(
+            "--search-max-breadth must be between 2 and {MAX_SEARCH_BREADTH}, not {}",
+            opts.search_max_breadth
+        )));
+    }
+    let shapes = search_shapes(opts.search_max_breadth);
     std::fs::create_dir_all(out).map_err(|e| DatagenError::io(out, e))?;
     let search_index = if opts.search_share > 0.0 { Some(index_labels(label_dirs)?) } else { None };
     let tokenizer = Tokenizer::new();
@@ -271,16 +279,14 @@ pub fn render_dirs(
                         ) {
                             let mut rng =
                                 ChaCha8Rng::seed_from_u64(mix64(opts.seed ^ SEARCH_SALT) ^ root.hash64());
-                            let limit =
-                                usize::try_from(allowed).unwrap_or(usize::MAX).min(SEARCH_SHAPES.len());
+                            let count = usize::try_from(allowed).unwrap_or(usize::MAX).min(shapes.len());
                             let trace_root =
                                 TraceRoot { state: &root, split: rec.split, source: source_kind(&rec) };
                             let found = search_examples(
                                 index,
                                 trace_root,
                                 &tokenizer,
-                                opts.search_max_tokens,
-                                limit,
+                                TraceLimits { shapes: &shapes, max_tokens: opts.search_max_tokens, count },
                                 &mut rng,
                             );
                             match found {
@@ -318,6 +324,7 @@ pub fn render_dirs(
             "top_all": opts.top_all,
             "search_share": opts.search_share,
             "search_max_tokens": opts.search_max_tokens,
+            "search_max_breadth": opts.search_max_breadth,
             "summary": &summary,
         }
     });

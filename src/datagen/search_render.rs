@@ -2,7 +2,8 @@
 //! the protocol's trace writer ([`write_trace`]), never formatted here.
 //!
 //! A labelled position whose best moves' positions are labelled too (in its split, see
-//! [`SearchIndex`]) roots traces of breadth 2–3 and depth 1–2, as far as the labels reach. The trace's
+//! [`SearchIndex`]) roots traces of breadth 2 to the render's largest breadth (3 unless asked) and depth
+//! 1–2, as far as the labels reach. The trace's
 //! node calls use `%FEN` and `%top_all` with the 64 MAV buckets: the prompt `mavboard analyse --internal`
 //! gives a model, so a model trained on these examples can be asked for its trace there. Values are the
 //! labels' win probabilities (Lichess formula for centipawns, 1 or 0 for mates) as buckets; each node's
@@ -18,14 +19,24 @@ use rand_chacha::ChaCha8Rng;
 use super::record::Split;
 use super::render::{LmExample, RenderError};
 use super::search_index::SearchIndex;
+use super::tree::MAX_SEARCH_DEPTH;
 use crate::game::chess::ChessState;
 use crate::mav::buckets::Buckets;
 use crate::mav::command::{StateFormat, TopK};
 use crate::mav::tokenizer::Tokenizer;
 use crate::mav::trace::{TraceConfig, write_trace};
 
-/// The (breadth, depth) shapes a root can give, smallest first.
+/// The (breadth, depth) shapes a root can give with the default largest breadth, smallest first.
 pub const SEARCH_SHAPES: [(u32, u32); 4] = [(2, 1), (3, 1), (2, 2), (3, 2)];
+
+/// The largest trace breadth a render writes unless asked for another ([`search_shapes`]).
+pub const DEFAULT_SEARCH_MAX_BREADTH: u32 = 3;
+
+/// The (breadth, depth) shapes of breadth 2 to `max_breadth` and depth 1 to [`MAX_SEARCH_DEPTH`]: depth 1
+/// first, then depth 2, each by breadth (so the default gives [`SEARCH_SHAPES`], in that order).
+pub fn search_shapes(max_breadth: u32) -> Vec<(u32, u32)> {
+    (1..=MAX_SEARCH_DEPTH).flat_map(|d| (2..=max_breadth).map(move |b| (b, d))).collect()
+}
 
 /// The trace parameters of one shape (`%FEN`, `%top_all`, 64 buckets).
 pub fn trace_config(breadth: u32, depth: u32) -> TraceConfig {
@@ -69,20 +80,32 @@ pub struct TraceRoot<'a> {
     pub source: &'static str,
 }
 
-/// Up to `limit` traces rooted at `root`, one per shape the labels allow, shapes drawn in random order from
-/// `rng`, each at most `max_tokens` long. A shape needs at least `breadth` legal moves at the root.
+/// The limits of [`search_examples`]: the shapes to try and the longest trace.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceLimits<'a> {
+    /// The (breadth, depth) shapes a root may give ([`search_shapes`]).
+    pub shapes: &'a [(u32, u32)],
+    /// The longest trace, in tokens (prompt + target + `<eos>`).
+    pub max_tokens: usize,
+    /// The most traces written for the root.
+    pub count: usize,
+}
+
+/// Up to `limits.count` traces rooted at `root`, one per shape of `limits.shapes` the labels allow, shapes
+/// drawn in random order from `rng`, each at most `limits.max_tokens` long. A shape needs at least
+/// `breadth` legal moves at the root.
 pub fn search_examples(
     index: &SearchIndex,
     root: TraceRoot<'_>,
     tokenizer: &Tokenizer,
-    max_tokens: usize,
-    limit: usize,
+    limits: TraceLimits<'_>,
     rng: &mut ChaCha8Rng,
 ) -> Result<SearchRender, RenderError> {
     let TraceRoot { state: root, split, source } = root;
+    let TraceLimits { shapes, max_tokens, count: limit } = limits;
     let mut out = SearchRender::default();
     let moves = index.moves_of(root).unwrap_or(0);
-    let mut shapes = SEARCH_SHAPES.to_vec();
+    let mut shapes = shapes.to_vec();
     shapes.shuffle(rng);
     for (breadth, depth) in shapes {
         if out.examples.len() >= limit {
@@ -165,8 +188,7 @@ mod tests {
             &index,
             TraceRoot { state: &root, split: Split::Train, source: "book" },
             &tok,
-            100_000,
-            4,
+            TraceLimits { shapes: &SEARCH_SHAPES, max_tokens: 100_000, count: 4 },
             &mut rng,
         )
         .expect("ok");
@@ -185,8 +207,7 @@ mod tests {
             &index,
             TraceRoot { state: &root, split: Split::Train, source: "book" },
             &tok,
-            tokens - 1,
-            4,
+            TraceLimits { shapes: &SEARCH_SHAPES, max_tokens: tokens - 1, count: 4 },
             &mut rng,
         )
         .expect("ok");
@@ -201,8 +222,7 @@ mod tests {
                 &index,
                 TraceRoot { state: &root, split: Split::Train, source: "book" },
                 &tok,
-                100_000,
-                limit,
+                TraceLimits { shapes: &SEARCH_SHAPES, max_tokens: 100_000, count: limit },
                 &mut rng,
             )
             .expect("ok")
@@ -222,11 +242,58 @@ mod tests {
             &index,
             TraceRoot { state: &root, split: Split::Val, source: "book" },
             &tok,
-            100_000,
-            4,
+            TraceLimits { shapes: &SEARCH_SHAPES, max_tokens: 100_000, count: 4 },
             &mut rng,
         )
         .expect("ok");
         assert!(r.examples.is_empty());
+    }
+
+    #[test]
+    fn a_larger_breadth_adds_its_shapes_and_a_breadth_four_tree_gives_them_all() {
+        assert_eq!(search_shapes(DEFAULT_SEARCH_MAX_BREADTH), SEARCH_SHAPES);
+        let four = search_shapes(4);
+        assert_eq!(four, [(2, 1), (3, 1), (4, 1), (2, 2), (3, 2), (4, 2)]);
+        let root = ChessState::from_fen_mode(
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            ModeChoice::Standard,
+        )
+        .expect("fen");
+        let tok = Tokenizer::new();
+        let mut index = SearchIndex::new();
+        index_tree(&mut index, &root, 4, 2);
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let r = search_examples(
+            &index,
+            TraceRoot { state: &root, split: Split::Train, source: "book" },
+            &tok,
+            TraceLimits { shapes: &four, max_tokens: 100_000, count: four.len() },
+            &mut rng,
+        )
+        .expect("ok");
+        let mut got: Vec<_> = r.examples.iter().map(|t| t.shape).collect();
+        got.sort_by_key(|&(b, d)| (d, b));
+        assert_eq!(got, four);
+        for t in &r.examples {
+            let text = format!("{}{}", t.example.prompt, t.example.target);
+            let parsed = parse_trace::<ChessState>(&text, Buckets::mav()).expect("parses");
+            assert!(parsed.issues.is_empty(), "{:?}: {:?}", t.shape, parsed.issues);
+            assert!(
+                t.example.prompt.starts_with(&format!("Minimax breadth={} depth={}\n", t.shape.0, t.shape.1))
+            );
+        }
+        // A breadth-3 tree gives no breadth-4 shape.
+        let mut index = SearchIndex::new();
+        index_tree(&mut index, &root, 3, 2);
+        let r = search_examples(
+            &index,
+            TraceRoot { state: &root, split: Split::Train, source: "book" },
+            &tok,
+            TraceLimits { shapes: &four, max_tokens: 100_000, count: four.len() },
+            &mut rng,
+        )
+        .expect("ok");
+        assert_eq!(r.examples.len(), 4);
+        assert!(r.examples.iter().all(|t| t.shape.0 <= 3));
     }
 }

@@ -55,9 +55,12 @@ class LMTask:
 
     def _load(self, data_dir, split, limit, required=True):
         path = D.split_path(data_dir, self.prefix, split)
+        packed = os.path.join(data_dir, f"{self.prefix}_{split}{P.PACK_SUFFIX}")
+        if path is None and os.path.exists(packed):
+            return P.load_lm_pack(packed, self.ctx, limit)
         if path is None:
             if required:
-                raise D.DataError(f"no {self.prefix}_{split}.jsonl[.zst] in {data_dir}; render it with mavboard")
+                raise D.DataError(f"no {self.prefix}_{split}.jsonl[.zst] or .pack in {data_dir}; render it with mavboard")
             return None
         return D.load_lm_split(path, self.tokenizer, self.ids["eos"], self.ctx, limit)
 
@@ -84,6 +87,21 @@ class LMTask:
     @property
     def internal_search(self) -> bool:
         return self.train.kinds.get("search", 0) > 0
+
+    def token_chunks(self, split, idx, max_tokens: int) -> list:
+        """`idx` sorted by sequence length (ties keep their order) and cut into runs whose padded size
+        (examples × the longest) is at most `max_tokens`; an example longer than that is a run of its own
+        (`train.chunk_tokens`)."""
+        d = self.train if split == "train" else self.val
+        idx = np.asarray(idx)
+        lens = d.offsets[idx + 1] - d.offsets[idx]
+        order = np.argsort(lens, kind="stable")
+        parts, start = [], 0
+        for k in range(1, len(order) + 1):
+            if k == len(order) or (k - start + 1) * int(lens[order[k]]) > max_tokens:
+                parts.append(idx[order[start:k]])
+                start = k
+        return parts
 
     def batch(self, split, idx, device):
         d = self.train if split == "train" else self.val

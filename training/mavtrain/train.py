@@ -63,6 +63,10 @@ TRAIN_DEFAULTS = {
     # mav-lm only: share of batches per example kind, e.g. {"mav": 0.6, "search": 0.4} (the paper's mix);
     # null samples examples uniformly
     "kind_mix": None,
+    # mav-lm only: run each micro-batch in forward passes of examples of similar length, each holding at most
+    # this many tokens with its padding (so that one long trace pads its own chunk, not the whole batch, and
+    # a batch of short examples stays one pass); the same step as one pass. null: one pass
+    "chunk_tokens": None,
 }
 ENCODER_KEYS = {"value_loss", "hl_gauss_sigma", "best_loss_weight"}
 
@@ -92,6 +96,9 @@ def normalise_config(cfg: dict, source: str = "config") -> dict:
         raise ValueError(f"{source}: train.precision must be 'bf16' or 'fp32'")
     if train["kind_mix"] is not None and (fmt != "mav-lm" or not isinstance(train["kind_mix"], dict)):
         raise ValueError(f"{source}: train.kind_mix is an object of kind -> weight, for mav-lm configs only")
+    ct = train["chunk_tokens"]
+    if ct is not None and (not isinstance(ct, int) or isinstance(ct, bool) or ct < 1 or fmt != "mav-lm"):
+        raise ValueError(f"{source}: train.chunk_tokens is null or a whole number of tokens, for mav-lm configs only")
     ModelConfig.from_dict(cfg.get("model", {}))  # validates keys
     return {"format": fmt, "name": cfg.get("name", fmt), "model": dict(cfg.get("model", {})), "train": train}
 
@@ -487,7 +494,8 @@ def train(
 
     # the plain loop (one process, whole micro-batches) is the one single-device runs always had;
     # the sharded loop normalises every chunk's loss by the global micro-batch's counts
-    sharded = dist.active or device_batch is not None
+    chunk_tokens = t["chunk_tokens"]
+    sharded = dist.active or device_batch is not None or chunk_tokens is not None
     net = model
     if dist.active:
         net = DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None, broadcast_buffers=False)
@@ -517,8 +525,9 @@ def train(
                 seen["tokens"] += counts["tokens"]
                 continue
             mine = rank_share(idx, dist)
+            parts = [mine] if chunk_tokens is None else task.token_chunks("train", mine, chunk_tokens)
             size = device_batch or len(mine)
-            batches = [task.batch("train", mine[i : i + size], dev) for i in range(0, len(mine), size)]
+            batches = [task.batch("train", p[i : i + size], dev) for p in parts for i in range(0, len(p), size)]
             norm = global_loss_norm([task.loss_norm(b) for b in batches], dev, dist)
             for j, batch in enumerate(batches):
                 last = micro == accum - 1 and j == len(batches) - 1

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -191,6 +192,42 @@ def test_device_batch_in_one_process_matches_whole_batches(data_dir, tmp_path):
     train(cfg, data_dir, whole, device="cpu")
     train(cfg, data_dir, chunked, device="cpu", device_batch=1)
     assert rel_diff(_ck(chunked), _ck(whole)) < TOL
+
+
+def test_token_chunks_give_the_same_step_with_less_padding(data_dir, tmp_path):
+    from mavtrain import data as D
+    from mavtrain.tasks import LMTask
+    from mavtrain.train import normalise_config
+
+    cfg = normalise_config(_cfg("mav-lm"))
+    task = LMTask(data_dir, D.read_meta(data_dir), cfg["train"], ModelConfig.from_dict(cfg["model"]))
+    idx = task.train_indices(16, 1234, 0)
+    lens = lambda ix: task.train.offsets[ix + 1] - task.train.offsets[ix]  # noqa: E731
+    padded = lambda parts: sum(len(p) * int(lens(p).max()) - int(lens(p).sum()) for p in parts)  # noqa: E731
+    longest = int(lens(idx).max())
+    # a budget the whole batch fits in: one pass, as without chunks
+    (one,) = task.token_chunks("train", idx, 16 * longest)
+    assert sorted(one.tolist()) == sorted(idx.tolist()) and (lens(one)[:-1] <= lens(one)[1:]).all()
+    # a smaller one: runs of similar length, each within the budget (or one example), all examples once
+    budget = 4 * longest
+    parts = task.token_chunks("train", idx, budget)
+    assert len(parts) > 1 and sorted(np.concatenate(parts).tolist()) == sorted(idx.tolist())
+    assert all(len(p) == 1 or len(p) * int(lens(p).max()) <= budget for p in parts)
+    before, after = padded([idx]), padded(parts)
+    print(f"padded positions of a 16-example batch: {before} in one pass, {after} in {len(parts)} runs of <= {budget} tokens")
+    assert after < before
+    assert [len(p) for p in task.token_chunks("train", idx, 1)] == [1] * 16
+    # the same step: chunked runs end where whole batches do
+    whole, chunked = str(tmp_path / "whole"), str(tmp_path / "chunked")
+    train(_cfg("mav-lm", max_steps=4), data_dir, whole, device="cpu")
+    train(_cfg("mav-lm", max_steps=4, chunk_tokens=budget), data_dir, chunked, device="cpu")
+    assert rel_diff(_ck(chunked), _ck(whole)) < TOL
+    assert _ck(chunked)["seen"] == _ck(whole)["seen"]
+    for bad in (0, 1.5, True, "8"):
+        with pytest.raises(ValueError, match="chunk_tokens"):
+            normalise_config(_cfg("mav-lm", chunk_tokens=bad))
+    with pytest.raises(ValueError, match="chunk_tokens"):
+        normalise_config(_cfg("mav-encoder", chunk_tokens=4096))
 
 
 def test_the_documented_torchrun_command_reaches_mavtrain_intact():
