@@ -361,6 +361,11 @@ PY
     # The remote mav-lm tests run llama.cpp's server: here (and so in CI) they must not skip.
     export MAVBOARD_LLAMA_SERVER="$PWD/.llama/bin/llama-server"
     export MAVBOARD_REQUIRE_LLAMA=1
+    # What the tests write to the temporary folder (package copies, journals, fake servers' files; about
+    # 40 MB a run) goes to a folder of this run's own, removed when the run ends, however it ends.
+    test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/mavboard-tests.XXXXXX")"
+    trap 'rm -rf "$test_tmp"' EXIT
+    export TMPDIR="$test_tmp"
     cargo test --locked --all-targets
     cargo test --locked --doc
     ;;
