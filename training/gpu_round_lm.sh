@@ -7,7 +7,8 @@
 # block with a 4,096-token context and the paper's 60 / 40 MAV / trace batches) from scratch, its steps fitted
 # to BUDGET seconds (--time-budget), exported as the package mav-tiny through the Llama graph with the ONNX
 # Runtime check. The package, the run's log and summary end up in $OUT/round.tar, split into 15 MB parts
-# (round.tar.part-*). BATCH overrides the batch size (a CPU rehearsal of this script uses a small one).
+# (round.tar.part-*), also when the training or the export failed (the script then exits with 1). BATCH
+# overrides the batch size (a CPU rehearsal of this script uses a small one); POLL is the progress interval.
 set -u
 DATA=$(realpath "${DATA:?the packed data dir}")
 OUT=$(realpath "${OUT:?the folder for the results}")
@@ -25,14 +26,17 @@ python3 -c "import torch, numpy, onnx, onnxruntime, tokenizers; print('torch', t
 start=$(date +%s)
 python3 -m mavtrain.train --config "$CONFIG" --data "$DATA" --run "$WORK/lm" --time-budget "$BUDGET" "${extra[@]}" \
     > "$WORK/lm.log" 2>&1 &
-while [ -n "$(jobs -r)" ]; do
-    sleep 30
+train_pid=$!
+while kill -0 "$train_pid" 2>/dev/null; do
+    sleep "${POLL:-30}"
     echo "lm: $(grep -E '^step=' "$WORK/lm.log" | tail -1)"
 done
-wait
-echo "training: $(( $(date +%s) - start )) s"
+wait "$train_pid"
+trained=$?
+echo "training: $(( $(date +%s) - start )) s, exit status $trained"
 tail -3 "$WORK/lm.log"
 python3 -m mavtrain.export --run "$WORK/lm" --out "$WORK/pkg-lm" --name mav-tiny --data "$DATA" > "$WORK/export-lm.log" 2>&1
+exported=$?
 tail -n 3 "$WORK/export-lm.log"
 # an export that failed still sends the EMA weights home (weights.pt: the checkpoint without the live weights
 # and the optimiser state; export it there as the run's checkpoint.pt)
@@ -41,3 +45,4 @@ cd "$WORK" || exit 1
 tar -cf "$OUT/round.tar" --exclude=checkpoint.pt machine.txt ./*.log lm pkg-lm 2>&1 | grep -v "No such file"
 split -b 15M -d "$OUT/round.tar" "$OUT/round.tar.part-" && rm "$OUT/round.tar"
 ls -la "$OUT"
+[ "$trained" -eq 0 ] && [ "$exported" -eq 0 ] || { echo "the training or the export failed: see the logs in round.tar"; exit 1; }
