@@ -99,18 +99,25 @@ def write_pack(cols: dict, path: str, level: int = 6) -> None:
     os.replace(tmp, path)
 
 
-def read_pack(path: str) -> dict:
-    """The column arrays of a `.pack` file; DataError names the file when it is not one."""
+def read_columns(path: str, names: set, command: str) -> dict:
+    """The column arrays of a `.pack` file, which must hold `names`; DataError names the file, and the
+    `command` that writes it again, when it is not a readable pack or lacks one of them."""
     try:
         with open(path, "rb") as f:
             raw = lzma.decompress(f.read())
-        with np.load(io.BytesIO(raw)) as z:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
             cols = {k: z[k] for k in z.files}
     except (lzma.LZMAError, ValueError, OSError) as e:
-        raise D.DataError(f"{path} is not a readable pack ({e}); write it again with python -m mavtrain.pack") from e
-    missing = {"ids_len", "ids", "moves_len", "move_pos", "buckets", "wp", "best"} - set(cols)
+        raise D.DataError(f"{path} is not a readable pack ({e}); write it again with {command}") from e
+    missing = names - set(cols)
     if missing:
-        raise D.DataError(f"{path} lacks the arrays {sorted(missing)}; write it again with python -m mavtrain.pack")
+        raise D.DataError(f"{path} lacks the arrays {sorted(missing)}; write it again with {command}")
+    return cols
+
+
+def read_pack(path: str) -> dict:
+    """The column arrays of an encoder `.pack` file; DataError names the file when it is not one."""
+    cols = read_columns(path, {"ids_len", "ids", "moves_len", "move_pos", "buckets", "wp", "best"}, "python -m mavtrain.pack")
     n = len(cols["ids_len"])
     if len(cols["moves_len"]) != n or len(cols["best"]) != n:
         raise D.DataError(f"{path}: ids_len, moves_len and best disagree on the number of records")
@@ -196,16 +203,7 @@ def pack_lm_records(records, tokenizer, eos_id: int, src: str = "the data") -> d
 
 def load_lm_pack(path: str, context_length: int, limit: int | None = None) -> D.LMData:
     """A text split from a `.pack` file (`--lm`), with the same examples `data.load_lm_split` keeps."""
-    try:
-        with open(path, "rb") as f:
-            raw = lzma.decompress(f.read())
-        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-            c = {k: z[k] for k in z.files}
-    except (lzma.LZMAError, ValueError, OSError) as e:
-        raise D.DataError(f"{path} is not a readable pack ({e}); write it again with python -m mavtrain.pack --lm") from e
-    missing = {"seq_len", "prompt_len", "ids", "kind", "kinds"} - set(c)
-    if missing:
-        raise D.DataError(f"{path} lacks the arrays {sorted(missing)}; write it again with python -m mavtrain.pack --lm")
+    c = read_columns(path, {"seq_len", "prompt_len", "ids", "kind", "kinds"}, "python -m mavtrain.pack --lm")
     n = len(c["seq_len"])
     if len(c["prompt_len"]) != n or len(c["kind"]) != n:
         raise D.DataError(f"{path}: seq_len, prompt_len and kind disagree on the number of examples")
