@@ -7,10 +7,9 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mavboard::datagen::label_settings::{DEFAULT_SEARCH_BREADTH, DEFAULT_SEARCH_DEPTH};
-use mavboard::datagen::render::{DEFAULT_SEARCH_MAX_TOKENS, RenderOptions};
+use mavboard::datagen::render::{DEFAULT_SEARCH_MAX_BREADTH, DEFAULT_SEARCH_MAX_TOKENS, RenderOptions};
 use mavboard::datagen::render_run::render_dirs;
 use mavboard::datagen::run::RunPlan;
-use mavboard::datagen::search_render::DEFAULT_SEARCH_MAX_BREADTH;
 use mavboard::datagen::{
     EpdSource, GameLabelSettings, HexLabelOptions, LabelGame, LabelSettings, Limit, PgnSource, Progress,
     ShardSpec, SourceMix, StockfishLabeler, merge_label_sets, run_game_labels_shard, run_labels_shard,

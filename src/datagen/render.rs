@@ -117,6 +117,10 @@ pub struct RenderOptions {
 /// The default of [`RenderOptions::search_max_tokens`]: the context length of the `mav-lm-tiny` config.
 pub const DEFAULT_SEARCH_MAX_TOKENS: usize = 1024;
 
+/// The default of [`RenderOptions::search_max_breadth`]: the largest trace breadth a render writes unless
+/// asked for another ([`super::search_render::search_shapes`]).
+pub const DEFAULT_SEARCH_MAX_BREADTH: u32 = 3;
+
 impl Default for RenderOptions {
     fn default() -> Self {
         RenderOptions {
@@ -126,7 +130,7 @@ impl Default for RenderOptions {
             top_all: 0.3,
             search_share: 0.0,
             search_max_tokens: DEFAULT_SEARCH_MAX_TOKENS,
-            search_max_breadth: super::search_render::DEFAULT_SEARCH_MAX_BREADTH,
+            search_max_breadth: DEFAULT_SEARCH_MAX_BREADTH,
         }
     }
 }

@@ -29,11 +29,9 @@ use crate::mav::trace::{TraceConfig, write_trace};
 /// The (breadth, depth) shapes a root can give with the default largest breadth, smallest first.
 pub const SEARCH_SHAPES: [(u32, u32); 4] = [(2, 1), (3, 1), (2, 2), (3, 2)];
 
-/// The largest trace breadth a render writes unless asked for another ([`search_shapes`]).
-pub const DEFAULT_SEARCH_MAX_BREADTH: u32 = 3;
-
 /// The (breadth, depth) shapes of breadth 2 to `max_breadth` and depth 1 to [`MAX_SEARCH_DEPTH`]: depth 1
-/// first, then depth 2, each by breadth (so the default gives [`SEARCH_SHAPES`], in that order).
+/// first, then depth 2, each by breadth (so [`super::render::DEFAULT_SEARCH_MAX_BREADTH`] gives
+/// [`SEARCH_SHAPES`], in that order).
 pub fn search_shapes(max_breadth: u32) -> Vec<(u32, u32)> {
     (1..=MAX_SEARCH_DEPTH).flat_map(|d| (2..=max_breadth).map(move |b| (b, d))).collect()
 }
@@ -134,6 +132,7 @@ mod tests {
 
     use super::*;
     use crate::datagen::record::{LabelRecord, MoveLabel};
+    use crate::datagen::render::DEFAULT_SEARCH_MAX_BREADTH;
     use crate::datagen::score::LabelScore;
     use crate::game::GameState;
     use crate::game::fen::ModeChoice;
@@ -173,25 +172,38 @@ mod tests {
         }
     }
 
+    /// `fen` as a standard chess position.
+    fn position(fen: &str) -> ChessState {
+        ChessState::from_fen_mode(fen, ModeChoice::Standard).expect("fen")
+    }
+
+    /// An index holding `root`'s tree of `breadth` × `depth`.
+    fn tree_index(root: &ChessState, breadth: usize, depth: u32) -> SearchIndex {
+        let mut index = SearchIndex::new();
+        index_tree(&mut index, root, breadth, depth);
+        index
+    }
+
+    /// The traces of `root` (a book position of `split`) within `limits`.
+    fn traces(
+        index: &SearchIndex,
+        root: &ChessState,
+        split: Split,
+        limits: TraceLimits<'_>,
+        rng: &mut ChaCha8Rng,
+    ) -> SearchRender {
+        let root = TraceRoot { state: root, split, source: "book" };
+        search_examples(index, root, &Tokenizer::new(), limits, rng).expect("ok")
+    }
+
     #[test]
     fn shapes_follow_the_labels_and_the_token_budget() {
-        let root = ChessState::from_fen_mode(
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            ModeChoice::Standard,
-        )
-        .expect("fen");
+        let root = position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let tok = Tokenizer::new();
-        let mut index = SearchIndex::new();
-        index_tree(&mut index, &root, 2, 1);
+        let index = tree_index(&root, 2, 1);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let r = search_examples(
-            &index,
-            TraceRoot { state: &root, split: Split::Train, source: "book" },
-            &tok,
-            TraceLimits { shapes: &SEARCH_SHAPES, max_tokens: 100_000, count: 4 },
-            &mut rng,
-        )
-        .expect("ok");
+        let all = |max_tokens, count| TraceLimits { shapes: &SEARCH_SHAPES, max_tokens, count };
+        let r = traces(&index, &root, Split::Train, all(100_000, 4), &mut rng);
         assert_eq!(r.examples.len(), 1, "only breadth 2, depth 1 is labelled");
         let Trace { example: ex, tokens, shape } = &r.examples[0];
         assert_eq!(*shape, (2, 1));
@@ -203,50 +215,27 @@ mod tests {
         let parsed = parse_trace::<ChessState>(&text, Buckets::mav()).expect("parses");
         assert!(parsed.issues.is_empty(), "{:?}", parsed.issues);
         // A budget below its length leaves it out, counted.
-        let r = search_examples(
-            &index,
-            TraceRoot { state: &root, split: Split::Train, source: "book" },
-            &tok,
-            TraceLimits { shapes: &SEARCH_SHAPES, max_tokens: tokens - 1, count: 4 },
-            &mut rng,
-        )
-        .expect("ok");
+        let r = traces(&index, &root, Split::Train, all(tokens - 1, 4), &mut rng);
         assert!(r.examples.is_empty());
         assert_eq!(r.too_long, [((2, 1), *tokens)]);
         // The full depth-2 tree gives all four shapes, in an order drawn from the seed, up to the limit.
-        let mut index = SearchIndex::new();
-        index_tree(&mut index, &root, 3, 2);
+        let index = tree_index(&root, 3, 2);
         let shapes = |seed, limit| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            search_examples(
-                &index,
-                TraceRoot { state: &root, split: Split::Train, source: "book" },
-                &tok,
-                TraceLimits { shapes: &SEARCH_SHAPES, max_tokens: 100_000, count: limit },
-                &mut rng,
-            )
-            .expect("ok")
-            .examples
-            .into_iter()
-            .map(|t| t.example.prompt.lines().next().unwrap_or_default().to_owned())
-            .collect::<Vec<_>>()
+            traces(&index, &root, Split::Train, all(100_000, limit), &mut rng)
+                .examples
+                .into_iter()
+                .map(|t| t.example.prompt.lines().next().unwrap_or_default().to_owned())
+                .collect::<Vec<_>>()
         };
-        let all = shapes(1, 4);
-        assert_eq!(all.len(), 4);
-        assert_eq!(all, shapes(1, 4));
-        assert_eq!(shapes(1, 2), all[..2]);
-        assert!(all.contains(&"Minimax breadth=3 depth=2".to_owned()));
+        let first = shapes(1, 4);
+        assert_eq!(first.len(), 4);
+        assert_eq!(first, shapes(1, 4));
+        assert_eq!(shapes(1, 2), first[..2]);
+        assert!(first.contains(&"Minimax breadth=3 depth=2".to_owned()));
         // Nothing in the other split.
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let r = search_examples(
-            &index,
-            TraceRoot { state: &root, split: Split::Val, source: "book" },
-            &tok,
-            TraceLimits { shapes: &SEARCH_SHAPES, max_tokens: 100_000, count: 4 },
-            &mut rng,
-        )
-        .expect("ok");
-        assert!(r.examples.is_empty());
+        assert!(traces(&index, &root, Split::Val, all(100_000, 4), &mut rng).examples.is_empty());
     }
 
     #[test]
@@ -254,23 +243,10 @@ mod tests {
         assert_eq!(search_shapes(DEFAULT_SEARCH_MAX_BREADTH), SEARCH_SHAPES);
         let four = search_shapes(4);
         assert_eq!(four, [(2, 1), (3, 1), (4, 1), (2, 2), (3, 2), (4, 2)]);
-        let root = ChessState::from_fen_mode(
-            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
-            ModeChoice::Standard,
-        )
-        .expect("fen");
-        let tok = Tokenizer::new();
-        let mut index = SearchIndex::new();
-        index_tree(&mut index, &root, 4, 2);
+        let root = position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+        let limits = TraceLimits { shapes: &four, max_tokens: 100_000, count: four.len() };
         let mut rng = ChaCha8Rng::seed_from_u64(7);
-        let r = search_examples(
-            &index,
-            TraceRoot { state: &root, split: Split::Train, source: "book" },
-            &tok,
-            TraceLimits { shapes: &four, max_tokens: 100_000, count: four.len() },
-            &mut rng,
-        )
-        .expect("ok");
+        let r = traces(&tree_index(&root, 4, 2), &root, Split::Train, limits, &mut rng);
         let mut got: Vec<_> = r.examples.iter().map(|t| t.shape).collect();
         got.sort_by_key(|&(b, d)| (d, b));
         assert_eq!(got, four);
@@ -283,16 +259,7 @@ mod tests {
             );
         }
         // A breadth-3 tree gives no breadth-4 shape.
-        let mut index = SearchIndex::new();
-        index_tree(&mut index, &root, 3, 2);
-        let r = search_examples(
-            &index,
-            TraceRoot { state: &root, split: Split::Train, source: "book" },
-            &tok,
-            TraceLimits { shapes: &four, max_tokens: 100_000, count: four.len() },
-            &mut rng,
-        )
-        .expect("ok");
+        let r = traces(&tree_index(&root, 3, 2), &root, Split::Train, limits, &mut rng);
         assert_eq!(r.examples.len(), 4);
         assert!(r.examples.iter().all(|t| t.shape.0 <= 3));
     }
