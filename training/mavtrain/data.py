@@ -20,6 +20,7 @@ times longer than MAV examples. This too is a pure function of (seed, m).
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 import os
@@ -203,6 +204,32 @@ class LMData:
         return self.tokens[self.offsets[i] : self.offsets[i + 1]]
 
 
+def tokenize_lm(records, tokenizer, eos_id: int, source: str) -> Iterator[tuple]:
+    """(sequence, prompt length, kind) of each text example: sequence = prompt ids + target ids + [eos] as an
+    int64 array, tokenized in batches of 4,096; DataError names `source` and the example that lacks a text
+    prompt or target."""
+    chunk: list[dict] = []
+
+    def flush():
+        prompts = tokenizer.encode_batch([r["prompt"] for r in chunk], add_special_tokens=False)
+        targets = tokenizer.encode_batch([r["target"] for r in chunk], add_special_tokens=False)
+        out = [
+            (np.asarray(p.ids + t.ids + [eos_id], dtype=np.int64), len(p.ids), rec.get("kind", "mav"))
+            for rec, p, t in zip(chunk, prompts, targets)
+        ]
+        chunk.clear()
+        return out
+
+    for n, rec in enumerate(records, start=1):
+        if not isinstance(rec.get("prompt"), str) or not isinstance(rec.get("target"), str):
+            raise DataError(f"{source}: example {n} lacks a text prompt or target; re-render the data")
+        chunk.append(rec)
+        if len(chunk) >= 4096:
+            yield from flush()
+    if chunk:
+        yield from flush()
+
+
 def load_lm_split(path: str, tokenizer, eos_id: int, context_length: int, limit: int | None = None) -> LMData:
     """Tokenize `lm_*.jsonl[.zst]`: sequence = prompt ids + target ids + [eos], loss on target+eos."""
     seqs: list[np.ndarray] = []
@@ -211,38 +238,18 @@ def load_lm_split(path: str, tokenizer, eos_id: int, context_length: int, limit:
     kind_of: list[str] = []
     too_long = 0
     empty = 0
-    chunk: list[dict] = []
-
-    def flush():
-        nonlocal too_long, empty
-        if not chunk:
-            return
-        prompts = tokenizer.encode_batch([r["prompt"] for r in chunk], add_special_tokens=False)
-        targets = tokenizer.encode_batch([r["target"] for r in chunk], add_special_tokens=False)
-        for rec, p, t in zip(chunk, prompts, targets):
-            if len(t.ids) == 0:
-                empty += 1
-                continue
-            ids = p.ids + t.ids + [eos_id]
-            if len(ids) > context_length:
-                too_long += 1
-                continue
-            seqs.append(np.asarray(ids, dtype=np.int32))
-            plens.append(len(p.ids))
-            k = rec.get("kind", "mav")
-            kinds[k] = kinds.get(k, 0) + 1
-            kind_of.append(k)
-        chunk.clear()
-
-    for n, rec in enumerate(iter_jsonl(path)):
-        if limit is not None and n >= limit:
-            break
-        if "prompt" not in rec or "target" not in rec:
-            raise DataError(f"{path}: record {n + 1} lacks 'prompt' or 'target'; re-render the data")
-        chunk.append(rec)
-        if len(chunk) >= 4096:
-            flush()
-    flush()
+    records = iter_jsonl(path) if limit is None else itertools.islice(iter_jsonl(path), limit)
+    for seq, plen, k in tokenize_lm(records, tokenizer, eos_id, path):
+        if len(seq) == plen + 1:
+            empty += 1
+            continue
+        if len(seq) > context_length:
+            too_long += 1
+            continue
+        seqs.append(seq.astype(np.int32))
+        plens.append(plen)
+        kinds[k] = kinds.get(k, 0) + 1
+        kind_of.append(k)
     lens = np.asarray([len(s) for s in seqs], dtype=np.int64)
     offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
     np.cumsum(lens, out=offsets[1:])

@@ -166,27 +166,11 @@ def load_enc_pack(path: str, num_buckets: int, max_len: int, limit: int | None =
 def pack_lm_records(records, tokenizer, eos_id: int, src: str = "the data") -> dict:
     """Column arrays (see the module docstring) of an iterable of text examples, tokenized."""
     seq_len, prompt_len, ids, kind, kinds = [], [], [], [], {}
-    chunk: list = []
-
-    def flush():
-        prompts = tokenizer.encode_batch([r["prompt"] for r in chunk], add_special_tokens=False)
-        targets = tokenizer.encode_batch([r["target"] for r in chunk], add_special_tokens=False)
-        for rec, pr, tg in zip(chunk, prompts, targets):
-            seq = np.concatenate([np.asarray(pr.ids, dtype=np.int64), np.asarray(tg.ids, dtype=np.int64), [eos_id]])
-            seq_len.append(len(seq))
-            prompt_len.append(len(pr.ids))
-            ids.append(seq)
-            kind.append(kinds.setdefault(rec.get("kind", "mav"), len(kinds)))
-        chunk.clear()
-
-    for n, rec in enumerate(records, start=1):
-        if not isinstance(rec.get("prompt"), str) or not isinstance(rec.get("target"), str):
-            raise D.DataError(f"{src}: example {n} lacks a text prompt or target; re-render the data")
-        chunk.append(rec)
-        if len(chunk) >= 4096:
-            flush()
-    if chunk:
-        flush()
+    for seq, plen, k in D.tokenize_lm(records, tokenizer, eos_id, src):
+        seq_len.append(len(seq))
+        prompt_len.append(plen)
+        ids.append(seq)
+        kind.append(kinds.setdefault(k, len(kinds)))
     flat = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
     if flat.size and (flat.min() < 0 or flat.max() > 65535):
         raise D.DataError(f"{src}: token ids reach {int(flat.max())}, more than a pack stores (0..65535)")
