@@ -242,6 +242,18 @@ fn review_game_fills_the_graph_lists_mistakes_and_annotates_the_game() {
     assert_eq!(h.state().state.doc.line.to_pgn(), pgn);
     // The values panel shows the board's position again after the review.
     assert!(step_until(&mut h, WAIT, has_values));
+
+    // Loading a model (here the same package again) forgets the values: a graph never mixes two models.
+    h.state_mut().state.apply(Command::Analysis(AnalysisCommand::LoadDefaultModel));
+    h.step();
+    assert!(h.state().state.analysis.evals.is_empty(), "forgotten at the load");
+    assert!(step_until(&mut h, WAIT, |app| matches!(app.state.analysis.model, ModelStatus::Ready(_))));
+    assert!(step_until(&mut h, WAIT, has_values));
+    let (_, points) = graph_points(&h.state().state);
+    let valued = points[..7].iter().filter(|p| p.values[1].is_some()).count();
+    assert!(valued <= 1, "only the board position is valued again: {points:?}");
+    // The mate stays won by the rules.
+    assert_eq!(points[7].values, [Some(1.0), Some(1.0)]);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::analysis::{EngineRequest, ModelInfo, ModelStatus, PositionEval};
+use super::analysis::{EngineRequest, ModelInfo, ModelStatus};
 use super::error::AppError;
 use super::file_review::FileReview;
 use super::game_link::{GameLink, GoKind, LinkError, LinkEvent};
@@ -15,6 +15,7 @@ use super::game_review::{self, DocStamp};
 use super::line::MoveHistory;
 use super::messages::Topic;
 use super::model_runtime;
+use super::position_evals::PositionEval;
 use super::review_job::{JudgeSpec, ReviewJob};
 use super::server_health::ServerHealth;
 use super::state::AppState;
@@ -123,6 +124,8 @@ impl EngineLink {
         let workers = info.workers;
         state.analysis.model = ModelStatus::Loading(info);
         state.analysis.device = None;
+        // The graph shows the loaded model's values only.
+        state.analysis.evals.clear();
         if let Ok(mut slot) = self.device.lock() {
             *slot = None;
         }
@@ -523,6 +526,8 @@ impl EngineLink {
                     if let ModelStatus::Loading(info) = &state.analysis.model {
                         state.analysis.server = ServerHealth::loaded(info.served_by.is_some());
                         state.analysis.model = ModelStatus::Ready(info.clone());
+                        // Reports of the model before it that came in while this one loaded.
+                        state.analysis.evals.clear();
                     }
                     let status = self.device.lock().ok().and_then(|s| s.clone());
                     if let Some(notice) = status.as_ref().and_then(|s| s.notice.as_ref()) {

@@ -27,6 +27,7 @@ pub mod messages;
 pub mod model_runtime;
 pub mod pgn_loader;
 pub mod play;
+pub mod position_evals;
 pub mod pv_preview;
 pub mod review_job;
 pub mod server_health;

@@ -17,7 +17,7 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::time::{Duration, Instant};
 
 use super::game_list::{GameEntry, GameList};
-use crate::pgn::index::{IndexError, index_games};
+use crate::pgn::index::{IndexError, Tags, index_games};
 
 /// Wakes the UI when the loader has news.
 pub type Wake = Arc<dyn Fn() + Send + Sync>;
@@ -230,13 +230,17 @@ impl PgnLoad {
         let mut out = LoadNews::default();
         loop {
             match self.news.try_recv() {
-                // Copied here, on the UI thread, rather than moved: the list lives as long as it is shown,
-                // and its tags allocated by the reading thread would stay in that thread's malloc arena
-                // (glibc gives threads their own). Each open reads on a new thread that may get another
-                // arena, so the memory a replaced list freed was not reused by the next one, and an app
-                // opening a 1 GB file every few minutes grew by hundreds of MB per open (the soak test,
-                // `packaging/soak.sh`). Copied, every list is allocated where the one before it was freed.
-                Ok(News::Games(games)) => out.games.extend(games.iter().cloned()),
+                // The tags are copied here, on the UI thread, into one text per batch: the list lives as
+                // long as it is shown, and tags allocated by the reading thread would stay in that
+                // thread's part of the allocator (glibc gives threads their own arenas), so the memory a
+                // replaced list freed was not reused by the next one, and an app opening a 1 GB file every
+                // few minutes grew by hundreds of MB per open (the soak test, `packaging/soak.sh`). Copied,
+                // every list is allocated where the one before it was freed; packed, a list of 800,000
+                // games is a few hundred blocks, not 800,000 strings among the app's other small objects.
+                Ok(News::Games(mut games)) => {
+                    Tags::share(games.iter_mut().map(|g| &mut g.index.tags));
+                    out.games.append(&mut games);
+                }
                 Ok(News::Text(text, base)) => out.text = Some((text, base)),
                 Ok(News::Done(result)) => {
                     out.done = Some(result);
@@ -296,6 +300,8 @@ fn index_file(path: &Path, progress: &LoadProgress, wake: &Wake, tx: &Sender<New
             // The first game goes at once (a big file's list shows it), then a batch every PROGRESS_EVERY.
             if last_send.is_none_or(|t| t.elapsed() >= PROGRESS_EVERY) {
                 last_send = Some(Instant::now());
+                // Packed here too, so that the games' own tag strings are freed (and reused) on this thread.
+                Tags::share(batch.iter_mut().map(|g| &mut g.index.tags));
                 let _ = tx.send(News::Games(std::mem::take(&mut batch)));
                 wake();
             }

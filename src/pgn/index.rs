@@ -27,6 +27,7 @@ use std::cell::RefCell;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::{ControlFlow, Range};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
@@ -67,12 +68,38 @@ pub enum ReadGameError {
     Game(#[from] GameError),
 }
 
-/// The tag pairs of one game, packed into one allocation (names and values as read, in file order).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Tags(Box<str>);
+/// The tag pairs of one game, packed into one text (names and values as read, in file order). The text
+/// may be shared with other games' tags: [`Tags::share`] packs a batch of games' tags into one allocation,
+/// so that an index of a million games holds a few hundred blocks rather than a million small strings
+/// (the allocator can give a dropped index back whole).
+#[derive(Debug, Clone)]
+pub struct Tags {
+    /// The packed text, with other games' tags around this game's when shared.
+    text: Arc<str>,
+    /// This game's bytes of `text`.
+    start: u32,
+    end: u32,
+}
 
 /// Separates names and values inside [`Tags`]; removed from the text it packs.
 const SEP: char = '\0';
+
+/// The most bytes [`Tags::share`] puts in one shared text.
+const SHARED_BYTES: usize = 1 << 22;
+
+impl Default for Tags {
+    fn default() -> Self {
+        Tags::packed(String::new())
+    }
+}
+
+impl PartialEq for Tags {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Tags {}
 
 impl Tags {
     /// Packs tag pairs (a NUL character inside a name or value is dropped).
@@ -81,7 +108,49 @@ impl Tags {
         for (name, value) in pairs {
             push_pair(&mut packed, name, value);
         }
-        Tags(packed.into_boxed_str())
+        Tags::packed(packed)
+    }
+
+    /// Tags of their own from a packed text.
+    fn packed(packed: String) -> Tags {
+        // A tag section over 4 GiB cannot be kept whole: it reads as no tags (`as_str` is then empty).
+        let end = u32::try_from(packed.len()).unwrap_or(0);
+        Tags { text: Arc::from(packed), start: 0, end }
+    }
+
+    /// The packed text of this game's tags.
+    fn as_str(&self) -> &str {
+        self.text.get(self.start as usize..self.end as usize).unwrap_or("")
+    }
+
+    /// Moves the tags of many games into shared texts of at most 4 MiB each (one allocation for each
+    /// rather than one per game), in the order given. Their contents do not change.
+    pub fn share<'a>(tags: impl IntoIterator<Item = &'a mut Tags>) {
+        let mut pending: Vec<(&'a mut Tags, usize, usize)> = Vec::new();
+        let mut buffer = String::new();
+        let flush = |pending: &mut Vec<(&'a mut Tags, usize, usize)>, buffer: &mut String| {
+            let text: Arc<str> = Arc::from(buffer.as_str());
+            for (tags, start, end) in pending.drain(..) {
+                // Every offset fits: a buffer outgrows SHARED_BYTES only by one game's tags, themselves
+                // under 4 GiB (longer ones were never kept, see `packed`).
+                if let (Ok(start), Ok(end)) = (u32::try_from(start), u32::try_from(end)) {
+                    *tags = Tags { text: Arc::clone(&text), start, end };
+                }
+            }
+            buffer.clear();
+        };
+        for tags in tags {
+            let text = tags.as_str();
+            if !buffer.is_empty() && buffer.len() + text.len() > SHARED_BYTES {
+                flush(&mut pending, &mut buffer);
+            }
+            let start = buffer.len();
+            buffer.push_str(text);
+            pending.push((tags, start, buffer.len()));
+        }
+        if !pending.is_empty() {
+            flush(&mut pending, &mut buffer);
+        }
     }
 
     /// The value of the first tag called `name`.
@@ -91,7 +160,7 @@ impl Tags {
 
     /// Every tag pair in file order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        let mut parts = self.0.split(SEP);
+        let mut parts = self.as_str().split(SEP);
         std::iter::from_fn(move || {
             let name = parts.next().filter(|n| !n.is_empty())?;
             Some((name, parts.next().unwrap_or("")))
@@ -100,7 +169,7 @@ impl Tags {
 
     /// Whether the game has no tags.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.as_str().is_empty()
     }
 }
 
@@ -334,7 +403,7 @@ pub fn index_games<R: Read>(
         };
         number += 1;
         let tags = match reader.read_game(&mut TagsOnly) {
-            Ok(Some(packed)) => Tags(packed.into_boxed_str()),
+            Ok(Some(packed)) => Tags::packed(packed),
             Ok(None) => {
                 // Nothing after all (only whitespace): no game here.
                 let end = position(&mut reader);
@@ -553,6 +622,30 @@ mod tests {
             Tags::from_pairs([("White", "Carlsen, M."), ("Black", ""), ("", "dropped"), ("Odd", "a\0b")]);
         assert_eq!(tags.iter().collect::<Vec<_>>(), [("White", "Carlsen, M."), ("Black", ""), ("Odd", "ab")]);
         assert_eq!((tags.get("Black"), tags.get("Event")), (Some(""), None));
+    }
+
+    #[test]
+    fn shared_tags_read_as_before_in_texts_of_bounded_size() {
+        let value = "v".repeat(SHARED_BYTES / 3);
+        let originals: Vec<Tags> = (0..7)
+            .map(|i| match i {
+                0 => Tags::default(),
+                _ => Tags::from_pairs([("Event", format!("e{i}").as_str()), ("Long", value.as_str())]),
+            })
+            .collect();
+        let mut shared = originals.clone();
+        Tags::share(shared.iter_mut());
+        assert_eq!(shared, originals);
+        for (s, o) in shared.iter().zip(&originals) {
+            assert_eq!(s.iter().collect::<Vec<_>>(), o.iter().collect::<Vec<_>>());
+        }
+        assert!(shared[0].is_empty() && shared[3].get("Event") == Some("e3"));
+        // Games share texts, none over the bound unless one game's tags are (about three games a text).
+        let mut texts: Vec<*const u8> = shared.iter().map(|t| t.text.as_ptr()).collect();
+        texts.dedup();
+        assert_eq!(texts.len(), 3, "7 games in 3 texts");
+        assert!(shared.iter().all(|t| t.text.len() <= SHARED_BYTES));
+        assert!(Arc::ptr_eq(&shared[1].text, &shared[2].text));
     }
 
     /// The index splits every PGN fixture exactly as the whole-file reader does: each game's range, read

@@ -4,11 +4,11 @@
 
 use eframe::egui::{self, Pos2, Sense, Stroke, Vec2};
 
-use crate::app::analysis::PositionEval;
 use crate::app::command::{AnalysisCommand, DocCommand};
 use crate::app::command::{Command, Navigate};
 use crate::app::game_review::{ReviewedGame, for_doc};
 use crate::app::line::MoveHistory;
+use crate::app::position_evals::PositionEval;
 use crate::app::state::AppState;
 use crate::app::uci_review::{ReviewSettings, Reviewer};
 use crate::game::chess::ChessState;
