@@ -72,7 +72,7 @@ pub enum ReadGameError {
 /// may be shared with other games' tags: [`Tags::share`] packs a batch of games' tags into one allocation,
 /// so that an index of a million games holds a few hundred blocks rather than a million small strings
 /// (the allocator can give a dropped index back whole).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Tags {
     /// The packed text, with other games' tags around this game's when shared.
     text: Arc<str>,
@@ -90,6 +90,13 @@ const SHARED_BYTES: usize = 1 << 22;
 impl Default for Tags {
     fn default() -> Self {
         Tags::packed(String::new())
+    }
+}
+
+/// This game's packed tags only (not the text shared with other games).
+impl std::fmt::Debug for Tags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Tags").field(&self.as_str()).finish()
     }
 }
 
@@ -646,6 +653,9 @@ mod tests {
         assert_eq!(texts.len(), 3, "7 games in 3 texts");
         assert!(shared.iter().all(|t| t.text.len() <= SHARED_BYTES));
         assert!(Arc::ptr_eq(&shared[1].text, &shared[2].text));
+        // A game's debug form shows its own tags, not the megabytes it shares.
+        assert_eq!(format!("{:?}", Tags::from_pairs([("A", "b")])), "Tags(\"A\\0b\\0\")");
+        assert!(format!("{:?}", shared[1]).len() < SHARED_BYTES / 2);
     }
 
     /// The index splits every PGN fixture exactly as the whole-file reader does: each game's range, read
