@@ -5,8 +5,9 @@
 # model and back, a game against the model, over and over). Every 10 s it samples the app's resident memory,
 # threads and open file descriptors into a CSV, then plots them to a PNG and prints the figures: resident
 # memory at 5 minutes against its maximum and its last value after that (growth in %), threads and
-# descriptors at 5 minutes and at the end, the transparent huge pages at the end, and the panics in the
-# app's log.
+# descriptors at 5 minutes and at the end, the transparent huge pages at the end, the resident memory split
+# into anonymous, file-backed and shared, and the anonymous part by allocator (mimalloc's arenas, glibc's
+# arenas and heap), at 5 minutes, at the maximum and at the end, and the panics in the app's log.
 #
 #   ./packaging/soak.sh [--minutes N] [--no-build] [--out DIR]     (MAVBOARD_BIN=... runs another binary)
 #
@@ -84,7 +85,7 @@ rm -rf "$OUT/state" "$OUT/config"
 mkdir -p "$OUT/state" "$OUT/config"
 CSV="$OUT/soak.csv"
 APP_OUT="$OUT/app-output.txt"
-echo "elapsed_s,rss_kib,threads,fds,anon_huge_kib" > "$CSV"
+echo "elapsed_s,rss_kib,threads,fds,anon_huge_kib,rss_anon_kib,rss_file_kib,rss_shmem_kib,big_kib,glibc_arenas_kib,glibc_heap_kib,other_anon_kib" > "$CSV"
 
 log "running the app for $MINUTES minutes under Xvfb"
 XDG_STATE_HOME="$OUT/state" XDG_CONFIG_HOME="$OUT/config" \
@@ -106,15 +107,21 @@ log "app pid $PID; sampling every 10 s into $CSV"
 
 START=$(date +%s)
 sample() {
-  local now rss threads fds huge
+  local now rss threads fds huge anon file shmem heaps
   now=$(( $(date +%s) - START ))
   rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$PID/status" 2>/dev/null) || return 1
   threads=$(awk '/^Threads:/ {print $2}' "/proc/$PID/status" 2>/dev/null) || return 1
   fds=$(ls "/proc/$PID/fd" 2>/dev/null | wc -l)
   # Transparent huge pages in the resident memory (0 where the kernel has none).
   huge=$(awk '/^AnonHugePages:/ {print $2}' "/proc/$PID/smaps_rollup" 2>/dev/null || true)
+  # Where the resident memory is: the heap and other anonymous memory, mapped files (the binary with its
+  # embedded model, libraries), shared memory (the display's buffers).
+  read -r anon file shmem < <(awk '/^RssAnon:/ {a = $2} /^RssFile:/ {f = $2} /^RssShmem:/ {s = $2}
+    END {print a + 0, f + 0, s + 0}' "/proc/$PID/status" 2>/dev/null) || return 1
+  # The anonymous part by allocator: mimalloc's arenas, glibc's (packaging/soak_maps.py).
+  heaps=$(python3 packaging/soak_maps.py "$PID") || return 1
   [ -n "$rss" ] && [ -n "$threads" ] || return 1
-  echo "$now,$rss,$threads,$fds,${huge:-0}" >> "$CSV"
+  echo "$now,$rss,$threads,$fds,${huge:-0},$anon,$file,$shmem,$heaps" >> "$CSV"
 }
 while kill -0 "$PID" 2>/dev/null; do
   sample || break

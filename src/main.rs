@@ -8,6 +8,8 @@ mod cli;
 /// (results/soak-2026-11-27) resident memory grew by 58 % while the live data did not. mimalloc returns
 /// freed pages to the system. Built without its transparent huge pages (`no_thp`): with them, 354 of 547 MiB
 /// of the app's anonymous memory were 2 MiB pages in a soak, which a partly freed page keeps resident whole.
+/// The C and C++ libraries (ONNX Runtime, Mesa) still use glibc's malloc: `main` tunes it first
+/// (`mavboard::c_heap`).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -88,6 +90,10 @@ fn start_app_log() -> Option<mavboard::app::command::Command> {
 }
 
 fn main() -> std::process::ExitCode {
+    // Before any thread starts: glibc's settings for the C and C++ libraries' memory (src/c_heap.rs).
+    if let Err(e) = mavboard::c_heap::tune() {
+        eprintln!("mavboard: {e}");
+    }
     let cli = Cli::parse();
     // The window (and the soak, which is the window) logs to its file; the other subcommands to stderr.
     if cli.command.as_ref().is_some_and(|c| !matches!(c, Command::Soak(_))) {

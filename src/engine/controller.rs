@@ -47,9 +47,11 @@ const STOP_GRACE: Duration = Duration::from_millis(500);
 
 /// The longest a search's batch should keep a worker busy, judged by the model's measured time per
 /// position: a `stop` or a new position waits at most this long for a worker (a model call cannot be
-/// interrupted), as a GUI expects `bestmove` within about 50 ms of `stop`. A batch holds at least one
-/// position.
-const MAX_BATCH_TIME: Duration = Duration::from_millis(50);
+/// interrupted). A GUI expects `bestmove` within about 50 ms of `stop`, and a search stopped at once
+/// still needs its root's evaluation after the batch it waits for, so half of that: on a CPU, where a
+/// batch of one position is as fast per position as a larger one, this costs nothing. A batch holds at
+/// least one position.
+const MAX_BATCH_TIME: Duration = Duration::from_millis(25);
 
 /// How much a new measurement of the time per position moves the running average (0–1).
 const ROW_TIME_WEIGHT: f64 = 0.25;
@@ -734,7 +736,12 @@ impl<S: MavState> Controller<S> {
 
 /// Drops a pool on its own thread: dropping waits for each worker's current job, which may be slow.
 fn retire<S: MavState>(pool: EvalPool<S>) {
-    let spawned = super::detached::spawn("mavboard-retire", move || drop(pool));
+    let spawned = super::detached::spawn("mavboard-retire", move || {
+        drop(pool);
+        // The model's sessions were C++ memory: give its free pages back rather than keep them for a
+        // load on other threads that cannot use them.
+        crate::c_heap::release_freed();
+    });
     // If no thread can be started the pool was dropped (and waited for) in place.
     drop(spawned);
 }
@@ -769,14 +776,14 @@ mod tests {
         let now = Instant::now();
         // Not measured yet: the configured batch size applies.
         assert_eq!(batch_cap(None, now, Some(now + MS), false), usize::MAX);
-        // 15 ms a position: 3 fit in 50 ms; 2 in the 40 ms a timed search has left; none in 10 ms.
-        assert_eq!(batch_cap(Some(15 * MS), now, None, false), 3);
-        assert_eq!(batch_cap(Some(15 * MS), now, Some(now + 40 * MS), false), 2);
-        assert_eq!(batch_cap(Some(15 * MS), now, Some(now + 10 * MS), false), 0);
+        // 6 ms a position: 4 fit in 25 ms; 2 in the 15 ms a timed search has left; none in 5 ms.
+        assert_eq!(batch_cap(Some(6 * MS), now, None, false), 4);
+        assert_eq!(batch_cap(Some(6 * MS), now, Some(now + 15 * MS), false), 2);
+        assert_eq!(batch_cap(Some(6 * MS), now, Some(now + 5 * MS), false), 0);
         // Past the deadline, or a model slower than the budget: one, if the root still needs it.
-        assert_eq!(batch_cap(Some(15 * MS), now + 20 * MS, Some(now + 10 * MS), true), 1);
+        assert_eq!(batch_cap(Some(6 * MS), now + 20 * MS, Some(now + 10 * MS), true), 1);
         assert_eq!(batch_cap(Some(200 * MS), now, None, false), 1);
         // A fast model: the budget allows more than any batch size.
-        assert_eq!(batch_cap(Some(Duration::from_micros(100)), now, None, false), 500);
+        assert_eq!(batch_cap(Some(Duration::from_micros(100)), now, None, false), 250);
     }
 }
