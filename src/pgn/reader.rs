@@ -742,6 +742,20 @@ mod tests {
     }
 
     #[test]
+    fn a_fen_header_with_characters_that_are_not_fen_is_an_error_not_a_position() {
+        // Found by fuzzing: this header read as a position with fullmove 4294967295, and the game written
+        // back (control characters as spaces) did not read again.
+        let pgn = "[Event \"1\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 \
+                   55555555555555555555555\u{1}\u{1}\"]\n\n1. e4 *\n\n[Event \"2\"]\n\n1. d4 *\n";
+        let games = read_all(pgn);
+        assert_eq!(games.len(), 2);
+        let e = games[0].as_ref().expect_err("not FEN");
+        assert_eq!((e.game, e.line), (1, 2));
+        assert!(matches!(e.kind, GameErrorKind::Start(StartError::FenSyntax { .. })), "{e}");
+        assert!(games[1].is_ok());
+    }
+
+    #[test]
     fn errors_keep_other_games_and_name_the_line() {
         let pgn = "[Event \"1\"]\n\n1. e4 e5 1-0\n\n[Event \"2\"]\n[FEN \"bad\"]\n\n1. e4 *\n\n\
                    [Event \"3\"]\n\n1. e4 e5\n2. Ke3 *\n\n[Event \"4\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 *\n\n\

@@ -68,8 +68,14 @@ pub fn start_position(variant: Option<&str>, fen: Option<&str>) -> Result<ChessS
     let Some(fen_text) = fen else {
         return Ok(ChessState::new(Chess::default(), mode));
     };
-    let parsed = Fen::from_ascii(fen_text.trim().as_bytes())
-        .map_err(|e| StartError::FenSyntax { fen: fen_text.to_owned(), reason: e.to_string() })?;
+    let syntax = |reason: String| StartError::FenSyntax { fen: fen_text.to_owned(), reason };
+    // FEN is printable ASCII and spaces. The parser below passes over some other bytes (a fullmove number
+    // so long that it saturates ends its field, whatever follows), and the writer turns control
+    // characters into spaces, which would make such a header another FEN, or none, when read again.
+    if let Some(c) = fen_text.trim().chars().find(|&c| c != ' ' && !c.is_ascii_graphic()) {
+        return Err(syntax(format!("{} is not a FEN character", c.escape_unicode())));
+    }
+    let parsed = Fen::from_ascii(fen_text.trim().as_bytes()).map_err(|e| syntax(e.to_string()))?;
     match parsed.clone().into_position::<Chess>(mode) {
         Ok(pos) => Ok(ChessState::new(pos, mode)),
         Err(first) if !chess960 => match parsed.into_position::<Chess>(CastlingMode::Chess960) {
@@ -117,5 +123,27 @@ mod tests {
         assert_eq!(s.kind(), GameKind::Chess);
         assert!(matches!(start_position(None, Some("not a fen")), Err(StartError::FenSyntax { .. })));
         assert!(matches!(start_position(Some("Antichess"), None), Err(StartError::UnsupportedVariant(_))));
+    }
+
+    // Found by fuzzing (fuzz/fuzz_targets/pgn.rs): shakmaty reads a saturated fullmove number and passes
+    // over what follows it in the field, so this header read as a position, and written back with the
+    // control characters as spaces it was no FEN at all.
+    #[test]
+    fn characters_that_are_not_fen_are_a_syntax_error() {
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0";
+        for tail in
+            ["55555555555555555555555\u{1}\u{1}", "55555555555555555555555\u{fffd}", "1\t1", "1\u{e9}"]
+        {
+            let fen = format!("{start} {tail}");
+            match start_position(None, Some(&fen)) {
+                Err(StartError::FenSyntax { fen: f, reason }) => {
+                    assert_eq!(f, fen);
+                    assert!(reason.contains("is not a FEN character"), "{reason}");
+                }
+                other => panic!("{fen:?} read as {other:?}"),
+            }
+        }
+        // Spaces around it, as headers have them, are fine.
+        assert!(start_position(None, Some(&format!(" {start} 1 "))).is_ok());
     }
 }
