@@ -67,8 +67,8 @@ pub fn write_games<'a>(
     Ok(())
 }
 
-/// Writes one tag pair so that it reads back: the name as a PGN symbol (whitespace, brackets, quotes and
-/// control characters become `_`, an empty name is `_`), the value as a one-line PGN string (`"` and `\`
+/// Writes one tag pair so that it reads back: the name as a PGN symbol (ASCII letters, digits and
+/// `_+#=:-`; any other character becomes `_`, an empty name is `_`), the value as a one-line PGN string (`"` and `\`
 /// escaped, control characters such as a newline, which would end the tag, written as spaces). A reader
 /// that kept such characters from a broken file would otherwise write a tag that breaks the whole game.
 fn push_tag(text: &mut String, name: &str, value: &str) {
@@ -77,8 +77,10 @@ fn push_tag(text: &mut String, name: &str, value: &str) {
         text.push('_');
     }
     for c in name.chars() {
-        let bad = c.is_whitespace() || c.is_control() || matches!(c, '"' | '[' | ']' | '{' | '}');
-        text.push(if bad { '_' } else { c });
+        // Found by the `pgn` fuzz target: a name with `*` or `(` in it (read from a broken file) was
+        // written as a tag that read back as two games.
+        let symbol = c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '#' | '=' | ':' | '-');
+        text.push(if symbol { c } else { '_' });
     }
     text.push_str(" \"");
     for c in value.chars() {
@@ -306,6 +308,13 @@ mod tests {
         let again = read_all(&written);
         let reread = again[0].as_ref().expect("reads");
         assert_eq!(reread.headers(), &[("Bad_Name_".to_owned(), "two lines".to_owned())]);
+        let symbols =
+            GameTree::with_headers(vec![("Ev\u{fffd}*(x)é".to_owned(), "v".to_owned())]).expect("tree");
+        let written = game_to_string(&symbols, &WriteOptions::default());
+        let again = read_all(&written);
+        assert_eq!(again.len(), 1, "{written}");
+        let reread = again[0].as_ref().expect("reads");
+        assert_eq!(reread.headers(), &[("Ev___x__".to_owned(), "v".to_owned())]);
     }
 
     #[test]
