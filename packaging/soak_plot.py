@@ -6,9 +6,10 @@ The CSV has one row per sample: elapsed_s, rss_kib, threads, fds, anon_huge_kib 
 in the resident memory) and rss_anon_kib, rss_file_kib, rss_shmem_kib (the resident memory split as
 /proc/PID/status splits it), and big_kib, glibc_arenas_kib, glibc_heap_kib, other_anon_kib (the anonymous
 part by allocator, packaging/soak_maps.py); older CSVs lack some of the columns after fds. The figures
-compare the run after its first 5 minutes (the warm-up: the model loaded, the 1 GB file indexed once, the caches filled) with the sample at 5
-minutes: resident memory's maximum and last value and their growth in %, threads and open file descriptors
-at 5 minutes, their lowest value in the last cycle of the workload and at the end. The goal of issue 33:
+compare the run after its first 5 minutes (the warm-up: the model loaded, the 1 GB file indexed once, the
+caches filled) with the sample at 5 minutes: resident memory's maximum and last value and their growth
+in %, threads and open file descriptors at 5 minutes, their lowest value in the last cycle of the workload
+and at the end. The goal of issue 33:
 growth under 5 %, threads and descriptors back to their 5-minute values, no panic.
 """
 
@@ -51,20 +52,20 @@ def figures(rows):
     if "anon_huge_kib" in end:
         # Transparent huge pages in the resident memory (a CSV of an older soak.sh has no such column).
         out.append(("transparent huge pages at end", f"{mib(end['anon_huge_kib']):.1f} MiB"))
-    if "rss_anon_kib" in end:
-        # Which part of the resident memory grew: anonymous (the heap), file-backed or shared.
-        top = max(after, key=lambda r: r["rss_kib"])
-        split = lambda r: "/".join(f"{mib(r[k]):.1f}" for k in ("rss_anon_kib", "rss_file_kib", "rss_shmem_kib"))
-        out.append(("RSS anon/file/shmem at baseline", f"{split(base)} MiB"))
-        out.append(("RSS anon/file/shmem at the max", f"{split(top)} MiB"))
-        out.append(("RSS anon/file/shmem at end", f"{split(end)} MiB"))
+    # Which part of the resident memory grew: anonymous (the heap), file-backed or shared; and the anonymous
+    # part by allocator (packaging/soak_maps.py). Older CSVs lack these columns.
+    top = max(after, key=lambda r: r["rss_kib"])
+    parts = lambda r, keys: "/".join(f"{mib(r[k]):.1f}" for k in keys) + " MiB"
+    splits = [
+        ("RSS anon/file/shmem", ("rss_anon_kib", "rss_file_kib", "rss_shmem_kib"), ("baseline", "the max", "end")),
+        ("mimalloc/glibc arenas/glibc heap/other", ("big_kib", "glibc_arenas_kib", "glibc_heap_kib", "other_anon_kib"),
+         ("baseline", "end")),
+    ]
+    at = {"baseline": base, "the max": top, "end": end}
+    for name, keys, when in splits:
+        if keys[0] in end:
+            out.extend((f"{name} at {w}", parts(at[w], keys)) for w in when)
     if "glibc_arenas_kib" in end:
-        # The anonymous memory by allocator (packaging/soak_maps.py).
-        keys = ("big_kib", "glibc_arenas_kib", "glibc_heap_kib", "other_anon_kib")
-        heaps = lambda r: "/".join(f"{mib(r[k]):.1f}" for k in keys)
-        name = "mimalloc/glibc arenas/glibc heap/other"
-        out.append((f"{name} at baseline", f"{heaps(base)} MiB"))
-        out.append((f"{name} at end", f"{heaps(end)} MiB"))
         out.append(("glibc arenas max after baseline", f"{mib(max(r['glibc_arenas_kib'] for r in after)):.1f} MiB"))
     ok = growth_max < 5.0
     for key, name in (("threads", "threads"), ("fds", "file descriptors")):
