@@ -46,6 +46,7 @@ fn config(dir: &Path, agents: &[&str], rules: Rules, openings: Option<usize>) ->
         event: "test league".into(),
         anchor: None,
         prior_draws: 1.0,
+        concurrency: 1,
     }
 }
 
@@ -128,6 +129,55 @@ fn mav_max_against_mav_mean_pgn_table_and_resume() {
     assert!(matches!(e, LeagueError::Interrupted { done: 0, total: 4 }), "{e}");
     fs::remove_dir_all(&dir).ok();
     fs::remove_dir_all(&stopped_dir).ok();
+}
+
+/// A results file's lines without the wall time, sorted by game.
+fn results_without_time(path: &Path) -> Vec<serde_json::Value> {
+    let text = fs::read_to_string(path).expect("results");
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            v.as_object_mut().expect("an object").remove("seconds");
+            v
+        })
+        .collect();
+    lines.sort_by_key(|v| v["id"].as_str().unwrap_or_default().to_owned());
+    lines
+}
+
+#[test]
+fn games_played_at_once_write_what_one_at_a_time_writes() {
+    let dir = temp_dir("league", "concurrency");
+    let rules = Rules { max_plies: 10, eval: None };
+    let agents = ["mav-max", "mav-mean", "mcts:8"];
+    let mut written = Vec::new();
+    for concurrency in [1, 3] {
+        let here = dir.join(format!("c{concurrency}"));
+        fs::create_dir_all(&here).expect("dir");
+        let mut cfg = config(&here, &agents, rules, None);
+        cfg.concurrency = concurrency;
+        let mut started = 0;
+        let mut ended = Vec::new();
+        let summary = run_league(&cfg, &StopFlag::new(), &mut |p| match p {
+            mavboard::league::Progress::GameStart { .. } => started += 1,
+            mavboard::league::Progress::GameEnd { done, .. } => ended.push(done),
+            mavboard::league::Progress::Start { .. } => {}
+        })
+        .expect("league runs");
+        assert_eq!((summary.total, summary.played), (12, 12), "three pairs, two openings, both colours");
+        assert_eq!(started, 12);
+        assert_eq!(ended, (1..=12).collect::<Vec<_>>(), "each end counted once, in order");
+        written.push((
+            fs::read_to_string(&summary.files.pgn).expect("pgn"),
+            fs::read_to_string(&summary.files.table).expect("table"),
+            results_without_time(&summary.files.results),
+        ));
+    }
+    assert_eq!(written[0].0, written[1].0, "the same PGN");
+    assert_eq!(written[0].1, written[1].1, "the same table");
+    assert_eq!(written[0].2, written[1].2, "the same results");
+    fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

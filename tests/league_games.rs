@@ -35,6 +35,7 @@ fn config(dir: &Path, game: LeagueGameSetup, agents: &[&str], openings: usize) -
         event: "test league".into(),
         anchor: None,
         prior_draws: 1.0,
+        concurrency: 1,
     }
 }
 

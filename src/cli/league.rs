@@ -52,7 +52,11 @@ Output (in --out): results.jsonl (one finished game a line; the same command res
 (games.pgn for chess; games.tsv for Connect Four: the move string from the empty board, result, players,
 round, termination; games.sgf for Hex), table.txt, table.json, league.json (the settings a resume must
 match). Connect Four and Hex games always end on the board: evaluation adjudication is for chess. Ctrl+C
-stops after dropping the game in progress.";
+stops after dropping the games in progress.
+
+Concurrency: --concurrency N plays N games at once (as cutechess-cli's -concurrency), each on its own thread
+with its own agents: its own model sessions (--threads intra-op threads each) and its own Stockfish. Give
+each game a core; the files written are the same as one game at a time.";
 
 /// Arguments of `mavboard league`.
 #[derive(Debug, clap::Args)]
@@ -121,6 +125,10 @@ pub struct Args {
     /// ONNX Runtime intra-op threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Games played at once, each by its own agents (own model sessions, own Stockfish) on its own thread;
+    /// the files written are the same as with 1.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
     /// The output folder.
     #[arg(long, default_value = "league")]
     out: PathBuf,
@@ -228,6 +236,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         event: args.event.clone(),
         anchor,
         prior_draws: args.prior_draws.max(0.0),
+        concurrency: args.concurrency.max(1),
     };
 
     print_settings(&config, &model, &sf_found);
@@ -260,7 +269,7 @@ fn print_settings(config: &LeagueConfig, model: &Path, sf_found: &Result<PathBuf
     eprintln!("adjudication {}", config.rules.describe_with(config.game.ends()));
 }
 
-/// Runs the league with a progress bar (Ctrl+C stops it after the games in progress), printing each game's
+/// Runs the league with a progress bar (Ctrl+C stops it, dropping the games in progress), printing each game's
 /// result as it ends.
 fn run_with_progress(config: &LeagueConfig) -> anyhow::Result<LeagueSummary> {
     let stop = StopFlag::new();
@@ -273,6 +282,8 @@ fn run_with_progress(config: &LeagueConfig) -> anyhow::Result<LeagueSummary> {
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    // The games in progress, for the bar's message (several with --concurrency).
+    let mut playing: Vec<String> = Vec::new();
     let result = run_league(config, &stop, &mut |p| match p {
         Progress::Start { total, done, openings } => {
             eprintln!(
@@ -287,9 +298,15 @@ fn run_with_progress(config: &LeagueConfig) -> anyhow::Result<LeagueSummary> {
             bar.set_position(done as u64);
         }
         Progress::GameStart { white, black, game } => {
-            bar.set_message(format!("{white} vs {black} (book {})", game.book_index + 1));
+            playing.push(format!("{white} vs {black} (book {})", game.book_index + 1));
+            bar.set_message(playing.join(", "));
         }
         Progress::GameEnd { record, done, .. } => {
+            let label = format!("{} vs {} (book {})", record.white, record.black, record.book_index + 1);
+            if let Some(i) = playing.iter().position(|p| *p == label) {
+                playing.remove(i);
+            }
+            bar.set_message(playing.join(", "));
             bar.suspend(|| {
                 eprintln!(
                     "{:<14} {:<14} {:<7} {:>3} plies {:>6.1} s  {}",

@@ -90,4 +90,6 @@ pub struct LeagueConfig {
     pub anchor: Option<String>,
     /// Virtual draws per pair in the rating fit.
     pub prior_draws: f64,
+    /// Games played at once, each by its own agents on its own thread (1: one after the other).
+    pub concurrency: usize,
 }

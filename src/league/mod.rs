@@ -23,6 +23,7 @@ pub mod internal_agent;
 pub mod model_agent;
 pub mod openings;
 pub mod play;
+pub mod pool;
 pub mod record;
 pub mod results;
 pub mod rules;

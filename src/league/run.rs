@@ -1,7 +1,8 @@
 //! Running a league: the schedule, resuming from the results file, building the agents, playing the games
-//! one after the other, and keeping `results.jsonl`, the games' records (`games.pgn` for chess, `games.tsv`
-//! for Connect Four, `games.sgf` for Hex), `table.txt` and `table.json` up to date in the output folder after
-//! every game. One generic run serves every [`LeagueGame`].
+//! (one after the other, or several at once on worker threads: [`super::pool`]), and keeping
+//! `results.jsonl`, the games' records (`games.pgn` for chess, `games.tsv` for Connect Four, `games.sgf` for
+//! Hex), `table.txt` and `table.json` up to date in the output folder after every game. One generic run
+//! serves every [`LeagueGame`].
 
 use super::internal_agent::{InternalAgent, MinimaxAgent};
 use crate::mav::buckets::Buckets;
@@ -19,6 +20,7 @@ use super::game::LeagueGame;
 use super::model_agent::{MavAgent, MctsAgent, SharedEvaluator};
 use super::openings::{Opening, after_plies, choose, read_book};
 use super::play::play_game;
+use super::pool::{PoolEvent, run_pool};
 use super::record::{GameRecord, PgnHeaders, utc_date};
 use super::results::{append, load, write_atomic};
 use super::rules::Rules;
@@ -277,55 +279,70 @@ fn run_game<G: LeagueGame>(
         Ok(table)
     };
 
-    let mut played = 0;
-    let mut reused = 0;
-    if !todo.is_empty() {
+    // Each worker's seat: its own agents (watching the pool's flag) and adjudicator.
+    let seat = |halt: &StopFlag| -> Result<Seat<G>, LeagueError> {
         let mut agents = build_agents::<G>(config, stockfish.as_deref())?;
         for agent in &mut agents.list {
-            agent.watch(stop);
+            agent.watch(halt);
         }
-        let mut adjudicator = G::adjudicator(config, stockfish.as_deref())?;
-        let date = utc_date();
-        for g in &todo {
-            on(Progress::GameStart { game: g, white: &labels[g.white], black: &labels[g.black] });
-            let opening = &openings[g.opening];
-            let started = Instant::now();
-            let (white, black) = pair_mut(&mut agents.list, g.white, g.black)?;
-            let judge = adjudicator.as_mut().map(|a| a.as_mut() as &mut dyn super::play::Adjudicate<G>);
-            let game = play_game(white, black, &opening.state, &config.rules, judge, stop)?;
-            let Some(game) = game else {
-                return Err(LeagueError::Interrupted { done: resumed + played, total: schedule.len() });
-            };
-            let headers = PgnHeaders {
-                event: config.event.clone(),
-                date: date.clone(),
-                round: order.get(g.id.as_str()).map_or(0, |i| i + 1),
-                white: labels[g.white].clone(),
-                black: labels[g.black].clone(),
-                book_index: opening.index,
-            };
-            let pgn = G::record_text(&headers, opening, &game)?;
-            let record = GameRecord {
-                id: g.id.clone(),
-                white: labels[g.white].clone(),
-                black: labels[g.black].clone(),
-                book_index: opening.index,
-                opening_fen: opening.fen.clone(),
-                moves: action_texts(&opening.state, game.moves.iter().map(|m| m.action)),
-                result: game.result,
-                termination: game.termination,
-                adjudicated: game.adjudicated,
-                seconds: started.elapsed().as_secs_f64(),
-                pgn,
-            };
-            append(&files.results, &record)?;
-            played += 1;
-            records.push(record.clone());
-            write_outputs(&mut records)?;
-            on(Progress::GameEnd { record: &record, done: resumed + played, total: schedule.len() });
-        }
-        reused = agents.mcts_reuse();
+        Ok(Seat { agents, adjudicator: G::adjudicator(config, stockfish.as_deref())? })
+    };
+    let date = utc_date();
+    let work = |seat: &mut Seat<G>,
+                g: &&ScheduledGame,
+                halt: &StopFlag|
+     -> Result<Option<GameRecord>, LeagueError> {
+        let opening = &openings[g.opening];
+        let started = Instant::now();
+        let (white, black) = pair_mut(&mut seat.agents.list, g.white, g.black)?;
+        let judge = seat.adjudicator.as_mut().map(|a| a.as_mut() as &mut dyn super::play::Adjudicate<G>);
+        let Some(game) = play_game(white, black, &opening.state, &config.rules, judge, halt)? else {
+            return Ok(None);
+        };
+        let headers = PgnHeaders {
+            event: config.event.clone(),
+            date: date.clone(),
+            round: order.get(g.id.as_str()).map_or(0, |i| i + 1),
+            white: labels[g.white].clone(),
+            black: labels[g.black].clone(),
+            book_index: opening.index,
+        };
+        let pgn = G::record_text(&headers, opening, &game)?;
+        Ok(Some(GameRecord {
+            id: g.id.clone(),
+            white: labels[g.white].clone(),
+            black: labels[g.black].clone(),
+            book_index: opening.index,
+            opening_fen: opening.fen.clone(),
+            moves: action_texts(&opening.state, game.moves.iter().map(|m| m.action)),
+            result: game.result,
+            termination: game.termination,
+            adjudicated: game.adjudicated,
+            seconds: started.elapsed().as_secs_f64(),
+            pgn,
+        }))
+    };
+    let mut played = 0;
+    let end =
+        run_pool(config.concurrency, &todo, stop, seat, work, |s| s.agents.mcts_reuse(), &mut |event| {
+            match event {
+                PoolEvent::Started(g) => {
+                    on(Progress::GameStart { game: g, white: &labels[g.white], black: &labels[g.black] });
+                }
+                PoolEvent::Finished(record) => {
+                    append(&files.results, &record)?;
+                    played += 1;
+                    records.push(record.clone());
+                    write_outputs(&mut records)?;
+                    on(Progress::GameEnd { record: &record, done: resumed + played, total: schedule.len() });
+                }
+            }
+            Ok(())
+        })?;
+    if end.stopped {
+        return Err(LeagueError::Interrupted { done: resumed + played, total: schedule.len() });
     }
+    let reused = end.tally;
     let table = write_outputs(&mut records)?;
     Ok(LeagueSummary { table, played, resumed, total: schedule.len(), reused_evaluations: reused, files })
 }
@@ -344,7 +361,13 @@ fn action_texts<G: GameState>(start: &G, moves: impl Iterator<Item = G::Action>)
     out
 }
 
-/// The agents of a league, built once.
+/// What one worker plays with: its agents and its adjudicator.
+struct Seat<G: GameState> {
+    agents: Agents<G>,
+    adjudicator: Option<Box<dyn super::play::Adjudicate<G>>>,
+}
+
+/// The agents of a league, built once per worker.
 struct Agents<G: GameState> {
     list: Vec<Box<dyn Agent<G>>>,
     mcts: Vec<Rc<RefCell<u64>>>,
