@@ -8,6 +8,7 @@
 //! `docs/ARCHITECTURE.md`; `tests/architecture.rs` checks the import graph against its layer table.
 
 pub mod app;
+pub mod bounded_map;
 pub mod c_heap;
 pub mod datagen;
 pub mod engine;

@@ -2,8 +2,7 @@
 //! value distributions, kept for the loaded model only and up to a fixed number of positions (the oldest
 //! forgotten first), so that hours of analysis, reviews and searches do not grow memory without end.
 
-use std::collections::{HashMap, VecDeque};
-
+use crate::bounded_map::BoundedMap;
 use crate::game::chess::ChessState;
 use crate::mav::scoring::Scoring;
 use crate::search::mcts::MoveStats;
@@ -55,12 +54,7 @@ impl PositionEval {
 /// The values of up to a fixed number of positions by position text (FEN), the oldest stored forgotten
 /// first. The app empties it when another model is loaded: a graph never mixes two models' values.
 #[derive(Debug, Clone)]
-pub struct PositionEvals {
-    capacity: usize,
-    map: HashMap<String, PositionEval>,
-    /// Keys in the order they were first stored (each key once).
-    order: VecDeque<String>,
-}
+pub struct PositionEvals(BoundedMap<String, PositionEval>);
 
 impl Default for PositionEvals {
     fn default() -> Self {
@@ -71,51 +65,33 @@ impl Default for PositionEvals {
 impl PositionEvals {
     /// An empty store of at most `capacity` positions (0 keeps nothing).
     pub fn with_capacity(capacity: usize) -> PositionEvals {
-        PositionEvals { capacity, map: HashMap::new(), order: VecDeque::new() }
+        PositionEvals(BoundedMap::new(capacity))
     }
 
     /// Stores the value of `position` (replacing an older one), forgetting the oldest positions beyond the
     /// capacity.
     pub fn insert(&mut self, position: String, eval: PositionEval) {
-        if self.capacity == 0 {
-            return;
-        }
-        match self.map.get_mut(&position) {
-            Some(slot) => *slot = eval,
-            None => {
-                self.order.push_back(position.clone());
-                self.map.insert(position, eval);
-            }
-        }
-        while self.map.len() > self.capacity {
-            match self.order.pop_front() {
-                Some(old) => {
-                    self.map.remove(&old);
-                }
-                None => break,
-            }
-        }
+        self.0.insert(position, eval);
     }
 
     /// The value of `position`, when it is kept.
     pub fn get(&self, position: &str) -> Option<&PositionEval> {
-        self.map.get(position)
+        self.0.get(position)
     }
 
     /// Positions kept.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.0.len()
     }
 
     /// Whether none is kept.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.0.is_empty()
     }
 
     /// Forgets every position (another model was loaded).
     pub fn clear(&mut self) {
-        self.map.clear();
-        self.order.clear();
+        self.0.clear();
     }
 }
 

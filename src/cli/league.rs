@@ -13,7 +13,7 @@ use mavboard::league::rules::{EvalRules, Rules};
 use mavboard::league::run::{check_agents, model_provenance, needs_stockfish};
 use mavboard::league::settings::StockfishLimits;
 use mavboard::league::spec::parse_agents;
-use mavboard::league::{LeagueConfig, LeagueError, LeagueGameSetup, LeagueSummary, Progress, run_league};
+use mavboard::league::{LeagueConfig, LeagueGameSetup, LeagueSummary, Progress, run_league};
 use mavboard::model::package::default_package_dir;
 use mavboard::solve::stop::StopFlag;
 use mavboard::uci::UciError;
@@ -322,14 +322,8 @@ fn run_with_progress(config: &LeagueConfig) -> anyhow::Result<LeagueSummary> {
         }
     });
     bar.finish_and_clear();
-    match result {
-        Ok(s) => Ok(s),
-        Err(e @ LeagueError::Interrupted { .. }) => {
-            eprintln!("{e}");
-            Err(e.into())
-        }
-        Err(e) => Err(e.into()),
-    }
+    // A stop (Ctrl+C) is said once, by the caller's error line: what is kept and how to go on.
+    result.map_err(Into::into)
 }
 
 /// Prints the cross table, the adjudication, the timing and the files written.

@@ -1,8 +1,7 @@
 //! A cache of evaluation results: answers repeated requests (same position, same history, same options)
 //! from memory. The engine keeps one ([`ResultCache`]) in front of its pool of inference workers.
 
-use std::collections::{HashMap, VecDeque};
-
+use crate::bounded_map::BoundedMap;
 use crate::game::GameState;
 
 use super::evaluator::{DecodeMode, EvalRequest, EvalResult, TopK};
@@ -56,55 +55,37 @@ fn hash_action<S: GameState>(p: &S, a: S::Action) -> u64 {
 /// Up to `capacity` evaluation results by [`CacheKey`], the oldest evicted first. Used by the engine, which
 /// answers repeated search requests before they reach its workers (one cache shared by all of them).
 #[derive(Debug, Clone)]
-pub struct ResultCache<S: GameState> {
-    capacity: usize,
-    map: HashMap<CacheKey, EvalResult<S>>,
-    order: VecDeque<CacheKey>,
-}
+pub struct ResultCache<S: GameState>(BoundedMap<CacheKey, EvalResult<S>>);
 
 impl<S: GameState> ResultCache<S> {
     /// An empty cache of at most `capacity` results (0: keeps nothing).
     pub fn new(capacity: usize) -> Self {
-        ResultCache { capacity, map: HashMap::new(), order: VecDeque::new() }
+        ResultCache(BoundedMap::new(capacity))
     }
 
     /// The result stored for `key`.
     pub fn get(&self, key: &CacheKey) -> Option<&EvalResult<S>> {
-        self.map.get(key)
+        self.0.get(key)
     }
 
     /// Stores `value` for `key`, evicting the oldest entries beyond the capacity.
     pub fn insert(&mut self, key: CacheKey, value: EvalResult<S>) {
-        if self.capacity == 0 {
-            return;
-        }
-        if self.map.insert(key, value).is_none() {
-            self.order.push_back(key);
-        }
-        while self.map.len() > self.capacity {
-            match self.order.pop_front() {
-                Some(old) => {
-                    self.map.remove(&old);
-                }
-                None => break,
-            }
-        }
+        self.0.insert(key, value);
     }
 
     /// Results held.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.0.len()
     }
 
     /// Whether nothing is held.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.0.is_empty()
     }
 
     /// Forgets everything (e.g. after loading another model).
     pub fn clear(&mut self) {
-        self.map.clear();
-        self.order.clear();
+        self.0.clear();
     }
 }
 
