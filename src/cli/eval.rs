@@ -125,6 +125,12 @@ fn print_internal(m: &InternalMetrics, first: bool) {
             m.tokens.mean,
         );
         println!(
+            "  issues that break the tree (illegal moves, wrong states, lines out of the format, nodes missing \
+             from a trace not cut) per readable trace {:.2}; {:.1}% of readable traces have none",
+            m.tree_issues.mean,
+            100.0 * m.legal_tree.mean
+        );
+        println!(
             "  the model plays the explicit search's move {:.1}%, the labels' best move {:.1}%; the same tree \
              as the explicit search {:.1}% of readable traces",
             100.0 * m.same_choice.mean,

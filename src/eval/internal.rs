@@ -40,6 +40,12 @@ pub struct InternalMetrics {
     pub issues: Mean,
     /// Issue counts of the readable traces, in position order (for the median).
     pub issue_counts: Vec<usize>,
+    /// Issues per readable trace that break the tree itself (illegal moves, wrong states, lines out of the
+    /// format, nodes missing from a trace that was not cut: [`crate::mav::trace::TraceIssueKind::breaks_the_tree`]),
+    /// as opposed to the model's judgement of a legal tree.
+    pub tree_issues: Mean,
+    /// Readable traces with no issue that breaks the tree, of the readable traces.
+    pub legal_tree: Mean,
     /// The same tree as the explicit search (same expansions and choices at every node both have), of the
     /// readable traces.
     pub same_tree: Mean,
@@ -98,6 +104,9 @@ impl InternalMetrics {
         if readable {
             self.issues.add(written.issues.len() as f64);
             self.issue_counts.push(written.issues.len());
+            let broken = written.issues.iter().filter(|i| i.breaks_tree).count();
+            self.tree_issues.add(broken as f64);
+            self.legal_tree.add(flag(broken == 0));
             self.same_tree.add(flag(written.comparison.as_ref().is_some_and(|c| c.differences.is_empty())));
         }
     }

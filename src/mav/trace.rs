@@ -348,6 +348,28 @@ pub enum TraceIssueKind {
     Missing(String),
 }
 
+impl TraceIssueKind {
+    /// Whether the issue breaks the tree itself — a move that is not legal where it stands, a wrong state or
+    /// illegal listed move in a node's call, a line out of the format, an unknown node, a decision that does
+    /// not list the node's children, or a node left without its lines in a trace that was not cut — rather
+    /// than being the model's judgement of a legal tree (values, backed-up values, which children it expands,
+    /// what it selects). Rules-constrained decoding rules out the first kind; only the model decides the
+    /// second. A trace cut by the context misses its last nodes by design: `truncated` says so.
+    pub fn breaks_the_tree(&self, truncated: bool) -> bool {
+        match self {
+            TraceIssueKind::Malformed(_)
+            | TraceIssueKind::IllegalMove(_)
+            | TraceIssueKind::Evaluation(_)
+            | TraceIssueKind::UnknownNode(_)
+            | TraceIssueKind::DecisionMismatch(_) => true,
+            TraceIssueKind::Missing(_) => !truncated,
+            TraceIssueKind::ExpansionMismatch { .. }
+            | TraceIssueKind::BackedUpValue { .. }
+            | TraceIssueKind::SelectionMismatch { .. } => false,
+        }
+    }
+}
+
 /// An inconsistency and its line (1-based).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceIssue {

@@ -196,6 +196,9 @@ pub struct IssueLine {
     pub node: String,
     /// What is wrong.
     pub text: String,
+    /// Whether it breaks the tree itself rather than being the model's judgement of a legal tree
+    /// ([`crate::mav::trace::TraceIssueKind::breaks_the_tree`]).
+    pub breaks_tree: bool,
 }
 
 /// How a model-written tree differs from the explicit one.
@@ -403,7 +406,12 @@ pub fn judge_trace<S: MavState>(
             report.issues = t
                 .issues
                 .iter()
-                .map(|i| IssueLine { line: i.line, node: i.node.clone(), text: describe_issue(&i.kind) })
+                .map(|i| IssueLine {
+                    line: i.line,
+                    node: i.node.clone(),
+                    text: describe_issue(&i.kind),
+                    breaks_tree: i.kind.breaks_the_tree(completion.truncated),
+                })
                 .collect();
             report.tree = parsed_tree(&t, buckets);
             report.comparison =

@@ -403,10 +403,17 @@ mod tests {
 
     /// A model whose logits are a fixed pseudo-random function of the last token fed (deterministic).
     fn noise(vocab: usize) -> impl FnMut(u32) -> Result<Vec<f32>, String> {
+        seeded_noise(vocab, 0)
+    }
+
+    /// [`noise`] with another seed: another model.
+    fn seeded_noise(vocab: usize, seed: u64) -> impl FnMut(u32) -> Result<Vec<f32>, String> {
         move |t: u32| {
             Ok((0..vocab)
                 .map(|i| {
-                    let x = (i as u64).wrapping_mul(2_654_435_761) ^ u64::from(t).wrapping_mul(40_503);
+                    let x = (i as u64).wrapping_mul(2_654_435_761)
+                        ^ u64::from(t).wrapping_mul(40_503)
+                        ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
                     (x % 1000) as f32 / 100.0
                 })
                 .collect())
@@ -414,11 +421,16 @@ mod tests {
     }
 
     fn written<S: MavState>(root: &S, c: &TraceConfig, context: usize) -> (String, RulesTrace) {
+        written_by(root, c, context, 0)
+    }
+
+    /// The trace the noise model of `seed` writes by the rules from `root` within `context` tokens.
+    fn written_by<S: MavState>(root: &S, c: &TraceConfig, context: usize, seed: u64) -> (String, RulesTrace) {
         let tokens = format_tokens(c.buckets.k());
         let p = prompt(root, c);
         let ids = tokens.tokenizer.encode(&p);
         let vocab = tokens.tokenizer.vocab_size();
-        let mut step = noise(vocab);
+        let mut step = seeded_noise(vocab, seed);
         let first = step(*ids.last().expect("a prompt")).expect("logits");
         let t = write_rules_trace(&tokens, root, c, ids.len(), context, first, step).expect("written");
         // What was written reads back as the tokens fed.
@@ -462,6 +474,69 @@ mod tests {
             let expected: u32 = (0..=d).map(|i| b.pow(i)).sum();
             assert_eq!(nodes as u32, expected, "b={b} d={d}\n{text}");
         }
+    }
+
+    /// Every chess position of the repo's fixtures: the perft suites (standard chess and Chess960), the
+    /// heads of the opening books (Stockfish's 2moves, Chess960 openings) and the Lichess puzzles.
+    fn fixture_positions() -> Vec<(String, ChessState)> {
+        use crate::game::perft_suite::parse_suite;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let fen = |f: &str, fen: &str| {
+            let state = ChessState::from_fen(fen).unwrap_or_else(|e| panic!("{f}: {fen}: {e}"));
+            (format!("{f}: {fen}"), state)
+        };
+        let mut out = Vec::new();
+        for f in ["perft/perftsuite.epd", "perft/fischer.epd", "perft/tricky.perft"] {
+            let suite = parse_suite(&read(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+            out.extend(suite.cases.into_iter().map(|c| (format!("{f}: {}", c.fen), c.state)));
+        }
+        for f in ["datagen/2moves_v1_head40.epd", "datagen/FRC_openings_head12.epd"] {
+            out.extend(read(f).lines().filter(|l| !l.trim().is_empty()).map(|l| fen(f, l.trim())));
+        }
+        let f = "puzzles/lichess-puzzles-dev.csv";
+        out.extend(read(f).lines().skip(1).filter_map(|l| l.split(',').nth(1)).map(|p| fen(f, p)));
+        out
+    }
+
+    /// Rules decoding gives a legal tree from every chess fixture position, whatever the model writes (a
+    /// different noise model for each position): no issue that breaks the tree, with room for the whole
+    /// trace and with the shipped text model's 1024 tokens (where a cut trace misses only its last nodes).
+    #[test]
+    fn every_chess_fixture_position_gives_a_legal_tree() {
+        let positions = fixture_positions();
+        assert!(positions.len() > 1500, "{} positions", positions.len());
+        let c = cfg(2, 1, StateFormat::Fen);
+        let (mut cut, mut chess960, mut impossible) = (0, 0, 0);
+        for (seed, (name, root)) in positions.iter().enumerate() {
+            chess960 += usize::from(root.kind() == crate::game::GameKind::Chess960);
+            for context in [100_000, 1024] {
+                let (p, t) = written_by(root, &c, context, seed as u64);
+                let text = format!("{p}{}", t.text);
+                let parsed = match parse_trace::<ChessState>(&text, Buckets::mav()) {
+                    Ok(parsed) => parsed,
+                    // The perft suites hold a few positions no game reaches (two checks along one
+                    // diagonal), there to test move generators; the trace reader reads positions strictly.
+                    Err(e) if e.to_string().contains("impossible check") => {
+                        impossible += 1;
+                        break;
+                    }
+                    Err(e) => panic!("{name}: {e}\n{text}"),
+                };
+                let broken: Vec<_> =
+                    parsed.issues.iter().filter(|i| i.kind.breaks_the_tree(t.truncated)).collect();
+                assert!(broken.is_empty(), "{name}, context {context}: {broken:?}\n{text}");
+                if t.truncated {
+                    cut += 1;
+                } else if !root.legal_actions().is_empty() {
+                    assert!(parsed.playing.is_some(), "{name}: {text}");
+                }
+                assert!(context == 1024 || !t.truncated, "{name}: room for the whole trace");
+            }
+        }
+        assert!(chess960 > 950, "the Chess960 suite is read as Chess960 ({chess960})");
+        assert!(cut > 0, "some traces outgrow 1024 tokens");
+        assert!(impossible * 100 < positions.len(), "{impossible} positions the trace reader refuses");
     }
 
     #[test]
