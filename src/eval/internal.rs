@@ -199,6 +199,7 @@ mod tests {
         assert_eq!((m.parsed.mean, m.clean.mean, m.same_choice.mean, m.same_tree.mean), (1.0, 1.0, 1.0, 1.0));
         assert_eq!((m.model_best.mean, m.explicit_best.mean), (1.0, 1.0));
         assert_eq!(m.median_issues(), Some(0));
+        assert_eq!((m.tree_issues.mean, m.legal_tree.mean), (0.0, 1.0));
 
         // The model plays the other expanded move: an issue at the root, another choice, another tree.
         let other = s.tree.children.iter().filter_map(|c| c.action.clone()).find(|a| *a != choice);
@@ -219,6 +220,10 @@ mod tests {
         assert!((m.clean.mean - 1.0 / 3.0).abs() < 1e-12, "{:?}", m.clean);
         assert!((m.model_best.mean - 1.0 / 3.0).abs() < 1e-12, "{:?}", m.model_best);
         assert!(m.median_issues().is_some_and(|n| n >= 1), "{:?}", m.issues);
+        // Its nodes are missing from a trace that was not cut: that breaks the tree, not a judgement of it.
+        assert_eq!(m.legal_tree.count, 3);
+        assert!(m.legal_tree.mean <= 2.0 / 3.0 + 1e-12, "{:?}", m.legal_tree);
+        assert!(m.tree_issues.mean > 0.0, "{:?}", m.tree_issues);
     }
 
     #[test]
