@@ -439,22 +439,13 @@ mod tests {
         (p, t)
     }
 
+    /// The issues of a trace the context did not cut that break its tree.
     fn legal_issues(text: &str) -> Vec<String> {
         let parsed = parse_trace::<ChessState>(text, Buckets::mav()).expect("reads");
         parsed
             .issues
             .iter()
-            .filter(|i| {
-                matches!(
-                    i.kind,
-                    TraceIssueKind::IllegalMove(_)
-                        | TraceIssueKind::Evaluation(_)
-                        | TraceIssueKind::Malformed(_)
-                        | TraceIssueKind::Missing(_)
-                        | TraceIssueKind::UnknownNode(_)
-                        | TraceIssueKind::DecisionMismatch(_)
-                )
-            })
+            .filter(|i| i.kind.breaks_the_tree(false))
             .map(|i| format!("{:?}", i.kind))
             .collect()
     }
