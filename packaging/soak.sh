@@ -4,7 +4,8 @@
 # by the model and one by Stockfish, MAV-MCTS started and stopped, the UCI panel, the Inside panel, another
 # model and back, a game against the model, over and over). Every 10 s it samples the app's resident memory,
 # threads and open file descriptors into a CSV, then plots them to a PNG and prints the figures: resident
-# memory at 5 minutes against its maximum and its last value after that (growth in %), threads and
+# memory at 5 minutes against its maximum and its last value after that (growth in %), the highs of each
+# 3-minute workload cycle after that (the envelope: last against first, trend per hour), threads and
 # descriptors at 5 minutes and at the end, the transparent huge pages at the end, the resident memory split
 # into anonymous, file-backed and shared, and the anonymous part by allocator (mimalloc's arenas, glibc's
 # arenas and heap), at 5 minutes, at the maximum and at the end, and the panics in the app's log.

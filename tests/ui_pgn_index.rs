@@ -55,7 +55,8 @@ fn a_big_file_lists_its_first_games_before_it_is_read_and_any_game_opens() {
         "the list never appeared"
     );
     assert!(still_reading.get(), "the list shows before the whole file is read");
-    let first = expected.first_good().map(|e| expected.game(e.number)).expect("a good game").expect("reads");
+    let first =
+        expected.first_good().map(|e| expected.game(e.number())).expect("a good game").expect("reads");
     assert_eq!(h.state().state.doc.line.tree(), &first, "the first good game is on the board at once");
     assert_eq!(h.state().state.view.dialog, Some(Dialog::GameList));
     assert_eq!(h.state().state.doc.current_file.as_deref(), Some(path.as_path()));
@@ -66,16 +67,16 @@ fn a_big_file_lists_its_first_games_before_it_is_read_and_any_game_opens() {
     assert!(list.complete);
     assert_eq!(list.entries.len(), expected.entries.len());
     for (got, want) in list.entries.iter().zip(&expected.entries) {
-        assert_eq!((got.number, &got.index), (want.number, &want.index));
+        assert_eq!((got.number(), &got.index), (want.number(), &want.index));
         // A big file's games are parsed when opened, not while the list fills.
-        assert_eq!(got.plies(), None, "game {} was not parsed", got.number);
+        assert_eq!(got.plies(), None, "game {} was not parsed", got.number());
     }
     h.run_steps(2);
     h.get_by_label_contains(&format!("big.pgn: {} games", list.entries.len()));
 
     // The filter looks in the headers; a game of the last copy opens from the list, read from the file.
     let last = list.entries.last().expect("games");
-    let (white, number) = (last.header("White").to_owned(), last.number);
+    let (white, number) = (last.header("White").to_owned(), last.number());
     let surname = white.split([',', ' ']).next().expect("a name").to_owned();
     h.get_by_label("Filter").click();
     h.run();

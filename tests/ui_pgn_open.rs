@@ -44,7 +44,8 @@ fn a_multi_game_file_is_read_in_the_background_and_its_list_appears() {
     assert_eq!(list.source, "twic1599_sample_1MB.pgn");
     assert_eq!(h.state().state.view.dialog, Some(Dialog::GameList));
     h.get_by_label_contains(&format!("twic1599_sample_1MB.pgn: {} games", list.entries.len()));
-    let first = expected.first_good().map(|e| expected.game(e.number)).expect("a good game").expect("reads");
+    let first =
+        expected.first_good().map(|e| expected.game(e.number())).expect("a good game").expect("reads");
     assert_eq!(h.state().state.doc.line.tree(), &first, "the first good game is on the board");
     assert_eq!(h.state().state.doc.current_file.as_deref(), Some(path.as_path()));
 }

@@ -61,7 +61,7 @@ impl FileReview {
     /// the games listed so far).
     pub fn new(list: &GameList) -> FileReview {
         let queue: VecDeque<usize> =
-            list.entries.iter().filter(|e| e.game.is_ok()).map(|e| e.number).collect();
+            list.entries.iter().filter(|e| e.game.is_ok()).map(|e| e.number()).collect();
         FileReview {
             list: list.id,
             source: list.source.clone(),
@@ -138,9 +138,9 @@ impl FileReview {
             if !out.is_empty() {
                 out.push('\n');
             }
-            match list.game(e.number) {
+            match list.game(e.number()) {
                 Ok(mut tree) => {
-                    let text = match self.reviewed(list.id, e.number) {
+                    let text = match self.reviewed(list.id, e.number()) {
                         Some(r) => {
                             annotate(&mut tree, &r.review, model)?;
                             game_text(&tree)
@@ -154,10 +154,10 @@ impl FileReview {
                     // A `%` line is an escape in PGN: readers skip it, so the note never breaks a game.
                     out.push_str(&format!(
                         "% mavboard: game {} could not be read: {}\n",
-                        e.number,
+                        e.number(),
                         one_line(&why.to_string())
                     ));
-                    if let Ok(raw) = list.raw(e.number) {
+                    if let Ok(raw) = list.raw(e.number()) {
                         out.push_str(raw.trim_end());
                         out.push('\n');
                     }

@@ -25,16 +25,14 @@ fn next_list_id() -> u64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GameFacts {
     /// Moves (plies) on its main line; `None` when the game was indexed but not checked (a big file's
-    /// games are checked when they are opened).
-    pub plies: Option<usize>,
+    /// games are checked when they are opened). 32 bits: a list of a million games keeps one per game.
+    pub plies: Option<u32>,
 }
 
 /// One game of the file.
 #[derive(Debug, Clone)]
 pub struct GameEntry {
-    /// Its number in the file, from 1.
-    pub number: usize,
-    /// Where it lies in the source, and its tags.
+    /// Where it lies in the source (its number in the file too: [`GameEntry::number`]), and its tags.
     pub index: IndexedGame,
     /// Whether it reads (and what it holds), or why it could not be read (with the line in the file).
     /// The tree is read again from the source when the game is opened ([`GameList::game`]); the error
@@ -47,15 +45,20 @@ impl GameEntry {
     /// Checks a game: parses `bytes` (its text) and keeps only what the list shows.
     pub fn check(index: IndexedGame, bytes: &[u8]) -> GameEntry {
         let game = parse_game(bytes, &index, ReadOptions { keep_source: false })
-            .map(|tree| GameFacts { plies: Some(tree.mainline().count()) })
+            .map(|tree| GameFacts { plies: Some(u32::try_from(tree.mainline().count()).unwrap_or(u32::MAX)) })
             .map_err(|e| Box::new(GameError { prefix: None, ..e }));
-        GameEntry { number: index.number, index, game }
+        GameEntry { index, game }
     }
 
     /// A game indexed but not checked: listed as readable until it is opened (a big file's list does
     /// not wait for every game to be parsed).
     pub fn unchecked(index: IndexedGame) -> GameEntry {
-        GameEntry { number: index.number, index, game: Ok(GameFacts { plies: None }) }
+        GameEntry { index, game: Ok(GameFacts { plies: None }) }
+    }
+
+    /// Its number in the file, from 1.
+    pub fn number(&self) -> usize {
+        self.index.number
     }
 
     /// A header of the game (empty when it has none, `?` values kept as written).
@@ -65,7 +68,7 @@ impl GameEntry {
 
     /// Moves on the main line (0 for a broken game; `None` for a game not checked).
     pub fn plies(&self) -> Option<usize> {
-        self.game.as_ref().map_or(Some(0), |f| f.plies)
+        self.game.as_ref().map_or(Some(0), |f| f.plies.map(|p| p as usize))
     }
 
     /// Whether the game matches a filter: every word of `filter` appears (case-insensitively) in one of
@@ -251,7 +254,7 @@ impl GameList {
     /// The entry of game `number` (from 1).
     pub fn entry(&self, number: usize) -> Option<&GameEntry> {
         let e = self.entries.get(number.checked_sub(1)?)?;
-        (e.number == number).then_some(e)
+        (e.number() == number).then_some(e)
     }
 
     /// Games that were read.
@@ -307,7 +310,7 @@ mod tests {
     #[test]
     fn an_entry_stays_small_for_lists_of_a_million_games() {
         // The index of a 1 GB file holds about 800,000 entries (the soak's file): each byte here is 0.8 MB.
-        assert!(std::mem::size_of::<GameEntry>() <= 96, "{} bytes", std::mem::size_of::<GameEntry>());
+        assert!(std::mem::size_of::<GameEntry>() <= 80, "{} bytes", std::mem::size_of::<GameEntry>());
     }
 
     #[test]
@@ -414,7 +417,7 @@ mod tests {
         assert_eq!(list.with_matches("CA", <[u32]>::to_vec), [1, 2], "a wider filter looks again");
         list.extend(GameList::read("[White \"Carlsen\"]\n\n1. e4 *\n", "y").entries.into_iter().map(
             |mut e| {
-                e.number = 4;
+                e.index.number = 4;
                 e
             },
         ));

@@ -304,7 +304,7 @@ fn resolve(action: &Action, state: &AppState) -> Option<Command> {
             // The chosen game, or the next one that reads.
             let entries = &list.entries;
             let entry = entries[start..].iter().chain(&entries[..start]).find(|e| e.game.is_ok())?;
-            Some(FileCommand::OpenGame(entry.number).into())
+            Some(FileCommand::OpenGame(entry.number()).into())
         }
         Action::UserMove { pick } => {
             let game = state.play.game.as_ref()?;

@@ -201,8 +201,8 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
                     match &e.game {
                         Ok(_) => {
                             row.col(|ui| {
-                                if ui.link(e.number.to_string()).on_hover_text("Open this game").clicked() {
-                                    out.push(Command::File(FileCommand::OpenGame(e.number)));
+                                if ui.link(e.number().to_string()).on_hover_text("Open this game").clicked() {
+                                    out.push(Command::File(FileCommand::OpenGame(e.number())));
                                     out.push(Command::View(ViewCommand::ShowDialog(None)));
                                 }
                             });
@@ -215,13 +215,13 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
                                 ui.label(e.plies().map_or_else(String::new, |p| p.div_ceil(2).to_string()));
                             });
                             if let Some(review) = review {
-                                review_cells_ui(&mut row, review, e.number);
+                                review_cells_ui(&mut row, review, e.number());
                             }
                         }
                         Err(err) => {
                             let err = err.to_string();
                             row.col(|ui| {
-                                ui.label(e.number.to_string());
+                                ui.label(e.number().to_string());
                             });
                             row.col(|ui| {
                                 ui.colored_label(ui.visuals().error_fg_color, "cannot be read")

@@ -36,7 +36,7 @@ impl AppState {
                 .files
                 .games
                 .as_ref()
-                .is_some_and(|l| l.entries.iter().any(|e| e.number == *n && e.game.is_ok())),
+                .is_some_and(|l| l.entries.iter().any(|e| e.number() == *n && e.game.is_ok())),
             _ => false,
         }
     }

@@ -396,7 +396,7 @@ impl AppState {
     /// Opens the first good game of `list` and keeps the list (shown when it has more than one game or
     /// broken ones). Returns false, with an error message, when no game could be read.
     fn open_list(&mut self, list: GameList) -> bool {
-        let Some(first) = list.first_good().map(|e| e.number) else {
+        let Some(first) = list.first_good().map(|e| e.number()) else {
             let reasons: Vec<String> = list
                 .entries
                 .iter()
