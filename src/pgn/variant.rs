@@ -1,9 +1,9 @@
 //! The start position of a game record: the `Variant`, `SetUp` and `FEN` headers.
 
-use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
 use crate::game::chess::ChessState;
+use crate::game::fen::{FenError, FenOptions, ModeChoice, ParsedFen, parse_fen_with};
 
 /// What a `Variant` header value names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,27 +64,32 @@ pub fn start_position(variant: Option<&str>, fen: Option<&str>) -> Result<ChessS
         Some(VariantTag::Chess960) => true,
         Some(VariantTag::Unsupported(v)) => return Err(StartError::UnsupportedVariant(v)),
     };
-    let mode = if chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
     let Some(fen_text) = fen else {
+        let mode = if chess960 { CastlingMode::Chess960 } else { CastlingMode::Standard };
         return Ok(ChessState::new(Chess::default(), mode));
     };
     let syntax = |reason: String| StartError::FenSyntax { fen: fen_text.to_owned(), reason };
-    // FEN is printable ASCII and spaces. The parser below passes over some other bytes (a fullmove number
-    // so long that it saturates ends its field, whatever follows), and the writer turns control
-    // characters into spaces, which would make such a header another FEN, or none, when read again.
+    // FEN is printable ASCII and spaces. The writer turns control characters into spaces, which would make
+    // such a header another FEN, or none, when read again.
     if let Some(c) = fen_text.trim().chars().find(|&c| c != ' ' && !c.is_ascii_graphic()) {
         return Err(syntax(format!("{} is not a FEN character", c.escape_unicode())));
     }
-    let parsed = Fen::from_ascii(fen_text.trim().as_bytes()).map_err(|e| syntax(e.to_string()))?;
-    match parsed.clone().into_position::<Chess>(mode) {
-        Ok(pos) => Ok(ChessState::new(pos, mode)),
-        Err(first) if !chess960 => match parsed.into_position::<Chess>(CastlingMode::Chess960) {
-            Ok(pos) => Ok(ChessState::new(pos, CastlingMode::Chess960)),
-            Err(_) => {
-                Err(StartError::IllegalPosition { fen: fen_text.to_owned(), reason: first.to_string() })
-            }
-        },
-        Err(e) => Err(StartError::IllegalPosition { fen: fen_text.to_owned(), reason: e.to_string() }),
+    // Records in the wild leave out the last fields; as python-chess and shakmaty do, the side to move
+    // defaults to White and castling and en passant to none (the FEN box asks for all four).
+    let fields = fen_text.split_whitespace().count();
+    let padded = match fields {
+        1..=3 => format!("{} {}", fen_text.trim(), ["w - -", "- -", "-"][fields - 1]),
+        _ => fen_text.to_owned(),
+    };
+    // Strict: a record's start must be reachable (the FEN box also opens composed positions).
+    let mode = if chess960 { ModeChoice::Chess960 } else { ModeChoice::Auto };
+    match parse_fen_with(&padded, FenOptions { mode, strict: true }) {
+        Ok(ParsedFen { position, mode }) => Ok(ChessState::new(position, mode)),
+        Err(FenError::Illegal { problem, .. }) => {
+            Err(StartError::IllegalPosition { fen: fen_text.to_owned(), reason: problem.to_string() })
+        }
+        // The reason names the field at fault and what it should look like.
+        Err(e) => Err(syntax(e.to_string())),
     }
 }
 
@@ -123,6 +128,37 @@ mod tests {
         assert_eq!(s.kind(), GameKind::Chess);
         assert!(matches!(start_position(None, Some("not a fen")), Err(StartError::FenSyntax { .. })));
         assert!(matches!(start_position(Some("Antichess"), None), Err(StartError::UnsupportedVariant(_))));
+    }
+
+    #[test]
+    fn errors_name_the_field_at_fault_and_short_fens_are_completed() {
+        let syntax = |fen: &str| match start_position(None, Some(fen)) {
+            Err(StartError::FenSyntax { reason, .. }) => reason,
+            other => panic!("{fen:?} read as {other:?}"),
+        };
+        let reason = syntax("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1");
+        assert!(reason.contains("rank 1 (`RNBQKBN`) covers 7 squares, not 8"), "{reason}");
+        let reason = syntax("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR W KQkq - 0 1");
+        assert!(reason.contains("turn") && reason.contains("lower case"), "{reason}");
+        let reason = syntax("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e4 0 1");
+        assert!(reason.contains("en passant"), "{reason}");
+        match start_position(None, Some("8/8/8/8/8/8/8/K6K w - - 0 1")) {
+            Err(StartError::IllegalPosition { reason, .. }) => {
+                assert!(reason.contains("two white kings"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+        // The board alone, or with the side to move: the rest defaults (White to move, no rights).
+        let s = start_position(None, Some("4k3/8/8/8/8/8/8/4K3")).expect("board only");
+        assert_eq!(s.fen(), "4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+        let s = start_position(None, Some(" 4k3/8/8/8/8/8/8/4K3 b ")).expect("board and turn");
+        assert_eq!(s.fen(), "4k3/8/8/8/8/8/8/4K3 b - - 0 1");
+        // A Chess960 variant reads castling rights as Chess960's.
+        let s = start_position(
+            Some("Chess960"),
+            Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+        );
+        assert_eq!(s.expect("960 start").kind(), GameKind::Chess960);
     }
 
     // Found by fuzzing (fuzz/fuzz_targets/pgn.rs): shakmaty reads a saturated fullmove number and passes
