@@ -157,6 +157,14 @@ def plot(rows, png):
             base = f(after[0][key])
             ax.axhline(base, color="green", linestyle="--", linewidth=1, label="at 5 min")
             ax.axhline(base * 1.05, color="red", linestyle="--", linewidth=1, label="+5 %")
+            # The envelope: each full cycle's high, at the time it was sampled, and +5 % over the first.
+            windows = cycles(after, after[0]["elapsed_s"], after[-1]["elapsed_s"])
+            tops = [max(c, key=lambda r: r[key]) for c in windows]
+            if tops:
+                ax.plot([r["elapsed_s"] / 60.0 for r in tops], [f(r[key]) for r in tops], "o", markersize=3,
+                        color="black", label="cycle highs")
+                ax.axhline(f(tops[0][key]) * 1.05, color="orange", linestyle=":", linewidth=1,
+                           label="+5 % over the first high")
             ax.legend(loc="lower right")
         else:
             ax.axhline(after[0][key], color="green", linestyle="--", linewidth=1)
