@@ -397,7 +397,9 @@ pub fn index_games<R: Read>(
 ) -> Result<u64, IndexError> {
     let window = Rc::new(RefCell::new(Window::default()));
     let tracked = Tracked { inner: source, window: Rc::clone(&window), pos: 0 };
-    let mut reader = Reader::build(JoinParagraphs::new(tracked)).set_supported_tag_line_length(4096).finish();
+    let mut reader = Reader::build(JoinParagraphs::new(tracked))
+        .set_supported_tag_line_length(super::reader::TAG_LINE_BYTES)
+        .finish();
     let position = |reader: &mut Reader<JoinParagraphs<Tracked<R>>>| reader.stream_position().unwrap_or(0);
     // Newlines counted up to `counted` (a source offset still inside the window, or its base).
     let (mut counted, mut lines) = (0u64, 0u64);

@@ -15,6 +15,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Outcome, Positio
 use super::comment::Comment;
 use super::tree::{GameTree, MoveRecord, NodeId, null_move};
 use super::variant::{StartError, start_position};
+use super::writer::written_tag_len;
 
 /// Options of a [`PgnReader`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +30,10 @@ impl Default for ReadOptions {
         ReadOptions { keep_source: true }
     }
 }
+
+/// The longest tag line (in bytes, its newline included) the readers take, and the longest a game they
+/// read is written with.
+pub const TAG_LINE_BYTES: usize = 4096;
 
 /// Why one game could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -76,6 +81,18 @@ pub enum GameErrorKind {
     Unrecognized {
         /// The token as written (cut short when it is long).
         token: String,
+    },
+    /// A tag pair that would be written longer than [`TAG_LINE_BYTES`] (once its text is decoded, with
+    /// each byte that is not UTF-8 as U+FFFD, and escaped): written back, it would not read again.
+    #[error(
+        "the {name} tag takes {bytes} bytes as PGN, more than the {TAG_LINE_BYTES} a tag line may have; \
+         shorten its value"
+    )]
+    TagTooLong {
+        /// The tag's name.
+        name: String,
+        /// Its length as written.
+        bytes: usize,
     },
     /// The PGN syntax is broken (for example an unterminated tag or comment).
     #[error("PGN syntax: {0}")]
@@ -270,7 +287,7 @@ impl<R: Read> PgnReader<R> {
         let tracked = Tracked { inner: source, window: Arc::clone(&window), pos: 0 };
         // The parser reads through the paragraph joiner; `Tracked` below it records the raw bytes.
         let source = super::blank_lines::JoinParagraphs::new(tracked);
-        let reader = Reader::build(source).set_supported_tag_line_length(4096).finish();
+        let reader = Reader::build(source).set_supported_tag_line_length(TAG_LINE_BYTES).finish();
         PgnReader { reader, window, options, games: 0, done: false, prev_end: 0, failed: None }
     }
 
@@ -393,7 +410,7 @@ impl<R: Read> PgnReader<R> {
                             (line, Some(column))
                         }
                         FailAt::Tag(name) => {
-                            (tag_line(text, name).map_or(start_line, |l| start_line + l), None)
+                            (tag_line(text, &name).map_or(start_line, |l| start_line + l), None)
                         }
                     };
                     Err(GameError { game, line, column, kind: failure.kind, prefix: None })
@@ -443,7 +460,7 @@ enum FailAt {
     /// At the token the reader has just consumed.
     Token,
     /// At the header with this name.
-    Tag(&'static str),
+    Tag(String),
 }
 
 #[derive(Debug)]
@@ -587,15 +604,19 @@ impl Visitor for Builder {
     }
 
     fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        let too_long =
+            tags.iter().map(|(n, v)| (n, written_tag_len(n, v))).find(|&(_, b)| b > TAG_LINE_BYTES);
+        if let Some((name, bytes)) = too_long {
+            let kind = GameErrorKind::TagTooLong { name: name.clone(), bytes };
+            return ControlFlow::Break(Err(Failure { kind, at: FailAt::Tag(name.clone()) }));
+        }
         let find = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
         let start = match start_position(find("Variant"), find("FEN")) {
             Ok(start) => start,
             Err(e) => {
-                let at = FailAt::Tag(if matches!(e, StartError::UnsupportedVariant(_)) {
-                    "Variant"
-                } else {
-                    "FEN"
-                });
+                let at = FailAt::Tag(
+                    if matches!(e, StartError::UnsupportedVariant(_)) { "Variant" } else { "FEN" }.to_owned(),
+                );
                 return ControlFlow::Break(Err(Failure { kind: GameErrorKind::Start(e), at }));
             }
         };
@@ -876,5 +897,32 @@ mod tests {
         let tree = games[0].as_ref().expect("uci accepted");
         assert_eq!(tree.mainline().count(), 3);
         assert_eq!(tree.source(), Some(pgn));
+    }
+
+    // Found by fuzzing (fuzz/fuzz_targets/pgn.rs): bytes that are not UTF-8 in a tag value are read as
+    // U+FFFD, three bytes each, so a tag line under the reader's limit was written back over it, and the
+    // written game read as two.
+    #[test]
+    fn a_tag_too_long_to_write_back_is_an_error_and_one_that_fits_writes_back() {
+        let mut pgn = b"[Event \"e\"]\n[White \"".to_vec();
+        pgn.extend(std::iter::repeat_n(0xb4u8, 1400));
+        pgn.extend_from_slice(b"\"]\n\n1. e4 *\n\n[Event \"next\"]\n\n1. d4 *\n");
+        let games: Vec<_> = PgnReader::new(pgn.as_slice()).collect();
+        assert_eq!(games.len(), 2);
+        let e = games[0].as_ref().expect_err("written, the White tag would be 4,211 bytes");
+        assert_eq!(e.kind, GameErrorKind::TagTooLong { name: "White".into(), bytes: 4211 }, "{e}");
+        assert_eq!((e.game, e.line), (1, 2));
+        assert!(e.to_string().contains("shorten"), "{e}");
+        assert!(games[1].is_ok());
+        // The longest value that fits: its line is TAG_LINE_BYTES long as written, and reads back.
+        let room = TAG_LINE_BYTES - "[White \"\"]\n".len();
+        let value = "\u{e9}".repeat(room / 2) + &"x".repeat(room % 2);
+        let pgn = format!("[White \"{value}\"]\n\n1. e4 *\n");
+        let tree = read_all(&pgn).remove(0).expect("fits");
+        let written = super::super::writer::game_to_string(&tree, &Default::default());
+        assert_eq!(written.lines().next().map(|l| l.len() + 1), Some(TAG_LINE_BYTES));
+        let again = read_all(&written);
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].as_ref().map(|t| t.header("White") == Some(value.as_str())), Ok(true));
     }
 }

@@ -92,6 +92,18 @@ fn push_tag(text: &mut String, name: &str, value: &str) {
     text.push_str("\"]\n");
 }
 
+/// The bytes [`push_tag`] writes for one tag pair, its newline included (the reader refuses a tag that
+/// would be written longer than [`super::reader::TAG_LINE_BYTES`], so that what it reads writes back into
+/// text it reads again).
+pub(super) fn written_tag_len(name: &str, value: &str) -> usize {
+    let name_len = if name.is_empty() { 1 } else { name.chars().count() };
+    let value_len: usize = value
+        .chars()
+        .map(|c| usize::from(c == '"' || c == '\\') + if c.is_control() { 1 } else { c.len_utf8() })
+        .sum();
+    "[ \"\"]\n".len() + name_len + value_len
+}
+
 /// The game as PGN text (see [`write_game`]).
 pub fn game_to_string(tree: &GameTree, options: &WriteOptions) -> String {
     if options.use_source
@@ -368,5 +380,19 @@ mod tests {
         tree.append_comment(e4, Comment::new("x").expect("ok")).expect("node");
         assert!(source_with_additions(&tree).is_none());
         assert_eq!(game_to_string(&tree, &WriteOptions::default()), "[Event \"s\"]\n\n1. e4 {x} 1... e5 *\n");
+    }
+
+    #[test]
+    fn the_written_length_of_a_tag_is_what_is_written() {
+        for (name, value) in [
+            ("Event", "plain"),
+            ("", ""),
+            ("Wh\u{e9}te*", "a \"quoted\" \\ value\nwith a newline \u{fffd}\u{1} and \u{e9}"),
+            ("X", &"\u{fffd}".repeat(100)),
+        ] {
+            let mut text = String::new();
+            push_tag(&mut text, name, value);
+            assert_eq!(written_tag_len(name, value), text.len(), "{name:?} {value:?}");
+        }
     }
 }
