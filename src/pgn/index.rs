@@ -398,7 +398,7 @@ pub fn index_games<R: Read>(
     let window = Rc::new(RefCell::new(Window::default()));
     let tracked = Tracked { inner: source, window: Rc::clone(&window), pos: 0 };
     let mut reader = Reader::build(JoinParagraphs::new(tracked))
-        .set_supported_tag_line_length(super::reader::TAG_LINE_BYTES)
+        .set_supported_tag_line_length(super::tag_line::TAG_LINE_BYTES)
         .finish();
     let position = |reader: &mut Reader<JoinParagraphs<Tracked<R>>>| reader.stream_position().unwrap_or(0);
     // Newlines counted up to `counted` (a source offset still inside the window, or its base).

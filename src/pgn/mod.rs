@@ -33,6 +33,7 @@ pub mod index;
 mod movetext;
 pub mod reader;
 mod spans;
+pub mod tag_line;
 pub mod tree;
 pub mod variant;
 pub mod writer;

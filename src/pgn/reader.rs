@@ -13,9 +13,10 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Outcome, Position};
 
 use super::comment::Comment;
+pub use super::tag_line::TAG_LINE_BYTES;
+use super::tag_line::written_tag_len;
 use super::tree::{GameTree, MoveRecord, NodeId, null_move};
 use super::variant::{StartError, start_position};
-use super::writer::written_tag_len;
 
 /// Options of a [`PgnReader`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,10 +31,6 @@ impl Default for ReadOptions {
         ReadOptions { keep_source: true }
     }
 }
-
-/// The longest tag line (in bytes, its newline included) the readers take, and the longest a game they
-/// read is written with.
-pub const TAG_LINE_BYTES: usize = 4096;
 
 /// Why one game could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
