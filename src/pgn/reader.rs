@@ -13,8 +13,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Outcome, Position};
 
 use super::comment::Comment;
-pub use super::tag_line::TAG_LINE_BYTES;
-use super::tag_line::written_tag_len;
+use super::tag_line::{TAG_LINE_BYTES, written_tag_len};
 use super::tree::{GameTree, MoveRecord, NodeId, null_move};
 use super::variant::{StartError, start_position};
 
