@@ -73,9 +73,9 @@ pub enum ReadGameError {
 /// so that an index of a million games holds a few hundred blocks rather than a million small strings
 /// (the allocator can give a dropped index back whole).
 ///
-/// A pair is packed as `name NUL value NUL`, or, for the 30 most common names (Event, White, WhiteElo, ...), as one code character
-/// (U+0001 to U+001F, which a tag name never holds) and `value NUL`: the names are then a byte a game
-/// rather than about 130 (a database's games carry the same twenty names each).
+/// A pair is packed as `name NUL value NUL`, or, for the 30 most common names (Event, White, WhiteElo,
+/// ...), as one code character (U+0001 to U+001F, which a tag name never holds) and `value NUL`: the
+/// names are then a byte a game rather than about 130 (a database's games carry the same twenty names).
 #[derive(Clone)]
 pub struct Tags {
     /// The packed text, with other games' tags around this game's when shared.
