@@ -176,13 +176,13 @@ fn print_group(name: &str, g: &LabelMetrics) {
             );
         }
     }
-    if let Some(f1) = g.free_legal_f1() {
+    if g.free_measured() {
         println!(
-            "  free decoding: legal precision {:.3} recall {:.3} F1 {:.3}; best action legal {:.1}%; next state \
+            "  free decoding: legal precision {:.3} recall {:.3} F1 {}; best action legal {:.1}%; next state \
              correct {:.1}%; unusable outputs {}",
             g.free_legal_precision.mean,
             g.free_legal_recall.mean,
-            f1,
+            g.free_legal_f1().map_or_else(|| "-".to_owned(), |f1| format!("{f1:.3}")),
             100.0 * g.free_best_legal.mean,
             100.0 * g.free_next_state_correct.mean,
             g.free_failures

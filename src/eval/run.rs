@@ -80,10 +80,16 @@ impl LabelMetrics {
         self.scored.iter().find(|m| m.scoring == scoring)
     }
 
-    /// F1 of free decoding's legal-move precision and recall.
+    /// F1 of free decoding's legal-move precision and recall: 0 when the outputs named no legal move,
+    /// None when no output could be read.
     pub fn free_legal_f1(&self) -> Option<f64> {
         let (p, r) = (self.free_legal_precision.mean, self.free_legal_recall.mean);
-        (self.free_legal_precision.count > 0 && p + r > 0.0).then(|| 2.0 * p * r / (p + r))
+        (self.free_legal_precision.count > 0).then(|| if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 })
+    }
+
+    /// Whether free decoding was measured (some output was read, or some was unusable).
+    pub fn free_measured(&self) -> bool {
+        self.free_legal_precision.count > 0 || self.free_failures > 0
     }
 }
 
@@ -515,6 +521,24 @@ mod tests {
     use crate::datagen::record::{LabelGame, MoveLabel, Split};
     use crate::inference::material::MaterialEvaluator;
     use crate::mav::state::MavState;
+
+    #[test]
+    fn free_decoding_that_names_no_legal_move_is_reported_not_hidden() {
+        let mut m = LabelMetrics::default();
+        assert!(!m.free_measured() && m.free_legal_f1().is_none());
+        m.free_failures = 3;
+        assert!(
+            m.free_measured() && m.free_legal_f1().is_none(),
+            "only unusable outputs: no F1, but measured"
+        );
+        m.free_legal_precision.add(0.0);
+        m.free_legal_recall.add(0.0);
+        assert_eq!(m.free_legal_f1(), Some(0.0), "outputs read, none legal: F1 0");
+        m.free_legal_precision.add(1.0);
+        m.free_legal_recall.add(0.5);
+        let f1 = m.free_legal_f1().expect("measured");
+        assert!((f1 - 2.0 * 0.5 * 0.25 / 0.75).abs() < 1e-12, "{f1}");
+    }
 
     #[test]
     fn connect_four_labels_count_ties_and_kept_results() {
