@@ -365,7 +365,17 @@ def model_card(m: dict, info: dict, config: dict, log: list[dict], diffs: dict, 
     for split, s in info["data"].items():
         lines.append(f"- {split}: " + ", ".join(f"{k} {json.dumps(v) if isinstance(v, dict) else v}" for k, v in s.items()))
     warm = info.get("init_from")
-    if warm:
+    taught = (warm or {}).get("distilled_from")
+    if taught:
+        tt = taught.get("training") or {}
+        lines.append(
+            f"- Distilled: trained to compute what the package `{taught.get('name')}` computes ({taught.get('mlp')} MLP of "
+            f"{taught.get('d_ff')}, {taught.get('parameters'):,} parameters; itself trained {tt.get('steps')} steps on "
+            f"{tt.get('tokens')} tokens of `{tt.get('data')}` in {tt.get('wall_time_s')} s on {tt.get('device')}): the loss is the "
+            "KL divergence to its next-token distributions plus the blocks' MLP errors against its MLPs (mavtrain.distill); "
+            "the weights outside the MLPs started as its own. The compute below is the distillation's alone."
+        )
+    elif warm:
         wt = warm.get("training") or {}
         lines.append(
             f"- Fine-tuned: started from the package `{warm.get('name')}` (games {', '.join(warm.get('games') or [])}; "
@@ -391,8 +401,12 @@ def model_card(m: dict, info: dict, config: dict, log: list[dict], diffs: dict, 
         "",
         f"- Final logged training loss: {_fmt(trains[-1]['loss'] if trains else None)} (step {trains[-1]['step'] if trains else '-'})",
     ]
+    teacher_eval = next((e for e in log if any(k.startswith("teacher_val_") for k in e)), None)
     if last_eval:
         lines.append(f"- Validation (EMA weights, step {last_eval['step']}): " + ", ".join(f"{k} {_fmt(v)}" for k, v in last_eval.items() if k.startswith("val_")))
+    if teacher_eval:
+        lines.append("- The package distilled from, on the same validation batches: "
+                     + ", ".join(f"{k[len('teacher_'):]} {_fmt(v)}" for k, v in teacher_eval.items() if k.startswith("teacher_val_")))
     else:
         lines.append("- Validation: not logged (no val split)")
     lines += [

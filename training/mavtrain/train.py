@@ -35,6 +35,7 @@ from torch.nn.parallel import DistributedDataParallel
 from . import data as D
 from .models import FORMATS, ModelConfig, build_model, count_parameters
 from .tasks import TASKS
+from .distill import Distiller, DistillError, describe, load_teacher, student_init
 from .warmstart import WarmStartError, load_package_weights
 
 # --time-budget: the steps (counted from the start or resume) whose pace sets max_steps, and the share
@@ -67,6 +68,8 @@ TRAIN_DEFAULTS = {
     # this many tokens with its padding (so that one long trace pads its own chunk, not the whole batch, and
     # a batch of short examples stays one pass); the same step as one pass. null: one pass
     "chunk_tokens": None,
+    # with --distill-from only: the weight of the blocks' MLP errors next to the KL divergence (mavtrain.distill)
+    "distill_mlp_weight": 1.0,
 }
 ENCODER_KEYS = {"value_loss", "hl_gauss_sigma", "best_loss_weight"}
 
@@ -356,11 +359,17 @@ def train(
     init_from: str | None = None,
     device_batch: int | None = None,
     time_budget_s: float | None = None,
+    distill_from: str | None = None,
 ) -> dict:
     """Train (or resume) a run; returns the summary written to run_dir/summary.json.
 
     `init_from` (a model package folder) starts a new run from that package's weights (fine-tuning, see
     mavtrain.warmstart); a resumed run ignores it, its checkpoint holds the weights.
+
+    `distill_from` (a mav-lm package folder) trains the config's model to compute what that package
+    computes (mavtrain.distill): the weights they share start as the package's, the loss is the KL
+    divergence to its next-token distributions plus the blocks' MLP errors. A resumed distillation needs
+    the same package again (its weights are not in the checkpoint).
 
     Under `torchrun` (WORLD_SIZE > 1) the ranks train data parallel (see the module docstring); ranks
     other than 0 write nothing and return {}. `device_batch` caps the examples one forward pass holds
@@ -416,6 +425,16 @@ def train(
     model = build_model(fmt, mcfg)
     warm = None
     say = print if dist.main else (lambda *a, **k: None)
+    if init_from and distill_from:
+        raise ValueError("--init-from and --distill-from both start from a package; give one")
+    teacher = None
+    if distill_from:
+        teacher, teacher_meta = load_teacher(distill_from, fmt, mcfg)
+        if not resuming:
+            copied = student_init(model, teacher)
+            say(f"distilling from {distill_from} ({teacher_meta.get('name')}, {teacher.cfg.mlp} MLP of {teacher.cfg.d_ff}): "
+                f"{len(copied)} of {len(list(model.parameters()))} weights copied", flush=True)
+        warm = {"distilled_from": describe(distill_from, teacher_meta, teacher)}
     if init_from and not resuming:
         model.load_state_dict(load_package_weights(init_from, fmt, mcfg))
         with open(os.path.join(init_from, "mav.json"), encoding="utf-8") as f:
@@ -452,7 +471,10 @@ def train(
     if dist.main:
         if resuming and os.path.exists(info_path):
             with open(info_path, encoding="utf-8") as f:
-                warm = json.load(f).get("init_from")
+                before = json.load(f).get("init_from")
+            if teacher is None and before and "distilled_from" in before:
+                raise ValueError(f"{run_dir} is a distillation from {before['distilled_from']['package']}: resume it with --distill-from")
+            warm = before
         if dist.active:
             hosts = {v[1] for v in views}
             names = sorted({v[2] for v in views})
@@ -500,6 +522,14 @@ def train(
     if dist.active:
         net = DistributedDataParallel(model, device_ids=[dev.index] if dev.type == "cuda" else None, broadcast_buffers=False)
     accum = t["grad_accum"]
+    loss_fn = task.loss
+    if teacher is not None:
+        teacher = teacher.to(dev)
+        loss_fn = Distiller(task, model, teacher, t["distill_mlp_weight"]).loss
+        if dist.main and not resuming:
+            ev = {f"teacher_{k}": v for k, v in evaluate(task, teacher, t, dev).items()}
+            if ev:
+                log.write({"step": 0, **ev})
     model.train()
     win = {"t": time.perf_counter(), "examples": 0, "tokens": 0, "loss": 0.0, "steps": 0}
     budget = {"start": time.perf_counter(), "first": step + BUDGET_CALIBRATION[0], "last": step + BUDGET_CALIBRATION[1], "t": None}
@@ -516,7 +546,7 @@ def train(
             if not sharded:
                 batch = task.batch("train", idx, dev)
                 with autocast_ctx(dev, t["precision"]):
-                    loss, stats, counts = task.loss(model, batch)
+                    loss, stats, counts = loss_fn(model, batch)
                 (loss / accum).backward()
                 step_loss += float(stats["loss"]) / accum
                 win["examples"] += counts["examples"]
@@ -534,7 +564,7 @@ def train(
                 sync = contextlib.nullcontext() if last or not dist.active else net.no_sync()
                 with sync:
                     with autocast_ctx(dev, t["precision"]):
-                        loss, stats, counts = task.loss(net, batch, norm)
+                        loss, stats, counts = loss_fn(net, batch, norm)
                     (loss * (loss_scale(dist.world) / accum)).backward()
                 totals[0] += stats["loss"].detach().double() / accum
                 totals[1] += counts["examples"]
@@ -653,6 +683,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, help="override train.seed (another run of the same config)")
     ap.add_argument("--limit", type=int, help="use only the first N training records")
     ap.add_argument("--init-from", help="model package folder to start from (fine-tuning; its vocabulary may be extended by the data's)")
+    ap.add_argument("--distill-from", help="mav-lm package folder whose model the config's model learns to compute (mavtrain.distill: another block, the same function)")
     ap.add_argument("--time-budget", type=float, help="seconds: set max_steps after the first 60 steps so that the run ends within this wall-clock time")
     ap.add_argument("--device-batch", type=int, help="at most N examples per forward pass on a device (a rank's share runs in chunks; same result, less memory)")
     args = ap.parse_args(argv)
@@ -663,8 +694,8 @@ def main(argv=None) -> int:
         for key, val in (("precision", args.precision), ("max_steps", args.max_steps), ("batch_size", args.batch_size), ("seed", args.seed), ("limit_train_examples", args.limit)):
             if val is not None:
                 cfg["train"][key] = val
-        summary = train(cfg, args.data, args.run, args.device, init_from=args.init_from, device_batch=args.device_batch, time_budget_s=args.time_budget)
-    except (D.DataError, WarmStartError, ValueError, RuntimeError, OSError) as e:
+        summary = train(cfg, args.data, args.run, args.device, init_from=args.init_from, device_batch=args.device_batch, time_budget_s=args.time_budget, distill_from=args.distill_from)
+    except (D.DataError, WarmStartError, DistillError, ValueError, RuntimeError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     finally:
