@@ -404,11 +404,11 @@ def model_card(m: dict, info: dict, config: dict, log: list[dict], diffs: dict, 
     teacher_eval = next((e for e in log if any(k.startswith("teacher_val_") for k in e)), None)
     if last_eval:
         lines.append(f"- Validation (EMA weights, step {last_eval['step']}): " + ", ".join(f"{k} {_fmt(v)}" for k, v in last_eval.items() if k.startswith("val_")))
+    else:
+        lines.append("- Validation: not logged (no val split)")
     if teacher_eval:
         lines.append("- The package distilled from, on the same validation batches: "
                      + ", ".join(f"{k[len('teacher_'):]} {_fmt(v)}" for k, v in teacher_eval.items() if k.startswith("teacher_val_")))
-    else:
-        lines.append("- Validation: not logged (no val split)")
     lines += [
         "",
         "## Export check (ONNX Runtime CPU vs PyTorch, max abs logit difference)",

@@ -474,6 +474,8 @@ def train(
                 before = json.load(f).get("init_from")
             if teacher is None and before and "distilled_from" in before:
                 raise ValueError(f"{run_dir} is a distillation from {before['distilled_from']['package']}: resume it with --distill-from")
+            if teacher is not None and not (before and "distilled_from" in before):
+                raise ValueError(f"{run_dir} is not a distillation: resume it without --distill-from")
             warm = before
         if dist.active:
             hosts = {v[1] for v in views}

@@ -86,8 +86,14 @@ def test_distillation_learns_the_packages_function_and_records_it(gelu_package, 
         card = f.read()
     assert "Distilled: trained to compute what the package `toy-mav-lm` computes (gelu MLP of 64" in card, card
     assert "The package distilled from, on the same validation batches: val_loss" in card
+    assert "Validation (EMA weights, step 40)" in card and "not logged" not in card
     # a resume must be given the package again: its weights are not in the checkpoint
     with pytest.raises(ValueError, match="resume it with --distill-from"):
         train(copy.deepcopy({**config, "train": {**config["train"], "max_steps": 41}}), data_dir, run, device="cpu")
+    # and a run that was not one cannot be resumed as one
+    plain = str(tmp_path / "plain")
+    train(toy_config("mav-lm", max_steps=2), data_dir, plain, device="cpu")
+    with pytest.raises(ValueError, match="not a distillation"):
+        train(toy_config("mav-lm", max_steps=3), data_dir, plain, device="cpu", distill_from=gelu_package)
     with pytest.raises(ValueError, match="give one"):
         train(copy.deepcopy(config), data_dir, str(tmp_path / "both"), device="cpu", init_from=gelu_package, distill_from=gelu_package)
