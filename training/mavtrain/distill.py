@@ -40,16 +40,13 @@ class DistillError(Exception):
     """The package cannot teach this model (another format or shape, or its weights do not check)."""
 
 
-def package_mlp(package_dir: str, cfg: ModelConfig) -> tuple[str, int]:
+def package_mlp(package_dir: str, cfg: ModelConfig, vocab: int) -> tuple[str, int]:
     """The MLP kind ("gelu" or "swiglu") and width of the package's blocks, read from its graph: the
     matrices with one side `d_model` and the other neither `d_model`, the fused attention's `3 d_model`
-    nor the package's vocabulary, two per block (GELU) or three (SwiGLU)."""
+    nor the package's vocabulary `vocab`, two per block (GELU) or three (SwiGLU)."""
     path = os.path.join(package_dir, "model.onnx")
-    meta_path = os.path.join(package_dir, "mav.json")
-    if not os.path.exists(path) or not os.path.exists(meta_path):
-        raise DistillError(f"{package_dir} has no model.onnx and mav.json; --distill-from takes a model package folder")
-    with open(meta_path, encoding="utf-8") as f:
-        vocab = int(json.load(f).get("vocab_size", 0))
+    if not os.path.exists(path):
+        raise DistillError(f"{package_dir} has no model.onnx; --distill-from takes a model package folder")
     d = cfg.d_model
     widths = []
     for arr in _initializers(path).values():
@@ -72,7 +69,12 @@ def load_teacher(package_dir: str, fmt: str, cfg: ModelConfig) -> tuple[torch.nn
     `cfg` (same format, width, depth, heads and vocabulary; the MLP may differ)."""
     if fmt != "mav-lm":
         raise DistillError(f"distillation trains mav-lm models; the config trains {fmt!r}")
-    mlp, d_ff = package_mlp(package_dir, cfg)
+    try:
+        with open(os.path.join(package_dir, "mav.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise DistillError(f"{package_dir}/mav.json cannot be read ({e}); --distill-from takes a model package folder") from e
+    mlp, d_ff = package_mlp(package_dir, cfg, int(meta.get("vocab_size", 0)))
     tcfg = ModelConfig.from_dict({**cfg.to_dict(), "mlp": mlp, "d_ff": d_ff})
     try:
         weights = load_package_weights(package_dir, fmt, tcfg)
@@ -83,8 +85,6 @@ def load_teacher(package_dir: str, fmt: str, cfg: ModelConfig) -> tuple[torch.nn
     teacher.eval()
     for p in teacher.parameters():
         p.requires_grad_(False)
-    with open(os.path.join(package_dir, "mav.json"), encoding="utf-8") as f:
-        meta = json.load(f)
     if int(meta.get("vocab_size", 0)) != cfg.vocab_size:
         raise DistillError(
             f"{package_dir} has a vocabulary of {meta.get('vocab_size')} tokens, the data {cfg.vocab_size}: "
@@ -130,16 +130,6 @@ class MLPTaps:
 
         return hook
 
-    def remove(self) -> None:
-        for h in self.handles:
-            h.remove()
-
-
-def teacher_mlp(blk, h: torch.Tensor) -> torch.Tensor:
-    """What the teacher's block `blk` adds to the residual stream from the MLP input `h`."""
-    if blk.gate is not None:
-        return blk.fc2(F.silu(blk.gate(h)) * blk.fc1(h))
-    return blk.fc2(F.gelu(blk.fc1(h)))
 
 
 class Distiller:
@@ -168,7 +158,7 @@ class Distiller:
         mlp_terms = []
         for tblk, h, out in zip(self.teacher.blocks, self.taps.inputs, self.taps.outputs):
             with torch.no_grad():
-                target = teacher_mlp(tblk, h.detach()).float()
+                target = tblk.mlp(h.detach()).float()
                 scale = ((target**2) * real).sum().clamp_min(1e-12)
             mlp_terms.append((((out.float() - target) ** 2) * real).sum() / scale)
         mlp = torch.stack(mlp_terms).mean()

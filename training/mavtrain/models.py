@@ -147,12 +147,13 @@ class Block(nn.Module):
     def forward(self, x, rope=None, mask=None, causal=False, past_k=None, past_v=None):
         a, k, v = self.attn(self.norm1(x), rope, mask, causal, past_k, past_v)
         x = x + a
-        h = self.norm2(x)
+        return x + self.mlp(self.norm2(x)), k, v
+
+    def mlp(self, h: torch.Tensor) -> torch.Tensor:
+        """What the MLP adds to the residual stream from its (normalised) input `h`."""
         if self.gate is not None:
-            x = x + self.fc2(F.silu(self.gate(h)) * self.fc1(h))
-        else:
-            x = x + self.fc2(F.gelu(self.fc1(h)))
-        return x, k, v
+            return self.fc2(F.silu(self.gate(h)) * self.fc1(h))
+        return self.fc2(F.gelu(self.fc1(h)))
 
 
 def init_weights(module: nn.Module, num_layers: int) -> None:

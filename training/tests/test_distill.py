@@ -33,7 +33,7 @@ def test_the_package_block_is_read_from_its_graph(gelu_package, data_dir, tmp_pa
     with open(os.path.join(gelu_package, "mav.json")) as f:
         vocab = json.load(f)["vocab_size"]
     cfg = ModelConfig.from_dict({**TOY_MODEL, "vocab_size": vocab, "mlp": "swiglu"})
-    assert package_mlp(gelu_package, cfg) == ("gelu", TOY_MODEL["d_ff"])
+    assert package_mlp(gelu_package, cfg, vocab) == ("gelu", TOY_MODEL["d_ff"])
     # a swiglu package of another width is read as such
     run = str(tmp_path / "swiglu-run")
     config = swiglu_config(max_steps=2)
@@ -41,9 +41,11 @@ def test_the_package_block_is_read_from_its_graph(gelu_package, data_dir, tmp_pa
     train(config, data_dir, run, device="cpu")
     pkg = str(tmp_path / "swiglu-pkg")
     export(run, pkg)
-    assert package_mlp(pkg, cfg) == ("swiglu", 48)
+    assert package_mlp(pkg, cfg, vocab) == ("swiglu", 48)
     with pytest.raises(DistillError, match="no model.onnx"):
-        package_mlp(str(tmp_path), cfg)
+        package_mlp(str(tmp_path), cfg, vocab)
+    with pytest.raises(DistillError, match="mav.json cannot be read"):
+        load_teacher(str(tmp_path), "mav-lm", cfg)
 
 
 def test_the_student_starts_with_the_teachers_shared_weights(gelu_package):
