@@ -277,10 +277,12 @@ PY
 )
     out=".llama/models/$name"
     rm -rf "$out" && mkdir -p "$out"
-    # The package as a Hugging Face Llama folder (the step of `mavboard package export-hf`), then llama.cpp's
-    # own converter makes the GGUF (float32, so that the values match the package's ONNX graph).
+    # The package as a Hugging Face folder (the step of `mavboard package export-hf`: Llama, or GPT-NeoX for
+    # mavtrain's GELU block), then llama.cpp's own converter makes the GGUF (float32, so that the values match
+    # the package's ONNX graph), through training/hf/convert_gguf.py, which lets its GPT-NeoX class read the
+    # folder's SentencePiece vocabulary.
     .venv-import/bin/python training/mavtrain/hf_llama.py export "$pkg" "$out/hf"
-    PYTHONPATH=.llama/convert/gguf-py .venv-convert/bin/python .llama/convert/convert_hf_to_gguf.py "$out/hf" \
+    .venv-convert/bin/python training/hf/convert_gguf.py --llama-cpp .llama/convert "$out/hf" \
       --outfile "$out/model.gguf" --outtype f32 >"$out/convert.log" 2>&1 \
       || { log "llama.cpp's converter failed (log: $out/convert.log)"; exit 1; }
     log "serving $name on http://127.0.0.1:$port (OpenAI completions API); a package that uses it has in mav.json:"

@@ -6,7 +6,9 @@
 //! `tiny_llama-reference.{json,f32}` what transformers computes for mavboard's own MAV examples and traces.
 //! The imported package must give the same logits (≤ 1e-4) in a left-padded batch and step by step with
 //! its cache, analyse like any mav-lm package, and survive the way back to a Hugging Face folder and in
-//! again. These tests need the importer's Python packages (numpy, onnx: ./packaging/dev.sh import-deps); they
+//! again. `mav_tiny_neox-reference` is what transformers computes with the shipped `mav-tiny` exported as
+//! `GPTNeoXForCausalLM`; the shipped package and the one imported back from that folder must match it. These
+//! tests need the importer's Python packages (numpy, onnx: ./packaging/dev.sh import-deps); they
 //! skip without them except under MAVBOARD_REQUIRE_IMPORT=1 (set by dev.sh test and so by CI), where they
 //! fail.
 
@@ -89,7 +91,12 @@ struct Reference {
 }
 
 fn reference() -> Reference {
-    let base = fixtures().join("tiny_llama-reference");
+    reference_named("tiny_llama-reference")
+}
+
+/// The reference `tests/fixtures/hf/NAME.{json,f32}`.
+fn reference_named(name: &str) -> Reference {
+    let base = fixtures().join(name);
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(base.with_extension("json")).expect("json"))
             .expect("json");
@@ -183,8 +190,14 @@ fn a_transformers_llama_folder_imports_with_transformers_logits() {
     );
     assert!(worst <= TOLERANCE, "{worst}");
 
-    // Step by step with the cache: the first text's second half, one token at a time.
-    let mut dec = decoder(&pkg);
+    let worst_step = step_difference(&pkg, &r);
+    assert!(worst_step <= TOLERANCE, "cached steps differ by {worst_step}");
+}
+
+/// Step by step with the cache: the first text's second half, one token at a time; the largest
+/// difference from the reference.
+fn step_difference(package: &Path, r: &Reference) -> f64 {
+    let mut dec = decoder(package);
     let ids = &r.ids[0];
     let half = ids.len() / 2;
     let (mut cache, mut last) = dec.prefill(&[ids[..half].to_vec()]).expect("prefill");
@@ -195,7 +208,83 @@ fn a_transformers_llama_folder_imports_with_transformers_logits() {
         worst_step = worst_step.max(row_difference(&ours, &r.rows[i - 1], &row));
         last = dec.step(&mut cache, &[id]).expect("step");
     }
-    assert!(worst_step <= TOLERANCE, "cached steps differ by {worst_step}");
+    worst_step
+}
+
+/// The shipped `mav-tiny` (mavtrain's own GELU block) exports as an exact `GPTNeoXForCausalLM`:
+/// transformers' logits on that folder (`mav_tiny_neox-reference`, made with `make_fixture.py
+/// --from-folder` on the export) equal the shipped package's and those of the package imported back from
+/// the folder, cached steps included; and the imported package exports to the same folder again.
+#[test]
+fn the_shipped_gelu_mav_tiny_exports_as_gpt_neox_with_transformers_logits() {
+    let Some(_) = python() else { return };
+    let r = reference_named("mav_tiny_neox-reference");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/mav-tiny");
+    let (worst, rows) = batch_difference(&shipped, &r);
+    println!(
+        "shipped mav-tiny against transformers on its GPT-NeoX export: max |Δ logit| {worst:.2e} over {rows} positions"
+    );
+    assert!(
+        worst <= TOLERANCE,
+        "{worst}: a retrained mav-tiny needs its reference made again (tests/fixtures/hf/README.md)"
+    );
+    let dir = Scratch::new("neox");
+    let folder = dir.0.join("hf");
+    let export = |from: &Path, to: &Path| {
+        let (ok, out, err) = common::mavboard(&[
+            "package",
+            "export-hf",
+            from.to_str().expect("utf-8"),
+            "-o",
+            to.to_str().expect("utf-8"),
+        ]);
+        assert!(ok && out.contains("GPTNeoXForCausalLM"), "export-hf: {out} {err}");
+    };
+    export(&shipped, &folder);
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).expect("config"))
+            .expect("json");
+    assert_eq!(config["architectures"][0], "GPTNeoXForCausalLM");
+    // width 192 in 6 heads of 32 -> a zero-mean residual of 256 in 8 heads, two of them silent
+    assert_eq!(
+        (config["hidden_size"].as_u64(), config["num_attention_heads"].as_u64()),
+        (Some(256), Some(8))
+    );
+    assert_eq!(
+        (config["hidden_act"].as_str(), config["use_parallel_residual"].as_bool()),
+        (Some("gelu"), Some(false))
+    );
+
+    let pkg = dir.0.join("pkg");
+    let o = import(&folder, &pkg, &[]);
+    assert!(o.status.success(), "import hf failed: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("(GPTNeoXForCausalLM)"));
+    let m = ModelPackage::open(&pkg).expect("package").manifest;
+    let theirs = ModelPackage::open(&shipped).expect("shipped").manifest;
+    assert_eq!(
+        (m.name.as_str(), &m.games, m.internal_search),
+        ("mav-tiny", &theirs.games, theirs.internal_search)
+    );
+    assert_eq!((m.num_layers, m.num_heads, m.head_dim, m.d_model), (6, 8, 32, 256));
+    let (back, _) = batch_difference(&pkg, &r);
+    let step = step_difference(&pkg, &r);
+    println!("imported back from the folder: max |Δ logit| {back:.2e} in a batch, {step:.2e} step by step");
+    assert!(back <= TOLERANCE && step <= TOLERANCE, "imported back: batch {back}, cached steps {step}");
+
+    let again = dir.0.join("again");
+    export(&pkg, &again);
+    for file in ["config.json", "model.safetensors", "tokenizer.model"] {
+        let read = |d: &Path| std::fs::read(d.join(file)).expect("written");
+        assert!(read(&folder) == read(&again), "{file} differs after the way back");
+    }
+
+    // GPT-NeoX folders whose arithmetic the graph does not compute are refused by name.
+    let mut partial = config.clone();
+    partial["rope_parameters"]["partial_rotary_factor"] = 0.25.into();
+    std::fs::write(folder.join("config.json"), partial.to_string()).expect("write");
+    let o = import(&folder, &dir.0.join("partial"), &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && stderr.contains("rotary positions over 0.25 of each head"), "{stderr}");
 }
 
 #[test]
@@ -249,8 +338,8 @@ fn an_imported_package_analyses_and_goes_back_to_a_folder_and_in_again() {
         let read = |d: &Path| std::fs::read(d.join(file)).expect("written");
         assert!(read(&folder) == read(&twin), "{file} differs between the two exports");
     }
-    // A package whose graph is not a standard architecture is refused by name, and nothing is written.
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/mav-tiny");
+    // A package that is not a language model is refused by name, and nothing is written.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/mav-enc-tiny");
     let refused = dir.0.join("refused");
     let (ok, _, err) = common::mavboard(&[
         "package",
@@ -259,7 +348,7 @@ fn an_imported_package_analyses_and_goes_back_to_a_folder_and_in_again() {
         "-o",
         refused.to_str().expect("utf-8"),
     ]);
-    assert!(!ok && err.contains("swiglu"), "{err}");
+    assert!(!ok && err.contains("only mav-lm"), "{err}");
     assert!(!refused.exists());
     let config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).expect("config"))

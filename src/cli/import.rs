@@ -51,7 +51,7 @@ enum ImportCommand {
         #[arg(long)]
         python: Option<PathBuf>,
     },
-    /// A Hugging Face model folder (`LlamaForCausalLM` as transformers saves it: config.json,
+    /// A Hugging Face model folder (`LlamaForCausalLM` or `GPTNeoXForCausalLM` as transformers saves it: config.json,
     /// model.safetensors, tokenizer.json with mavboard's MAV vocabulary) → a `mav-lm` package; the way back
     /// is `mavboard package export-hf`. Needs numpy and onnx (./packaging/dev.sh import-deps).
     Hf {
@@ -145,9 +145,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 String::new()
             };
             println!(
-                "converted {} (LlamaForCausalLM): {} layers, width {}, {} heads{gqa}, vocabulary {}, {} parameters, \
+                "converted {} ({}): {} layers, width {}, {} heads{gqa}, vocabulary {}, {} parameters, \
                  games {}, {} buckets in {:.1} s",
                 options.folder.display(),
+                cfg.class_name(),
                 cfg.layers,
                 cfg.width,
                 cfg.heads,

@@ -30,12 +30,12 @@ enum What {
     /// name with `-int8`, no inspection graph), the tokenizer and the model card. Needs the importer's
     /// Python packages: ./packaging/dev.sh import-deps.
     Quantize(QuantizeArgs),
-    /// A Hugging Face model folder (`LlamaForCausalLM`: config.json, model.safetensors, tokenizer.json +
+    /// A Hugging Face model folder (config.json, model.safetensors, tokenizer.json +
     /// tokenizer_config.json, the vocabulary as a SentencePiece tokenizer.model for llama.cpp's converter,
-    /// a greedy generation config, the package's mav.json) that transformers and llama.cpp's converter
-    /// load; `mavboard import hf` reads it back. Only a mav-lm package whose graph is a standard
-    /// architecture exports (an imported one, or one trained with mavtrain's `"mlp": "swiglu"`). Needs the
-    /// importer's Python packages: ./packaging/dev.sh import-deps.
+    /// a greedy generation config, the package's mav.json) that transformers loads; `mavboard import hf`
+    /// reads it back. A model trained with mavtrain's `"mlp": "swiglu"` (or imported from a Llama folder)
+    /// is written as `LlamaForCausalLM`; one in mavtrain's GELU block (the shipped mav-tiny) as an exact
+    /// `GPTNeoXForCausalLM`. Needs the importer's Python packages: ./packaging/dev.sh import-deps.
     ExportHf(ExportHfArgs),
 }
 
@@ -89,8 +89,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         What::ExportHf(e) => {
             let c = mavboard::model::hf::export_hf(&e.package, &e.out, e.python.as_deref())?;
             println!(
-                "wrote {}: LlamaForCausalLM, {} layers, width {}, {} heads, MLP {}, vocabulary {}",
+                "wrote {}: {}, {} layers, width {}, {} heads, MLP {}, vocabulary {}",
                 e.out.display(),
+                c.architectures.join(", "),
                 c.num_hidden_layers,
                 c.hidden_size,
                 c.num_attention_heads,

@@ -1,4 +1,5 @@
-//! Hugging Face model folders (`LlamaForCausalLM`, as transformers saves it) both ways: importing one as a
+//! Hugging Face model folders (`LlamaForCausalLM` and `GPTNeoXForCausalLM`, as transformers saves them) both
+//! ways: importing one as a
 //! `mav-lm` package (a MAV model trained elsewhere in transformers, or one exported here), and writing a
 //! package whose graph is a standard architecture as one ([`export_hf`]; the same step as
 //! `python -m mavtrain.export_hf` in the training tree).
@@ -23,6 +24,25 @@ use crate::mav::vocab::value_token;
 
 /// The conversion script, written to a temporary file and run by Python.
 const SCRIPT: &str = include_str!("../../training/mavtrain/hf_llama.py");
+/// The module the script imports to write mavtrain's GELU block as GPT-NeoX, written beside it.
+const NEOX_MODULE: &str = include_str!("../../training/mavtrain/hf_neox.py");
+/// The module's file name (what the script imports).
+const NEOX_NAME: &str = "hf_neox.py";
+
+/// Runs the conversion script in `dir` with its module beside it; neither is left there.
+fn run_script(
+    dir: &Path,
+    args: &[std::ffi::OsString],
+    python: Option<&Path>,
+) -> Result<super::python_step::StepOutcome, (PathBuf, std::io::Error)> {
+    let module = dir.join(NEOX_NAME);
+    std::fs::write(&module, NEOX_MODULE).map_err(|e| (module.clone(), e))?;
+    let outcome = super::python_step::run(dir, "hf_llama.py", SCRIPT, args, python);
+    let removed = std::fs::remove_file(&module).map_err(|e| (module.clone(), e));
+    let outcome = outcome?;
+    removed?;
+    Ok(outcome)
+}
 
 /// What to import.
 #[derive(Debug, Clone)]
@@ -50,6 +70,9 @@ pub struct HfImportOptions {
 /// The architecture the script found (its report).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct HfConfig {
+    /// The architecture: `llama` (`LlamaForCausalLM`) or `gpt_neox` (`GPTNeoXForCausalLM`).
+    #[serde(default = "llama")]
+    pub family: String,
     /// Decoder layers.
     pub layers: usize,
     /// Query heads.
@@ -72,6 +95,17 @@ pub struct HfConfig {
     pub dropped_rows: usize,
     /// Whether the output head is the embedding.
     pub tie_embeddings: bool,
+}
+
+fn llama() -> String {
+    "llama".into()
+}
+
+impl HfConfig {
+    /// The transformers class of the architecture.
+    pub fn class_name(&self) -> &'static str {
+        if self.family == "gpt_neox" { "GPTNeoXForCausalLM" } else { "LlamaForCausalLM" }
+    }
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
@@ -117,6 +151,9 @@ pub fn import_hf(options: &HfImportOptions) -> Result<(HfConfig, Manifest), Impo
 /// What [`export_hf`] wrote: the folder's config.json (the fields a summary names).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct HfExport {
+    /// `architectures`: the transformers class written (`LlamaForCausalLM` or `GPTNeoXForCausalLM`).
+    #[serde(default)]
+    pub architectures: Vec<String>,
     /// `num_hidden_layers`.
     pub num_hidden_layers: usize,
     /// `hidden_size`.
@@ -129,12 +166,13 @@ pub struct HfExport {
     pub vocab_size: usize,
 }
 
-/// Writes the `mav-lm` package at `package` as a Hugging Face `LlamaForCausalLM` folder at `out` (which
-/// must not exist or be empty): config.json, model.safetensors, the tokenizer (tokenizer.json +
-/// tokenizer_config.json, and as a SentencePiece tokenizer.model for llama.cpp's converter), a greedy
-/// generation config and the package's mav.json. Only a graph written as
-/// the standard architecture exports (an imported folder's, or a model trained with mavtrain's swiglu
-/// block); the shipped GELU block is refused by name. `python`: the interpreter (default:
+/// Writes the `mav-lm` package at `package` as a Hugging Face folder at `out` (which must not exist or be
+/// empty): config.json, model.safetensors, the tokenizer (tokenizer.json + tokenizer_config.json, and as a
+/// SentencePiece tokenizer.model for llama.cpp's converter), a greedy generation config and the package's
+/// mav.json. A graph in a standard architecture (an imported folder's, or a model trained with mavtrain's
+/// swiglu block) goes back to it (`LlamaForCausalLM`, `GPTNeoXForCausalLM`); one in mavtrain's own GELU
+/// block (the shipped `mav-tiny`) becomes an exact `GPTNeoXForCausalLM` (`training/mavtrain/hf_neox.py`).
+/// Any other graph is refused by name. `python`: the interpreter (default:
 /// [`super::python_step::find_python`]).
 pub fn export_hf(package: &Path, out: &Path, python: Option<&Path>) -> Result<HfExport, ImportError> {
     if out.exists() && std::fs::read_dir(out).map_err(io(out))?.next().is_some() {
@@ -143,7 +181,7 @@ pub fn export_hf(package: &Path, out: &Path, python: Option<&Path>) -> Result<Hf
     let scratch = std::env::temp_dir().join(format!("mavboard-export-hf-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(io(&scratch))?;
     let args: Vec<std::ffi::OsString> = vec!["export".into(), package.into(), out.into()];
-    let outcome = super::python_step::run(&scratch, "hf_llama.py", SCRIPT, &args, python);
+    let outcome = run_script(&scratch, &args, python);
     let _ = std::fs::remove_dir_all(&scratch);
     step_report(outcome, package)
 }
@@ -180,7 +218,7 @@ fn convert_into(
         "--vocab".into(),
         tokenizer.vocab_size().to_string().into(),
     ];
-    let outcome = super::python_step::run(dir, "hf_llama.py", SCRIPT, &args, options.python.as_deref());
+    let outcome = run_script(dir, &args, options.python.as_deref());
     let cfg: HfConfig = step_report(outcome, folder)?;
     let manifest = manifest_for(&cfg, options, tokenizer, theirs)?;
     let tok = dir.join("tokenizer.json");
@@ -236,7 +274,7 @@ fn manifest_for(
     let source = ModelSource {
         origin: theirs
             .and_then(|m| m.source.as_ref().map(|s| s.origin.clone()))
-            .unwrap_or_else(|| "a Hugging Face transformers model folder (LlamaForCausalLM)".into()),
+            .unwrap_or_else(|| format!("a Hugging Face transformers model folder ({})", cfg.class_name())),
         url: theirs.and_then(|m| m.source.as_ref().map(|s| s.url.clone())).unwrap_or_default(),
         checkpoint: folder_name.unwrap_or_default(),
         step: theirs.and_then(|m| m.source.as_ref().and_then(|s| s.step)),
@@ -294,14 +332,20 @@ fn model_card(m: &Manifest, cfg: &HfConfig, folder: &Path) -> String {
     } else {
         String::new()
     };
+    let (mlp, block) = if cfg.family == "gpt_neox" {
+        ("GELU", "LayerNorm, rotary positions, a fused query/key/value projection, biases")
+    } else {
+        ("gated SiLU", "RMSNorm, rotary positions, bias-free projections")
+    };
     format!(
         "# {name}\n\nA `mav-lm` package imported by `mavboard import hf` from the Hugging Face folder `{folder}` \
-         (`LlamaForCausalLM`).\n\n## Model\n\n- Layers {layers}, heads {heads}, head_dim {hd}, width {width}, MLP \
-         {ff} (gated SiLU), context {ctx}, vocabulary {vocab}, {params} parameters, embeddings {tie}\n- Games: \
+         (`{class}`).\n\n## Model\n\n- Layers {layers}, heads {heads}, head_dim {hd}, width {width}, MLP \
+         {ff} ({mlp}), context {ctx}, vocabulary {vocab}, {params} parameters, embeddings {tie}\n- Games: \
          {games}; value buckets {k}; internal search traces: {search}\n\nThe graph computes the folder's \
-         weights as transformers' `LlamaForCausalLM` does (RMSNorm, rotary positions, bias-free projections), \
+         weights as transformers' `{class}` does ({block}), \
          with mavboard's decoder-with-past inputs.{gqa}{dropped} `python -m mavtrain.export_hf --package DIR \
          -o OUT` writes it back as a folder.\n",
+        class = cfg.class_name(),
         name = m.name,
         folder = folder.display(),
         layers = cfg.layers,
@@ -359,6 +403,7 @@ mod tests {
 
     fn cfg() -> HfConfig {
         HfConfig {
+            family: "llama".into(),
             layers: 2,
             heads: 4,
             kv_heads: 2,

@@ -7,7 +7,10 @@ server's greedy continuation and log-probabilities are compared with the package
 
 LLAMA_CPP_DIR is a llama.cpp source tree with `build/bin/llama-server` built (for instance the
 `vendor/llama.cpp` of the llama-cpp-python sdist from PyPI, built with CMake from PyPI:
-`cmake -S . -B build -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF && cmake --build build --target llama-server`).
+`cmake -S . -B build -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF && cmake --build build --target llama-server`),
+or the converter's folder dev.sh keeps (.llama/convert) with `--server .llama/bin/llama-server`. The
+converter runs through `convert_gguf.py` (beside this file), which converts Llama folders as the converter
+does alone and lets it read the GPT-NeoX folders mavtrain's GELU block exports as.
 Needs numpy, onnx and onnxruntime (.venv-import) and, for the converter, torch, transformers and
 sentencepiece (training/.venv with `pip install transformers sentencepiece`): PYTHON names the interpreter
 that runs the converter (default: this one).
@@ -78,6 +81,7 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=10, help="log-probabilities compared per generated token")
     ap.add_argument("--tolerance", type=float, default=1e-4)
     ap.add_argument("--port", type=int, default=8766)
+    ap.add_argument("--server", help="llama.cpp's server (default: LLAMA_CPP_DIR/build/bin/llama-server)")
     ap.add_argument("--gguf-out", help="keep the converter's GGUF here (tests/fixtures/hf/tiny_llama.gguf is made so)")
     a = ap.parse_args()
     with open(REFERENCE) as f:
@@ -90,9 +94,10 @@ def main() -> int:
         package_to_folder(a.package, folder)
         python = os.environ.get("PYTHON", sys.executable)
         env = dict(os.environ, PYTHONPATH=os.path.join(a.llama_cpp, "gguf-py"))
-        subprocess.run([python, os.path.join(a.llama_cpp, "convert_hf_to_gguf.py"), folder, "--outfile", gguf,
-                        "--outtype", "f32"], check=True, env=env, capture_output=True)
-        server = subprocess.Popen([os.path.join(a.llama_cpp, "build", "bin", "llama-server"), "-m", gguf, "--port",
+        subprocess.run([python, os.path.join(HERE, "convert_gguf.py"), "--llama-cpp", a.llama_cpp, folder,
+                        "--outfile", gguf, "--outtype", "f32"], check=True, env=env, capture_output=True)
+        binary = a.server or os.path.join(a.llama_cpp, "build", "bin", "llama-server")
+        server = subprocess.Popen([binary, "-m", gguf, "--port",
                                    str(a.port), "-c", str(mav["context_length"]), "-t", "1", "-fa", "off",
                                    "--cache-type-k", "f32", "--cache-type-v", "f32"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

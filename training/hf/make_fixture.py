@@ -14,6 +14,10 @@ position: the logits of the value tokens `<ctrl0>`..`<ctrl{K-1}>`, the logit of 
 (the end token after the last), the log-sum-exp of every logit, and the most likely id. PREFIX.json holds the
 texts, their ids and the row layout; PREFIX.f32 the rows (little-endian float32).
 
+With `--from-folder DIR` no model is built: the reference is what transformers computes with the model
+saved in DIR (any causal LM it loads, e.g. a folder `mavboard package export-hf` wrote), and `--out` is not
+written.
+
 Needs torch and transformers (training/.venv with `pip install transformers`); run from anywhere, nothing
 of it is imported by mavboard.
 """
@@ -26,14 +30,15 @@ import os
 
 import numpy as np
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+from transformers import AutoModelForCausalLM, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tokenizer", required=True)
     ap.add_argument("--examples", required=True)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", help="the folder to write the built model to (not with --from-folder)")
+    ap.add_argument("--from-folder", help="compute the reference with the model saved in this folder instead")
     ap.add_argument("--reference", required=True, help="the reference files' prefix (PREFIX.json, PREFIX.f32)")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--layers", type=int, default=2)
@@ -52,6 +57,18 @@ def main() -> None:
         vocab = json.load(f)["model"]["vocab"]
     tok = PreTrainedTokenizerFast(tokenizer_file=a.tokenizer, pad_token="<pad>", eos_token="<eos>",
                                   unk_token="<unk>", sep_token="<sep>")
+    if a.from_folder:
+        model = AutoModelForCausalLM.from_pretrained(a.from_folder, dtype=torch.float32).eval()
+        source = a.from_folder
+    elif a.out:
+        model, source = build(a, vocab, tok), a.out
+    else:
+        raise SystemExit("give --out (build a model) or --from-folder (use a saved one)")
+    reference(a, model, source, vocab, tok)
+
+
+def build(a, vocab: dict, tok):
+    """The random Llama fixture, saved to `a.out` with the tokenizer."""
     torch.manual_seed(a.seed)
     config = LlamaConfig(
         vocab_size=len(vocab), hidden_size=a.width, intermediate_size=a.ff, num_hidden_layers=a.layers,
@@ -66,7 +83,11 @@ def main() -> None:
                 p.uniform_(0.5, 1.5)
     model.save_pretrained(a.out, safe_serialization=True)
     tok.save_pretrained(a.out)
+    return model
 
+
+def reference(a, model, source: str, vocab: dict, tok) -> None:
+    """The reference rows of the examples that fit, written to PREFIX.json and PREFIX.f32."""
     value_ids = [vocab[f"<ctrl{i}>"] for i in range(a.buckets)]
     texts, ids, traces = [], [], 0
     with open(a.examples) as f:
@@ -92,7 +113,7 @@ def main() -> None:
                              float(int(row.argmax()))])
     meta = {
         "made_with": f"transformers {__import__('transformers').__version__}, torch {torch.__version__}",
-        "model": os.path.basename(os.path.normpath(a.out)), "seed": a.seed,
+        "model": os.path.basename(os.path.normpath(source)), "seed": a.seed,
         "row": f"{a.buckets} value-token logits, the next token's logit, log-sum-exp, argmax id",
         "value_token_ids": value_ids, "texts": texts, "ids": ids,
     }
@@ -100,7 +121,7 @@ def main() -> None:
         json.dump(meta, f, indent=1)
         f.write("\n")
     np.asarray(rows, dtype="<f4").tofile(a.reference + ".f32")
-    print(f"{len(texts)} texts, {len(rows)} rows; model {a.out}")
+    print(f"{len(texts)} texts, {len(rows)} rows; model {source}")
 
 
 if __name__ == "__main__":

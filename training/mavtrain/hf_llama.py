@@ -140,9 +140,11 @@ def read_config(folder: str) -> dict:
     with open(path) as f:
         c = json.load(f)
     archs = c.get("architectures") or []
+    if c.get("model_type") == "gpt_neox" and (not archs or "GPTNeoXForCausalLM" in archs):
+        return read_neox_config(c)
     if c.get("model_type", "llama") != "llama" or (archs and "LlamaForCausalLM" not in archs):
         raise ConvertError(f"config.json says model_type {c.get('model_type')!r} ({', '.join(archs) or 'no architecture'}); "
-                           "mav-lm imports LlamaForCausalLM models")
+                           "mav-lm imports LlamaForCausalLM and GPTNeoXForCausalLM models")
     heads = int(c["num_attention_heads"])
     width = int(c["hidden_size"])
     head_dim = int(c.get("head_dim") or width // heads)
@@ -187,6 +189,96 @@ def _layer_names(i: int) -> dict[str, str]:
         "o": p + "self_attn.o_proj.weight", "norm2": p + "post_attention_layernorm.weight",
         "gate": p + "mlp.gate_proj.weight", "up": p + "mlp.up_proj.weight", "down": p + "mlp.down_proj.weight",
     }
+
+
+# GPT-NeoX's activations by config name: the exact GELU, and the tanh approximation under its three names
+NEOX_ACTS = {"gelu": "erf", "gelu_new": "tanh", "gelu_pytorch_tanh": "tanh", "gelu_fast": "tanh"}
+
+
+def read_neox_config(c: dict) -> dict:
+    """The architecture of a `GPTNeoXForCausalLM` config.json, checked (LayerNorm with biases, a fused
+    query/key/value projection laid out head by head, rotary positions over the whole head, a GELU MLP)."""
+    heads, width = int(c["num_attention_heads"]), int(c["hidden_size"])
+    if width % heads:
+        raise ConvertError(f"hidden_size {width} does not divide into {heads} heads")
+    rope = c.get("rope_parameters") or {}
+    scaling = c.get("rope_scaling") or {}
+    for kind in (rope.get("rope_type", "default"), scaling.get("rope_type", scaling.get("type", "default"))):
+        if kind != "default":
+            raise ConvertError(f"rotary scaling {kind!r}: mav-lm computes plain rotary positions only")
+    partial = float(rope.get("partial_rotary_factor", c.get("rotary_pct", 1.0)))
+    if partial != 1.0:
+        raise ConvertError(f"rotary positions over {partial:g} of each head (partial_rotary_factor / rotary_pct): "
+                           "mav-lm's graph rotates whole heads")
+    act = c.get("hidden_act", "gelu")
+    if act not in NEOX_ACTS:
+        raise ConvertError(f"hidden_act {act!r}: mav-lm's GPT-NeoX graph computes {', '.join(NEOX_ACTS)}")
+    return {
+        "family": "gpt_neox",
+        "layers": int(c["num_hidden_layers"]),
+        "heads": heads,
+        "kv_heads": heads,
+        "head_dim": width // heads,
+        "width": width,
+        "intermediate": int(c["intermediate_size"]),
+        "vocab": int(c["vocab_size"]),
+        "context": int(c.get("max_position_embeddings") or 2048),
+        "rope_theta": float(rope.get("rope_theta", c.get("rotary_emb_base", c.get("rope_theta", 10000.0)))),
+        "layer_norm_eps": float(c.get("layer_norm_eps", 1e-5)),
+        "parallel_residual": bool(c.get("use_parallel_residual", True)),
+        "attention_bias": bool(c.get("attention_bias", True)),
+        "activation": act,
+        "tie_embeddings": bool(c.get("tie_word_embeddings", False)),
+        "bos_token_id": c.get("bos_token_id"),
+        "eos_token_id": c.get("eos_token_id"),
+        "pad_token_id": c.get("pad_token_id"),
+    }
+
+
+def _neox_layer_names(i: int, bias: bool) -> dict[str, str]:
+    p = f"gpt_neox.layers.{i}."
+    names = {"norm1": p + "input_layernorm.weight", "norm1_b": p + "input_layernorm.bias",
+             "norm2": p + "post_attention_layernorm.weight", "norm2_b": p + "post_attention_layernorm.bias",
+             "qkv": p + "attention.query_key_value.weight", "o": p + "attention.dense.weight",
+             "up": p + "mlp.dense_h_to_4h.weight", "up_b": p + "mlp.dense_h_to_4h.bias",
+             "down": p + "mlp.dense_4h_to_h.weight", "down_b": p + "mlp.dense_4h_to_h.bias"}
+    if bias:
+        names.update(qkv_b=p + "attention.query_key_value.bias", o_b=p + "attention.dense.bias")
+    return names
+
+
+def neox_head_name(w: dict, tie: bool) -> str:
+    """The output head's tensor: `embed_out.weight` (transformers 4's name, which vLLM reads), or
+    `lm_head.weight`, or the embedding when tied."""
+    if tie:
+        return "gpt_neox.embed_in.weight"
+    for name in ("embed_out.weight", "lm_head.weight"):
+        if name in w:
+            return name
+    raise ConvertError("the weights have no output head (embed_out.weight or lm_head.weight) and "
+                       "tie_word_embeddings is false")
+
+
+def checked_neox_weights(w: dict[str, np.ndarray], cfg: dict) -> dict[str, np.ndarray]:
+    """The GPT-NeoX weights the graph reads, shapes checked."""
+    d, v, ff = cfg["width"], cfg["vocab"], cfg["intermediate"]
+
+    def take(name: str, shape: tuple) -> np.ndarray:
+        if name not in w:
+            raise ConvertError(f"the weights have no tensor {name}")
+        if tuple(w[name].shape) != shape:
+            raise ConvertError(f"tensor {name} has shape {list(w[name].shape)}, the config says {list(shape)}")
+        return w[name]
+
+    out = {n: take(n, (v, d)) for n in {"gpt_neox.embed_in.weight", neox_head_name(w, cfg["tie_embeddings"])}}
+    for n in ("gpt_neox.final_layer_norm.weight", "gpt_neox.final_layer_norm.bias"):
+        out[n] = take(n, (d,))
+    shapes = {"norm1": (d,), "norm1_b": (d,), "norm2": (d,), "norm2_b": (d,), "qkv": (3 * d, d), "qkv_b": (3 * d,),
+              "o": (d, d), "o_b": (d,), "up": (ff, d), "up_b": (ff,), "down": (d, ff), "down_b": (d,)}
+    for i in range(cfg["layers"]):
+        for key, name in _neox_layer_names(i, cfg["attention_bias"]).items():
+            out[name] = take(name, shapes[key])
+    return out
 
 
 def checked_weights(w: dict[str, np.ndarray], cfg: dict) -> dict[str, np.ndarray]:
@@ -270,14 +362,16 @@ def build_graph(weights: dict[str, np.ndarray], cfg: dict):
     for name, a in weights.items():
         g.const(name, a.astype(np.float32))
     inputs, outputs = io_names(layers)
-    eps = g.const("rms_norm_eps", np.array(cfg["rms_norm_eps"], dtype=np.float32))
-    two = g.const("two", np.array(2.0, dtype=np.float32))
+    neox = cfg["family"] == "gpt_neox"
+    eps = None if neox else g.const("rms_norm_eps", np.array(cfg["rms_norm_eps"], dtype=np.float32))
+    two = None if neox else g.const("two", np.array(2.0, dtype=np.float32))
     inv_freq = 1.0 / (cfg["rope_theta"] ** (np.arange(0, hd, 2, dtype=np.int64).astype(np.float32) / hd))
     g.const("rope.inv_freq", inv_freq.astype(np.float32))
     g.const("scale", np.array(1.0 / math.sqrt(hd), dtype=np.float32))
     g.const("zero_f", np.array(0.0, dtype=np.float32))
     g.const("mask_value", np.array(MASK_VALUE, dtype=np.float32))
-    g.const("heads_shape", np.array([0, 0, h, hd], dtype=np.int64))
+    if not neox:
+        g.const("heads_shape", np.array([0, 0, h, hd], dtype=np.int64))
     g.const("width_shape", np.array([0, 0, h * hd], dtype=np.int64))
     g.const("axis0", np.array([0], dtype=np.int64))
     g.const("axis1", np.array([1], dtype=np.int64))
@@ -319,8 +413,11 @@ def build_graph(weights: dict[str, np.ndarray], cfg: dict):
     def heads(x: str) -> str:  # [B, S, H*hd] -> [B, H, S, hd]
         return g.op("Transpose", g.op("Reshape", x, "heads_shape"), perm=[0, 2, 1, 3])
 
-    x = g.op("Gather", "model.embed_tokens.weight", "input_ids", axis=0)
-    for i in range(layers):
+    if neox:
+        x = neox_layers(g, cfg, mask, rotate)
+    else:
+        x = g.op("Gather", "model.embed_tokens.weight", "input_ids", axis=0)
+    for i in range(0 if neox else layers):
         n = _layer_names(i)
         a = rms(x, n["norm1"])
         q = rotate(heads(g.op("MatMul", a, weight_t(n["q"]))))
@@ -337,8 +434,13 @@ def build_graph(weights: dict[str, np.ndarray], cfg: dict):
         up = g.op("MatMul", m, weight_t(n["up"]))
         act = g.op("Mul", g.op("Mul", gate, g.op("Sigmoid", gate)), up)
         x = g.op("Add", x, g.op("MatMul", act, weight_t(n["down"])))
-    head = "model.embed_tokens.weight" if cfg["tie_embeddings"] else "lm_head.weight"
-    g.op_to("MatMul", "logits", rms(x, "model.norm.weight"), weight_t(head))
+    if neox:
+        final = g.op("LayerNormalization", x, "gpt_neox.final_layer_norm.weight", "gpt_neox.final_layer_norm.bias",
+                     axis=-1, epsilon=cfg["layer_norm_eps"])
+        g.op_to("MatMul", "logits", final, weight_t(cfg["head"]))
+    else:
+        head = "model.embed_tokens.weight" if cfg["tie_embeddings"] else "lm_head.weight"
+        g.op_to("MatMul", "logits", rms(x, "model.norm.weight"), weight_t(head))
 
     b, s, p, t = "batch", "seq", "past", "total"
     ins = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [b, s]),
@@ -347,17 +449,73 @@ def build_graph(weights: dict[str, np.ndarray], cfg: dict):
     ins += [helper.make_tensor_value_info(nm, TensorProto.FLOAT, [b, h, p, hd]) for nm in inputs[3:]]
     outs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [b, s, v])]
     outs += [helper.make_tensor_value_info(nm, TensorProto.FLOAT, [b, h, t, hd]) for nm in outputs[1:]]
-    graph = helper.make_graph(g.nodes, "mav_lm_llama", ins, outs, initializer=g.inits)
+    graph = helper.make_graph(g.nodes, "mav_lm_gpt_neox" if neox else "mav_lm_llama", ins, outs, initializer=g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="mavboard")
     model.ir_version = 8
-    arch = {k: cfg[k] for k in ("family", "layers", "heads", "kv_heads", "head_dim", "width", "intermediate",
-                                "vocab", "context", "rope_theta", "rms_norm_eps", "tie_embeddings")}
+    keys = ("family", "layers", "heads", "kv_heads", "head_dim", "width", "intermediate", "vocab", "context",
+            "rope_theta", "tie_embeddings")
+    keys += NEOX_ARCH_KEYS if neox else ("rms_norm_eps",)
+    arch = {k: cfg[k] for k in keys}
     helper.set_model_props(model, {ARCH_KEY: json.dumps(arch)})
     if sum(a.nbytes for a in weights.values()) < 1_900_000_000:
         # the checker refuses an in-memory model past protobuf's 2 GB; larger ones are saved with external
         # data (save_graph) and checked by ONNX Runtime when mavboard opens them
         onnx.checker.check_model(model)
     return model
+
+
+NEOX_ARCH_KEYS = ("layer_norm_eps", "parallel_residual", "attention_bias", "activation", "head")
+
+
+def neox_layers(g: _Graph, cfg: dict, mask: str, rotate) -> str:
+    """GPT-NeoX's embedding and blocks (LayerNorm, the fused query/key/value projection laid out head by
+    head, biases, GELU, sequential or parallel residuals) on the graph's shared constants; the residual
+    stream after the last block."""
+    h, hd = cfg["heads"], cfg["head_dim"]
+    g.const("neox.qkv_shape", np.array([0, 0, h, 3 * hd], dtype=np.int64))
+    g.const("neox.thirds", np.array([hd, hd, hd], dtype=np.int64))
+    half, one = g.const("neox.half", np.array(0.5, dtype=np.float32)), g.const("neox.one", np.array(1.0, dtype=np.float32))
+    exact = NEOX_ACTS[cfg["activation"]] == "erf"
+    if exact:
+        inv_sqrt2 = g.const("neox.inv_sqrt2", np.array(1.0 / math.sqrt(2.0), dtype=np.float32))
+    else:
+        tanh_scale = g.const("neox.tanh_scale", np.array(math.sqrt(2.0 / math.pi), dtype=np.float32))
+        cubic = g.const("neox.cubic", np.array(0.044715, dtype=np.float32))
+        three = g.const("neox.three", np.array(3.0, dtype=np.float32))
+
+    def linear(x: str, w: str, b: str | None) -> str:
+        y = g.op("MatMul", x, g.op("Transpose", w, perm=[1, 0]))
+        return g.op("Add", y, b) if b else y
+
+    def norm(x: str, w: str, b: str) -> str:
+        return g.op("LayerNormalization", x, w, b, axis=-1, epsilon=cfg["layer_norm_eps"])
+
+    def gelu(x: str) -> str:
+        if exact:
+            inner = g.op("Erf", g.op("Mul", x, inv_sqrt2))
+        else:
+            poly = g.op("Add", x, g.op("Mul", cubic, g.op("Pow", x, three)))
+            inner = g.op("Tanh", g.op("Mul", tanh_scale, poly))
+        return g.op("Mul", g.op("Mul", half, x), g.op("Add", one, inner))
+
+    x = g.op("Gather", "gpt_neox.embed_in.weight", "input_ids", axis=0)
+    for i in range(cfg["layers"]):
+        n = _neox_layer_names(i, cfg["attention_bias"])
+        qkv = linear(norm(x, n["norm1"], n["norm1_b"]), n["qkv"], n.get("qkv_b"))
+        qkv = g.op("Transpose", g.op("Reshape", qkv, "neox.qkv_shape"), perm=[0, 2, 1, 3])  # [B, H, S, 3 hd]
+        g.n += 1
+        q, k, val = (f"split_{g.n}_{c}" for c in "qkv")
+        g.nodes.append(g.helper.make_node("Split", [qkv, "neox.thirds"], [q, k, val], name=f"Split_{g.n}", axis=-1))
+        q, k = rotate(q), rotate(k)
+        k_all = g.op_to("Concat", f"present.{i}.key", f"past_key_values.{i}.key", k, axis=2)
+        v_all = g.op_to("Concat", f"present.{i}.value", f"past_key_values.{i}.value", val, axis=2)
+        scores = g.op("Add", g.op("Mul", g.op("MatMul", q, g.op("Transpose", k_all, perm=[0, 1, 3, 2])), "scale"), mask)
+        att = g.op("MatMul", g.op("Softmax", scores, axis=-1), v_all)
+        att = linear(g.op("Reshape", g.op("Transpose", att, perm=[0, 2, 1, 3]), "width_shape"), n["o"], n.get("o_b"))
+        mlp_in = x if cfg["parallel_residual"] else g.op("Add", x, att)
+        mlp = linear(gelu(linear(norm(mlp_in, n["norm2"], n["norm2_b"]), n["up"], n["up_b"])), n["down"], n["down_b"])
+        x = g.op("Add", g.op("Add", x, att), mlp) if cfg["parallel_residual"] else g.op("Add", mlp_in, mlp)
+    return x
 
 
 def np_axes(g: _Graph, axes: list[int]) -> str:
@@ -389,7 +547,7 @@ def save_graph(model, path: str) -> None:
 
 
 def folder_to_graph(folder: str, out: str, vocab: int | None = None) -> dict:
-    """Converts a Hugging Face Llama folder into the ONNX graph at `out`; returns what it found.
+    """Converts a Hugging Face Llama or GPT-NeoX folder into the ONNX graph at `out`; returns what it found.
 
     `vocab`: the tokenizer's size, where the weights have more rows (a vocabulary padded for speed): the
     rows past it are dropped (no tokenizer id reaches them). Fewer rows than the tokenizer is an error."""
@@ -399,11 +557,15 @@ def folder_to_graph(folder: str, out: str, vocab: int | None = None) -> dict:
     if vocab is not None and vocab != rows:
         if vocab > rows:
             raise ConvertError(f"the tokenizer has {vocab} tokens but the model only {rows} rows of embeddings")
-        for name in ("model.embed_tokens.weight", "lm_head.weight"):
+        for name in ("model.embed_tokens.weight", "lm_head.weight", "gpt_neox.embed_in.weight", "embed_out.weight"):
             if name in weights and weights[name].shape[0] == rows:
                 weights[name] = weights[name][:vocab]
         cfg["vocab"] = vocab
-    checked = checked_weights(weights, cfg)
+    if cfg["family"] == "gpt_neox":
+        cfg["head"] = neox_head_name(weights, cfg["tie_embeddings"])
+        checked = checked_neox_weights(weights, cfg)
+    else:
+        checked = checked_weights(weights, cfg)
     save_graph(build_graph(checked, cfg), out)
     params = sum(int(a.size) for a in weights.values() if a.ndim > 0)
     return dict(cfg, parameters=params, dropped_rows=rows - cfg["vocab"])
@@ -420,25 +582,37 @@ def graph_architecture(model) -> dict | None:
     return None
 
 
-def graph_to_folder(onnx_path: str, out: str, token_ids: dict[str, int | None]) -> dict:
-    """Writes the Hugging Face Llama folder (config.json, model.safetensors, generation_config.json) of a
-    graph written by `build_graph`; `token_ids`: bos/eos/pad ids. Returns the config written."""
+def graph_to_folder(onnx_path: str, out: str, token_ids: dict[str, int | None], context: int = 2048) -> dict:
+    """Writes the Hugging Face folder (config.json, model.safetensors, generation_config.json) of a graph:
+    one written by `build_graph` goes back to its own architecture (Llama or GPT-NeoX); one mavtrain
+    exported in its own GELU block becomes an exact `GPTNeoXForCausalLM` (`gelu_graph_to_neox`).
+    `token_ids`: bos/eos/pad ids; `context`: the package's context length. Returns the config written."""
     import onnx
     from onnx import numpy_helper
 
     model = onnx.load(onnx_path)
     arch = graph_architecture(model)
-    if arch is None or arch.get("family") != "llama":
-        raise ConvertError(
-            f"{onnx_path} is not a standard-architecture graph (it records no {ARCH_KEY}): it was exported "
-            "from mavtrain's own blocks (a GELU MLP, which no LLM engine computes); train the model with "
-            "\"mlp\": \"swiglu\" in its config (a Llama block) to export it")
-    names = set(checked_names(arch))
-    tensors = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer if i.name in names}
-    missing = names - set(tensors)
-    if missing:
-        raise ConvertError(f"{onnx_path} lacks the weights {sorted(missing)[:3]}")
-    config = {
+    if arch is None:
+        config, tensors = gelu_graph_to_neox(model, onnx_path, context)
+    else:
+        names = set(checked_names(arch))
+        tensors = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer if i.name in names}
+        missing = names - set(tensors)
+        if missing:
+            raise ConvertError(f"{onnx_path} lacks the weights {sorted(missing)[:3]}")
+        config = llama_config(arch) if arch.get("family") == "llama" else neox_config(arch)
+    config.update({"use_cache": True, "torch_dtype": "float32", **token_ids})
+    os.makedirs(out, exist_ok=True)
+    write_json(os.path.join(out, "config.json"), config)
+    write_safetensors(os.path.join(out, "model.safetensors"), tensors)
+    gen = {"do_sample": False, **{k: v for k, v in token_ids.items()}}
+    write_json(os.path.join(out, "generation_config.json"), gen)
+    return config
+
+
+def llama_config(arch: dict) -> dict:
+    """config.json of a Llama graph's architecture."""
+    return {
         "architectures": ["LlamaForCausalLM"], "model_type": "llama",
         "hidden_size": arch["width"], "intermediate_size": arch["intermediate"],
         "num_hidden_layers": arch["layers"], "num_attention_heads": arch["heads"],
@@ -451,17 +625,60 @@ def graph_to_folder(onnx_path: str, out: str, token_ids: dict[str, int | None]) 
         "rms_norm_eps": arch["rms_norm_eps"],
         "hidden_act": "silu", "attention_bias": False, "mlp_bias": False, "attention_dropout": 0.0,
         "tie_word_embeddings": arch["tie_embeddings"], "initializer_range": 0.02, "pretraining_tp": 1,
-        "use_cache": True, "torch_dtype": "float32", **{k: v for k, v in token_ids.items()},
     }
-    os.makedirs(out, exist_ok=True)
-    write_json(os.path.join(out, "config.json"), config)
-    write_safetensors(os.path.join(out, "model.safetensors"), tensors)
-    gen = {"do_sample": False, **{k: v for k, v in token_ids.items()}}
-    write_json(os.path.join(out, "generation_config.json"), gen)
-    return config
+
+
+def neox_config(arch: dict) -> dict:
+    """config.json of a GPT-NeoX architecture (rotary positions over whole heads)."""
+    return {
+        "architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox",
+        "hidden_size": arch["width"], "intermediate_size": arch["intermediate"],
+        "num_hidden_layers": arch["layers"], "num_attention_heads": arch["heads"],
+        "vocab_size": arch["vocab"], "max_position_embeddings": arch["context"],
+        # transformers 5 reads rope_parameters; transformers 4, vLLM and llama.cpp's converter rotary_pct and
+        # rotary_emb_base
+        "rope_parameters": {"rope_theta": arch["rope_theta"], "partial_rotary_factor": 1.0, "rope_type": "default"},
+        "rotary_pct": 1.0, "rotary_emb_base": arch["rope_theta"],
+        "layer_norm_eps": arch["layer_norm_eps"], "use_parallel_residual": arch["parallel_residual"],
+        "attention_bias": arch["attention_bias"], "hidden_act": arch["activation"],
+        "tie_word_embeddings": arch["tie_embeddings"], "attention_dropout": 0.0, "hidden_dropout": 0.0,
+        "initializer_range": 0.02,
+    }
+
+
+def gelu_graph_to_neox(model, onnx_path: str, context: int) -> tuple[dict, dict[str, np.ndarray]]:
+    """A graph mavtrain exported in its own block (RMSNorm, GELU MLP) as GPT-NeoX's config and tensors
+    (`hf_neox`: the residual stream in a wider zero-mean basis, where LayerNorm is RMSNorm)."""
+    try:
+        from .hf_neox import NeoxError, graph_weights, neox_weights
+    except ImportError:  # run as a script: mavboard writes hf_neox.py beside this file
+        from hf_neox import NeoxError, graph_weights, neox_weights
+
+    past = [i for i in model.graph.input if i.name.startswith("past_key_values.") and i.name.endswith(".key")]
+    dims = [d.dim_value for d in past[0].type.tensor_type.shape.dim] if past else []
+    if len(dims) != 4 or not dims[1] or not dims[3]:
+        raise ConvertError(f"{onnx_path} is not a mav-lm decoder graph (no past_key_values inputs of fixed heads)")
+    layers, heads, head_dim = len(past), dims[1], dims[3]
+    try:
+        weights = graph_weights(model, layers)
+        tensors, facts = neox_weights(weights, layers, heads, head_dim)
+    except NeoxError as e:
+        raise ConvertError(f"{onnx_path} is neither a standard-architecture graph (it records no {ARCH_KEY}) "
+                           f"nor mavtrain's own GELU block: {e}") from e
+    arch = {"layers": layers, "heads": facts["heads"], "width": facts["width"], "intermediate": facts["intermediate"],
+            "vocab": tensors["embed_out.weight"].shape[0], "context": context, "rope_theta": facts["rope_theta"],
+            "layer_norm_eps": facts["layer_norm_eps"], "parallel_residual": False, "attention_bias": True,
+            "activation": "gelu", "tie_embeddings": False}
+    return neox_config(arch), tensors
 
 
 def checked_names(arch: dict) -> list[str]:
+    if arch.get("family") == "gpt_neox":
+        names = ["gpt_neox.embed_in.weight", arch["head"], "gpt_neox.final_layer_norm.weight",
+                 "gpt_neox.final_layer_norm.bias"]
+        for i in range(arch["layers"]):
+            names += list(_neox_layer_names(i, arch["attention_bias"]).values())
+        return list(dict.fromkeys(names))
     names = ["model.embed_tokens.weight", "model.norm.weight"]
     if not arch["tie_embeddings"]:
         names.append("lm_head.weight")
@@ -544,7 +761,8 @@ def package_to_folder(package: str, out: str) -> dict:
     tmp = out.rstrip("/") + ".part"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        config = graph_to_folder(os.path.join(package, "model.onnx"), tmp, ids)
+        config = graph_to_folder(os.path.join(package, "model.onnx"), tmp, ids,
+                                 int(manifest.get("context_length") or 2048))
         shutil.copyfile(os.path.join(package, "tokenizer.json"), os.path.join(tmp, "tokenizer.json"))
         with open(os.path.join(package, "tokenizer.json")) as f:
             vocab = json.load(f)["model"]["vocab"]

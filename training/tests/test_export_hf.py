@@ -1,6 +1,7 @@
 """mav-lm as a standard architecture: a swiglu run exports through the Llama graph, and the package goes to a
-Hugging Face folder (mavtrain.export_hf) and back (hf_llama.folder_to_graph) with the same logits; where
-transformers is installed, its LlamaForCausalLM computes those logits too."""
+Hugging Face folder (mavtrain.export_hf) and back (hf_llama.folder_to_graph) with the same logits; a GELU run
+goes to an exact GPT-NeoX folder (hf_neox) and back; where transformers is installed, its LlamaForCausalLM and
+GPTNeoXForCausalLM compute those logits too."""
 
 import json
 import os
@@ -65,12 +66,57 @@ def test_a_swiglu_package_goes_to_a_hf_folder_and_back(swiglu_package, tmp_path)
     assert tok("<mav game=chess>\n", add_special_tokens=False)["input_ids"][0] == tok.convert_tokens_to_ids("<mav")
 
 
-def test_a_gelu_package_is_refused_by_name(trained_runs, tmp_path):
+def test_a_gelu_package_goes_to_a_gpt_neox_folder_and_back(trained_runs, tmp_path):
+    from mavtrain.hf_neox import block_size, zero_mean_basis
+
     run, _ = trained_runs["mav-lm"]
     pkg = str(tmp_path / "pkg")
     export(run, pkg)
-    with pytest.raises(ConvertError, match="swiglu"):
-        export_hf(pkg, str(tmp_path / "hf"))
+    mav = json.load(open(os.path.join(pkg, "mav.json")))
+    folder = str(tmp_path / "hf")
+    config = export_hf(pkg, folder)
+    d, hd = mav["d_model"], mav["head_dim"]
+    wide = zero_mean_basis(d, block_size(d, hd)).shape[0]
+    assert config["architectures"] == ["GPTNeoXForCausalLM"] and config["hidden_act"] == "gelu"
+    assert config["hidden_size"] == wide > d and config["num_attention_heads"] == wide // hd
+    back = str(tmp_path / "back.onnx")
+    found = folder_to_graph(folder, back)
+    assert found["family"] == "gpt_neox" and found["vocab"] == mav["vocab_size"]
+    ids = np.random.default_rng(0).integers(0, mav["vocab_size"], size=(1, 17))
+    ours = _logits(os.path.join(pkg, "model.onnx"), ids, mav["num_layers"], mav["num_heads"], hd)
+    assert np.abs(_logits(back, ids, mav["num_layers"], wide // hd, hd) - ours).max() <= 1e-4
+    transformers = pytest.importorskip("transformers")
+    import torch
+
+    model = transformers.GPTNeoXForCausalLM.from_pretrained(folder).eval()
+    with torch.no_grad():
+        theirs = model(torch.from_numpy(ids)).logits.numpy()
+    assert np.abs(theirs - ours).max() <= 1e-4
+
+
+def test_the_zero_mean_basis_is_orthonormal_and_sums_to_zero():
+    from mavtrain.hf_neox import block_size, zero_mean_basis
+
+    for d, hd in ((192, 32), (64, 16), (40, 8), (30, 10)):
+        q = zero_mean_basis(d, block_size(d, hd))
+        assert q.shape[0] % hd == 0 and q.shape[0] > d
+        assert np.abs(q.T @ q - np.eye(d)).max() < 1e-12 and np.abs(q.sum(axis=0)).max() < 1e-12
+    assert block_size(192, 32) == 4 and block_size(40, 8) == 2  # 4 * 40 / 3 is not whole
+
+
+def test_a_graph_that_is_not_mavtrains_block_is_refused_by_name(swiglu_package, tmp_path):
+    import onnx
+
+    model = onnx.load(os.path.join(swiglu_package, "model.onnx"))
+    del model.metadata_props[:]  # a Llama graph that no longer says so: neither kind
+    pkg = tmp_path / "pkg"
+    os.makedirs(pkg)
+    for name in ("mav.json", "tokenizer.json"):
+        with open(os.path.join(swiglu_package, name), "rb") as f, open(pkg / name, "wb") as g:
+            g.write(f.read())
+    onnx.save(model, str(pkg / "model.onnx"))
+    with pytest.raises(ConvertError, match="nor mavtrain's own GELU block"):
+        export_hf(str(pkg), str(tmp_path / "hf"))
     assert not os.path.exists(tmp_path / "hf")
 
 
