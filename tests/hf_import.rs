@@ -76,6 +76,17 @@ fn import(folder: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     mavboard_command().args(&args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("mavboard runs")
 }
 
+/// `mavboard package export-hf FROM -o TO`: success, stdout, stderr.
+fn export_hf(from: &Path, to: &Path) -> (bool, String, String) {
+    common::mavboard(&[
+        "package",
+        "export-hf",
+        from.to_str().expect("utf-8"),
+        "-o",
+        to.to_str().expect("utf-8"),
+    ])
+}
+
 fn imported(folder: &Path, out: &Path) {
     let o = import(folder, out, &[]);
     assert!(o.status.success(), "import hf failed: {}", String::from_utf8_lossy(&o.stderr));
@@ -231,13 +242,7 @@ fn the_shipped_gelu_mav_tiny_exports_as_gpt_neox_with_transformers_logits() {
     let dir = Scratch::new("neox");
     let folder = dir.0.join("hf");
     let export = |from: &Path, to: &Path| {
-        let (ok, out, err) = common::mavboard(&[
-            "package",
-            "export-hf",
-            from.to_str().expect("utf-8"),
-            "-o",
-            to.to_str().expect("utf-8"),
-        ]);
+        let (ok, out, err) = export_hf(from, to);
         assert!(ok && out.contains("GPTNeoXForCausalLM"), "export-hf: {out} {err}");
     };
     export(&shipped, &folder);
@@ -304,13 +309,7 @@ fn an_imported_package_analyses_and_goes_back_to_a_folder_and_in_again() {
     assert!(out.contains("f1b5") || out.contains("Bb5"), "every legal move is valued: {out}");
 
     let folder = dir.0.join("hf");
-    let (ok, out, err) = common::mavboard(&[
-        "package",
-        "export-hf",
-        pkg.to_str().expect("utf-8"),
-        "-o",
-        folder.to_str().expect("utf-8"),
-    ]);
+    let (ok, out, err) = export_hf(&pkg, &folder);
     assert!(ok && out.contains("LlamaForCausalLM, 2 layers"), "export-hf failed: {out} {err}");
     for file in [
         "config.json",
@@ -339,15 +338,9 @@ fn an_imported_package_analyses_and_goes_back_to_a_folder_and_in_again() {
         assert!(read(&folder) == read(&twin), "{file} differs between the two exports");
     }
     // A package that is not a language model is refused by name, and nothing is written.
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/mav-enc-tiny");
+    let encoder = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/mav-enc-tiny");
     let refused = dir.0.join("refused");
-    let (ok, _, err) = common::mavboard(&[
-        "package",
-        "export-hf",
-        shipped.to_str().expect("utf-8"),
-        "-o",
-        refused.to_str().expect("utf-8"),
-    ]);
+    let (ok, _, err) = export_hf(&encoder, &refused);
     assert!(!ok && err.contains("only mav-lm"), "{err}");
     assert!(!refused.exists());
     let config: serde_json::Value =
