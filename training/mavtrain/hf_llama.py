@@ -1,9 +1,12 @@
-"""mav-lm as a standard architecture: Hugging Face Llama folders <-> mavboard's decoder-with-past ONNX graph.
+"""mav-lm as a standard architecture: Hugging Face Llama and GPT-NeoX folders <-> mavboard's decoder-with-past
+ONNX graph.
 
 A `mav-lm` model whose blocks are Llama's (RMSNorm, rotary positions with the half-rotation, bias-free
 q/k/v/o projections, a gated SiLU MLP, optionally tied embeddings) is exactly a `LlamaForCausalLM`, the
-architecture transformers, vLLM and llama.cpp load natively. This one file, which needs only numpy and
-onnx, converts both ways:
+architecture transformers, vLLM and llama.cpp load natively; one in mavtrain's own GELU block is written
+exactly as a `GPTNeoXForCausalLM` (`hf_neox.py`, which this file imports when it needs it: run as a script,
+it must lie beside this one), and GPT-NeoX folders import too. This file, which needs only numpy and onnx,
+converts both ways:
 
 * `folder_to_graph`: a Hugging Face model folder (config.json, model.safetensors or its shards) -> the
   ONNX graph mavboard runs (inputs `input_ids`, `attention_mask`, `position_ids`,
@@ -415,32 +418,31 @@ def build_graph(weights: dict[str, np.ndarray], cfg: dict):
 
     if neox:
         x = neox_layers(g, cfg, mask, rotate)
-    else:
-        x = g.op("Gather", "model.embed_tokens.weight", "input_ids", axis=0)
-    for i in range(0 if neox else layers):
-        n = _layer_names(i)
-        a = rms(x, n["norm1"])
-        q = rotate(heads(g.op("MatMul", a, weight_t(n["q"]))))
-        k = rotate(heads(g.op("MatMul", a, weight_t(n["k"]))))
-        val = heads(g.op("MatMul", a, weight_t(n["v"])))
-        k_all = g.op_to("Concat", f"present.{i}.key", f"past_key_values.{i}.key", k, axis=2)
-        v_all = g.op_to("Concat", f"present.{i}.value", f"past_key_values.{i}.value", val, axis=2)
-        scores = g.op("Add", g.op("Mul", g.op("MatMul", q, g.op("Transpose", k_all, perm=[0, 1, 3, 2])), "scale"), mask)
-        att = g.op("MatMul", g.op("Softmax", scores, axis=-1), v_all)
-        att = g.op("Reshape", g.op("Transpose", att, perm=[0, 2, 1, 3]), "width_shape")
-        x = g.op("Add", x, g.op("MatMul", att, weight_t(n["o"])))
-        m = rms(x, n["norm2"])
-        gate = g.op("MatMul", m, weight_t(n["gate"]))
-        up = g.op("MatMul", m, weight_t(n["up"]))
-        act = g.op("Mul", g.op("Mul", gate, g.op("Sigmoid", gate)), up)
-        x = g.op("Add", x, g.op("MatMul", act, weight_t(n["down"])))
-    if neox:
         final = g.op("LayerNormalization", x, "gpt_neox.final_layer_norm.weight", "gpt_neox.final_layer_norm.bias",
                      axis=-1, epsilon=cfg["layer_norm_eps"])
-        g.op_to("MatMul", "logits", final, weight_t(cfg["head"]))
+        head = cfg["head"]
     else:
+        x = g.op("Gather", "model.embed_tokens.weight", "input_ids", axis=0)
+        for i in range(layers):
+            n = _layer_names(i)
+            a = rms(x, n["norm1"])
+            q = rotate(heads(g.op("MatMul", a, weight_t(n["q"]))))
+            k = rotate(heads(g.op("MatMul", a, weight_t(n["k"]))))
+            val = heads(g.op("MatMul", a, weight_t(n["v"])))
+            k_all = g.op_to("Concat", f"present.{i}.key", f"past_key_values.{i}.key", k, axis=2)
+            v_all = g.op_to("Concat", f"present.{i}.value", f"past_key_values.{i}.value", val, axis=2)
+            scores = g.op("Add", g.op("Mul", g.op("MatMul", q, g.op("Transpose", k_all, perm=[0, 1, 3, 2])), "scale"), mask)
+            att = g.op("MatMul", g.op("Softmax", scores, axis=-1), v_all)
+            att = g.op("Reshape", g.op("Transpose", att, perm=[0, 2, 1, 3]), "width_shape")
+            x = g.op("Add", x, g.op("MatMul", att, weight_t(n["o"])))
+            m = rms(x, n["norm2"])
+            gate = g.op("MatMul", m, weight_t(n["gate"]))
+            up = g.op("MatMul", m, weight_t(n["up"]))
+            act = g.op("Mul", g.op("Mul", gate, g.op("Sigmoid", gate)), up)
+            x = g.op("Add", x, g.op("MatMul", act, weight_t(n["down"])))
+        final = rms(x, "model.norm.weight")
         head = "model.embed_tokens.weight" if cfg["tie_embeddings"] else "lm_head.weight"
-        g.op_to("MatMul", "logits", rms(x, "model.norm.weight"), weight_t(head))
+    g.op_to("MatMul", "logits", final, weight_t(head))
 
     b, s, p, t = "batch", "seq", "past", "total"
     ins = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [b, s]),
