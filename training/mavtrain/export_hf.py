@@ -1,13 +1,15 @@
 """Writes a `mav-lm` package as a Hugging Face model folder that transformers, vLLM and llama.cpp's converter
 load: `python -m mavtrain.export_hf --package DIR -o OUT`.
 
-The folder holds config.json (`LlamaForCausalLM`), model.safetensors (float32), the tokenizer as
+The folder holds config.json (`LlamaForCausalLM`, or `GPTNeoXForCausalLM` for mavtrain's GELU block:
+`hf_neox`), model.safetensors (float32), the tokenizer as
 tokenizer.json + tokenizer_config.json (`PreTrainedTokenizerFast`, no chat template), a generation config
 for greedy decoding without a chat format, and the package's mav.json (the MAV facts no Hugging Face file
 has: games, value buckets and their tokens), which `mavboard import hf` reads back.
 
-Only packages whose graph is a standard architecture export: those written by `mavboard import hf` and those
-trained with `"mlp": "swiglu"` (mavtrain's Llama block). Needs numpy and onnx only.
+Packages written by `mavboard import hf` go back to their architecture, those trained with `"mlp": "swiglu"`
+(mavtrain's Llama block) become Llama folders and those in mavtrain's GELU block (the shipped mav-tiny)
+exact GPT-NeoX folders. Needs numpy and onnx only.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConvertError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"wrote {a.out}: LlamaForCausalLM, {config['num_hidden_layers']} layers, width {config['hidden_size']}, "
+    print(f"wrote {a.out}: {config['architectures'][0]}, {config['num_hidden_layers']} layers, width {config['hidden_size']}, "
           f"{config['num_attention_heads']} heads, vocabulary {config['vocab_size']}")
     return 0
 
