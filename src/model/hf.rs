@@ -70,9 +70,9 @@ pub struct HfImportOptions {
 /// The architecture the script found (its report).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct HfConfig {
-    /// The architecture: `llama` (`LlamaForCausalLM`) or `gpt_neox` (`GPTNeoXForCausalLM`).
-    #[serde(default = "llama")]
-    pub family: String,
+    /// The architecture.
+    #[serde(default)]
+    pub family: HfFamily,
     /// Decoder layers.
     pub layers: usize,
     /// Query heads.
@@ -97,14 +97,24 @@ pub struct HfConfig {
     pub tie_embeddings: bool,
 }
 
-fn llama() -> String {
-    "llama".into()
+/// The Hugging Face architectures a `mav-lm` graph computes (the script's `family`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HfFamily {
+    /// `LlamaForCausalLM`: RMSNorm, bias-free projections, a gated SiLU MLP.
+    #[default]
+    Llama,
+    /// `GPTNeoXForCausalLM`: LayerNorm, a fused query/key/value projection, biases, a GELU MLP.
+    GptNeox,
 }
 
 impl HfConfig {
     /// The transformers class of the architecture.
     pub fn class_name(&self) -> &'static str {
-        if self.family == "gpt_neox" { "GPTNeoXForCausalLM" } else { "LlamaForCausalLM" }
+        match self.family {
+            HfFamily::Llama => "LlamaForCausalLM",
+            HfFamily::GptNeox => "GPTNeoXForCausalLM",
+        }
     }
 }
 
@@ -332,7 +342,7 @@ fn model_card(m: &Manifest, cfg: &HfConfig, folder: &Path) -> String {
     } else {
         String::new()
     };
-    let (mlp, block) = if cfg.family == "gpt_neox" {
+    let (mlp, block) = if cfg.family == HfFamily::GptNeox {
         ("GELU", "LayerNorm, rotary positions, a fused query/key/value projection, biases")
     } else {
         ("gated SiLU", "RMSNorm, rotary positions, bias-free projections")
@@ -403,7 +413,7 @@ mod tests {
 
     fn cfg() -> HfConfig {
         HfConfig {
-            family: "llama".into(),
+            family: HfFamily::Llama,
             layers: 2,
             heads: 4,
             kv_heads: 2,
