@@ -612,15 +612,22 @@ def graph_to_folder(onnx_path: str, out: str, token_ids: dict[str, int | None], 
     return config
 
 
+def _shape_config(arch: dict, cls: str, model_type: str) -> dict:
+    """The config.json fields every architecture has: its class and its shape."""
+    return {
+        "architectures": [cls], "model_type": model_type,
+        "hidden_size": arch["width"], "intermediate_size": arch["intermediate"],
+        "num_hidden_layers": arch["layers"], "num_attention_heads": arch["heads"],
+        "vocab_size": arch["vocab"], "max_position_embeddings": arch["context"],
+    }
+
+
 def llama_config(arch: dict) -> dict:
     """config.json of a Llama graph's architecture."""
     return {
-        "architectures": ["LlamaForCausalLM"], "model_type": "llama",
-        "hidden_size": arch["width"], "intermediate_size": arch["intermediate"],
-        "num_hidden_layers": arch["layers"], "num_attention_heads": arch["heads"],
+        **_shape_config(arch, "LlamaForCausalLM", "llama"),
         # a grouped-query model was written with its key/value heads repeated: it comes back as multi-head
         "num_key_value_heads": arch["heads"], "head_dim": arch["head_dim"],
-        "vocab_size": arch["vocab"], "max_position_embeddings": arch["context"],
         # both spellings: transformers 4 and llama.cpp's converter read rope_theta, transformers 5 rope_parameters
         "rope_theta": arch["rope_theta"], "rope_scaling": None,
         "rope_parameters": {"rope_theta": arch["rope_theta"], "rope_type": "default"},
@@ -633,10 +640,7 @@ def llama_config(arch: dict) -> dict:
 def neox_config(arch: dict) -> dict:
     """config.json of a GPT-NeoX architecture (rotary positions over whole heads)."""
     return {
-        "architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox",
-        "hidden_size": arch["width"], "intermediate_size": arch["intermediate"],
-        "num_hidden_layers": arch["layers"], "num_attention_heads": arch["heads"],
-        "vocab_size": arch["vocab"], "max_position_embeddings": arch["context"],
+        **_shape_config(arch, "GPTNeoXForCausalLM", "gpt_neox"),
         # transformers 5 reads rope_parameters; transformers 4, vLLM and llama.cpp's converter rotary_pct and
         # rotary_emb_base
         "rope_parameters": {"rope_theta": arch["rope_theta"], "partial_rotary_factor": 1.0, "rope_type": "default"},
