@@ -262,16 +262,21 @@ def neox_head_name(w: dict, tie: bool) -> str:
                        "tie_word_embeddings is false")
 
 
+def _take(w: dict[str, np.ndarray], name: str, shape: tuple) -> np.ndarray:
+    """Tensor `name` of the weights, checked to have the shape the config says."""
+    if name not in w:
+        raise ConvertError(f"the weights have no tensor {name}")
+    if tuple(w[name].shape) != shape:
+        raise ConvertError(f"tensor {name} has shape {list(w[name].shape)}, the config says {list(shape)}")
+    return w[name]
+
+
 def checked_neox_weights(w: dict[str, np.ndarray], cfg: dict) -> dict[str, np.ndarray]:
     """The GPT-NeoX weights the graph reads, shapes checked."""
     d, v, ff = cfg["width"], cfg["vocab"], cfg["intermediate"]
 
     def take(name: str, shape: tuple) -> np.ndarray:
-        if name not in w:
-            raise ConvertError(f"the weights have no tensor {name}")
-        if tuple(w[name].shape) != shape:
-            raise ConvertError(f"tensor {name} has shape {list(w[name].shape)}, the config says {list(shape)}")
-        return w[name]
+        return _take(w, name, shape)
 
     out = {n: take(n, (v, d)) for n in {"gpt_neox.embed_in.weight", neox_head_name(w, cfg["tie_embeddings"])}}
     for n in ("gpt_neox.final_layer_norm.weight", "gpt_neox.final_layer_norm.bias"):
@@ -292,11 +297,7 @@ def checked_weights(w: dict[str, np.ndarray], cfg: dict) -> dict[str, np.ndarray
         raise ConvertError(f"{h} attention heads do not divide into {kvh} key/value heads")
 
     def take(name: str, shape: tuple) -> np.ndarray:
-        if name not in w:
-            raise ConvertError(f"the weights have no tensor {name}")
-        if tuple(w[name].shape) != shape:
-            raise ConvertError(f"tensor {name} has shape {list(w[name].shape)}, the config says {list(shape)}")
-        return w[name]
+        return _take(w, name, shape)
 
     out = {"model.embed_tokens.weight": take("model.embed_tokens.weight", (v, d)),
            "model.norm.weight": take("model.norm.weight", (d,))}
