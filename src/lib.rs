@@ -15,6 +15,7 @@ pub mod engine;
 pub mod eval;
 pub mod game;
 pub mod inference;
+pub mod lc0;
 pub mod league;
 pub mod logging;
 pub mod mav;

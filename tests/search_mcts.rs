@@ -540,7 +540,10 @@ fn a_policy_from_another_model_is_the_prior_and_the_values_are_backed_up() {
         let i = policy_answer.moves.iter().position(|m| m.text == s.action).expect("a listed move");
         let want = (1.0 - eps) * policy[i] + eps / 20.0;
         assert!((s.prior - want).abs() < 1e-6, "{}: prior {} vs {want}", s.action, s.prior);
-        assert!(s.model.is_some() && s.policy.is_none(), "{}: valued by the value model", s.action);
+        assert!(s.model.is_some(), "{}: valued by the value model", s.action);
+        // The policy's own probability is kept beside the values (the panel's policy column).
+        let p = s.policy.expect("the policy beside the values");
+        assert!((p - policy[i]).abs() < 1e-6, "{}: policy {p} vs {}", s.action, policy[i]);
     }
     // With the values' prior (Eq. 1) the same two models give another prior.
     let mut both = PolicyAndValue {

@@ -216,6 +216,9 @@ pub struct ValueRow {
     /// The policy's probability for the move, from a model that gives a policy and no values (behavioural
     /// cloning): then `values` hold it under every rule, and `distribution` is empty.
     pub probability: Option<f64>,
+    /// The policy's probability for the move from a model that gives one beside its values (an lc0
+    /// network).
+    pub policy: Option<f64>,
 }
 
 impl ValueRow {
@@ -252,6 +255,7 @@ pub fn value_rows(state: &ChessState, moves: &[MoveStats], rules: &[Scoring]) ->
                 values,
                 ranks: vec![0; rules.len()],
                 probability: if distribution.is_none() { m.policy } else { None },
+                policy: if distribution.is_some() { m.policy } else { None },
                 distribution: distribution.unwrap_or_default(),
                 visits: m.visits,
             })

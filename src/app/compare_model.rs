@@ -24,6 +24,25 @@ use crate::model::ModelPackage;
 /// The largest margin the panel offers (win probability).
 pub const MAX_MARGIN: f64 = 0.5;
 
+/// The shipped packages that play chess, for *Engine → Compare with* (found once: the folders do not change
+/// while the app runs).
+pub fn shipped_choices() -> &'static [(String, PathBuf)] {
+    static CHOICES: std::sync::OnceLock<Vec<(String, PathBuf)>> = std::sync::OnceLock::new();
+    CHOICES.get_or_init(|| {
+        crate::model::package::shipped_package_dirs()
+            .into_iter()
+            .filter_map(|dir| {
+                let package = ModelPackage::open(&dir).ok()?;
+                package
+                    .manifest
+                    .games
+                    .contains(&crate::game::GameKind::Chess)
+                    .then(|| (format!("{} ({})", package.manifest.name, package.manifest.format.name()), dir))
+            })
+            .collect()
+    })
+}
+
 /// What the user asks of model B.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CompareCommand {
@@ -102,6 +121,9 @@ pub struct CompareModel {
     answer: Option<Result<Answer, (String, String)>>,
     /// The position last sent, and the tag of its evaluation.
     sent: Option<(String, u64)>,
+    /// A hash of the positions before it that were sent with it (a model that reads history answers the same
+    /// position reached by another line differently).
+    sent_history: u64,
     next_tag: u64,
     /// A game review's positions sent to B: the tag, how many, and B's answers once in.
     review: Option<ReviewAsk>,
@@ -123,6 +145,7 @@ impl Default for CompareModel {
             margin: DEFAULT_MARGIN,
             answer: None,
             sent: None,
+            sent_history: 0,
             next_tag: 0,
             review: None,
         }
@@ -185,8 +208,9 @@ impl CompareModel {
         self.link = Some(link);
     }
 
-    /// Once per frame: takes B's events and, once it is loaded, asks it for `current` when the board moved.
-    pub fn frame(&mut self, current: &ChessState) {
+    /// Once per frame: takes B's events and, once it is loaded, asks it for `current` (with the line's
+    /// positions before it, `history`) when the board moved.
+    pub fn frame(&mut self, current: &ChessState, history: &[ChessState]) {
         let Some(link) = self.link.as_mut() else { return };
         while let Some(event) = link.next_event() {
             match event {
@@ -233,11 +257,13 @@ impl CompareModel {
             return;
         }
         let position = current.to_text();
-        if self.sent.as_ref().is_some_and(|(p, _)| *p == position) {
+        let history_key = history.iter().fold(history.len() as u64, |h, s| h.rotate_left(7) ^ s.hash64());
+        if self.sent.as_ref().is_some_and(|(p, _)| *p == position) && self.sent_history == history_key {
             return;
         }
+        self.sent_history = history_key;
         self.next_tag += 1;
-        let request = EvalRequest::values(current.clone());
+        let request = EvalRequest { history: history.to_vec(), ..EvalRequest::values(current.clone()) };
         match link.send(EngineCommand::Evaluate { tag: self.next_tag, requests: vec![request] }) {
             Ok(()) => self.sent = Some((position, self.next_tag)),
             Err(e) => self.status = ModelStatus::Failed(format!("Model B stopped: {e}")),
@@ -309,6 +335,7 @@ mod tests {
             distribution: vec![1.0],
             visits: 0,
             probability: None,
+            policy: None,
         }
     }
 

@@ -158,6 +158,13 @@ impl GameDoc {
         self.cursor.checked_sub(1).and_then(|i| self.nodes.get(i).copied()).unwrap_or(NodeId::ROOT)
     }
 
+    /// The last `n` positions of the line before the current one, oldest first (what a model that reads
+    /// history is shown beside the current position).
+    pub fn states_before(&self, n: usize) -> &[ChessState] {
+        let cursor = self.cursor.min(self.states.len());
+        &self.states[cursor.saturating_sub(n)..cursor]
+    }
+
     /// The nodes of the line the board follows.
     pub fn line_nodes(&self) -> &[NodeId] {
         &self.nodes

@@ -352,6 +352,7 @@ mod tests {
             value: None,
             pv: Vec::new(),
             pv_result: None,
+            root_outcome: None,
             moves,
             totals: Totals { stats: MctsStats::default(), root_visits: 0, tree_size: 1, in_flight: 0 },
         };

@@ -9,6 +9,7 @@ use mavboard::inference::evaluator::{EvalRequest, Scoring};
 use mavboard::inference::load_evaluator;
 use mavboard::model::hf::{HfImportOptions, import_hf};
 use mavboard::model::import::{ImportOptions, SearchlessKind, import_searchless};
+use mavboard::model::lc0_import::{Lc0ImportOptions, import_lc0};
 
 /// Arguments of `mavboard import`.
 #[derive(Debug, clap::Args)]
@@ -77,6 +78,26 @@ enum ImportCommand {
         #[arg(long)]
         python: Option<PathBuf>,
     },
+    /// A Leela Chess Zero network (`.pb.gz`: Leela's and Maia's residual networks, with or without
+    /// squeeze-excitation, classical or convolution policy, scalar or WDL value, moves-left head; Leela's
+    /// attention-body transformers with a dense position encoding) → an `lc0` package: an ONNX graph and
+    /// mav.json written here, no Python.
+    Lc0 {
+        /// The weights file.
+        net: PathBuf,
+        /// The package folder to write (must not exist or be empty).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// The package name (default: the file's name without .pb.gz).
+        #[arg(long)]
+        name: Option<String>,
+        /// Who made the network, for the model card (e.g. "CSSLab, Maia 1900 (McIlroy-Young et al. 2020)").
+        #[arg(long)]
+        origin: Option<String>,
+        /// The network's licence (default: what the file says, if anything).
+        #[arg(long)]
+        license: Option<String>,
+    },
 }
 
 fn parse_game(s: &str) -> Result<GameKind, String> {
@@ -89,6 +110,28 @@ fn parse_game(s: &str) -> Result<GameKind, String> {
 /// Runs `mavboard import`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
+        ImportCommand::Lc0 { net, out, name, origin, license } => {
+            let options = Lc0ImportOptions {
+                net,
+                out: out.clone(),
+                name,
+                origin,
+                license,
+                created: mavboard::league::record::utc_date().replace('.', "-"),
+            };
+            let start = std::time::Instant::now();
+            let imported = import_lc0(&options)?;
+            println!(
+                "converted {}: {}, {} parameters in {:.1} s",
+                options.net.display(),
+                imported.description,
+                imported.parameters,
+                start.elapsed().as_secs_f64()
+            );
+            check_package(&out)?;
+            println!("wrote the package {}", out.display());
+            Ok(())
+        }
         ImportCommand::Searchless { checkpoint, out, step, ema, heads, kind, name, python } => {
             let options = ImportOptions {
                 checkpoint,

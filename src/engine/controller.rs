@@ -304,8 +304,12 @@ impl<S: MavState> Controller<S> {
         }
         let ready = match self.tree.as_mut() {
             Some(tree) => tree.set_params(params.clone()),
-            None => Mcts::new(self.position.current.clone(), self.position.ply(), params.clone())
-                .map(|t| self.tree = Some(t)),
+            None => {
+                Mcts::new(self.position.current.clone(), self.position.ply(), params.clone()).map(|mut t| {
+                    t.set_root_history(self.position.history(crate::search::mcts::HISTORY_KEPT));
+                    self.tree = Some(t);
+                })
+            }
         };
         if let Err(e) = ready {
             self.error(EngineError::Search(e));
@@ -695,7 +699,7 @@ impl<S: MavState> Controller<S> {
         self.loading = None;
         match result {
             Ok(pool) => {
-                // Evaluations out on the old workers are given up; the search goes on with the new ones.
+                // Evaluations out on the old workers are given up; a running search goes on with the new ones.
                 let direct: Vec<(u64, usize)> = self.jobs.values().filter_map(|j| j.direct).collect();
                 self.jobs.clear();
                 for (tag, count) in direct {
@@ -705,10 +709,15 @@ impl<S: MavState> Controller<S> {
                         "the model was replaced before these positions were valued",
                     );
                 }
+                // Another model answers differently: nothing of the old one is answered from the cache, and
+                // unless a search is running (which goes on with the new workers) the next one starts afresh
+                // rather than on a tree grown from the old model's values and priors.
                 if let Some(tree) = self.tree.as_mut() {
                     tree.abandon_all();
                 }
-                // Another model answers differently.
+                if self.active.is_none() {
+                    self.tree = None;
+                }
                 self.cache.clear();
                 self.workers = pool.live_workers().max(1);
                 if let Some(old) = self.pool.replace(pool) {

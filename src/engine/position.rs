@@ -38,6 +38,21 @@ impl<S: GameState> GamePosition<S> {
         Ok(GamePosition { start, moves: played, current })
     }
 
+    /// The last `n` states before the current one, oldest first (the start state and those after it).
+    pub fn history(&self, n: usize) -> Vec<S> {
+        let mut states = Vec::with_capacity(self.moves.len() + 1);
+        let mut s = self.start.clone();
+        for &m in &self.moves {
+            states.push(s.clone());
+            match s.play(m) {
+                Ok(next) => s = next,
+                Err(_) => return Vec::new(),
+            }
+        }
+        let skip = states.len().saturating_sub(n);
+        states.split_off(skip)
+    }
+
     /// The ply of the current state in its game (0 = the first move), from the start state's ply.
     pub fn ply(&self) -> u32 {
         let played = u32::try_from(self.moves.len()).unwrap_or(u32::MAX);

@@ -13,6 +13,8 @@ use super::evaluator::{DecodeMode, EvalRequest, EvalResult, TopK};
 pub struct CacheKey {
     state: u64,
     previous: Option<u64>,
+    /// The positions before it (a model that reads history answers differently after another history).
+    history: u64,
     top_k: TopK,
     mode: DecodeMode,
     best: bool,
@@ -29,6 +31,7 @@ impl CacheKey {
                 .previous
                 .as_ref()
                 .map(|(p, a)| hash_text(p.kind().name(), &p.to_text()).rotate_left(1) ^ hash_action(p, *a)),
+            history: r.history.iter().fold(r.history.len() as u64, |h, s| h.rotate_left(7) ^ s.hash64()),
             top_k: r.top_k,
             mode: r.mode,
             best: r.want_best_action,

@@ -30,6 +30,10 @@ pub struct EvalRequest<S: GameState> {
     /// is then shown only these and predicts the current state itself (see `EvalResult::tracked_state`);
     /// `state` stays the rules' answer, against which hallucinations are classified.
     pub previous: Option<(S, S::Action)>,
+    /// The positions of the game before `state`, oldest first, as far as they are known (empty when they are
+    /// not). A model that reads history (an lc0 network: the last seven, for its repetition and history
+    /// planes) is shown them; the others ignore them.
+    pub history: Vec<S>,
     /// How many moves.
     pub top_k: TopK,
     /// How a text model decodes.
@@ -46,6 +50,7 @@ impl<S: GameState> EvalRequest<S> {
         EvalRequest {
             state,
             previous: None,
+            history: Vec::new(),
             top_k: TopK::All,
             mode: DecodeMode::Constrained,
             want_best_action: false,
@@ -113,6 +118,16 @@ pub struct EvalTiming {
     pub tokens: usize,
 }
 
+/// What a model says of the position itself, beside its moves (a network with a win/draw/loss head:
+/// Leela's, Maia's), for the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PositionOutcome {
+    /// Win, draw and loss shares, summing to 1.
+    pub wdl: [f64; 3],
+    /// The moves left in the game, when the network predicts them.
+    pub moves_left: Option<f64>,
+}
+
 /// What a model said about one position.
 #[derive(Debug, Clone)]
 pub struct EvalResult<S: GameState> {
@@ -134,6 +149,9 @@ pub struct EvalResult<S: GameState> {
     pub hallucinations: Vec<Hallucination>,
     /// Timing.
     pub timing: EvalTiming,
+    /// The model's outcome for the position itself, when it gives one (an lc0 network); boxed, as few
+    /// models give it.
+    pub position: Option<Box<PositionOutcome>>,
 }
 
 impl<S: GameState> EvalResult<S> {
@@ -149,6 +167,7 @@ impl<S: GameState> EvalResult<S> {
             raw_text: String::new(),
             hallucinations: Vec::new(),
             timing: EvalTiming::default(),
+            position: None,
         }
     }
 }

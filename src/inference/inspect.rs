@@ -550,7 +550,10 @@ impl Inspector {
         let layout = match m.format {
             ModelFormat::MavEncoder => Layout::Encoder(super::screen::check_tokenizer(package)?),
             ModelFormat::ActionValue => Layout::ActionValue(super::action_value::checked_actions(package)?),
-            ModelFormat::MavLm | ModelFormat::StateValue | ModelFormat::BehavioralCloning => {
+            ModelFormat::MavLm
+            | ModelFormat::StateValue
+            | ModelFormat::BehavioralCloning
+            | ModelFormat::Lc0 => {
                 return Err(InspectError::Format { dir: dir.clone(), format: m.format.name() });
             }
         };

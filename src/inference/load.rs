@@ -129,6 +129,13 @@ pub(crate) fn build<S: MavState>(
             let status = e.status().clone();
             Ok((Box::new(e), status))
         }
+        ModelFormat::Lc0 => {
+            for_games(package, &super::lc0::GAMES, game)?;
+            local_only(package, options)?;
+            let e = super::lc0::Lc0Evaluator::open(package, options)?;
+            let status = e.status().clone();
+            Ok((Box::new(e), status))
+        }
     }
 }
 

@@ -16,6 +16,7 @@ pub mod device;
 pub mod encoder;
 pub mod evaluator;
 pub mod inspect;
+pub mod lc0;
 pub mod lm;
 pub mod load;
 pub mod material;

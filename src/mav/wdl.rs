@@ -21,6 +21,21 @@ pub struct Wdl {
     pub loss: u32,
 }
 
+/// The win, draw and loss masses of a distribution over three outcomes: an odd number of buckets, at least
+/// three, with all the mass on the lowest (a loss), the middle (a draw) and the highest (a win) — what an
+/// lc0 network's win/draw/loss becomes, and a finished game's outcome. `None` for any other distribution.
+pub fn outcome_masses(probs: &[f64]) -> Option<[f64; 3]> {
+    let k = probs.len();
+    if k < 3 || k.is_multiple_of(2) {
+        return None;
+    }
+    let (loss, draw, win) = (probs[0], probs[k / 2], probs[k - 1]);
+    let other: f64 =
+        probs.iter().enumerate().filter(|(i, _)| ![0, k / 2, k - 1].contains(i)).map(|(_, p)| p.abs()).sum();
+    (other <= 1e-12 && [win, draw, loss].iter().all(|p| p.is_finite() && *p >= 0.0))
+        .then_some([win, draw, loss])
+}
+
 /// The draw share of a distribution over equal-width win-probability buckets (probabilities in bucket
 /// order, lowest win probability first), by the most-draws reading of each bucket's centre; `None` when
 /// it is empty or holds no mass.
@@ -73,6 +88,18 @@ mod tests {
         split[63] = 0.5;
         assert!(draw_share(&split).expect("mass") < 0.02);
         assert_eq!(wdl(0.5, Some(&split)), Wdl { win: 492, draw: 16, loss: 492 });
+    }
+
+    #[test]
+    fn three_outcome_distributions_are_recognised() {
+        let mut p = vec![0.0; 65];
+        p[0] = 0.2;
+        p[32] = 0.3;
+        p[64] = 0.5;
+        assert_eq!(outcome_masses(&p), Some([0.5, 0.3, 0.2]));
+        p[10] = 0.01;
+        assert_eq!(outcome_masses(&p), None);
+        assert_eq!(outcome_masses(&[0.5, 0.5]), None, "an even count has no middle bucket");
     }
 
     #[test]

@@ -48,12 +48,13 @@ pub struct Capabilities {
 
 impl ModelFormat {
     /// Every format, in the order the docs list them.
-    pub const ALL: [ModelFormat; 5] = [
+    pub const ALL: [ModelFormat; 6] = [
         ModelFormat::MavLm,
         ModelFormat::MavEncoder,
         ModelFormat::ActionValue,
         ModelFormat::StateValue,
         ModelFormat::BehavioralCloning,
+        ModelFormat::Lc0,
     ];
 
     /// The format's capabilities: the one table.
@@ -114,6 +115,17 @@ impl ModelFormat {
                 remote: false,
                 batch: BatchShape::StatePerRow,
             },
+            ModelFormat::Lc0 => Capabilities {
+                one_pass_values: true,
+                values: true,
+                generates_text: false,
+                world_model: false,
+                writes_traces: false,
+                needs_tokenizer: false,
+                inspection: false,
+                remote: false,
+                batch: BatchShape::SuccessorPerRow,
+            },
         }
     }
 
@@ -149,7 +161,7 @@ mod tests {
         assert_eq!(ModelFormat::names_with(|c| c.inspection), "mav-encoder or action-value");
         assert_eq!(
             ModelFormat::names_with(|c| c.one_pass_values),
-            "mav-encoder, action-value, state-value or behavioral-cloning"
+            "mav-encoder, action-value, state-value, behavioral-cloning or lc0"
         );
         assert_eq!(ModelFormat::names_with(|c| !c.values), "behavioral-cloning");
         assert_eq!(ModelFormat::names_with(|c| c.needs_tokenizer), "mav-lm or mav-encoder");

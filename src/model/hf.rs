@@ -320,6 +320,7 @@ fn manifest_for(
             ..TrainingInfo::default()
         }),
         created: options.created.clone(),
+        lc0: None,
     })
 }
 

@@ -320,6 +320,7 @@ pub fn manifest_for(cfg: &CheckpointConfig, options: &ImportOptions) -> Manifest
             ..TrainingInfo::default()
         },
         created: options.created.clone(),
+        lc0: None,
     }
 }
 

@@ -26,6 +26,11 @@ pub enum ModelFormat {
     /// (`num_buckets` 0).
     #[serde(rename = "behavioral-cloning")]
     BehavioralCloning,
+    /// A Leela Chess Zero network (Leela's, Maia's), imported by `mavboard import lc0`: lc0's 112 input
+    /// planes from the position and its history → 1858 policy logits, win/draw/loss and moves left; a move
+    /// is valued by the win/draw/loss of the position after it (mav.json `lc0`).
+    #[serde(rename = "lc0")]
+    Lc0,
 }
 
 impl ModelFormat {
@@ -37,6 +42,7 @@ impl ModelFormat {
             ModelFormat::ActionValue => "action-value",
             ModelFormat::StateValue => "state-value",
             ModelFormat::BehavioralCloning => "behavioral-cloning",
+            ModelFormat::Lc0 => "lc0",
         }
     }
 }
@@ -220,6 +226,21 @@ pub struct Manifest {
     /// Creation date (YYYY-MM-DD).
     #[serde(default)]
     pub created: String,
+    /// The `lc0` format's network facts (its input format, heads); absent for every other format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lc0: Option<Lc0Spec>,
+}
+
+/// mav.json `lc0`: what an imported lc0 network needs of its evaluator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lc0Spec {
+    /// How its 112 input planes are filled.
+    pub input_format: crate::lc0::InputFormat,
+    /// Whether the network has a win/draw/loss head (else a scalar value, shown as wins and losses).
+    pub wdl: bool,
+    /// Whether it has a moves-left head (the graph's `mlh` output).
+    pub moves_left: bool,
 }
 
 /// The `format_version` this build reads.

@@ -156,6 +156,16 @@ pub fn check_manifest(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
                 ));
             }
         }
+        ModelFormat::Lc0 => {
+            if m.lc0.is_none() {
+                return Err(mismatch(
+                    dir,
+                    "mav.json lc0".into(),
+                    "the network's input format and heads (written by `mavboard import lc0`)".into(),
+                    "missing".into(),
+                ));
+            }
+        }
         ModelFormat::ActionValue => {
             if m.av_state_length.is_none() || m.av_action_vocab_size.is_none() {
                 return Err(mismatch(
@@ -241,6 +251,19 @@ pub fn check_graph(dir: &Path, m: &Manifest, g: &GraphSignature) -> Result<(), M
             }
             (vec![ids], vec![logits])
         }
+        ModelFormat::Lc0 => {
+            let mut planes = want(super::lc0_import::INPUT, I64, 2);
+            planes.fixed.push((1, super::lc0_import::INPUT_WIDTH, "112 plane masks + the fifty-move count"));
+            let mut policy = want(super::lc0_import::POLICY, F32, 2);
+            policy.fixed.push((1, crate::lc0::policy_index::POLICY_SIZE, "lc0's policy outputs"));
+            let mut wdl = want(super::lc0_import::WDL, F32, 2);
+            wdl.fixed.push((1, 3, "win, draw, loss"));
+            let mut outs = vec![policy, wdl];
+            if m.lc0.is_some_and(|l| l.moves_left) {
+                outs.push(want(super::lc0_import::MLH, F32, 2));
+            }
+            (vec![planes], outs)
+        }
     };
     for w in &inputs {
         check(dir, "input", &g.inputs, w)?;
@@ -282,6 +305,7 @@ mod tests {
             parameters: 0,
             training: TrainingInfo::default(),
             created: String::new(),
+            lc0: None,
         }
     }
 

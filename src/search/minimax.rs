@@ -184,6 +184,7 @@ pub fn minimax<S: GameState, E: Evaluator<S> + ?Sized>(
             requests.push(EvalRequest {
                 state: s.state.clone(),
                 previous: if learned { s.previous.clone() } else { None },
+                history: Vec::new(),
                 top_k: params.request_top_k,
                 mode: if learned { DecodeMode::Free } else { params.decode },
                 want_best_action: params.want_best_action,

@@ -215,6 +215,16 @@ fn engine_menu_ui(
     if ui.button("Compare with model by path...").on_hover_text(hint).clicked() {
         out.push(Command::View(ViewCommand::ShowDialog(Some(Dialog::Path(FileDialogKind::CompareFolder)))));
     }
+    let shipped = crate::app::compare_model::shipped_choices();
+    if !shipped.is_empty() {
+        ui.menu_button("Compare with", |ui| {
+            for (name, dir) in shipped {
+                if ui.button(name.as_str()).on_hover_text(hint).clicked() {
+                    out.push(Command::Compare(CompareCommand::Open(dir.clone())));
+                }
+            }
+        });
+    }
     if compare.is_open() && ui.button("Stop comparing").clicked() {
         out.push(Command::Compare(CompareCommand::Close));
     }

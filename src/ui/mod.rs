@@ -32,6 +32,7 @@ pub mod tree_explorer;
 pub mod uci_panel;
 pub mod unsaved_dialog;
 pub mod values_panel;
+pub mod wdl_bar;
 
 use eframe::egui;
 

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use eframe::egui::{self, RichText};
 
 use super::distribution::{distribution_chart_ui, distribution_pair_chart_ui, heatmap_ui, overlay_color};
+use super::wdl_bar::wdl_bar_ui;
 use crate::app::analysis::{ModelStatus, ValueRow, value_rows};
 use crate::app::command::AnalysisCommand;
 use crate::app::command::Command;
@@ -18,6 +19,7 @@ use crate::app::state::AppState;
 use crate::eval::compare::{Comparison, MoveComparison};
 use crate::game::GameState;
 use crate::mav::scoring::Scoring;
+use crate::mav::wdl::outcome_masses;
 
 /// The rows for the board position with their values under [`crate::app::settings::Settings::scoring_rules`]
 /// (the chosen rule first), ordered by the chosen rule (empty before the model answered).
@@ -130,6 +132,16 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
             if disagreements == 0 { "none".to_owned() } else { disagreements.to_string() }
         ));
     }
+    if let Some(o) = state.analysis.report.as_ref().and_then(|r| r.snapshot.root_outcome) {
+        ui.horizontal(|ui| {
+            ui.label("Position:");
+            wdl_bar_ui(ui, o.wdl);
+            let left = o.moves_left.map(|m| format!(" · about {m:.0} moves left")).unwrap_or_default();
+            ui.label(format!("{}{left}", super::wdl_bar::wdl_text(o.wdl))).on_hover_text(
+                "The network's own win/draw/loss for the side to move (and its moves-left head)",
+            );
+        });
+    }
     let answer = model_b_ui(ui, state, &mut out);
     let comparison = answer.map(|a| (a, a.compare(&rows, rules[0], state.compare.margin)));
     if let Some((_, c)) = &comparison {
@@ -140,6 +152,10 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
     // still counts; otherwise both rules side by side.
     let compared = comparison.as_ref().map(|(_, c)| c);
     let shown: Vec<usize> = if compared.is_some() || policy { vec![0] } else { columns.clone() };
+    // A model that values moves by win/draw/loss (an lc0 network) gets the split as a bar, and one that gives
+    // a policy beside its values, the policy's share.
+    let wdl_column = rows.iter().any(|r| outcome_masses(&r.distribution).is_some());
+    let policy_column = rows.iter().any(|r| r.policy.is_some());
     // Both ways: a table wider than the panel scrolls instead of widening the panel (and moving the board).
     egui::ScrollArea::both().id_salt("values_table").max_height(240.0).auto_shrink([false, true]).show(
         ui,
@@ -156,6 +172,16 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                         ui.strong(format!("{who}{} %", rules[i].title()))
                             .on_hover_text(format!("Win % by {} scoring (rank)", rules[i]));
                     }
+                }
+                if policy_column {
+                    ui.strong("Policy %").on_hover_text("The network's policy: how likely it plays the move");
+                }
+                if wdl_column {
+                    ui.strong("W/D/L").on_hover_text(
+                        "Win, draw and loss after the move, for the side to move (light, grey, dark). Over these \
+                         three outcomes max scoring is the most likely one (win 100%, draw 50%, loss 0%) and mean \
+                         scoring the expected score",
+                    );
                 }
                 if let Some(c) = compared {
                     let b = overlay_color(ui.visuals());
@@ -201,6 +227,20 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
                     };
                     for &i in &shown {
                         cell(ui, row.values[i], row.ranks[i], i == 0);
+                    }
+                    if policy_column {
+                        let p = row.policy.map(|p| format!("{:5.1}%", 100.0 * p)).unwrap_or_default();
+                        ui.label(RichText::new(p).monospace());
+                    }
+                    if wdl_column {
+                        match outcome_masses(&row.distribution) {
+                            Some(wdl) => {
+                                wdl_bar_ui(ui, wdl);
+                            }
+                            None => {
+                                ui.label("");
+                            }
+                        }
                     }
                     if let Some(c) = compared {
                         comparison_cells_ui(ui, c.moves.iter().find(|m| m.text == row.uci), state.compare.margin);

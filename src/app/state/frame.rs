@@ -10,6 +10,7 @@ use super::AppState;
 use crate::app::command::Command;
 use crate::app::effect::Effect;
 use crate::app::line::MoveHistory;
+use crate::search::mcts::HISTORY_KEPT;
 
 /// What the window tells the app at the start of a frame.
 #[derive(Debug, Clone, Copy)]
@@ -85,7 +86,7 @@ pub const FRAME_HOOKS: [FrameHook; 10] = [
         feature: "model B beside the model",
         stage: FrameStage::AfterCommands,
         run: |state, _| {
-            state.compare.frame(state.doc.line.current());
+            state.compare.frame(state.doc.line.current(), state.doc.line.states_before(HISTORY_KEPT));
             Vec::new()
         },
     },

@@ -54,6 +54,7 @@ pub fn empty_result<S: GameState>(req: &EvalRequest<S>, timing: EvalTiming) -> E
         raw_text: String::new(),
         hallucinations: Vec::new(),
         timing,
+        position: None,
     }
 }
 

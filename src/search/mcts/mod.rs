@@ -23,6 +23,6 @@ pub mod tree;
 
 pub use driver::RunLimits;
 pub use params::{FirstPlayValue, MctsParams, PriorSource, Temperature, VirtualCounts, WorldModel};
-pub use search::{Batch, Completion, EvalTicket, Mcts, MctsStats, Ticket};
+pub use search::{Batch, Completion, EvalTicket, HISTORY_KEPT, Mcts, MctsStats, Ticket};
 pub use snapshot::{MctsSnapshot, MoveStats, Totals};
 pub use tree::{NodeStatus, TreeMemory};

@@ -137,6 +137,21 @@ pub struct Mcts<S: GameState> {
     /// The root was expanded from a policy without values (a behavioural-cloning model): its children's
     /// priors are the policy, and there is nothing to back up, so the search ends there.
     pub(crate) policy_only: bool,
+    /// The game's positions before the root, oldest first (at most [`HISTORY_KEPT`]): with the positions
+    /// along a leaf's path they are the history its request carries (a model that reads history, an lc0
+    /// network, sees them).
+    root_history: Vec<S>,
+}
+
+/// How many positions before a request's state the search passes on: an lc0 network shows seven, each
+/// with its repetition count, which looks back to the last capture or pawn move (at most 100 plies by the
+/// fifty-move rule).
+pub const HISTORY_KEPT: usize = 128;
+
+fn keep_last<S>(v: &mut Vec<S>) {
+    if v.len() > HISTORY_KEPT {
+        v.drain(..v.len() - HISTORY_KEPT);
+    }
 }
 
 impl<S: GameState> Mcts<S> {
@@ -161,9 +176,34 @@ impl<S: GameState> Mcts<S> {
             next_ticket: 0,
             stats: MctsStats::default(),
             policy_only: false,
+            root_history: Vec::new(),
         };
         mcts.restrict_root()?;
         Ok(mcts)
+    }
+
+    /// Sets the game's positions before the root, oldest first (the last [`HISTORY_KEPT`] are kept).
+    pub fn set_root_history(&mut self, mut history: Vec<S>) {
+        keep_last(&mut history);
+        self.root_history = history;
+    }
+
+    /// The game's positions before the root that the search passes on, oldest first.
+    pub fn root_history(&self) -> &[S] {
+        &self.root_history
+    }
+
+    /// The history of a request at the end of `path` (nodes below the root, the leaf last): the positions
+    /// before the root, the root, and the positions along the path before the leaf.
+    fn history_for(&self, path: &[u32]) -> Vec<S> {
+        let Some((_, above)) = path.split_last() else {
+            return self.root_history.clone();
+        };
+        let mut h = self.root_history.clone();
+        h.push(self.root_state().clone());
+        h.extend(above.iter().filter_map(|&n| self.tree.state(n).cloned()));
+        keep_last(&mut h);
+        h
     }
 
     /// Marks the root's children outside [`MctsParams::root_moves`] as excluded (none when it is empty).
@@ -214,7 +254,9 @@ impl<S: GameState> Mcts<S> {
                     to: params.scoring,
                 });
             }
-            *self = Mcts::new(self.root_state().clone(), self.root_ply, params)?;
+            let mut fresh = Mcts::new(self.root_state().clone(), self.root_ply, params)?;
+            fresh.root_history = std::mem::take(&mut self.root_history);
+            *self = fresh;
             return Ok(());
         }
         let old = std::mem::replace(&mut self.params, params);
@@ -410,6 +452,7 @@ impl<S: GameState> Mcts<S> {
             state: state.clone(),
             want_next_state: false,
             previous,
+            history: self.history_for(path),
             top_k: self.params.request_top_k,
             mode: if learned { DecodeMode::Free } else { self.params.decode },
             want_best_action: self.params.prior_source == PriorSource::Policy,
@@ -488,7 +531,8 @@ impl<S: GameState> Mcts<S> {
             n.status = NodeStatus::Terminal;
             n.terminal_value = outcome.value_for(n.player) as f32;
             let v = f64::from(n.terminal_value);
-            self.tree.set_data(leaf, NodeData { state, dists: None, hallucinations });
+            self.tree
+                .set_data(leaf, NodeData { state, dists: None, policy: None, outcome: None, hallucinations });
             if leaf != ROOT {
                 backup(&mut self.tree, leaf, v);
                 self.stats.simulations += 1;
@@ -527,7 +571,8 @@ impl<S: GameState> Mcts<S> {
                 .map(|a| (*a, by_action.get(a).map_or(0.0, |&i| policy[i] as f32), f32::NAN))
                 .collect();
             self.tree.add_children(leaf, children);
-            self.tree.set_data(leaf, NodeData { state, dists: None, hallucinations });
+            self.tree
+                .set_data(leaf, NodeData { state, dists: None, policy: None, outcome: None, hallucinations });
             self.tree.node_mut(leaf).status = NodeStatus::Expanded;
             self.policy_only = true;
             let _ = self.restrict_root();
@@ -554,6 +599,9 @@ impl<S: GameState> Mcts<S> {
         };
         let keep = depth < self.params.keep_distributions_depth;
         let mut dists = keep.then(|| Vec::with_capacity(actions.len()));
+        let kept_policy = policy.filter(|_| keep).map(|p| {
+            actions.iter().map(|a| by_action.get(a).map(|&i| p[i] as f32)).collect::<Vec<Option<f32>>>()
+        });
         let mut children = Vec::with_capacity(actions.len());
         let mut move_dists: Vec<Option<ValueDistribution>> =
             result.moves.into_iter().map(|m| m.dist).collect();
@@ -566,7 +614,10 @@ impl<S: GameState> Mcts<S> {
             children.push((*a, *p as f32, value));
         }
         self.tree.add_children(leaf, children);
-        self.tree.set_data(leaf, NodeData { state, dists, hallucinations });
+        self.tree.set_data(
+            leaf,
+            NodeData { state, dists, policy: kept_policy, outcome: result.position.map(|p| *p), hallucinations },
+        );
         self.tree.node_mut(leaf).status = NodeStatus::Expanded;
         if leaf == ROOT {
             // Checked when the restriction was set: the moves are legal here.
@@ -664,7 +715,10 @@ impl<S: GameState> Mcts<S> {
                 let mut sub = self.tree.extract(c);
                 let kept = sub.data.len() as u64;
                 if sub.node(ROOT).data == NONE {
-                    sub.set_data(ROOT, NodeData { state: next, dists: None, hallucinations: 0 });
+                    sub.set_data(
+                        ROOT,
+                        NodeData { state: next, dists: None, policy: None, outcome: None, hallucinations: 0 },
+                    );
                 } else {
                     let d = sub.node(ROOT).data as usize;
                     sub.data[d].state = next;
@@ -675,6 +729,8 @@ impl<S: GameState> Mcts<S> {
         };
         let root_status_terminal = tree.state(ROOT).and_then(|s| s.outcome());
         self.tree = tree;
+        self.root_history.push(root_state);
+        keep_last(&mut self.root_history);
         if let Some(outcome) = root_status_terminal {
             let r = self.tree.node_mut(ROOT);
             r.status = NodeStatus::Terminal;

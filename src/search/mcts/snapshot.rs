@@ -30,8 +30,9 @@ pub struct MoveStats {
     /// The model's value distribution over its buckets (kept only near the root): every other rule's value
     /// comes from it ([`MoveStats::value`]).
     pub distribution: Option<Vec<f64>>,
-    /// The policy's probability for the move, from a model that gives a policy and no values (behavioural
-    /// cloning; then `model` and `distribution` are `None`).
+    /// The policy's probability for the move: from a model that gives a policy and no values (behavioural
+    /// cloning; then `model` and `distribution` are `None`), or from one that gives a policy beside its
+    /// values (an lc0 network), kept near the root as `distribution` is.
     #[serde(default)]
     pub policy: Option<f64>,
     /// Virtual counts on it now (evaluations out below it).
@@ -97,6 +98,10 @@ pub struct MctsSnapshot {
     /// root (1 a win, e.g. checkmate; 0 a loss; ½ a draw).
     #[serde(default)]
     pub pv_result: Option<f64>,
+    /// The model's outcome for the root position itself, when it gave one (an lc0 network's win/draw/loss
+    /// and moves left).
+    #[serde(default)]
+    pub root_outcome: Option<crate::inference::evaluator::PositionOutcome>,
     /// Per root move, most visited first.
     pub moves: Vec<MoveStats>,
     /// Totals.
@@ -125,6 +130,7 @@ impl<S: GameState> Mcts<S> {
             value: (root.visits > 0).then(|| root.value_sum / f64::from(root.visits)),
             pv: self.line_texts(&line),
             pv_result: line_result(&self.tree, ROOT, &line),
+            root_outcome: self.tree.node_data(ROOT).and_then(|d| d.outcome),
             moves,
             totals: Totals {
                 stats: self.stats,
@@ -196,7 +202,13 @@ impl<S: GameState> Mcts<S> {
                     prior: f64::from(child.prior),
                     model: model_value(t, c),
                     distribution,
-                    policy: (self.policy_only && node == ROOT).then_some(f64::from(child.prior)),
+                    policy: if self.policy_only && node == ROOT {
+                        Some(f64::from(child.prior))
+                    } else {
+                        data.and_then(|d| d.policy.as_ref())
+                            .and_then(|v| v.get(i).copied().flatten())
+                            .map(f64::from)
+                    },
                     virtual_count: child.virtual_count,
                     status: child.status,
                     hallucinations: t.node_data(c).map_or(0, |d| d.hallucinations),

@@ -99,6 +99,11 @@ pub(crate) struct NodeData<S> {
     /// The model's value distribution for each child's move (same order as the children), kept only near
     /// the root.
     pub dists: Option<Vec<Option<ValueDistribution>>>,
+    /// The model's policy probability of each child's move (same order), when its answer carried a policy
+    /// beside the values (an lc0 network's), kept only near the root as `dists` is.
+    pub policy: Option<Vec<Option<f32>>>,
+    /// The model's outcome for this node's position itself, when it gave one (an lc0 network's WDL).
+    pub outcome: Option<crate::inference::evaluator::PositionOutcome>,
     /// Hallucinations the model reported in this node's evaluation.
     pub hallucinations: u32,
 }
@@ -115,7 +120,10 @@ impl<S: GameState> Tree<S> {
     pub(crate) fn new(state: S) -> Tree<S> {
         let mut root = Node::new(NONE, None, state.to_move(), 1.0);
         root.data = 0;
-        Tree { nodes: vec![root], data: vec![NodeData { state, dists: None, hallucinations: 0 }] }
+        Tree {
+            nodes: vec![root],
+            data: vec![NodeData { state, dists: None, policy: None, outcome: None, hallucinations: 0 }],
+        }
     }
 
     pub(crate) fn node(&self, i: u32) -> &Node<S::Action> {
@@ -235,7 +243,10 @@ mod tests {
         assert_eq!(t.node(ROOT).num_children, 20);
         let c = t.child_by_action(ROOT, moves[3]).expect("child exists");
         let cs = s.play(moves[3]).expect("legal");
-        t.set_data(c, NodeData { state: cs.clone(), dists: None, hallucinations: 0 });
+        t.set_data(
+            c,
+            NodeData { state: cs.clone(), dists: None, policy: None, outcome: None, hallucinations: 0 },
+        );
         let replies = cs.legal_actions();
         t.add_children(c, replies.iter().map(|&m| (m, 0.05, 0.5)).collect());
         t.node_mut(c).visits = 7;

@@ -1,0 +1,684 @@
+//! `mavboard import lc0`: an lc0 weights file (Leela's or Maia's residual networks, Leela's attention-body
+//! transformers) to a model package of format `lc0` — an ONNX graph written here from the net's layers, and
+//! mav.json — in Rust, no Python.
+//!
+//! The graph takes `planes`, int64 `[batch, 113]`: the 112 plane masks of [`crate::lc0::planes`] (bit i =
+//! square i) and the fifty-move count; it unpacks them into lc0's 112 × 8 × 8 input (the fifty-move plane
+//! holds the count, or the count / 100 in the hectoplies formats), runs the residual tower or the attention
+//! body and the heads as lc0's CPU backend computes them, and returns `policy` `[batch, 1858]` (raw logits, lc0's move order), `wdl`
+//! `[batch, 3]` (win, draw, loss for the side to move; a scalar value net's `q` as `(1+q)/2, 0, (1−q)/2`) and,
+//! when the net has the head, `mlh` `[batch, 1]` (moves left).
+
+use std::path::{Path, PathBuf};
+
+use super::manifest::{FORMAT_VERSION, Lc0Spec, Manifest, ModelFormat, ModelSource, TrainingInfo};
+use super::onnx_write::{Attr, Dim, ElemType, GraphBuilder};
+use super::staging::{StagingError, write_staged};
+use crate::game::GameKind;
+use crate::lc0::format::{Activation, ValueFormat};
+use crate::lc0::planes::{PLANES, RULE50_PLANE};
+use crate::lc0::policy_index::{POLICY_SIZE, Promotion, conv_gather, index};
+use crate::lc0::weights::{
+    AttentionBody, AttentionPolicy, Body, ConvBlock, Dense, DenseHead, EncoderLayer, Ffn, LayerNorm, Net,
+    PolicyHead,
+};
+use crate::lc0::{InputFormat, Lc0Error};
+
+/// The graph's input: 112 masks and the fifty-move count per row.
+pub const INPUT: &str = "planes";
+/// Its width.
+pub const INPUT_WIDTH: usize = PLANES + 1;
+/// The policy logits output.
+pub const POLICY: &str = "policy";
+/// The win/draw/loss output.
+pub const WDL: &str = "wdl";
+/// The moves-left output.
+pub const MLH: &str = "mlh";
+
+/// Why an lc0 network could not be imported.
+#[derive(Debug, thiserror::Error)]
+pub enum Lc0ImportError {
+    /// The weights file.
+    #[error("{path}: {error}", path = .path.display())]
+    Net {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        error: Lc0Error,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {reason}", path = .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        reason: String,
+    },
+    /// The output folder.
+    #[error(transparent)]
+    Staging(#[from] StagingError),
+}
+
+/// What `import lc0` is asked.
+#[derive(Debug, Clone)]
+pub struct Lc0ImportOptions {
+    /// The weights file (`.pb.gz`).
+    pub net: PathBuf,
+    /// The package folder to write (must not exist or be empty).
+    pub out: PathBuf,
+    /// The package's name (default: the file's name without `.pb.gz`).
+    pub name: Option<String>,
+    /// Who made the network, for the model card and mav.json `source` (default: "Leela Chess Zero format").
+    pub origin: Option<String>,
+    /// The network's licence, as its authors state it.
+    pub license: Option<String>,
+    /// When the package was made (RFC 3339), for mav.json.
+    pub created: String,
+}
+
+/// What was imported.
+#[derive(Debug, Clone)]
+pub struct Lc0Imported {
+    /// The network's description.
+    pub description: String,
+    /// Its parameter count.
+    pub parameters: u64,
+    /// The package's manifest.
+    pub manifest: Manifest,
+}
+
+/// Reads a weights file.
+pub fn read_net(path: &Path) -> Result<Net, Lc0ImportError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| Lc0ImportError::Io { path: path.into(), reason: e.to_string() })?;
+    Net::from_gz(&bytes).map_err(|error| Lc0ImportError::Net { path: path.into(), error })
+}
+
+/// Imports the network of `options.net` into the package folder `options.out`.
+pub fn import_lc0(options: &Lc0ImportOptions) -> Result<Lc0Imported, Lc0ImportError> {
+    let net = read_net(&options.net)?;
+    let onnx = graph(&net);
+    let parameters = parameter_count(&net);
+    let file = options.net.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = options
+        .name
+        .clone()
+        .unwrap_or_else(|| file.trim_end_matches(".gz").trim_end_matches(".pb").to_owned());
+    let manifest = manifest(&net, &name, &file, parameters, options);
+    let card = model_card(&net, &manifest);
+    write_staged(&options.out, |dir| -> Result<(), Lc0ImportError> {
+        let write = |leaf: &str, data: &[u8]| {
+            let path = dir.join(leaf);
+            std::fs::write(&path, data).map_err(|e| Lc0ImportError::Io { path, reason: e.to_string() })
+        };
+        write("model.onnx", &onnx)?;
+        let json = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+        write("mav.json", json.as_bytes())?;
+        write("MODEL_CARD.md", card.as_bytes())?;
+        Ok(())
+    })?;
+    Ok(Lc0Imported { description: net.describe(), parameters, manifest })
+}
+
+fn parameter_count(net: &Net) -> u64 {
+    let conv = |c: &ConvBlock| (c.weights.len() + c.biases.len()) as u64;
+    let dense = |d: &Dense| (d.weights.len() + d.biases.len()) as u64;
+    let head = |h: &DenseHead| conv(&h.conv) + dense(&h.fc1) + dense(&h.fc2);
+    let ln = |l: &LayerNorm| (l.gammas.len() + l.betas.len()) as u64;
+    let ffn = |f: &Ffn| dense(&f.dense1) + dense(&f.dense2);
+    let encoder = |l: &EncoderLayer| {
+        let smolgen = l.smolgen.as_ref().map_or(0, |s| {
+            s.compress.len() as u64 + dense(&s.dense1) + ln(&s.ln1) + dense(&s.dense2) + ln(&s.ln2)
+        });
+        dense(&l.q)
+            + dense(&l.k)
+            + dense(&l.v)
+            + dense(&l.out)
+            + smolgen
+            + ln(&l.ln1)
+            + ffn(&l.ffn)
+            + ln(&l.ln2)
+    };
+    let mut n = match &net.body {
+        Body::Residual { input, blocks } => {
+            let mut n = conv(input);
+            for r in blocks {
+                n += conv(&r.conv1)
+                    + conv(&r.conv2)
+                    + r.se.as_ref().map_or(0, |s| dense(&s.fc1) + dense(&s.fc2));
+            }
+            n
+        }
+        Body::Attention(a) => {
+            let gates = a.gates.as_ref().map_or(0, |g| (g.mult.len() + g.add.len()) as u64);
+            dense(&a.position)
+                + dense(&a.embedding)
+                + ln(&a.embedding_ln)
+                + gates
+                + ffn(&a.embedding_ffn)
+                + ln(&a.embedding_ffn_ln)
+                + a.encoders.iter().map(encoder).sum::<u64>()
+                + a.smolgen_w.len() as u64
+        }
+    };
+    n += match &net.policy {
+        PolicyHead::Classical { conv: c, dense: d } => conv(c) + dense(d),
+        PolicyHead::Convolution { conv1, conv2 } => conv(conv1) + conv(conv2),
+        PolicyHead::Attention(p) => {
+            dense(&p.embedding)
+                + p.encoders.iter().map(encoder).sum::<u64>()
+                + dense(&p.query)
+                + dense(&p.key)
+                + p.promotion.len() as u64
+        }
+    };
+    n + head(&net.value) + net.moves_left.as_ref().map_or(0, head)
+}
+
+fn manifest(net: &Net, name: &str, file: &str, parameters: u64, o: &Lc0ImportOptions) -> Manifest {
+    Manifest {
+        format: ModelFormat::Lc0,
+        format_version: FORMAT_VERSION,
+        name: name.to_owned(),
+        games: vec![GameKind::Chess, GameKind::Chess960],
+        num_buckets: crate::lc0::WDL_BUCKETS as usize,
+        value_token_ids: Vec::new(),
+        pad_token_id: None,
+        eos_token_id: None,
+        vocab_size: 0,
+        context_length: INPUT_WIDTH,
+        num_layers: net.layers(),
+        num_heads: match &net.body {
+            Body::Residual { .. } => 0,
+            Body::Attention(a) => a.heads,
+        },
+        head_dim: 0,
+        d_model: net.filters(),
+        internal_search: false,
+        av_state_length: None,
+        av_action_vocab_size: None,
+        av_action_order: crate::mav::searchless::ActionOrder::default(),
+        remote: None,
+        source: Some(ModelSource {
+            origin: o.origin.clone().unwrap_or_else(|| "a network in Leela Chess Zero's format".into()),
+            url: String::new(),
+            checkpoint: file.to_owned(),
+            step: None,
+            params: String::new(),
+            license: o.license.clone().unwrap_or_else(|| net.license.clone()),
+        }),
+        parameters,
+        training: TrainingInfo::default(),
+        created: o.created.clone(),
+        lc0: Some(Lc0Spec {
+            input_format: net.format.input,
+            wdl: net.format.value == ValueFormat::Wdl,
+            moves_left: net.moves_left.is_some(),
+        }),
+    }
+}
+
+fn model_card(net: &Net, m: &Manifest) -> String {
+    let source = m.source.clone().unwrap_or_default();
+    format!(
+        "# {name}\n\nImported by `mavboard import lc0` from `{file}`: {desc}; {params} parameters.\n\n\
+         - Made by: {origin}\n- Licence: {license}\n- Format: lc0 (the network's own 112-plane input and 1858 \
+         policy outputs; its win/draw/loss head values each move by the position after it)\n",
+        name = m.name,
+        file = source.checkpoint,
+        desc = net.describe(),
+        params = m.parameters,
+        origin = source.origin,
+        license = if source.license.is_empty() { "not stated in the file" } else { &source.license },
+    )
+}
+
+/// Builds the ONNX graph of a network (see the module documentation for its inputs and outputs).
+///
+/// # Panics
+///
+/// On a [`Net`] no reader makes: an attention body with a residual policy head, or a residual body with the
+/// attention policy ([`Net::from_gz`] refuses both).
+pub fn graph(net: &Net) -> Vec<u8> {
+    let mut g = GraphBuilder::new();
+    let batch = || Dim::Named("batch");
+    let input = g.input(INPUT, ElemType::I64, vec![batch(), Dim::Fixed(INPUT_WIDTH as i64)]);
+    let x = unpack_planes(&mut g, &input, net.format.input);
+    let (policy, value, moves_left) = match (&net.body, &net.policy) {
+        (Body::Residual { input, blocks }, _) => residual_net(&mut g, &x, net, input, blocks),
+        (Body::Attention(body), PolicyHead::Attention(policy)) => {
+            attention_net(&mut g, &x, net, body, policy)
+        }
+        // Net::from_gz gives an attention body the attention policy only.
+        (Body::Attention(_), _) => panic!("an attention body needs the attention policy head"),
+    };
+    g.output(&policy, POLICY, ElemType::F32, vec![batch(), Dim::Fixed(POLICY_SIZE as i64)]);
+    let wdl = match net.format.value {
+        ValueFormat::Wdl => g.op("Softmax", &[&value], vec![Attr::Int("axis", 1)]),
+        ValueFormat::Scalar => {
+            // q = tanh(v); (W, D, L) = ((1+q)/2, 0, (1−q)/2).
+            let q = g.op("Tanh", &[&value], vec![]);
+            let m = g.f32s("q_to_wdl", &[1, 3], &[0.5, 0.0, -0.5]);
+            let c = g.f32s("q_to_wdl_c", &[1, 3], &[0.5, 0.0, 0.5]);
+            let qm = g.op("MatMul", &[&q, &m], vec![]);
+            g.op("Add", &[&qm, &c], vec![])
+        }
+    };
+    g.output(&wdl, WDL, ElemType::F32, vec![batch(), Dim::Fixed(3)]);
+    if let Some(m) = moves_left {
+        let m = g.op("Relu", &[&m], vec![]);
+        g.output(&m, MLH, ElemType::F32, vec![batch(), Dim::Fixed(1)]);
+    }
+    g.finish(18, "mavboard import lc0", &net.describe())
+}
+
+/// The residual tower and its heads from the input `[batch, 112, 8, 8]`: the policy logits, the value head's
+/// last layer (before softmax or tanh) and the moves-left head's (before its ReLU).
+fn residual_net(
+    g: &mut GraphBuilder,
+    x: &str,
+    net: &Net,
+    input: &ConvBlock,
+    blocks: &[crate::lc0::weights::Residual],
+) -> (String, String, Option<String>) {
+    let mish = net.format.mish;
+    let conv = |g: &mut GraphBuilder, x: &str, c: &ConvBlock, k: i64| -> String {
+        let outs = c.outputs() as i64;
+        let ins = c.fan_in() as i64 / (k * k);
+        let w = g.f32s("w", &[outs, ins, k, k], &c.weights);
+        let b = g.f32s("b", &[outs], &c.biases);
+        let p = (k - 1) / 2;
+        g.op(
+            "Conv",
+            &[x, &w, &b],
+            vec![Attr::Ints("kernel_shape", vec![k, k]), Attr::Ints("pads", vec![p, p, p, p])],
+        )
+    };
+    let act = |g: &mut GraphBuilder, x: &str| -> String {
+        if mish {
+            let sp = g.op("Softplus", &[x], vec![]);
+            let t = g.op("Tanh", &[&sp], vec![]);
+            g.op("Mul", &[x, &t], vec![])
+        } else {
+            g.op("Relu", &[x], vec![])
+        }
+    };
+    let c0 = conv(g, x, input, 3);
+    let mut flow = act(g, &c0);
+    let filters = net.filters() as i64;
+    for r in blocks {
+        let y = conv(g, &flow, &r.conv1, 3);
+        let y = act(g, &y);
+        let z = conv(g, &y, &r.conv2, 3);
+        let sum = if let Some(se) = &r.se {
+            let pool = g.op("GlobalAveragePool", &[&z], vec![]);
+            let flat = g.op("Flatten", &[&pool], vec![Attr::Int("axis", 1)]);
+            let h = gemm(g, &flat, &se.fc1);
+            let h = act(g, &h);
+            let s = gemm(g, &h, &se.fc2);
+            let shape = g.i64s("se_shape", &[4], &[-1, 2 * filters, 1, 1]);
+            let s4 = g.op("Reshape", &[&s, &shape], vec![]);
+            let (start, mid, end, axis) = (
+                g.i64s("s0", &[1], &[0]),
+                g.i64s("s1", &[1], &[filters]),
+                g.i64s("s2", &[1], &[2 * filters]),
+                g.i64s("ax", &[1], &[1]),
+            );
+            let gamma = g.op("Slice", &[&s4, &start, &mid, &axis], vec![]);
+            let beta = g.op("Slice", &[&s4, &mid, &end, &axis], vec![]);
+            let gamma = g.op("Sigmoid", &[&gamma], vec![]);
+            let scaled = g.op("Mul", &[&z, &gamma], vec![]);
+            let shifted = g.op("Add", &[&scaled, &beta], vec![]);
+            g.op("Add", &[&shifted, &flow], vec![])
+        } else {
+            g.op("Add", &[&z, &flow], vec![])
+        };
+        flow = act(g, &sum);
+    }
+    // Policy.
+    let policy = match &net.policy {
+        PolicyHead::Classical { conv: c, dense } => {
+            let p = conv(g, &flow, c, 1);
+            let p = act(g, &p);
+            let flat = g.op("Flatten", &[&p], vec![Attr::Int("axis", 1)]);
+            gemm(g, &flat, dense)
+        }
+        PolicyHead::Convolution { conv1, conv2 } => {
+            let p = conv(g, &flow, conv1, 3);
+            let p = act(g, &p);
+            let p = conv(g, &p, conv2, 3);
+            let flat = g.op("Flatten", &[&p], vec![Attr::Int("axis", 1)]);
+            let idx = g.i64s("policy_map", &[POLICY_SIZE as i64], conv_gather());
+            g.op("Gather", &[&flat, &idx], vec![Attr::Int("axis", 1)])
+        }
+        // Net::from_gz refuses an attention policy on a residual body.
+        PolicyHead::Attention(_) => panic!("an attention policy on a residual body is not built"),
+    };
+    let head = |g: &mut GraphBuilder, h: &DenseHead| -> String {
+        let v = conv(g, &flow, &h.conv, 1);
+        let v = act(g, &v);
+        let flat = g.op("Flatten", &[&v], vec![Attr::Int("axis", 1)]);
+        let v = gemm(g, &flat, &h.fc1);
+        let v = act(g, &v);
+        gemm(g, &v, &h.fc2)
+    };
+    let value = head(g, &net.value);
+    let moves_left = net.moves_left.as_ref().map(|ml| head(g, ml));
+    (policy, value, moves_left)
+}
+
+/// `x W^T + b` on `[batch, in]`.
+fn gemm(g: &mut GraphBuilder, x: &str, d: &Dense) -> String {
+    let w = g.f32s("fc_w", &[d.outputs() as i64, d.inputs() as i64], &d.weights);
+    let b = g.f32s("fc_b", &[d.outputs() as i64], &d.biases);
+    g.op("Gemm", &[x, &w, &b], vec![Attr::Int("transB", 1)])
+}
+
+/// `[out][in]` weights as `[in][out]`.
+fn transposed(w: &[f32], outputs: usize, inputs: usize) -> Vec<f32> {
+    let mut t = vec![0.0; w.len()];
+    for o in 0..outputs {
+        for i in 0..inputs {
+            t[i * outputs + o] = w[o * inputs + i];
+        }
+    }
+    t
+}
+
+/// `x W^T` on the last axis of `x` (`[…, in]` → `[…, out]`), no bias.
+fn matmul(g: &mut GraphBuilder, x: &str, w: &[f32], outputs: usize) -> String {
+    let inputs = w.len() / outputs.max(1);
+    let wt = g.f32s("mm_w", &[inputs as i64, outputs as i64], &transposed(w, outputs, inputs));
+    g.op("MatMul", &[x, &wt], vec![])
+}
+
+/// `x W^T + b` on the last axis of `x` (a dense layer applied to each square).
+fn linear(g: &mut GraphBuilder, x: &str, d: &Dense) -> String {
+    let y = matmul(g, x, &d.weights, d.outputs());
+    let b = g.f32s("mm_b", &[d.outputs() as i64], &d.biases);
+    g.op("Add", &[&y, &b], vec![])
+}
+
+/// An activation as lc0's CPU backend computes it (Mish as `x · tanh(softplus(x))`).
+fn activate(g: &mut GraphBuilder, x: &str, a: Activation) -> String {
+    match a {
+        Activation::None => x.to_owned(),
+        Activation::Relu => g.op("Relu", &[x], vec![]),
+        Activation::Mish => {
+            let sp = g.op("Softplus", &[x], vec![]);
+            let t = g.op("Tanh", &[&sp], vec![]);
+            g.op("Mul", &[x, &t], vec![])
+        }
+        Activation::Tanh => g.op("Tanh", &[x], vec![]),
+        Activation::Sigmoid => g.op("Sigmoid", &[x], vec![]),
+        Activation::Selu => {
+            g.op("Selu", &[x], vec![Attr::Float("alpha", 1.673_263_2), Attr::Float("gamma", 1.050_701)])
+        }
+        Activation::Swish => {
+            let s = g.op("Sigmoid", &[x], vec![]);
+            g.op("Mul", &[x, &s], vec![])
+        }
+        Activation::Relu2 => {
+            let r = g.op("Relu", &[x], vec![]);
+            g.op("Mul", &[&r, &r], vec![])
+        }
+    }
+}
+
+/// A layer norm over the last axis.
+fn layer_norm(g: &mut GraphBuilder, x: &str, n: &LayerNorm, epsilon: f32) -> String {
+    let width = n.gammas.len() as i64;
+    let gammas = g.f32s("ln_g", &[width], &n.gammas);
+    let betas = g.f32s("ln_b", &[width], &n.betas);
+    g.op(
+        "LayerNormalization",
+        &[x, &gammas, &betas],
+        vec![Attr::Int("axis", -1), Attr::Float("epsilon", epsilon)],
+    )
+}
+
+/// `LN(alpha · y + skip)`.
+fn skip_norm(g: &mut GraphBuilder, y: &str, skip: &str, alpha: f32, n: &LayerNorm, epsilon: f32) -> String {
+    let scaled = if alpha == 1.0 {
+        y.to_owned()
+    } else {
+        let a = g.f32s("alpha", &[1], &[alpha]);
+        g.op("Mul", &[y, &a], vec![])
+    };
+    let sum = g.op("Add", &[&scaled, skip], vec![]);
+    layer_norm(g, &sum, n, epsilon)
+}
+
+/// A feed-forward block on `[batch, 64, width]`.
+fn ffn(g: &mut GraphBuilder, x: &str, f: &Ffn, a: Activation) -> String {
+    let h = linear(g, x, &f.dense1);
+    let h = activate(g, &h, a);
+    linear(g, &h, &f.dense2)
+}
+
+/// How an encoder layer is run: lc0's settings for the body's layers or the policy's.
+struct EncoderSettings<'a> {
+    heads: usize,
+    smolgen_w: &'a [f32],
+    smolgen_activation: Activation,
+    ffn_activation: Activation,
+    alpha: f32,
+    epsilon: f32,
+}
+
+/// One encoder layer on `[batch, 64, width]`.
+fn encoder_layer(g: &mut GraphBuilder, x: &str, l: &EncoderLayer, s: &EncoderSettings<'_>) -> String {
+    let d = l.q.outputs();
+    let heads = s.heads as i64;
+    let depth = (d / s.heads) as i64;
+    let split = g.i64s("heads_shape", &[4], &[-1, 64, heads, depth]);
+    let per_head = |g: &mut GraphBuilder, dense: &Dense, perm: Vec<i64>| -> String {
+        let y = linear(g, x, dense);
+        let y = g.op("Reshape", &[&y, &split], vec![]);
+        g.op("Transpose", &[&y], vec![Attr::Ints("perm", perm)])
+    };
+    let q = per_head(g, &l.q, vec![0, 2, 1, 3]);
+    let k = per_head(g, &l.k, vec![0, 2, 3, 1]);
+    let v = per_head(g, &l.v, vec![0, 2, 1, 3]);
+    let logits = g.op("MatMul", &[&q, &k], vec![]);
+    let scale = g.f32s("scale", &[1], &[1.0 / (depth as f32).sqrt()]);
+    let mut logits = g.op("Mul", &[&logits, &scale], vec![]);
+    if let Some(sg) = &l.smolgen {
+        let width = l.out.outputs();
+        let hidden_channels = sg.compress.len() / width.max(1);
+        let c = matmul(g, x, &sg.compress, hidden_channels);
+        let flat_shape = g.i64s("sg_flat", &[2], &[-1, 64 * hidden_channels as i64]);
+        let c = g.op("Reshape", &[&c, &flat_shape], vec![]);
+        let h = gemm(g, &c, &sg.dense1);
+        let h = activate(g, &h, s.smolgen_activation);
+        let h = layer_norm(g, &h, &sg.ln1, 1e-3);
+        let h = gemm(g, &h, &sg.dense2);
+        let h = activate(g, &h, s.smolgen_activation);
+        let h = layer_norm(g, &h, &sg.ln2, 1e-3);
+        let per_head = sg.dense2.outputs() / s.heads;
+        let head_shape = g.i64s("sg_heads", &[3], &[-1, heads, per_head as i64]);
+        let h = g.op("Reshape", &[&h, &head_shape], vec![]);
+        let generated = matmul(g, &h, s.smolgen_w, 64 * 64);
+        let square_shape = g.i64s("sg_squares", &[4], &[-1, heads, 64, 64]);
+        let generated = g.op("Reshape", &[&generated, &square_shape], vec![]);
+        logits = g.op("Add", &[&logits, &generated], vec![]);
+    }
+    let weights = g.op("Softmax", &[&logits], vec![Attr::Int("axis", -1)]);
+    let o = g.op("MatMul", &[&weights, &v], vec![]);
+    let o = g.op("Transpose", &[&o], vec![Attr::Ints("perm", vec![0, 2, 1, 3])]);
+    let joined = g.i64s("joined", &[3], &[-1, 64, d as i64]);
+    let o = g.op("Reshape", &[&o, &joined], vec![]);
+    let m = linear(g, &o, &l.out);
+    let x1 = skip_norm(g, &m, x, s.alpha, &l.ln1, s.epsilon);
+    let f = ffn(g, &x1, &l.ffn, s.ffn_activation);
+    skip_norm(g, &f, &x1, s.alpha, &l.ln2, s.epsilon)
+}
+
+/// The attention body and its heads from the input `[batch, 112, 8, 8]` (see `RANDOM_NETS.md` in the lc0
+/// fixtures for the computation, step by step).
+fn attention_net(
+    g: &mut GraphBuilder,
+    x: &str,
+    net: &Net,
+    body: &AttentionBody,
+    policy: &AttentionPolicy,
+) -> (String, String, Option<String>) {
+    let act = net.format.activation();
+    let planes = PLANES as i64;
+    // [batch, 112, 8, 8] → [batch, 64, 112].
+    let shape = g.i64s("nchw_flat", &[3], &[-1, planes, 64]);
+    let x = g.op("Reshape", &[x, &shape], vec![]);
+    let x = g.op("Transpose", &[&x], vec![Attr::Ints("perm", vec![0, 2, 1])]);
+    // Dense position encoding from the first 12 planes of every square.
+    let (zero, twelve, axis2) =
+        (g.i64s("z", &[1], &[0]), g.i64s("twelve", &[1], &[12]), g.i64s("axis2", &[1], &[2]));
+    let pieces = g.op("Slice", &[&x, &zero, &twelve, &axis2], vec![]);
+    let flat = g.i64s("pieces_flat", &[2], &[-1, 64 * 12]);
+    let pieces = g.op("Reshape", &[&pieces, &flat], vec![]);
+    let position = gemm(g, &pieces, &body.position);
+    let encoding = (body.position.outputs() / 64) as i64;
+    let per_square = g.i64s("pos_shape", &[3], &[-1, 64, encoding]);
+    let position = g.op("Reshape", &[&position, &per_square], vec![]);
+    let x = g.op("Concat", &[&x, &position], vec![Attr::Int("axis", 2)]);
+    // Embedding, layer norm, gates, feed-forward.
+    let e = body.embedding.outputs();
+    let y = linear(g, &x, &body.embedding);
+    let y = activate(g, &y, act);
+    let mut y = layer_norm(g, &y, &body.embedding_ln, 1e-3);
+    if let Some(gates) = &body.gates {
+        let mult = g.f32s("mult_gate", &[64, e as i64], &transposed(&gates.mult, e, 64));
+        let add = g.f32s("add_gate", &[64, e as i64], &transposed(&gates.add, e, 64));
+        let m = g.op("Mul", &[&y, &mult], vec![]);
+        y = g.op("Add", &[&m, &add], vec![]);
+    }
+    let alpha = (2.0 * body.encoders.len() as f64).powf(-0.25) as f32;
+    let f = ffn(g, &y, &body.embedding_ffn, net.format.ffn_activation);
+    let mut y = skip_norm(g, &f, &y, alpha, &body.embedding_ffn_ln, 1e-3);
+    let settings = EncoderSettings {
+        heads: body.heads,
+        smolgen_w: &body.smolgen_w,
+        smolgen_activation: net.format.smolgen_activation,
+        ffn_activation: net.format.ffn_activation,
+        alpha,
+        epsilon: 1e-3,
+    };
+    for layer in &body.encoders {
+        y = encoder_layer(g, &y, layer, &settings);
+    }
+    // Value and moves-left heads: a per-square embedding flattened square-major, then dense layers.
+    let head = |g: &mut GraphBuilder, h: &DenseHead| -> String {
+        let embed = Dense { weights: h.conv.weights.clone(), biases: h.conv.biases.clone() };
+        let v = linear(g, &y, &embed);
+        let v = activate(g, &v, act);
+        let flat = g.i64s("head_flat", &[2], &[-1, 64 * h.conv.outputs() as i64]);
+        let v = g.op("Reshape", &[&v, &flat], vec![]);
+        let v = gemm(g, &v, &h.fc1);
+        let v = activate(g, &v, act);
+        gemm(g, &v, &h.fc2)
+    };
+    let value = head(g, &net.value);
+    let moves_left = net.moves_left.as_ref().map(|ml| head(g, ml));
+    // Attention policy.
+    let p = linear(g, &y, &policy.embedding);
+    let mut p = activate(g, &p, act);
+    let policy_settings = EncoderSettings { heads: policy.heads, alpha: 1.0, epsilon: 1e-6, ..settings };
+    for layer in &policy.encoders {
+        p = encoder_layer(g, &p, layer, &policy_settings);
+    }
+    let pd = policy.query.outputs();
+    let q = linear(g, &p, &policy.query);
+    let k = linear(g, &p, &policy.key);
+    let kt = g.op("Transpose", &[&k], vec![Attr::Ints("perm", vec![0, 2, 1])]);
+    let logits = g.op("MatMul", &[&q, &kt], vec![]);
+    let scale = g.f32s("policy_scale", &[1], &[1.0 / (pd as f32).sqrt()]);
+    let logits = g.op("Mul", &[&logits, &scale], vec![]);
+    // Promotions: offsets from the keys of the eighth rank, added to the seventh-to-eighth-rank logits.
+    let (axis1, r56, r64) =
+        (g.i64s("axis1", &[1], &[1]), g.i64s("r56", &[1], &[56]), g.i64s("r64", &[1], &[64]));
+    let keys8 = g.op("Slice", &[&k, &r56, &r64, &axis1], vec![]);
+    let offsets = matmul(g, &keys8, &policy.promotion, 4);
+    let (three, four) = (g.i64s("three", &[1], &[3]), g.i64s("four", &[1], &[4]));
+    let first = g.op("Slice", &[&offsets, &zero, &three, &axis2], vec![]);
+    let last = g.op("Slice", &[&offsets, &three, &four, &axis2], vec![]);
+    let offsets = g.op("Add", &[&first, &last], vec![]);
+    let offsets = g.op("Unsqueeze", &[&offsets, &axis1], vec![]);
+    let (starts, ends, axes) =
+        (g.i64s("pr_s", &[2], &[48, 56]), g.i64s("pr_e", &[2], &[56, 64]), g.i64s("pr_a", &[2], &[1, 2]));
+    let seventh = g.op("Slice", &[&logits, &starts, &ends, &axes], vec![]);
+    let axis3 = g.i64s("axis3", &[1], &[3]);
+    let seventh = g.op("Unsqueeze", &[&seventh, &axis3], vec![]);
+    let promotions = g.op("Add", &[&seventh, &offsets], vec![]);
+    let pflat = g.i64s("promo_flat", &[2], &[-1, 8 * 24]);
+    let promotions = g.op("Reshape", &[&promotions, &pflat], vec![]);
+    let lflat = g.i64s("logits_flat", &[2], &[-1, 64 * 64]);
+    let logits = g.op("Reshape", &[&logits, &lflat], vec![]);
+    let all = g.op("Concat", &[&logits, &promotions], vec![Attr::Int("axis", 1)]);
+    let idx = g.i64s("attention_policy_map", &[POLICY_SIZE as i64], &attention_gather());
+    let policy = g.op("Gather", &[&all, &idx], vec![Attr::Int("axis", 1)]);
+    (policy, value, moves_left)
+}
+
+/// The promotion pieces in the order of the attention policy's 3 promotion offsets per file.
+const ATTENTION_PROMOTIONS: [Promotion; 3] = [Promotion::Queen, Promotion::Rook, Promotion::Bishop];
+
+/// For each of the 1858 outputs, its element of the attention policy's `64 × 64 + 8 × 24` logits: from × 64
+/// + to for every move (a knight promotion is the plain move), then `4096 + 24 · from-file + 3 · to-file +
+/// piece` for the queen, rook and bishop promotions from the seventh rank.
+pub fn attention_gather() -> Vec<i64> {
+    let mut gather = vec![0i64; POLICY_SIZE];
+    for from in 0..64u8 {
+        for to in 0..64u8 {
+            if let Some(j) = index(from, to, Promotion::None) {
+                gather[j] = i64::from(from) * 64 + i64::from(to);
+            }
+        }
+    }
+    for from_file in 0..8u8 {
+        for to_file in 0..8u8 {
+            for (piece, promotion) in ATTENTION_PROMOTIONS.iter().enumerate() {
+                if let Some(j) = index(48 + from_file, 56 + to_file, *promotion) {
+                    gather[j] = 4096 + 24 * i64::from(from_file) + 3 * i64::from(to_file) + piece as i64;
+                }
+            }
+        }
+    }
+    gather
+}
+
+/// The graph's first part: `[batch, 113]` int64 → `[batch, 112, 8, 8]` float, each mask's bits times its
+/// plane's value (1, but the fifty-move count on plane 109).
+fn unpack_planes(g: &mut GraphBuilder, input: &str, format: InputFormat) -> String {
+    let axis = g.i64s("axis1", &[1], &[1]);
+    let (zero, split, end) = (
+        g.i64s("z", &[1], &[0]),
+        g.i64s("p", &[1], &[PLANES as i64]),
+        g.i64s("e", &[1], &[INPUT_WIDTH as i64]),
+    );
+    let masks = g.op("Slice", &[input, &zero, &split, &axis], vec![]);
+    let rule50 = g.op("Slice", &[input, &split, &end, &axis], vec![]);
+    let unsigned = g.op("Cast", &[&masks], vec![Attr::Int("to", 13)]);
+    let axis2 = g.i64s("axis2", &[1], &[2]);
+    let column = g.op("Unsqueeze", &[&unsigned, &axis2], vec![]);
+    let shifts: Vec<u64> = (0..64).collect();
+    let shifts = g.u64s("shifts", &[64], &shifts);
+    let shifted = g.op("BitShift", &[&column, &shifts], vec![Attr::Str("direction", "RIGHT")]);
+    let one = g.u64s("one", &[1], &[1]);
+    let bits = g.op("BitwiseAnd", &[&shifted, &one], vec![]);
+    let bits = g.op("Cast", &[&bits], vec![Attr::Int("to", 1)]);
+    let mut r = g.op("Cast", &[&rule50], vec![Attr::Int("to", 1)]);
+    if format.hectoplies() {
+        let hundred = g.f32s("hundred", &[1], &[100.0]);
+        r = g.op("Div", &[&r, &hundred], vec![]);
+    }
+    let mut onehot = vec![0.0f32; PLANES];
+    onehot[RULE50_PLANE] = 1.0;
+    let rest: Vec<f32> = onehot.iter().map(|v| 1.0 - v).collect();
+    let onehot = g.f32s("rule50_plane", &[1, PLANES as i64], &onehot);
+    let rest = g.f32s("other_planes", &[1, PLANES as i64], &rest);
+    let scaled = g.op("Mul", &[&r, &onehot], vec![]);
+    let scale = g.op("Add", &[&scaled, &rest], vec![]);
+    let scale = g.op("Unsqueeze", &[&scale, &axis2], vec![]);
+    let x = g.op("Mul", &[&bits, &scale], vec![]);
+    let shape = g.i64s("planes_shape", &[4], &[-1, PLANES as i64, 8, 8]);
+    g.op("Reshape", &[&x, &shape], vec![])
+}
