@@ -5,6 +5,14 @@
 //! `positions.jsonl` with their whole game histories. Checked here: every plane mask, the transform, every
 //! legal move's policy index, every legal move's policy logit (1e-4), the win/draw/loss or value (1e-4), the
 //! moves-left output, and the same best move.
+//!
+//! Attention-body networks (Leela's BT family) too: `random-attention-body.pb.gz` is a tiny random
+//! transformer (`make_random_net.py`: dense position encoding, gates, smolgen, 2 encoder layers, attention
+//! policy, multi-head value and policy fields, moves-left head; see `RANDOM_NETS.md`);
+//! `random-attention-legacy.pb.gz` (`make_random_attention_legacy.py`, seed 1009) the older single-head layout:
+//! format 6 with `input_embedding = PE_DENSE` written, the heads in the top-level `Weights` fields, one policy
+//! encoder layer (2 heads), no smolgen, no gates, ReLU everywhere, a scalar value head and a moves-left head.
+//! What is not read is refused by name.
 
 mod common;
 
@@ -350,4 +358,50 @@ fn the_evaluator_with_the_games_history_gives_lc0s_policy() {
 /// Whether `board` (standard castling, e1g1) and `lc0` (king takes rook, e1h1) name the same castling.
 fn castling_alias(board: &str, lc0: &str) -> bool {
     matches!((board, lc0), ("e1g1", "e1h1") | ("e1c1", "e1a1") | ("e8g8", "e8h8") | ("e8c8", "e8a8"))
+}
+
+#[test]
+fn random_attention_body_net_matches_lc0() {
+    check_net("random-attention-body");
+}
+
+#[test]
+fn random_legacy_single_head_attention_net_matches_lc0() {
+    check_net("random-attention-legacy");
+}
+
+#[test]
+fn attention_net_reads_its_structure_and_refuses_other_heads() {
+    use mavboard::lc0::format::{Activation, BodyFormat, InputEmbedding};
+    use mavboard::lc0::weights::{Body, PolicyHead};
+    let bytes = std::fs::read(fixtures().join("random-attention-body.pb.gz")).expect("the net");
+    let net = Net::from_gz(&bytes).expect("reads");
+    assert_eq!(net.format.body, BodyFormat::Attention);
+    assert_eq!(net.format.embedding, InputEmbedding::PeDense);
+    assert_eq!(
+        (net.format.smolgen_activation, net.format.ffn_activation),
+        (Activation::Swish, Activation::Relu2)
+    );
+    let Body::Attention(body) = &net.body else { panic!("an attention body") };
+    assert_eq!((body.encoders.len(), body.heads, net.filters()), (2, 2, 16));
+    assert!(body.encoders.iter().all(|l| l.smolgen.is_some()) && body.gates.is_some());
+    assert!(matches!(net.policy, PolicyHead::Attention(_)));
+    assert!(net.describe().contains("2 encoder layers × 16 embedding, 2 heads, smolgen, attention policy"));
+    let e = Net::from_gz_heads(&bytes, "optimistic", "winner").expect_err("no optimistic head");
+    assert!(e.to_string().contains("policy head \"optimistic\" (it has: vanilla)"), "{e}");
+    let e = Net::from_gz_heads(&bytes, "vanilla", "q").expect_err("no q head");
+    assert!(e.to_string().contains("value head \"q\" (it has: winner)"), "{e}");
+}
+
+#[test]
+fn the_fixed_position_table_is_refused_by_name() {
+    use std::io::Read;
+    let bytes = std::fs::read(fixtures().join("random-attention-body.pb.gz")).expect("the net");
+    let mut proto = Vec::new();
+    flate2::read::GzDecoder::new(bytes.as_slice()).read_to_end(&mut proto).expect("gzip");
+    // NetworkFormat.input_embedding = 2 (key 0x50), the first such pair: the format precedes the weights.
+    let at = proto.windows(2).position(|w| w == [0x50, 0x02]).expect("input_embedding = PE_DENSE");
+    proto[at + 1] = 0x01;
+    let e = Net::from_proto(&proto).expect_err("PE_MAP");
+    assert!(e.to_string().contains("format.network_format.input_embedding = 1 (PE_MAP)"), "{e}");
 }

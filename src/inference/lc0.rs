@@ -336,7 +336,10 @@ impl Lc0Evaluator {
         let wdl = root.wdl.map(f64::from);
         let sum: f64 = wdl.iter().sum();
         let position = (sum.is_finite() && sum > 0.0).then(|| {
-            Box::new(PositionOutcome { wdl: wdl.map(|v| v / sum), moves_left: root.moves_left.map(f64::from) })
+            Box::new(PositionOutcome {
+                wdl: wdl.map(|v| v / sum),
+                moves_left: root.moves_left.map(f64::from),
+            })
         });
         Ok(EvalResult { best_action: Some(best), timing, position, ..EvalResult::values(moves, None) })
     }

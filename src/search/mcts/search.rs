@@ -616,7 +616,13 @@ impl<S: GameState> Mcts<S> {
         self.tree.add_children(leaf, children);
         self.tree.set_data(
             leaf,
-            NodeData { state, dists, policy: kept_policy, outcome: result.position.map(|p| *p), hallucinations },
+            NodeData {
+                state,
+                dists,
+                policy: kept_policy,
+                outcome: result.position.map(|p| *p),
+                hallucinations,
+            },
         );
         self.tree.node_mut(leaf).status = NodeStatus::Expanded;
         if leaf == ROOT {
