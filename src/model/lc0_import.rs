@@ -57,6 +57,14 @@ pub enum Lc0ImportError {
     /// The output folder.
     #[error(transparent)]
     Staging(#[from] StagingError),
+    /// The network is too large for one ONNX file (protobuf's 2 GiB limit).
+    #[error("{path}: the network's ONNX graph would be {bytes} bytes, over the 2 GiB an ONNX file can hold", path = .path.display())]
+    TooLarge {
+        /// The weights file.
+        path: PathBuf,
+        /// The graph's size.
+        bytes: usize,
+    },
 }
 
 /// What `import lc0` is asked.
@@ -98,6 +106,9 @@ pub fn read_net(path: &Path) -> Result<Net, Lc0ImportError> {
 pub fn import_lc0(options: &Lc0ImportOptions) -> Result<Lc0Imported, Lc0ImportError> {
     let net = read_net(&options.net)?;
     let onnx = graph(&net);
+    if onnx.len() > i32::MAX as usize {
+        return Err(Lc0ImportError::TooLarge { path: options.net.clone(), bytes: onnx.len() });
+    }
     let parameters = parameter_count(&net);
     let file = options.net.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let name = options
