@@ -62,7 +62,12 @@ impl PendingReview {
         if let Some((_, last)) = tree.mainline_positions()?.pop()
             && last.outcome().is_none()
         {
-            requests.push(EvalRequest::values(last));
+            // The game's positions before it, as the review's requests carry theirs.
+            let mut history = requests.last().map(|r| r.history.clone()).unwrap_or_default();
+            history.extend(requests.last().map(|r| r.state.clone()));
+            let keep = history.len().saturating_sub(crate::search::mcts::HISTORY_KEPT);
+            history.drain(..keep);
+            requests.push(EvalRequest { history, ..EvalRequest::values(last) });
         }
         let answers = vec![None; requests.len()];
         Ok(PendingReview {

@@ -146,12 +146,29 @@ fn pending_moves(tree: &GameTree) -> Result<(Vec<Pending>, usize), ReviewError> 
     Ok((pending, skipped))
 }
 
+/// The request for the position before pending move `i`, with the game's positions before it (as far as the
+/// pending moves follow each other: a model that reads history, an lc0 network, sees them).
+fn request_for(pending: &[Pending], i: usize) -> EvalRequest<ChessState> {
+    let mut history = Vec::new();
+    let mut j = i;
+    while j > 0 && history.len() < crate::search::mcts::HISTORY_KEPT {
+        let prev = &pending[j - 1];
+        if prev.state.play(prev.mv).ok().as_ref() != Some(&pending[j].state) {
+            break;
+        }
+        history.push(prev.state.clone());
+        j -= 1;
+    }
+    history.reverse();
+    EvalRequest { history, ..EvalRequest::values(pending[i].state.clone()) }
+}
+
 /// The model calls a review without search needs: one request per main-line move (the position before
 /// it, every legal move's value), in game order. Answer them in this order to [`review_from_results`]
 /// (any evaluator, any batching: the app sends them through its engine in one go).
 pub fn review_requests(tree: &GameTree) -> Result<Vec<EvalRequest<ChessState>>, ReviewError> {
     let (pending, _) = pending_moves(tree)?;
-    Ok(pending.into_iter().map(|p| EvalRequest::values(p.state)).collect())
+    Ok((0..pending.len()).map(|i| request_for(&pending, i)).collect())
 }
 
 /// The review of `tree` from the answers to [`review_requests`] (in the same order): the same review
@@ -197,8 +214,9 @@ fn model_views<M: Evaluator<ChessState> + ?Sized>(
     options: &ReviewOptions,
 ) -> Result<Vec<ModelView>, ReviewError> {
     let mut views = Vec::with_capacity(pending.len());
-    for (chunk, judged) in pending.chunks(options.batch_size).zip(valued.chunks(options.batch_size)) {
-        let requests: Vec<_> = chunk.iter().map(|p| EvalRequest::values(p.state.clone())).collect();
+    let batch = options.batch_size.max(1);
+    for (c, (chunk, judged)) in pending.chunks(batch).zip(valued.chunks(batch)).enumerate() {
+        let requests: Vec<_> = (0..chunk.len()).map(|i| request_for(pending, c * batch + i)).collect();
         let results = model.evaluate(&requests);
         for (i, (p, v)) in chunk.iter().zip(judged).enumerate() {
             let result = match results.get(i) {
@@ -326,8 +344,10 @@ pub fn review_game<E: Evaluator<ChessState> + ?Sized>(
     let mut valued = Vec::with_capacity(pending.len());
     match options.simulations {
         None => {
-            for chunk in pending.chunks(options.batch_size) {
-                let requests: Vec<_> = chunk.iter().map(|p| EvalRequest::values(p.state.clone())).collect();
+            let batch = options.batch_size.max(1);
+            for (c, chunk) in pending.chunks(batch).enumerate() {
+                let requests: Vec<_> =
+                    (0..chunk.len()).map(|i| request_for(&pending, c * batch + i)).collect();
                 let results = evaluator.evaluate(&requests);
                 for (i, p) in chunk.iter().enumerate() {
                     valued.push(from_answer(p, results.get(i), options.scoring)?);
@@ -410,6 +430,15 @@ mod tests {
 
     fn game(pgn: &str) -> GameTree {
         crate::pgn::reader::read_all(pgn).remove(0).expect("valid game")
+    }
+
+    #[test]
+    fn each_review_request_carries_the_games_positions_before_it() {
+        let tree = game("1. e4 e5 2. Nf3 Nc6 *");
+        let r = review_requests(&tree).expect("requests");
+        assert_eq!(r.iter().map(|q| q.history.len()).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+        assert_eq!(r[3].history[2], r[2].state);
+        assert_eq!(r[3].history[0], ChessState::startpos());
     }
 
     #[test]
