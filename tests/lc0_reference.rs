@@ -263,7 +263,7 @@ fn truncated_corrupt_and_foreign_files_are_named_errors() {
         }
         if let Ok(net) = Net::from_proto(&bad) {
             // A flip inside a layer's numbers still reads; the graph still builds.
-            assert!(!mavboard::model::lc0_import::graph(&net).is_empty());
+            assert!(!mavboard::model::lc0_import::graph(&net).expect("a graph").is_empty());
         }
     }
     let e = Net::from_gz(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00")

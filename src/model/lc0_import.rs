@@ -105,7 +105,7 @@ pub fn read_net(path: &Path) -> Result<Net, Lc0ImportError> {
 /// Imports the network of `options.net` into the package folder `options.out`.
 pub fn import_lc0(options: &Lc0ImportOptions) -> Result<Lc0Imported, Lc0ImportError> {
     let net = read_net(&options.net)?;
-    let onnx = graph(&net);
+    let onnx = graph(&net).map_err(|error| Lc0ImportError::Net { path: options.net.clone(), error })?;
     if onnx.len() > i32::MAX as usize {
         return Err(Lc0ImportError::TooLarge { path: options.net.clone(), bytes: onnx.len() });
     }
@@ -244,13 +244,21 @@ fn model_card(net: &Net, m: &Manifest) -> String {
     )
 }
 
-/// Builds the ONNX graph of a network (see the module documentation for its inputs and outputs).
-///
-/// # Panics
-///
-/// On a [`Net`] no reader makes: an attention body with a residual policy head, or a residual body with the
-/// attention policy ([`Net::from_gz`] refuses both).
-pub fn graph(net: &Net) -> Vec<u8> {
+/// Builds the ONNX graph of a network (see the module documentation for its inputs and outputs); a [`Net`]
+/// no reader makes (an attention body with a residual policy head, or the other way round) is refused.
+pub fn graph(net: &Net) -> Result<Vec<u8>, Lc0Error> {
+    // The reader pairs a residual body with a residual policy head and an attention body with the attention
+    // policy; a `Net` built otherwise is refused here, so the builders below never meet the other pairs.
+    let attention_body = matches!(net.body, Body::Attention(_));
+    if attention_body != matches!(net.policy, PolicyHead::Attention(_)) {
+        return Err(Lc0Error::Unsupported {
+            field: "weights.policy",
+            value: if attention_body { "a convolution or classical head" } else { "an attention head" }
+                .into(),
+            what: "an attention body with another policy head, or an attention policy on a residual body"
+                .into(),
+        });
+    }
     let mut g = GraphBuilder::new();
     let batch = || Dim::Named("batch");
     let input = g.input(INPUT, ElemType::I64, vec![batch(), Dim::Fixed(INPUT_WIDTH as i64)]);
@@ -261,7 +269,7 @@ pub fn graph(net: &Net) -> Vec<u8> {
             attention_net(&mut g, &x, net, body, policy)
         }
         // Net::from_gz gives an attention body the attention policy only.
-        (Body::Attention(_), _) => panic!("an attention body needs the attention policy head"),
+        (Body::Attention(_), _) => unreachable!("checked above: an attention body has the attention policy"),
     };
     g.output(&policy, POLICY, ElemType::F32, vec![batch(), Dim::Fixed(POLICY_SIZE as i64)]);
     let wdl = match net.format.value {
@@ -280,7 +288,7 @@ pub fn graph(net: &Net) -> Vec<u8> {
         let m = g.op("Relu", &[&m], vec![]);
         g.output(&m, MLH, ElemType::F32, vec![batch(), Dim::Fixed(1)]);
     }
-    g.finish(18, "mavboard import lc0", &net.describe())
+    Ok(g.finish(18, "mavboard import lc0", &net.describe()))
 }
 
 /// The residual tower and its heads from the input `[batch, 112, 8, 8]`: the policy logits, the value head's
@@ -363,7 +371,7 @@ fn residual_net(
             g.op("Gather", &[&flat, &idx], vec![Attr::Int("axis", 1)])
         }
         // Net::from_gz refuses an attention policy on a residual body.
-        PolicyHead::Attention(_) => panic!("an attention policy on a residual body is not built"),
+        PolicyHead::Attention(_) => unreachable!("checked in graph(): a residual body has a residual policy"),
     };
     let head = |g: &mut GraphBuilder, h: &DenseHead| -> String {
         let v = conv(g, &flow, &h.conv, 1);
