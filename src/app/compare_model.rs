@@ -257,7 +257,7 @@ impl CompareModel {
             return;
         }
         let position = current.to_text();
-        let history_key = history.iter().fold(history.len() as u64, |h, s| h.rotate_left(7) ^ s.hash64());
+        let history_key = crate::inference::cache::history_hash(history);
         if self.sent.as_ref().is_some_and(|(p, _)| *p == position) && self.sent_history == history_key {
             return;
         }

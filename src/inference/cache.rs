@@ -31,13 +31,19 @@ impl CacheKey {
                 .previous
                 .as_ref()
                 .map(|(p, a)| hash_text(p.kind().name(), &p.to_text()).rotate_left(1) ^ hash_action(p, *a)),
-            history: r.history.iter().fold(r.history.len() as u64, |h, s| h.rotate_left(7) ^ s.hash64()),
+            history: history_hash(&r.history),
             top_k: r.top_k,
             mode: r.mode,
             best: r.want_best_action,
             next: r.want_next_state,
         }
     }
+}
+
+/// A hash of a request's history (the positions' Zobrist hashes in order): what tells the same position
+/// reached by two lines apart, for a model that reads history.
+pub fn history_hash<S: GameState>(history: &[S]) -> u64 {
+    history.iter().fold(history.len() as u64, |h, s| h.rotate_left(7) ^ s.hash64())
 }
 
 fn hash_text(game: &str, text: &str) -> u64 {

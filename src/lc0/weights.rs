@@ -509,6 +509,23 @@ const POLICY_HEADS: [(&str, u32); 4] = [("vanilla", 3), ("optimistic", 4), ("sof
 /// The value heads of `ValueHeads` by lc0's names.
 const VALUE_HEADS: [(&str, u32); 3] = [("winner", 1), ("q", 2), ("st", 3)];
 
+/// The head called `name` in a `PolicyHeads` or `ValueHeads` message (`table`: lc0's names and their fields),
+/// or an error naming the heads the net has.
+fn named_head<'a>(
+    heads: &Message<'a>,
+    table: &[(&str, u32)],
+    name: &str,
+    kind: &str,
+    message: &'static str,
+) -> Result<Message<'a>, Lc0Error> {
+    let field = table.iter().find(|(n, _)| *n == name).map(|(_, f)| *f);
+    if let Some(head) = field.map(|f| heads.sub(f, message)).transpose()?.flatten() {
+        return Ok(head);
+    }
+    let have: Vec<&str> = table.iter().filter(|(_, f)| heads.has(*f)).map(|(n, _)| *n).collect();
+    Err(Lc0Error::Missing(format!("{kind} head \"{name}\" (it has: {})", have.join(", "))))
+}
+
 impl Net {
     /// Reads a `.pb.gz` weights file's bytes (gzip unpacked at most [`MAX_UNPACKED`] bytes), with lc0's
     /// default heads.
@@ -841,19 +858,7 @@ impl Net {
         };
         // Policy: a head of `policy_heads`, or the top-level fields of a single-head file.
         let policy = if let Some(heads_msg) = w.sub(45, "Weights.PolicyHeads")? {
-            let field = POLICY_HEADS.iter().find(|(n, _)| *n == policy_head).map(|(_, f)| *f);
-            let head = match field {
-                Some(f) => heads_msg.sub(f, "Weights.PolicyHead")?,
-                None => None,
-            };
-            let Some(head) = head else {
-                let have: Vec<&str> =
-                    POLICY_HEADS.iter().filter(|(_, f)| heads_msg.has(*f)).map(|(n, _)| *n).collect();
-                return Err(Lc0Error::Missing(format!(
-                    "policy head \"{policy_head}\" (it has: {})",
-                    have.join(", ")
-                )));
-            };
+            let head = named_head(&heads_msg, &POLICY_HEADS, policy_head, "policy", "Weights.PolicyHead")?;
             let own = dense(&head, 1, 2, "policy_heads.ip_pol")?;
             let embedding = if own.weights.is_empty() {
                 let shared = dense(&heads_msg, 1, 2, "policy_heads.ip_pol")?;
@@ -902,19 +907,7 @@ impl Net {
         check(&policy.promotion, 4 * pd, "ip4_pol_w")?;
         // Value: a head of `value_heads`, or the top-level fields.
         let value = if let Some(heads_msg) = w.sub(44, "Weights.ValueHeads")? {
-            let field = VALUE_HEADS.iter().find(|(n, _)| *n == value_head).map(|(_, f)| *f);
-            let head = match field {
-                Some(f) => heads_msg.sub(f, "Weights.ValueHead")?,
-                None => None,
-            };
-            let Some(head) = head else {
-                let have: Vec<&str> =
-                    VALUE_HEADS.iter().filter(|(_, f)| heads_msg.has(*f)).map(|(n, _)| *n).collect();
-                return Err(Lc0Error::Missing(format!(
-                    "value head \"{value_head}\" (it has: {})",
-                    have.join(", ")
-                )));
-            };
+            let head = named_head(&heads_msg, &VALUE_HEADS, value_head, "value", "Weights.ValueHead")?;
             let ip = dense(&head, 1, 2, "ip_val")?;
             DenseHead {
                 conv: ConvBlock { weights: ip.weights, biases: ip.biases },
