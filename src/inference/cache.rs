@@ -19,6 +19,7 @@ pub struct CacheKey {
     mode: DecodeMode,
     best: bool,
     next: bool,
+    position_only: bool,
 }
 
 impl CacheKey {
@@ -36,6 +37,7 @@ impl CacheKey {
             mode: r.mode,
             best: r.want_best_action,
             next: r.want_next_state,
+            position_only: r.position_only,
         }
     }
 }

@@ -42,6 +42,11 @@ pub struct EvalRequest<S: GameState> {
     pub want_best_action: bool,
     /// Also ask for the state after the best action (`%best_action` followed by the state line).
     pub want_next_state: bool,
+    /// Ask only for what an AlphaZero-style search reads at a node: the position's own outcome
+    /// ([`EvalResult::position`]) and the policy over its legal moves ([`EvalResult::best_action`]), the moves
+    /// listed without values. A network that values a position (lc0's) then runs one row instead of one per
+    /// move; a model that values every move in one pass answers as usual.
+    pub position_only: bool,
 }
 
 impl<S: GameState> EvalRequest<S> {
@@ -55,6 +60,7 @@ impl<S: GameState> EvalRequest<S> {
             mode: DecodeMode::Constrained,
             want_best_action: false,
             want_next_state: false,
+            position_only: false,
         }
     }
 }

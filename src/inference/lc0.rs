@@ -3,7 +3,9 @@
 //! policy logits, win/draw/loss and moves left. A move is valued as lc0's own search values a child, by the
 //! win/draw/loss of the position after it, seen by the mover: every successor of every request of a batch
 //! goes into the one model call, beside the position itself, whose policy (softmax over the legal moves)
-//! is the answer's `best_action`. A successor the rules end is valued from its outcome.
+//! is the answer's `best_action`. A successor the rules end is valued from its outcome. A request that asks
+//! for the position only (`position_only`, what an AlphaZero-style search reads below its root) runs its
+//! one row: the policy and the position's win/draw/loss, the moves listed without values.
 //!
 //! Win/draw/loss as a value distribution over [`BUCKETS`] (65) buckets: the loss share on the lowest bucket,
 //! the draw share on the middle one (centre ½ exactly), the win share on the highest — so max scoring is the
@@ -187,6 +189,17 @@ impl Lc0Evaluator {
 enum Source {
     Row(usize),
     Decided(ValueDistribution),
+    /// Not at all: the request asked for the position only.
+    Unvalued,
+}
+
+/// The request's move `a` on lc0's board `root` (the same position).
+fn lc0_move<S: GameState>(state: &S, root: &Chess, a: S::Action) -> Result<shakmaty::Move, EvalError> {
+    let text = state.action_to_text(a);
+    text.parse::<UciMove>()
+        .ok()
+        .and_then(|u| u.to_move(root).ok())
+        .ok_or_else(|| EvalError::Backend(format!("the move {text} does not read in lc0's board")))
 }
 
 /// One request of a batch that needs the network.
@@ -268,11 +281,12 @@ impl Lc0Evaluator {
         rows.push(root_row);
         let mut moves = Vec::with_capacity(actions.len());
         for a in actions {
-            let text = r.state.action_to_text(a);
-            let m =
-                text.parse::<UciMove>().ok().and_then(|u| u.to_move(&root).ok()).ok_or_else(|| {
-                    EvalError::Backend(format!("the move {text} does not read in lc0's board"))
-                })?;
+            if r.position_only {
+                let m = lc0_move(&r.state, &root, a)?;
+                moves.push((a, Source::Unvalued, move_index(&root, &m, transform)));
+                continue;
+            }
+            let m = lc0_move(&r.state, &root, a)?;
             let policy = move_index(&root, &m, transform);
             let next = r
                 .state
@@ -310,25 +324,33 @@ impl Lc0Evaluator {
         let mut logits = Vec::with_capacity(job.moves.len());
         for (a, source, policy) in job.moves {
             let dist = match source {
-                Source::Decided(d) => d,
+                Source::Decided(d) => Some(d),
                 Source::Row(row) => {
                     let o =
                         outputs.get(row).ok_or_else(|| EvalError::Backend("missing output row".into()))?;
                     // The successor's side to move is the opponent: its loss is the mover's win.
-                    wdl_distribution(self.buckets, [o.wdl[2], o.wdl[1], o.wdl[0]])?
+                    Some(wdl_distribution(self.buckets, [o.wdl[2], o.wdl[1], o.wdl[0]])?)
                 }
+                Source::Unvalued => None,
             };
             logits.push(policy.and_then(|p| root.policy.get(p).copied()).unwrap_or(f32::NEG_INFINITY));
-            valued.push(MoveValue::valued(a, req.state.action_to_text(a), dist));
+            valued.push(MoveValue { action: a, text: req.state.action_to_text(a), dist });
         }
         let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let exps: Vec<f64> = logits.iter().map(|l| f64::from(l - max).exp()).collect();
         let sum: f64 = exps.iter().sum();
         let probs: Vec<f64> = exps.iter().map(|e| if sum > 0.0 { e / sum } else { 0.0 }).collect();
-        // Best first by mean value, the policy's probabilities kept in the same order.
+        // Best first by mean value (by the policy when the moves are not valued), the policy's probabilities
+        // kept in the same order.
         let mut order: Vec<usize> = (0..valued.len()).collect();
-        order.sort_by(|&x, &y| MoveValue::by_mean_value(&valued[x], &valued[y]));
-        if let TopK::Count(k) = req.top_k {
+        if req.position_only {
+            order.sort_by(|&x, &y| probs[y].total_cmp(&probs[x]));
+        } else {
+            order.sort_by(|&x, &y| MoveValue::by_mean_value(&valued[x], &valued[y]));
+        }
+        if !req.position_only
+            && let TopK::Count(k) = req.top_k
+        {
             order.truncate(k as usize);
         }
         let moves: Vec<MoveValue<S::Action>> = order.iter().map(|&i| valued[i].clone()).collect();

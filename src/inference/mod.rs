@@ -20,6 +20,7 @@ pub mod lc0;
 pub mod lm;
 pub mod load;
 pub mod material;
+pub mod material_net;
 pub mod mock;
 
 pub use load::{LoadError, LoadedModel, load_evaluator, load_evaluator_for};

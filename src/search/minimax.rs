@@ -189,6 +189,7 @@ pub fn minimax<S: GameState, E: Evaluator<S> + ?Sized>(
                 mode: if learned { DecodeMode::Free } else { params.decode },
                 want_best_action: params.want_best_action,
                 want_next_state: false,
+                position_only: false,
             });
             asked.push(i);
         }

@@ -7,12 +7,14 @@ use super::tree::{NodeStatus, Tree};
 use crate::game::GameState;
 
 /// The child to play from `node`: the most visited; among equals the highest estimated value (Q from the
-/// parent's perspective, or the model's value for an unvisited move), then the highest prior, then the first
-/// in move order. Failed and excluded children are never chosen; `None` when there is no other.
+/// parent's perspective, or the model's value for an unvisited move — not in a tree searched as lc0
+/// searches, where unvisited moves go by their prior as lc0's do), then the highest prior, then the first in
+/// move order. Failed and excluded children are never chosen; `None` when there is no other.
 pub(crate) fn best_child<S: GameState>(tree: &Tree<S>, node: u32) -> Option<u32> {
     let key = |c: u32| {
         let n = tree.node(c);
-        let value = q(tree, c).or_else(|| model_value(tree, c)).unwrap_or(f64::NEG_INFINITY);
+        let unvisited = if tree.by_prior { None } else { model_value(tree, c) };
+        let value = q(tree, c).or(unvisited).unwrap_or(f64::NEG_INFINITY);
         (n.visits, value, n.prior)
     };
     let mut best: Option<(u32, (u32, f64, f32))> = None;

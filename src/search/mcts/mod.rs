@@ -22,7 +22,9 @@ pub mod snapshot;
 pub mod tree;
 
 pub use driver::RunLimits;
-pub use params::{FirstPlayValue, MctsParams, PriorSource, Temperature, VirtualCounts, WorldModel};
+pub use params::{
+    FirstPlayValue, Lc0Params, MctsParams, PriorSource, SearchStyle, Temperature, VirtualCounts, WorldModel,
+};
 pub use search::{Batch, Completion, EvalTicket, HISTORY_KEPT, Mcts, MctsStats, Ticket};
 pub use snapshot::{MctsSnapshot, MoveStats, Totals};
 pub use tree::{NodeStatus, TreeMemory};

@@ -70,6 +70,101 @@ impl std::str::FromStr for PriorSource {
     }
 }
 
+/// How the tree is searched: the paper's MAV-MCTS, or AlphaZero's PUCT as lc0 runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchStyle {
+    /// As the model answers: a model that gives the position's own outcome beside a policy (a Leela or Maia
+    /// network) is searched as lc0 searches it, every other as MAV-MCTS. Decided by the root's evaluation.
+    #[default]
+    Auto,
+    /// MAV-MCTS (paper §3): every node's moves valued in its one call, the prior from their values (Eq. 1)
+    /// or a policy, a leaf backed up with its best move's value Q*.
+    Mav,
+    /// AlphaZero's PUCT with lc0's refinements ([`Lc0Params`]): below the root one network call per
+    /// expanded node gives the position's win/draw/loss (backed up as the expected score) and its policy
+    /// (the children's priors, at a softmax temperature); unvisited children take a first-play value
+    /// reduced below the parent's; a pending evaluation's visits weigh only on exploration, as lc0's
+    /// in-flight counts do. A model without a position outcome backs up Q* instead.
+    Lc0,
+}
+
+impl std::fmt::Display for SearchStyle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SearchStyle::Auto => "auto",
+            SearchStyle::Mav => "mav",
+            SearchStyle::Lc0 => "lc0",
+        })
+    }
+}
+
+impl std::str::FromStr for SearchStyle {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<SearchStyle, String> {
+        match s {
+            "auto" => Ok(SearchStyle::Auto),
+            "mav" => Ok(SearchStyle::Mav),
+            "lc0" => Ok(SearchStyle::Lc0),
+            other => Err(format!("'{other}' is not a search style: auto, mav or lc0")),
+        }
+    }
+}
+
+/// The settings of [`SearchStyle::Lc0`], with lc0 v0.32's defaults, on lc0's scale: Q from −1 (a loss) to 1
+/// (a win) for the player choosing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Lc0Params {
+    /// c_puct at the start (`CPuct`, 1.745).
+    pub cpuct: f64,
+    /// The visit count over which c_puct grows (`CPuctBase`, 38,739): c(N) = c_puct + factor·ln((N + base) / base).
+    pub cpuct_base: f64,
+    /// How fast c_puct grows (`CPuctFactor`, 3.894).
+    pub cpuct_factor: f64,
+    /// First-play urgency reduction (`FPUValue`, 0.330): an unvisited child's Q is the parent's Q minus this
+    /// times the square root of the policy already visited.
+    pub fpu_reduction: f64,
+    /// The policy's softmax temperature (`PolicyTemperature`, 1.359): priors ∝ p^(1/T).
+    pub policy_temperature: f64,
+}
+
+impl Default for Lc0Params {
+    fn default() -> Self {
+        Lc0Params {
+            cpuct: 1.745,
+            cpuct_base: 38_739.0,
+            cpuct_factor: 3.894,
+            fpu_reduction: 0.330,
+            policy_temperature: 1.359,
+        }
+    }
+}
+
+impl Lc0Params {
+    /// c_puct at a node visited `n` times.
+    pub fn cpuct_at(&self, n: f64) -> f64 {
+        self.cpuct + self.cpuct_factor * ((n + self.cpuct_base) / self.cpuct_base).ln()
+    }
+
+    fn validate(&self) -> Result<(), SearchError> {
+        let checks: [(&'static str, f64, bool); 5] = [
+            ("lc0.cpuct", self.cpuct, self.cpuct >= 0.0),
+            ("lc0.cpuct_base", self.cpuct_base, self.cpuct_base > 0.0),
+            ("lc0.cpuct_factor", self.cpuct_factor, self.cpuct_factor >= 0.0),
+            ("lc0.fpu_reduction", self.fpu_reduction, true),
+            ("lc0.policy_temperature", self.policy_temperature, self.policy_temperature > 0.0),
+        ];
+        for (name, v, ok) in checks {
+            if !(v.is_finite() && ok) {
+                return Err(SearchError::InvalidParam { name, why: format!("{v} is out of range") });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Temporary visit counts put on the edges of a simulation's path while its evaluation is out (§3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -218,6 +313,10 @@ pub struct MctsParams {
     /// Only these root moves are searched and can be chosen (in the game's move notation; UCI's
     /// `searchmoves`); empty: every move.
     pub root_moves: Vec<String>,
+    /// MAV-MCTS or lc0's PUCT (by default as the model answers).
+    pub style: SearchStyle,
+    /// The settings of lc0's PUCT.
+    pub lc0: Lc0Params,
 }
 
 impl Default for MctsParams {
@@ -237,6 +336,8 @@ impl Default for MctsParams {
             seed: 0,
             keep_distributions_depth: 2,
             root_moves: Vec::new(),
+            style: SearchStyle::Auto,
+            lc0: Lc0Params::default(),
         }
     }
 }
@@ -269,6 +370,14 @@ impl MctsParams {
             });
         }
         self.temperature.validate()?;
+        self.lc0.validate()?;
+        if self.style == SearchStyle::Lc0 && self.world_model == WorldModel::Learned {
+            return Err(SearchError::InvalidParam {
+                name: "style",
+                why: "lc0's search plays the moves by the rules; the learned world model needs MAV-MCTS"
+                    .into(),
+            });
+        }
         if let VirtualCounts::Dynamic { n_max, n_min } = self.virtual_counts
             && n_min > n_max
         {

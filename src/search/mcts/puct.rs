@@ -7,7 +7,7 @@
 
 use rand::Rng;
 
-use super::params::FirstPlayValue;
+use super::params::{FirstPlayValue, Lc0Params};
 use super::tree::{NodeStatus, Tree};
 use crate::game::GameState;
 
@@ -78,6 +78,51 @@ pub(crate) fn select_child<S: GameState, R: Rng>(
     }
 }
 
+/// lc0's PUCT choice among `node`'s selectable children, on lc0's scale (Q from −1 to 1 for the player
+/// choosing): the child maximising Q + c(N)·P·√(Σ N(children)) / (1 + N_started(child)), where
+/// c(N) = c_puct + factor·ln((N + base)/base), N = `parent_n`, N_started counts the child's visits and its
+/// pending ones (virtual counts weigh on exploration only), and an unvisited child's Q is the first-play
+/// value: the parent's Q (`parent_value`, a win probability for the player to move at `node`) minus the
+/// reduction times √(the prior already visited). Ties go to the higher prior, then the first child.
+pub(crate) fn select_child_lc0<S: GameState>(
+    tree: &Tree<S>,
+    node: u32,
+    parent_n: f64,
+    parent_value: f64,
+    params: &Lc0Params,
+) -> Option<u32> {
+    let range = tree.node(node).children();
+    let mut children_visits = 0.0;
+    let mut visited_policy = 0.0;
+    for c in range.clone() {
+        let child = tree.node(c);
+        children_visits += f64::from(child.visits);
+        if child.visits > 0 {
+            visited_policy += f64::from(child.prior);
+        }
+    }
+    let fpu = (2.0 * parent_value - 1.0) - params.fpu_reduction * visited_policy.sqrt();
+    let puct_mult = params.cpuct_at(parent_n) * children_visits.max(1.0).sqrt();
+    let mut best: Option<(u32, f64, f32)> = None;
+    for c in range {
+        let child = tree.node(c);
+        if child.status == NodeStatus::Failed || child.excluded {
+            continue;
+        }
+        let q = q(tree, c).map_or(fpu, |q| 2.0 * q - 1.0);
+        let started = f64::from(child.visits) + f64::from(child.virtual_count);
+        let score = q + f64::from(child.prior) * puct_mult / (1.0 + started);
+        let better = match best {
+            None => true,
+            Some((_, s, p)) => score > s || (score == s && child.prior > p),
+        };
+        if better {
+            best = Some((c, score, child.prior));
+        }
+    }
+    best.map(|(c, _, _)| c)
+}
+
 #[cfg(test)]
 mod tests {
     use rand::SeedableRng;
@@ -120,6 +165,31 @@ mod tests {
         // Failed children are never chosen.
         t.node_mut(2).status = NodeStatus::Failed;
         assert_ne!(select_child(&t, ROOT, 0.0, FirstPlayValue::Loss, &mut rng), Some(2));
+    }
+
+    #[test]
+    fn lc0_puct_by_hand() {
+        let p = Lc0Params::default();
+        let mut t = tree(&[0.5, 0.3, 0.2], &[f32::NAN; 3]);
+        // Nothing visited: every child's Q is the first-play value, the highest prior wins.
+        assert_eq!(select_child_lc0(&t, ROOT, 1.0, 0.5, &p), Some(1));
+        // Child 1 (prior 0.5) visited 3 times at 0.9 for the child's player: Q = 2·0.1 − 1 = −0.8 for the root.
+        t.node_mut(1).visits = 3;
+        t.node_mut(1).value_sum = 2.7;
+        t.node_mut(ROOT).visits = 3;
+        // FPU = (2·0.6 − 1) − 0.33·√0.5; U(child 2) = c(4)·0.3·√3 / 1.
+        let c = p.cpuct + p.cpuct_factor * ((4.0 + p.cpuct_base) / p.cpuct_base).ln();
+        let fpu = 0.2 - 0.33 * 0.5f64.sqrt();
+        let s1 = -0.8 + c * 0.5 * 3f64.sqrt() / 4.0;
+        let s2 = fpu + c * 0.3 * 3f64.sqrt();
+        assert!(s2 > s1);
+        assert_eq!(select_child_lc0(&t, ROOT, 4.0, 0.6, &p), Some(2));
+        // Pending visits on child 2 weigh on its exploration term only: enough of them and child 3 wins.
+        t.node_mut(2).virtual_count = 10;
+        assert_eq!(select_child_lc0(&t, ROOT, 4.0, 0.6, &p), Some(3));
+        // An excluded root move is never chosen.
+        t.node_mut(3).excluded = true;
+        assert_eq!(select_child_lc0(&t, ROOT, 4.0, 0.6, &p), Some(2));
     }
 
     #[test]

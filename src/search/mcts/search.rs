@@ -20,12 +20,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::backup::{add_virtual, backup, remove_virtual};
-use super::params::{MctsParams, PriorSource, WorldModel};
+use super::params::{MctsParams, PriorSource, SearchStyle, VirtualCounts, WorldModel};
 use super::prior::{policy_prior, prior};
-use super::puct::select_child;
+use super::puct::{select_child, select_child_lc0};
 use super::tree::{NONE, NodeData, NodeStatus, ROOT, Tree};
 use crate::game::GameState;
-use crate::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult};
+use crate::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, PositionOutcome};
 use crate::mav::buckets::ValueDistribution;
 use crate::search::SearchError;
 
@@ -148,6 +148,29 @@ pub struct Mcts<S: GameState> {
 /// fifty-move rule).
 pub const HISTORY_KEPT: usize = 128;
 
+/// The expected score of a win/draw/loss split for the side to move (lc0's Q with draw score 0, on [0, 1]).
+fn expected_score(o: &PositionOutcome) -> f64 {
+    let [w, d, l] = o.wdl;
+    let sum = w + d + l;
+    if sum > 0.0 { (w + 0.5 * d) / sum } else { 0.5 }
+}
+
+/// A policy at softmax temperature `t`: each listed probability to the power 1/t, renormalised over the
+/// listed moves (the same as a softmax of the logits divided by t); unlisted moves get 0, and when nothing
+/// is listed every move gets the same share.
+fn tempered(policy: &[Option<f64>], t: f64) -> Vec<f64> {
+    let w: Vec<f64> = policy
+        .iter()
+        .map(|p| p.filter(|p| p.is_finite() && *p > 0.0).map_or(0.0, |p| p.powf(1.0 / t)))
+        .collect();
+    let sum: f64 = w.iter().sum();
+    if sum > 0.0 && sum.is_finite() {
+        w.iter().map(|x| x / sum).collect()
+    } else {
+        vec![1.0 / policy.len().max(1) as f64; policy.len()]
+    }
+}
+
 fn keep_last<S>(v: &mut Vec<S>) {
     if v.len() > HISTORY_KEPT {
         v.drain(..v.len() - HISTORY_KEPT);
@@ -161,6 +184,7 @@ impl<S: GameState> Mcts<S> {
         params.validate()?;
         let rng = ChaCha8Rng::seed_from_u64(params.seed);
         let mut tree = Tree::new(root);
+        tree.by_prior = params.style == SearchStyle::Lc0;
         if let Some(outcome) = tree.state(ROOT).and_then(|s| s.outcome()) {
             let r = tree.node_mut(ROOT);
             r.status = NodeStatus::Terminal;
@@ -247,8 +271,8 @@ impl<S: GameState> Mcts<S> {
     /// scoring: a new scoring starts a new tree from the root (an error while evaluations are out).
     pub fn set_params(&mut self, params: MctsParams) -> Result<(), SearchError> {
         params.validate()?;
-        if params.scoring != self.params.scoring {
-            if !self.pending.is_empty() {
+        if params.scoring != self.params.scoring || params.style != self.params.style {
+            if !self.pending.is_empty() && params.scoring != self.params.scoring {
                 return Err(SearchError::ScoringChangedMidSearch {
                     from: self.params.scoring,
                     to: params.scoring,
@@ -375,7 +399,13 @@ impl<S: GameState> Mcts<S> {
                 NodeStatus::Expanded if self.policy_only => return Pass::Stuck,
                 NodeStatus::Expanded => {
                     let p = &self.params;
-                    match select_child(&self.tree, node, p.c_puct, p.first_play, &mut self.rng) {
+                    let chosen = if self.tree.by_prior {
+                        let (n, value) = self.lc0_node_value(node);
+                        select_child_lc0(&self.tree, node, n, value, &p.lc0)
+                    } else {
+                        select_child(&self.tree, node, p.c_puct, p.first_play, &mut self.rng)
+                    };
+                    match chosen {
                         Some(c) => {
                             path.push(c);
                             self.stats.max_depth = self.stats.max_depth.max(path.len() as u64);
@@ -411,7 +441,24 @@ impl<S: GameState> Mcts<S> {
     }
 
     fn virtual_path(&self, path: &[u32]) -> Vec<(u32, u32)> {
-        path.iter().copied().zip(self.params.virtual_counts.for_path(path.len())).collect()
+        // lc0 counts each pending visit once on every edge of its path.
+        let counts = if self.tree.by_prior { VirtualCounts::Fixed(1) } else { self.params.virtual_counts };
+        path.iter().copied().zip(counts.for_path(path.len())).collect()
+    }
+
+    /// A node's visits and value (a win probability for its player to move) as lc0 counts them: its own
+    /// evaluation is one of the visits, also at a root that no simulation has ended at (whose evaluation
+    /// expanded it without a backup).
+    fn lc0_node_value(&self, node: u32) -> (f64, f64) {
+        let n = self.tree.node(node);
+        let own = if n.own == 0 {
+            self.tree.node_data(node).and_then(|d| d.outcome.as_ref()).map(expected_score)
+        } else {
+            None
+        };
+        let visits = f64::from(n.visits) + f64::from(u8::from(own.is_some()));
+        let sum = n.value_sum + own.unwrap_or(0.0);
+        (visits, if visits > 0.0 { sum / visits } else { 0.5 })
     }
 
     /// Reaching an unexpanded leaf: a terminal state (rules), a dead end, or a new ticket.
@@ -455,7 +502,10 @@ impl<S: GameState> Mcts<S> {
             history: self.history_for(path),
             top_k: self.params.request_top_k,
             mode: if learned { DecodeMode::Free } else { self.params.decode },
-            want_best_action: self.params.prior_source == PriorSource::Policy,
+            want_best_action: self.params.prior_source == PriorSource::Policy || self.tree.by_prior,
+            // Below the root lc0's search reads the position's outcome and policy only; the root's moves are
+            // all valued, for display.
+            position_only: self.tree.by_prior && leaf != ROOT,
         };
         let counts = self.virtual_path(path);
         add_virtual(&mut self.tree, &counts);
@@ -553,7 +603,13 @@ impl<S: GameState> Mcts<S> {
         let scoring = self.params.scoring;
         let values: Vec<Option<f64>> =
             actions.iter().map(|a| by_action.get(a).and_then(|&i| result.moves[i].value(scoring))).collect();
-        if !result.has_values()
+        if leaf == ROOT && self.params.style == SearchStyle::Auto {
+            // A model that values the position itself beside a policy is searched as lc0 searches.
+            self.tree.by_prior = result.position.is_some() && result.best_action.is_some();
+        }
+        let lc0 = self.tree.by_prior;
+        if !lc0
+            && !result.has_values()
             && !result.moves.is_empty()
             && let Some(policy) = result.best_action.as_ref().filter(|p| p.len() == result.moves.len())
         {
@@ -578,9 +634,14 @@ impl<S: GameState> Mcts<S> {
             let _ = self.restrict_root();
             return Completion::Applied;
         }
-        let Some(q_star) = values.iter().flatten().copied().reduce(f64::max) else {
+        let q_star = values.iter().flatten().copied().reduce(f64::max);
+        // lc0 backs up the position's own outcome; MAV-MCTS its best move's value.
+        let leaf_value = if lc0 { result.position.as_deref().map(expected_score).or(q_star) } else { q_star };
+        let Some(leaf_value) = leaf_value else {
             let why = if actions.is_empty() {
                 "the model listed no moves and no result".to_owned()
+            } else if lc0 {
+                "the model gave neither the position's outcome nor any move's value".to_owned()
             } else {
                 "the model gave no value for any legal move".to_owned()
             };
@@ -590,6 +651,11 @@ impl<S: GameState> Mcts<S> {
         let tau = self.params.temperature.at(self.root_ply + depth);
         let policy = result.best_action.as_ref().filter(|p| p.len() == result.moves.len());
         let priors = match policy {
+            Some(p) if lc0 => {
+                let listed: Vec<Option<f64>> =
+                    actions.iter().map(|a| by_action.get(a).map(|&i| p[i])).collect();
+                tempered(&listed, self.params.lc0.policy_temperature)
+            }
             Some(p) if self.params.prior_source == PriorSource::Policy => {
                 let listed: Vec<Option<f64>> =
                     actions.iter().map(|a| by_action.get(a).map(|&i| p[i])).collect();
@@ -630,7 +696,7 @@ impl<S: GameState> Mcts<S> {
             let _ = self.restrict_root();
         }
         if leaf != ROOT {
-            backup(&mut self.tree, leaf, q_star);
+            backup(&mut self.tree, leaf, leaf_value);
             self.stats.simulations += 1;
         }
         Completion::Applied
@@ -731,7 +797,11 @@ impl<S: GameState> Mcts<S> {
                 }
                 (sub, kept)
             }
-            None => (Tree::new(next), 0),
+            None => {
+                let mut fresh = Tree::new(next);
+                fresh.by_prior = self.params.style == SearchStyle::Lc0;
+                (fresh, 0)
+            }
         };
         let root_status_terminal = tree.state(ROOT).and_then(|s| s.outcome());
         self.tree = tree;
@@ -755,5 +825,127 @@ impl<S: GameState> Mcts<S> {
         self.params.root_moves.clear();
         let _ = self.restrict_root();
         Ok(reused_evaluations)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::chess::ChessState;
+    use crate::inference::evaluator::Evaluator;
+    use crate::inference::material::MaterialEvaluator;
+    use crate::inference::material_net::MaterialNet;
+    use crate::search::mcts::RunLimits;
+
+    fn searched(state: &ChessState, sims: u64, b: usize, seed: u64) -> (Mcts<ChessState>, MaterialNet) {
+        let mut net = MaterialNet::new(7);
+        let mut mcts =
+            Mcts::new(state.clone(), 0, MctsParams { seed, ..MctsParams::default() }).expect("params");
+        mcts.run(&mut net, RunLimits { simulations: sims, batch_size: b }).expect("search");
+        mcts.check_consistency().expect("consistent");
+        (mcts, net)
+    }
+
+    fn policy_top(net: &mut MaterialNet, state: &ChessState) -> String {
+        let r = net.evaluate(&[EvalRequest::values(state.clone())]).remove(0).expect("answer");
+        let p = r.best_action.expect("a policy");
+        let i = p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i).expect("moves");
+        r.moves[i].text.clone()
+    }
+
+    fn positions() -> Vec<ChessState> {
+        [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnb1kbnr/pppp1ppp/8/4q3/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 3",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+            "8/5k2/8/8/3n4/8/1K6/7R b - - 0 60",
+        ]
+        .iter()
+        .map(|f| ChessState::from_fen(f).expect("fen"))
+        .collect()
+    }
+
+    #[test]
+    fn a_network_with_a_position_outcome_is_searched_as_lc0_searches() {
+        let s = ChessState::startpos();
+        let (mcts, _) = searched(&s, 8, 1, 0);
+        assert!(mcts.tree.by_prior, "auto style: an lc0-like answer makes an lc0 search");
+        let mut material = MaterialEvaluator::new(1);
+        let mut mav = Mcts::new(s.clone(), 0, MctsParams::default()).expect("params");
+        mav.run(&mut material, RunLimits { simulations: 8, batch_size: 1 }).expect("search");
+        assert!(!mav.tree.by_prior, "a MAV model keeps MAV-MCTS");
+        let forced = MctsParams { style: SearchStyle::Mav, ..MctsParams::default() };
+        let mut net = MaterialNet::new(7);
+        let mut m = Mcts::new(s, 0, forced).expect("params");
+        m.run(&mut net, RunLimits { simulations: 8, batch_size: 1 }).expect("search");
+        assert!(!m.tree.by_prior, "the style can be forced");
+    }
+
+    #[test]
+    fn one_simulation_plays_the_policy_top_move() {
+        for s in positions() {
+            let (mcts, mut net) = searched(&s, 1, 1, 0);
+            let best = mcts.best_action().map(|a| s.action_to_text(a));
+            assert_eq!(best, Some(policy_top(&mut net, &s)), "{}", s.to_text());
+        }
+    }
+
+    #[test]
+    fn one_network_row_per_expanded_node_and_the_position_value_backed_up() {
+        let s = ChessState::startpos();
+        let (mcts, net) = searched(&s, 40, 1, 0);
+        let st = mcts.stats();
+        // The root's moves are all valued (for display); below it one row per new node.
+        assert_eq!(net.rows, 1 + 20 + (st.simulations - st.terminal_simulations));
+        assert_eq!(st.model_calls, 1 + st.simulations - st.terminal_simulations);
+        // A leaf's backed-up value is its own position's expected score.
+        let t = &mcts.tree;
+        let leaf = (1..t.nodes.len() as u32)
+            .find(|&i| t.node(i).visits == 1 && t.node(i).status == NodeStatus::Expanded)
+            .expect("a leaf");
+        let [w, d, _] = net.wdl(t.state(leaf).expect("evaluated"));
+        assert!((t.node(leaf).value_sum - (w + d / 2.0)).abs() < 1e-12);
+        // Priors: the policy at lc0's temperature.
+        let children: Vec<u32> = t.node(ROOT).children().collect();
+        let logits: Vec<f64> = children
+            .iter()
+            .map(|&c| net.logit(&s, t.node(c).action.expect("a move")) / mcts.params.lc0.policy_temperature)
+            .collect();
+        let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let z: f64 = logits.iter().map(|l| (l - max).exp()).sum();
+        for (&c, l) in children.iter().zip(&logits) {
+            assert!((f64::from(t.node(c).prior) - (l - max).exp() / z).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn batched_searches_are_reproducible_and_find_the_winning_capture() {
+        let s = ChessState::from_fen("rnb1kbnr/pppp1ppp/8/4q3/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 3")
+            .expect("fen");
+        let visits = |m: &Mcts<ChessState>| -> Vec<u32> {
+            m.tree.node(ROOT).children().map(|c| m.tree.node(c).visits).collect()
+        };
+        let (a, _) = searched(&s, 300, 8, 5);
+        let (b, _) = searched(&s, 300, 8, 5);
+        assert_eq!(visits(&a), visits(&b));
+        assert!(a.stats().simulations >= 300);
+        assert_eq!(a.best_action().map(|m| s.action_to_text(m)).as_deref(), Some("d4e5"));
+        // Every pending visit's count is gone once the batch is back.
+        assert_eq!(a.virtual_count_total(), 0);
+    }
+
+    #[test]
+    fn a_bad_capture_is_refuted_by_search() {
+        // The policy loves Qxd7+ (a pawn and a check); the king takes the queen back. Searched, it is avoided.
+        let s = ChessState::from_fen("rnbqkbnr/pp1ppppp/8/2p5/8/4P3/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+            .expect("fen");
+        let s = s.play(s.parse_action("d1g4").expect("legal")).expect("play");
+        let s = s.play(s.parse_action("a7a6").expect("legal")).expect("play");
+        let (one, mut net) = searched(&s, 1, 1, 0);
+        let top = policy_top(&mut net, &s);
+        assert_eq!(top, "g4d7");
+        assert_eq!(one.best_action().map(|a| s.action_to_text(a)).as_deref(), Some("g4d7"));
+        let (deep, _) = searched(&s, 400, 4, 0);
+        assert_ne!(deep.best_action().map(|a| s.action_to_text(a)).as_deref(), Some("g4d7"));
     }
 }

@@ -113,6 +113,9 @@ pub(crate) struct NodeData<S> {
 pub(crate) struct Tree<S: GameState> {
     pub nodes: Vec<Node<S::Action>>,
     pub data: Vec<NodeData<S>>,
+    /// Searched as lc0 searches ([`crate::search::mcts::SearchStyle::Lc0`]): among equally visited unvisited
+    /// moves the prior decides, not the model's value of the move.
+    pub by_prior: bool,
 }
 
 impl<S: GameState> Tree<S> {
@@ -123,6 +126,7 @@ impl<S: GameState> Tree<S> {
         Tree {
             nodes: vec![root],
             data: vec![NodeData { state, dists: None, policy: None, outcome: None, hallucinations: 0 }],
+            by_prior: false,
         }
     }
 
@@ -220,7 +224,7 @@ impl<S: GameState> Tree<S> {
             }
             head += 1;
         }
-        Tree { nodes, data }
+        Tree { nodes, data, by_prior: self.by_prior }
     }
 
     fn len32(&self, n: usize) -> u32 {
