@@ -215,6 +215,16 @@ struct SearchArgs {
     /// ONNX Runtime library to use.
     #[arg(long)]
     ort_lib: Option<PathBuf>,
+    /// lc0's binary (built from its source): its own benchmark runs the same positions at the same
+    /// simulations with --lc0-weights, as the reference row of the same run.
+    #[arg(long, requires = "lc0_weights")]
+    lc0: Option<PathBuf>,
+    /// The lc0 weights file the package was imported from (for --lc0).
+    #[arg(long, requires = "lc0")]
+    lc0_weights: Option<PathBuf>,
+    /// lc0's backend for --lc0.
+    #[arg(long, default_value = "blas")]
+    lc0_backend: String,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -702,10 +712,11 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
     let warm_b = a.batch.iter().copied().max().unwrap_or(16).max(1);
     let mut warm = Mcts::new(positions[0].clone(), 0, params(a.sims))?;
     warm.run(evaluator.as_mut(), RunLimits { simulations: a.sims.min(64), batch_size: warm_b })?;
+    let style = if warm.searches_as_lc0() { "lc0's PUCT" } else { "MAV-MCTS" };
     if !a.json {
         println!(
-            "{} ({}), {} searches of {} simulations per row, {} ONNX Runtime thread(s), mean scoring, rules world \
-             model, synchronous driver (Mcts::run)",
+            "{} ({}), {style}, {} searches of {} simulations per row, {} ONNX Runtime thread(s), mean scoring, \
+             rules world model, synchronous driver (Mcts::run)",
             package.manifest.name,
             package.manifest.format.name(),
             positions.len(),
@@ -778,10 +789,34 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
         }
         rows.push(row);
     }
+    let lc0 = match (&a.lc0, &a.lc0_weights) {
+        (Some(bin), Some(weights)) => {
+            let run = super::bench_lc0::run(bin, weights, &a.lc0_backend, &positions, a.sims, a.threads)?;
+            let ours = rows.iter().map(|r| r.sims_per_s).fold(0.0, f64::max);
+            if !a.json {
+                println!(
+                    "lc0 ({}, backend {}, {} thread(s)), the same {} positions at {} nodes: {} nodes in {} ms, \
+                     {:.1} nodes/s; mavboard's best row / lc0 = {:.2}",
+                    bin.display(),
+                    a.lc0_backend,
+                    a.threads.max(1),
+                    positions.len(),
+                    a.sims,
+                    run.nodes,
+                    run.millis,
+                    run.nodes_per_s(),
+                    ours / run.nodes_per_s().max(1e-9)
+                );
+            }
+            Some(run)
+        }
+        _ => None,
+    };
     if a.json {
         let out = serde_json::json!({
             "model": package.manifest.name, "format": package.manifest.format.name(), "sims": a.sims,
-            "threads": options.threads.intra_op, "rows": rows,
+            "threads": options.threads.intra_op, "style": style, "rows": rows,
+            "lc0": lc0.map(|r| serde_json::json!({"nodes": r.nodes, "millis": r.millis, "nodes_per_s": r.nodes_per_s()})),
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {

@@ -3,6 +3,7 @@
 pub mod analyse;
 pub mod annotate;
 pub mod bench;
+pub mod bench_lc0;
 pub mod choice;
 pub mod datagen;
 pub mod eval;

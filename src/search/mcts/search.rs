@@ -296,6 +296,12 @@ impl<S: GameState> Mcts<S> {
         Ok(())
     }
 
+    /// Whether the tree is searched as lc0 searches ([`SearchStyle::Lc0`], or [`SearchStyle::Auto`] once the
+    /// root's answer showed a network that values a position).
+    pub fn searches_as_lc0(&self) -> bool {
+        self.tree.by_prior
+    }
+
     /// The root position.
     pub fn root_state(&self) -> &S {
         // The root always has its state (set by `Tree::new` and kept by `advance`).
