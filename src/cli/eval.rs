@@ -10,6 +10,7 @@ use mavboard::datagen::render_run::shard_files;
 use mavboard::datagen::shard::read_shard;
 use mavboard::datagen::shard::write_atomic;
 use mavboard::eval::internal::{InternalMetrics, eval_internal};
+use mavboard::eval::move_matching::{MatchingReport, RatedMove, move_matching};
 use mavboard::eval::plot::{Series, rating_svg, series};
 use mavboard::eval::puzzles::read_puzzles;
 use mavboard::eval::run::PuzzleSearch;
@@ -60,9 +61,24 @@ pub struct Args {
     #[arg(long)]
     json: Option<PathBuf>,
     /// With --puzzles: write the share of puzzles solved by rating (200-point bands) as an SVG plot here,
-    /// one line per model and rule.
-    #[arg(long, requires = "puzzles")]
+    /// one line per model and rule; with --move-matching, the share of moves matched by the mover's rating
+    /// (100-point bands), one line per model.
+    #[arg(long)]
     plot: Option<PathBuf>,
+    /// Move matching (Maia's measure): predict every move of the rated games of this PGN file (WhiteElo /
+    /// BlackElo) with each model's top move — its policy's when it gives one, else its best value under
+    /// --matching-scoring — and report the share matched per 100-point band of the mover's rating.
+    #[arg(long)]
+    move_matching: Option<PathBuf>,
+    /// With --move-matching: leave out each game's first plies.
+    #[arg(long, default_value_t = 0)]
+    skip_plies: usize,
+    /// With --move-matching: the rule a model without a policy picks its top move by.
+    #[arg(long, default_value_t = Scoring::Mean)]
+    matching_scoring: Scoring,
+    /// With --move-matching --plot: draw only bands with at least this many moves.
+    #[arg(long, default_value_t = 20)]
+    plot_min_moves: u64,
     /// Measure internal search as `b,d` (e.g. 2,1): on the chess validation positions of --labels (at most
     /// --limit), the explicit minimax over the model's values and, for a package trained on traces, the
     /// model's own trace beside it (readable, issues, same choice, the labels' best move).
@@ -193,8 +209,15 @@ fn print_group(name: &str, g: &LabelMetrics) {
 /// Runs `mavboard eval`: every model of `--model` (the shipped one when none is given) on the same
 /// positions and puzzles, one after another, then one row per model when there are several.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if args.labels.is_none() && args.puzzles.is_none() {
-        anyhow::bail!("give --labels DIR (a `mavboard datagen labels` folder) and/or --puzzles CSV");
+    if args.labels.is_none() && args.puzzles.is_none() && args.move_matching.is_none() {
+        anyhow::bail!(
+            "give --labels DIR (a `mavboard datagen labels` folder), --puzzles CSV and/or --move-matching PGN"
+        );
+    }
+    if args.plot.is_some() && (args.puzzles.is_some() == args.move_matching.is_some()) {
+        anyhow::bail!(
+            "--plot draws the puzzles (--puzzles) or the move matching (--move-matching): give one of them"
+        );
     }
     let dirs = if args.model.is_empty() { vec![default_package_dir()?] } else { args.model.clone() };
     // Checked before the long label runs, so a typo does not cost them.
@@ -217,6 +240,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         None => None,
     };
+    let rated = match &args.move_matching {
+        Some(path) => Some(super::eval_matching::read(path, args.skip_plies, args.limit)?),
+        None => None,
+    };
     let mut runs = Vec::new();
     for (i, dir) in dirs.iter().enumerate() {
         if dirs.len() > 1 {
@@ -228,13 +255,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 dir.display()
             );
         }
-        let (name, report) = eval_model(dir, &args, &options, labels.as_ref(), puzzles.as_deref(), internal)?;
+        let (name, mut report) =
+            eval_model(dir, &args, &options, labels.as_ref(), puzzles.as_deref(), internal)?;
+        if let Some(moves) = &rated {
+            report.move_matching = Some(matching(dir, &options, moves, &args)?);
+        }
         runs.push(ModelRun { dir: dir.display().to_string(), name, report });
     }
-    if runs.len() > 1 {
+    let matched: Vec<(String, &MatchingReport)> =
+        runs.iter().filter_map(|r| r.report.move_matching.as_ref().map(|m| (r.name.clone(), m))).collect();
+    if runs.len() > 1 && (labels.is_some() || puzzles.is_some()) {
         print_summary(&runs);
     }
-    if let Some(path) = &args.plot {
+    if matched.len() > 1 {
+        super::eval_matching::print_side_by_side(&matched);
+    }
+    if let (Some(path), false) = (&args.plot, matched.is_empty()) {
+        let svg = super::eval_matching::plot_svg(&matched, args.plot_min_moves)?;
+        write_atomic(path, svg.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+        println!("move matching by rating plotted in {}", path.display());
+    } else if let Some(path) = &args.plot {
         let lines: Vec<Series> = runs
             .iter()
             .filter_map(|r| r.report.puzzles.as_ref().map(|m| series(&r.name, m)))
@@ -325,6 +365,24 @@ fn print_summary(runs: &[ModelRun]) {
             );
         }
     }
+}
+
+/// The move matching of the model in `dir` on `moves`.
+fn matching(
+    dir: &std::path::Path,
+    options: &SessionOptions,
+    moves: &[RatedMove],
+    args: &Args,
+) -> anyhow::Result<MatchingReport> {
+    let mavboard::inference::LoadedModel { mut evaluator, package, .. } = load_evaluator(dir, options)?;
+    opened(&package, dir);
+    let pb = bar(moves.len() as u64, "move matching");
+    let m = move_matching(evaluator.as_mut(), moves, args.batch, args.matching_scoring, |n| {
+        pb.set_position(n as u64)
+    });
+    pb.finish_and_clear();
+    super::eval_matching::print(&m);
+    Ok(m)
 }
 
 /// Says which package was opened from `dir`; its name.

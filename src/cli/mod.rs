@@ -7,6 +7,7 @@ pub mod bench_lc0;
 pub mod choice;
 pub mod datagen;
 pub mod eval;
+pub mod eval_matching;
 pub mod import;
 pub mod inspect;
 pub mod internal;

@@ -3,6 +3,7 @@
 pub mod compare;
 pub mod internal;
 pub mod metrics;
+pub mod move_matching;
 pub mod plot;
 pub mod puzzles;
 pub mod run;

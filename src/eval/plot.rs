@@ -49,20 +49,50 @@ fn draw_err(e: impl std::fmt::Display) -> PlotError {
     PlotError::Draw(e.to_string())
 }
 
+/// The words of a plot of shares against rating bands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlotText {
+    /// The title.
+    pub caption: String,
+    /// The x axis.
+    pub x_desc: String,
+    /// The y axis.
+    pub y_desc: String,
+    /// The width of a rating band (the x range leaves half a band either side).
+    pub band: f64,
+}
+
+impl PlotText {
+    /// Puzzles solved by Lichess puzzle rating, in 200-point bands.
+    pub fn puzzles() -> PlotText {
+        PlotText {
+            caption: "Puzzles solved by Lichess rating".into(),
+            x_desc: "puzzle rating (middle of each 200-point band)".into(),
+            y_desc: "solved %".into(),
+            band: f64::from(super::run::RATING_BAND),
+        }
+    }
+}
+
 /// The SVG text of the plot of `lines` (accuracy in percent against the puzzles' rating).
 pub fn rating_svg(lines: &[Series]) -> Result<String, PlotError> {
+    share_svg(lines, &PlotText::puzzles())
+}
+
+/// The SVG text of the plot of `lines` (shares, drawn in percent, against rating) with `text`'s words.
+pub fn share_svg(lines: &[Series], text: &PlotText) -> Result<String, PlotError> {
     let all = || lines.iter().flat_map(|s| s.points.iter());
     let (lo, hi) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
     if !lo.is_finite() {
         return Err(PlotError::Empty);
     }
-    let band = f64::from(super::run::RATING_BAND);
+    let band = text.band;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption("Puzzles solved by Lichess rating", ("sans-serif", 20))
+            .caption(text.caption.as_str(), ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(50)
@@ -70,8 +100,8 @@ pub fn rating_svg(lines: &[Series]) -> Result<String, PlotError> {
             .map_err(draw_err)?;
         chart
             .configure_mesh()
-            .x_desc("puzzle rating (middle of each 200-point band)")
-            .y_desc("solved %")
+            .x_desc(text.x_desc.as_str())
+            .y_desc(text.y_desc.as_str())
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()

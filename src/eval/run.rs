@@ -185,6 +185,8 @@ pub struct EvalReport {
     pub free_note: Option<String>,
     /// Internal search (`--internal`), on the chess validation positions.
     pub internal: Vec<super::internal::InternalMetrics>,
+    /// Move matching (`--move-matching`), on the rated moves of a PGN file.
+    pub move_matching: Option<super::move_matching::MatchingReport>,
 }
 
 fn best_by<S: GameState>(result: &EvalResult<S>, scoring: Scoring) -> Option<(S::Action, f64)> {

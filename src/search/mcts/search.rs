@@ -141,6 +141,9 @@ pub struct Mcts<S: GameState> {
     /// along a leaf's path they are the history its request carries (a model that reads history, an lc0
     /// network, sees them).
     root_history: Vec<S>,
+    /// The root was kept by tree reuse from a node lc0's search evaluated for its position only: the next
+    /// batch asks for its moves' values too, for display (the tree's statistics stay as they are).
+    refresh_root: bool,
 }
 
 /// How many positions before a request's state the search passes on: an lc0 network shows seven, each
@@ -201,6 +204,7 @@ impl<S: GameState> Mcts<S> {
             stats: MctsStats::default(),
             policy_only: false,
             root_history: Vec::new(),
+            refresh_root: false,
         };
         mcts.restrict_root()?;
         Ok(mcts)
@@ -381,6 +385,9 @@ impl<S: GameState> Mcts<S> {
     /// others collide.
     pub fn select_batch(&mut self, b: usize) -> Batch<S> {
         let mut batch = Batch { evals: Vec::new(), terminal: 0, collisions: 0, dead_ends: 0 };
+        if std::mem::take(&mut self.refresh_root) && self.tree.node(ROOT).status == NodeStatus::Expanded {
+            batch.evals.push(self.root_refresh());
+        }
         for _ in 0..b {
             match self.pass() {
                 Pass::Eval(e) => batch.evals.push(e),
@@ -524,6 +531,59 @@ impl<S: GameState> Mcts<S> {
         Pass::Eval(EvalTicket { ticket: Ticket(ticket), request })
     }
 
+    /// The request that values an expanded root's moves (see `refresh_root`).
+    fn root_refresh(&mut self) -> EvalTicket<S> {
+        let state = self.root_state().clone();
+        let request = EvalRequest {
+            history: self.root_history.clone(),
+            top_k: self.params.request_top_k,
+            mode: self.params.decode,
+            want_best_action: true,
+            ..EvalRequest::values(state.clone())
+        };
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        self.pending.insert(ticket, Pending { leaf: ROOT, state, paths: Vec::new() });
+        self.stats.model_calls += 1;
+        EvalTicket { ticket: Ticket(ticket), request }
+    }
+
+    /// Fills an expanded root's display data (its moves' values and policy, its own outcome) from a refresh's
+    /// result; priors and statistics are left as they are.
+    fn refreshed(&mut self, result: Result<EvalResult<S>, EvalError>) -> Completion {
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => {
+                self.stats.failed += 1;
+                return Completion::NodeFailed(format!("the root's moves could not be valued: {e}"));
+            }
+        };
+        let scoring = self.params.scoring;
+        let children: Vec<u32> = self.tree.node(ROOT).children().collect();
+        let mut by_action: HashMap<S::Action, usize> = HashMap::new();
+        for (i, m) in result.moves.iter().enumerate() {
+            by_action.entry(m.action).or_insert(i);
+        }
+        let policy = result.best_action.as_ref().filter(|p| p.len() == result.moves.len());
+        let mut dists = Vec::with_capacity(children.len());
+        let mut kept_policy = Vec::with_capacity(children.len());
+        for &c in &children {
+            let i = self.tree.node(c).action.and_then(|a| by_action.get(&a).copied());
+            let value = i.and_then(|i| result.moves[i].value(scoring));
+            self.tree.node_mut(c).model_value = value.map_or(f32::NAN, |v| v as f32);
+            dists.push(i.and_then(|i| result.moves[i].dist.clone()));
+            kept_policy.push(i.and_then(|i| policy.map(|p| p[i] as f32)));
+        }
+        let d = self.tree.node(ROOT).data as usize;
+        let data = &mut self.tree.data[d];
+        data.dists = Some(dists);
+        data.policy = policy.map(|_| kept_policy);
+        if let Some(p) = result.position {
+            data.outcome = Some(*p);
+        }
+        Completion::Applied
+    }
+
     /// Takes a ticket out of the pending set and removes its virtual counts.
     fn take(&mut self, ticket: Ticket) -> Option<Pending<S>> {
         let p = self.pending.remove(&ticket.0)?;
@@ -539,7 +599,12 @@ impl<S: GameState> Mcts<S> {
     pub fn abandon(&mut self, ticket: Ticket) -> bool {
         match self.take(ticket) {
             Some(p) => {
-                self.tree.node_mut(p.leaf).status = NodeStatus::Unexpanded;
+                if p.leaf != ROOT || self.tree.node(ROOT).status != NodeStatus::Expanded {
+                    self.tree.node_mut(p.leaf).status = NodeStatus::Unexpanded;
+                } else {
+                    // A refresh of the root's values: asked again with the next batch.
+                    self.refresh_root = true;
+                }
                 self.stats.abandoned += 1;
                 true
             }
@@ -561,6 +626,9 @@ impl<S: GameState> Mcts<S> {
             return Completion::Discarded;
         };
         let leaf = p.leaf;
+        if leaf == ROOT && self.tree.node(ROOT).status == NodeStatus::Expanded {
+            return self.refreshed(result);
+        }
         let result = match result {
             Ok(r) => r,
             Err(e) => return self.fail_eval(leaf, e.to_string()),
@@ -830,6 +898,12 @@ impl<S: GameState> Mcts<S> {
         // The restriction named moves of the old root; the new root searches every move.
         self.params.root_moves.clear();
         let _ = self.restrict_root();
+        self.refresh_root = self.tree.by_prior
+            && self.tree.node(ROOT).status == NodeStatus::Expanded
+            && self
+                .tree
+                .node_data(ROOT)
+                .is_some_and(|d| d.dists.as_ref().is_none_or(|v| v.iter().all(Option::is_none)));
         Ok(reused_evaluations)
     }
 }
@@ -938,6 +1012,33 @@ mod tests {
         assert_eq!(a.best_action().map(|m| s.action_to_text(m)).as_deref(), Some("d4e5"));
         // Every pending visit's count is gone once the batch is back.
         assert_eq!(a.virtual_count_total(), 0);
+    }
+
+    #[test]
+    fn a_reused_root_gets_its_moves_valued_again_and_keeps_its_statistics() {
+        let s = ChessState::startpos();
+        let (mut mcts, mut net) = searched(&s, 200, 4, 0);
+        let best = mcts.best_action().expect("a move");
+        mcts.advance(best).expect("advance");
+        let root = mcts.tree.node(ROOT).clone();
+        assert!(root.visits > 0, "the subtree was kept");
+        let unvalued =
+            |d: &NodeData<ChessState>| d.dists.as_ref().is_none_or(|v| v.iter().all(Option::is_none));
+        assert!(mcts.tree.node_data(ROOT).is_some_and(unvalued), "evaluated for its position only");
+        let rows = net.rows;
+        mcts.run(&mut net, RunLimits { simulations: 1, batch_size: 1 }).expect("search");
+        mcts.check_consistency().expect("consistent");
+        let data = mcts.tree.node_data(ROOT).expect("data");
+        let n = mcts.tree.node(ROOT).num_children as usize;
+        assert!(data.dists.as_ref().is_some_and(|d| d.len() == n && d.iter().all(Option::is_some)));
+        assert!(data.policy.as_ref().is_some_and(|p| p.iter().all(Option::is_some)));
+        assert!(mcts.tree.node(ROOT).children().all(|c| !mcts.tree.node(c).model_value.is_nan()));
+        assert_eq!(mcts.tree.node(ROOT).visits, root.visits + 1, "one more simulation, nothing reset");
+        assert!(net.rows >= rows + 1 + n as u64, "the refresh valued every move");
+        // Once only.
+        let rows = net.rows;
+        mcts.run(&mut net, RunLimits { simulations: 1, batch_size: 1 }).expect("search");
+        assert!(net.rows <= rows + 1);
     }
 
     #[test]
