@@ -248,3 +248,78 @@ fn several_models_are_measured_on_the_same_puzzles_with_a_rating_plot() {
     }
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// Move matching (Maia's measure) on the Lichess sample: maia-1900 (imported here from the committed net)
+/// beside the shipped encoder on the same rated moves, each with its bands, the side-by-side table and the
+/// plot; the trained human-move network matches far more moves than the tiny encoder.
+#[test]
+fn move_matching_puts_maia_beside_the_shipped_model() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pgn = root.join("tests/fixtures/pgn/lichess_db_2025-05_sample_1MB.pgn");
+    let tmp = std::env::temp_dir().join(format!("mavboard-cli-eval-matching-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    let maia = tmp.join("maia-1900");
+    let imported = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["import", "lc0"])
+        .arg(root.join("tests/fixtures/lc0/maia-1900.pb.gz"))
+        .arg("-o")
+        .arg(&maia)
+        .args(["--name", "maia-1900"])
+        .output()
+        .expect("the binary runs");
+    assert!(imported.status.success(), "{imported:?}");
+    let (json, svg) = (tmp.join("report.json"), tmp.join("matching.svg"));
+    let out = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["eval", "--limit", "400", "--skip-plies", "4", "--plot-min-moves", "1", "--model"])
+        .arg(&maia)
+        .arg("--model")
+        .arg(root.join("assets/models/mav-enc-tiny"))
+        .arg("--move-matching")
+        .arg(&pgn)
+        .arg("--json")
+        .arg(&json)
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .expect("the binary runs");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("move matching: 400 rated moves"), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("JSON");
+    let models = report["models"].as_array().expect("one report per model");
+    let share = |i: usize| {
+        let m = &models[i]["report"]["move_matching"];
+        let total = &m["total"];
+        assert_eq!(total["moves"].as_u64(), Some(400), "{m}");
+        let bands = m["bands"].as_array().expect("bands");
+        let counted: u64 = bands.iter().map(|b| b["moves"].as_u64().expect("moves")).sum();
+        assert_eq!(counted, 400, "every move in one band: {m}");
+        assert!(bands.iter().all(|b| b["from"].as_u64().is_some_and(|f| f % 100 == 0)), "{m}");
+        total["matched"].as_f64().expect("matched") / 400.0
+    };
+    let (maia_share, tiny_share) = (share(0), share(1));
+    assert_eq!(
+        models[0]["report"]["move_matching"]["by_policy"].as_u64(),
+        Some(400),
+        "maia's policy predicts"
+    );
+    assert!(maia_share > 0.35 && maia_share > tiny_share + 0.1, "maia {maia_share}, tiny {tiny_share}");
+    // The side-by-side table: one column per model, the last row the totals.
+    let all = stdout.lines().find(|l| l.starts_with("all ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(all.contains(&format!("{:.1}%", 100.0 * maia_share)), "{all}");
+    let plot = std::fs::read_to_string(&svg).expect("the plot");
+    assert!(plot.starts_with("<svg") && plot.contains("maia-1900") && plot.contains("mav-enc-tiny"));
+    // --plot with neither or both sources is refused.
+    let both = Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["eval", "--move-matching"])
+        .arg(&pgn)
+        .arg("--puzzles")
+        .arg(root.join("tests/fixtures/puzzles/lichess-puzzles-dev.csv"))
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .expect("the binary runs");
+    assert!(!both.status.success() && String::from_utf8_lossy(&both.stderr).contains("--plot"), "{both:?}");
+    std::fs::remove_dir_all(&tmp).ok();
+}

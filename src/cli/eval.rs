@@ -257,8 +257,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         let (name, mut report) =
             eval_model(dir, &args, &options, labels.as_ref(), puzzles.as_deref(), internal)?;
+        let mut name = name;
         if let Some(moves) = &rated {
-            report.move_matching = Some(matching(dir, &options, moves, &args)?);
+            let (package, m) = matching(dir, &options, moves, &args)?;
+            name = package;
+            report.move_matching = Some(m);
         }
         runs.push(ModelRun { dir: dir.display().to_string(), name, report });
     }
@@ -367,22 +370,22 @@ fn print_summary(runs: &[ModelRun]) {
     }
 }
 
-/// The move matching of the model in `dir` on `moves`.
+/// The move matching of the model in `dir` on `moves`, with the package's name.
 fn matching(
     dir: &std::path::Path,
     options: &SessionOptions,
     moves: &[RatedMove],
     args: &Args,
-) -> anyhow::Result<MatchingReport> {
+) -> anyhow::Result<(String, MatchingReport)> {
     let mavboard::inference::LoadedModel { mut evaluator, package, .. } = load_evaluator(dir, options)?;
-    opened(&package, dir);
+    let name = opened(&package, dir);
     let pb = bar(moves.len() as u64, "move matching");
     let m = move_matching(evaluator.as_mut(), moves, args.batch, args.matching_scoring, |n| {
         pb.set_position(n as u64)
     });
     pb.finish_and_clear();
     super::eval_matching::print(&m);
-    Ok(m)
+    Ok((name, m))
 }
 
 /// Says which package was opened from `dir`; its name.
