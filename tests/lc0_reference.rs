@@ -405,3 +405,114 @@ fn the_fixed_position_table_is_refused_by_name() {
     let e = Net::from_proto(&proto).expect_err("PE_MAP");
     assert!(e.to_string().contains("format.network_format.input_embedding = 1 (PE_MAP)"), "{e}");
 }
+
+/// The states of a fixture position's game, the position itself last.
+fn game_states(p: &Value) -> Vec<ChessState> {
+    use mavboard::game::GameState;
+    let mode =
+        if p["variant"].as_str() == Some("chess960") { ModeChoice::Chess960 } else { ModeChoice::Standard };
+    let mut state = ChessState::from_fen_mode(p["start_fen"].as_str().expect("fen"), mode).expect("FEN");
+    let mut states = vec![state.clone()];
+    for m in p["moves"].as_array().expect("moves") {
+        let mv = state.parse_action(m.as_str().expect("move")).expect("legal");
+        state = state.play(mv).expect("plays");
+        states.push(state.clone());
+    }
+    states
+}
+
+/// maia-1900 searched as lc0 searches: with one simulation the search plays the policy's top move (as Maia is
+/// meant to be played, lc0's `go nodes 1`), on positions with their games' histories; with more it plays
+/// legal moves, the same ones again under the same seed; a position-only request (one network row) gives
+/// the full request's policy and win/draw/loss. UCI's `go nodes 1` plays the same top move.
+#[test]
+fn maia_is_searched_as_lc0_searches() {
+    use mavboard::game::GameState;
+    use mavboard::inference::evaluator::{EvalRequest, Evaluator};
+    use mavboard::search::mcts::{Mcts, MctsParams, RunLimits};
+
+    let tmp = temp_dir("lc0-search", "maia");
+    let out = tmp.join("maia");
+    import_lc0(&Lc0ImportOptions {
+        net: fixtures().join("maia-1900.pb.gz"),
+        out: out.clone(),
+        name: Some("maia-1900".into()),
+        origin: None,
+        license: None,
+        created: String::new(),
+    })
+    .expect("imports");
+    let package = mavboard::model::ModelPackage::open(&out).expect("opens");
+    let mut eval =
+        mavboard::inference::lc0::Lc0Evaluator::open(&package, &Default::default()).expect("session");
+    let top = |eval: &mut mavboard::inference::lc0::Lc0Evaluator, states: &[ChessState], brief: bool| {
+        let (last, history) = states.split_last().expect("a position");
+        let request = EvalRequest {
+            history: history.to_vec(),
+            position_only: brief,
+            ..EvalRequest::values(last.clone())
+        };
+        let answer = eval.evaluate(&[request]).remove(0).expect("maia answers");
+        let p = answer.best_action.clone().expect("a policy");
+        let i = p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i).expect("moves");
+        (last.action_to_text(answer.moves[i].action), answer)
+    };
+    let mut checked = 0;
+    for (n, p) in jsonl(&fixtures().join("positions.jsonl")).iter().enumerate().filter(|(n, _)| n % 12 == 0) {
+        let states = game_states(p);
+        let (last, history) = states.split_last().expect("a position");
+        if last.outcome().is_some() {
+            continue;
+        }
+        let (want, full) = top(&mut eval, &states, false);
+        let (brief_top, brief) = top(&mut eval, &states, true);
+        assert_eq!(brief_top, want, "{n}: the position-only policy");
+        assert!(!brief.has_values() && full.has_values());
+        let (fw, bw) = (full.position.expect("wdl").wdl, brief.position.expect("wdl").wdl);
+        assert!((0..3).all(|k| (fw[k] - bw[k]).abs() < 1e-6), "{n}: {fw:?} vs {bw:?}");
+        let search = |sims: u64, b: usize, eval: &mut mavboard::inference::lc0::Lc0Evaluator| {
+            let mut mcts =
+                Mcts::new(last.clone(), 0, MctsParams { seed: 3, ..MctsParams::default() }).expect("params");
+            mcts.set_root_history(history.to_vec());
+            mcts.run(eval, RunLimits { simulations: sims, batch_size: b }).expect("search");
+            mcts.check_consistency().expect("consistent");
+            assert!(mcts.searches_as_lc0(), "a network with a position outcome gets lc0's search");
+            mcts
+        };
+        let one = search(1, 1, &mut eval);
+        assert_eq!(one.best_action().map(|a| last.action_to_text(a)), Some(want.clone()), "{n}: at 1 node");
+        if checked % 4 == 0 {
+            let (a, b) = (search(120, 8, &mut eval), search(120, 8, &mut eval));
+            let visits =
+                |m: &Mcts<ChessState>| m.snapshot().moves.iter().map(|s| s.visits).collect::<Vec<_>>();
+            assert_eq!(visits(&a), visits(&b), "{n}: reproducible");
+            let best = a.best_action().expect("a move");
+            assert!(last.legal_actions().contains(&best));
+        }
+        checked += 1;
+    }
+    assert!(checked >= 40, "{checked} positions searched");
+
+    // UCI: `go nodes 1` after 1. e4 c5 plays the policy's top move for that position with its history.
+    let start = ChessState::startpos();
+    let e4 = start.play(start.parse_action("e2e4").expect("legal")).expect("plays");
+    let c5 = e4.play(e4.parse_action("c7c5").expect("legal")).expect("plays");
+    let (want, _) = top(&mut eval, &[start, e4, c5], false);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mavboard"))
+        .args(["uci", "--model"])
+        .arg(&out)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(b"uci\nisready\nposition startpos moves e2e4 c7c5\ngo nodes 1\n").expect("writes");
+    }
+    let output = child.wait_with_output().expect("uci ends at the end of its input");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let best = text.lines().find_map(|l| l.strip_prefix("bestmove ")).map(|l| l.split_whitespace().next());
+    assert_eq!(best.flatten(), Some(want.as_str()), "{text}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
