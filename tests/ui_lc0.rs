@@ -64,6 +64,9 @@ fn maia_as_the_analysis_model_shows_wdl_and_policy_with_the_games_history() {
     let outcome =
         h.state().state.analysis.report.as_ref().and_then(|r| r.snapshot.root_outcome).expect("an outcome");
     assert!((outcome.wdl.iter().sum::<f64>() - 1.0).abs() < 1e-9 && outcome.moves_left.is_none());
+    let snapshot = &h.state().state.analysis.report.as_ref().expect("a report").snapshot;
+    assert!(snapshot.lc0_style, "a network that values a position is searched as lc0 searches");
+    assert_eq!(snapshot.style_name(), "lc0 PUCT");
     let state = &h.state().state;
     assert!(matches!(&state.analysis.model, ModelStatus::Ready(i) if i.name == "maia-1900"));
     let rows = current_rows(state);

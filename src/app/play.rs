@@ -355,6 +355,7 @@ mod tests {
             root_outcome: None,
             moves,
             totals: Totals { stats: MctsStats::default(), root_visits: 0, tree_size: 1, in_flight: 0 },
+            lc0_style: false,
         };
         SearchReport {
             snapshot,

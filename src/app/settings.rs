@@ -113,6 +113,8 @@ pub struct SearchSettings {
     pub n_min: u32,
     /// The model plays the moves (learned world model) instead of the rules.
     pub learned_world_model: bool,
+    /// MAV-MCTS or lc0's PUCT; by default as the model answers (lc0's for a Leela or Maia network).
+    pub style: crate::search::mcts::SearchStyle,
 }
 
 impl Default for SearchSettings {
@@ -135,6 +137,7 @@ impl Default for SearchSettings {
             n_max,
             n_min,
             learned_world_model: false,
+            style: p.style,
         }
     }
 }
@@ -155,6 +158,7 @@ impl SearchSettings {
                 VirtualCounts::Fixed(self.virtual_count)
             },
             world_model: if self.learned_world_model { WorldModel::Learned } else { WorldModel::Rules },
+            style: self.style,
             ..MctsParams::default()
         }
     }

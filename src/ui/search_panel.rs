@@ -10,6 +10,7 @@ use crate::app::settings::SearchSettings;
 use crate::app::state::AppState;
 use crate::game::GameState;
 use crate::mav::scoring::Scoring;
+use crate::search::mcts::SearchStyle;
 
 /// The settings editor; returns the new settings when one changed.
 /// The two scoring rules the search table and the tree explorer show the model's value under: the chosen
@@ -85,6 +86,23 @@ fn settings_ui(ui: &mut egui::Ui, current: &SearchSettings) -> Option<SearchSett
             ui.add(egui::DragValue::new(&mut s.virtual_count).range(0..=1024));
         }
         ui.end_row();
+        ui.label("Style").on_hover_text(
+            "How the tree is searched: MAV-MCTS (every node's moves valued in one call, Q* backed up) or lc0's \
+             PUCT (one network call per node: its win/draw/loss backed up, its policy as priors, first-play \
+             reduction; c_puct and friends at lc0's defaults). Auto: lc0's for a network that values a \
+             position (Leela, Maia), MAV-MCTS for the others.",
+        );
+        let name = |st: SearchStyle| match st {
+            SearchStyle::Auto => "auto (by the model)",
+            SearchStyle::Mav => "MAV-MCTS",
+            SearchStyle::Lc0 => "lc0 PUCT",
+        };
+        egui::ComboBox::from_id_salt("search_style").selected_text(name(s.style)).show_ui(ui, |ui| {
+            for st in [SearchStyle::Auto, SearchStyle::Mav, SearchStyle::Lc0] {
+                ui.selectable_value(&mut s.style, st, name(st));
+            }
+        });
+        ui.end_row();
     });
     (s != *current).then_some(s)
 }
@@ -133,8 +151,12 @@ fn search_table_ui(
         if let Some(r) = a.report.as_ref().filter(|r| r.snapshot.totals.root_visits > 1 || a.searching) {
             let t = &r.snapshot.totals;
             ui.label(format!(
-                "{} sims · {:.0}/s · {} evaluations · {} in tree",
-                t.root_visits, a.sims_per_second, t.stats.model_calls, t.tree_size
+                "{} · {} sims · {:.0}/s · {} evaluations · {} in tree",
+                r.snapshot.style_name(),
+                t.root_visits,
+                a.sims_per_second,
+                t.stats.model_calls,
+                t.tree_size
             ));
         }
     });
@@ -148,7 +170,7 @@ fn search_table_ui(
     };
     let snap = &report.snapshot;
     if snap.totals.root_visits <= 1 && !a.searching {
-        ui.weak("Press Space or Search to run MAV-MCTS from here.");
+        ui.weak(format!("Press Space or Search to run {} from here.", snap.style_name()));
         return out;
     }
     let t = &snap.totals.stats;

@@ -106,6 +106,16 @@ pub struct MctsSnapshot {
     pub moves: Vec<MoveStats>,
     /// Totals.
     pub totals: Totals,
+    /// Searched as lc0 searches (see [`crate::search::mcts::SearchStyle`]), not by MAV-MCTS.
+    #[serde(default)]
+    pub lc0_style: bool,
+}
+
+impl MctsSnapshot {
+    /// The search's name for display: `lc0 PUCT` or `MAV-MCTS`.
+    pub fn style_name(&self) -> &'static str {
+        if self.lc0_style { "lc0 PUCT" } else { "MAV-MCTS" }
+    }
 }
 
 impl<S: GameState> Mcts<S> {
@@ -138,6 +148,7 @@ impl<S: GameState> Mcts<S> {
                 tree_size: self.tree.nodes.len(),
                 in_flight: self.in_flight(),
             },
+            lc0_style: self.tree.by_prior,
         }
     }
 
