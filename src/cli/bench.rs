@@ -216,7 +216,8 @@ struct SearchArgs {
     #[arg(long)]
     ort_lib: Option<PathBuf>,
     /// lc0's binary (built from its source): its own benchmark runs the same positions at the same
-    /// simulations with --lc0-weights, as the reference row of the same run.
+    /// simulations, batch sizes (its minibatch) and threads with --lc0-weights, as the reference rows of the
+    /// same run.
     #[arg(long, requires = "lc0_weights")]
     lc0: Option<PathBuf>,
     /// The lc0 weights file the package was imported from (for --lc0).
@@ -789,34 +790,55 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
         }
         rows.push(row);
     }
-    let lc0 = match (&a.lc0, &a.lc0_weights) {
-        (Some(bin), Some(weights)) => {
-            let run = super::bench_lc0::run(bin, weights, &a.lc0_backend, &positions, a.sims, a.threads)?;
-            let ours = rows.iter().map(|r| r.sims_per_s).fold(0.0, f64::max);
+    let mut lc0 = Vec::new();
+    if let (Some(bin), Some(weights)) = (&a.lc0, &a.lc0_weights) {
+        if !a.json {
+            println!(
+                "lc0 ({}, backend {}, {} thread(s)), the same {} positions at {} nodes, its minibatch = the batch:",
+                bin.display(),
+                a.lc0_backend,
+                a.threads.max(1),
+                positions.len(),
+                a.sims
+            );
+            println!(
+                "{:>6} {:>9} {:>9} {:>12} {:>14} {:>12}",
+                "batch", "nodes", "ms", "lc0 nodes/s", "mavboard sims/s", "mavboard/lc0"
+            );
+        }
+        for row in &rows {
+            let run = super::bench_lc0::run(
+                bin,
+                weights,
+                &a.lc0_backend,
+                &positions,
+                a.sims,
+                a.threads,
+                row.batch,
+            )?;
+            let ratio = row.sims_per_s / run.nodes_per_s().max(1e-9);
             if !a.json {
                 println!(
-                    "lc0 ({}, backend {}, {} thread(s)), the same {} positions at {} nodes: {} nodes in {} ms, \
-                     {:.1} nodes/s; mavboard's best row / lc0 = {:.2}",
-                    bin.display(),
-                    a.lc0_backend,
-                    a.threads.max(1),
-                    positions.len(),
-                    a.sims,
+                    "{:>6} {:>9} {:>9} {:>12.1} {:>14.1} {:>12.2}",
+                    row.batch,
                     run.nodes,
                     run.millis,
                     run.nodes_per_s(),
-                    ours / run.nodes_per_s().max(1e-9)
+                    row.sims_per_s,
+                    ratio
                 );
             }
-            Some(run)
+            lc0.push(serde_json::json!({
+                "batch": row.batch, "nodes": run.nodes, "millis": run.millis, "nodes_per_s": run.nodes_per_s(),
+                "mavboard_over_lc0": ratio,
+            }));
         }
-        _ => None,
-    };
+    }
     if a.json {
         let out = serde_json::json!({
             "model": package.manifest.name, "format": package.manifest.format.name(), "sims": a.sims,
             "threads": options.threads.intra_op, "style": style, "rows": rows,
-            "lc0": lc0.map(|r| serde_json::json!({"nodes": r.nodes, "millis": r.millis, "nodes_per_s": r.nodes_per_s()})),
+            "lc0": lc0,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {

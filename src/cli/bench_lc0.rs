@@ -1,6 +1,7 @@
-//! The reference row of `mavboard bench search --lc0 BIN --lc0-weights NET`: lc0's own benchmark (a binary
-//! built from its public source) on the same network and the same positions, run once per position with
-//! `benchmark --fen … --nodes …`, its nodes per second read from its summary lines.
+//! The reference rows of `mavboard bench search --lc0 BIN --lc0-weights NET`: lc0's own benchmark (a binary
+//! built from its public source) on the same network and the same positions at each of the same batch sizes
+//! (its `--minibatch-size`) and thread count, run once per position with `benchmark --fen … --nodes …`, its
+//! nodes per second read from its summary lines.
 
 use std::path::Path;
 use std::process::Command;
@@ -33,8 +34,8 @@ fn summary_value(text: &str, label: &str) -> Option<u64> {
         .find_map(|v| v.trim().parse().ok())
 }
 
-/// Runs `bin benchmark` on each position with `weights`, `nodes` nodes, `threads` search threads and the
-/// `backend` (lc0's name: `blas`, `eigen`, …).
+/// Runs `bin benchmark` on each position with `weights`, `nodes` nodes, `threads` search threads, batches of
+/// `minibatch` positions and the `backend` (lc0's name: `blas`, `eigen`, …).
 pub fn run(
     bin: &Path,
     weights: &Path,
@@ -42,6 +43,7 @@ pub fn run(
     positions: &[ChessState],
     nodes: u64,
     threads: usize,
+    minibatch: usize,
 ) -> anyhow::Result<Lc0Run> {
     let mut total = Lc0Run::default();
     for s in positions {
@@ -51,6 +53,7 @@ pub fn run(
             .arg(format!("--backend={backend}"))
             .arg(format!("--nodes={nodes}"))
             .arg(format!("--threads={}", threads.max(1)))
+            .arg(format!("--minibatch-size={}", minibatch.max(1)))
             .arg(format!("--fen={}", s.to_text()))
             .output()
             .with_context(|| {
