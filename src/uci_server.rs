@@ -117,6 +117,7 @@ const OPTIONS: &[&str] = &[
     "option name Batch type spin default 16 min 1 max 4096",
     "option name Scoring type combo default mean var mean var max var quantile:0.25 var mean-sd:1",
     "option name WorldModel type combo default rules var rules var learned",
+    "option name SearchStyle type combo default auto var auto var mav var lc0",
     "option name ModelPath type string default <empty>",
     "option name Device type combo default auto var auto var cpu var cuda var coreml",
     "option name Threads type spin default 1 min 1 max 256",
@@ -463,7 +464,9 @@ impl<W: Write> Server<W> {
             },
             "cpuct" => match value.parse::<f64>() {
                 Ok(c) if c.is_finite() && c >= 0.0 => {
+                    // Each search's own constant: MAV-MCTS's, and lc0's (on its −1…1 scale) when it searches.
                     self.params.c_puct = c;
+                    self.params.lc0.cpuct = c;
                     Ok(())
                 }
                 _ => Err(bad("is not a non-negative number")),
@@ -486,6 +489,11 @@ impl<W: Write> Server<W> {
                 _ => Err(bad("is not rules or learned")),
             }
             .map(|w| self.params.world_model = w),
+            "searchstyle" => value
+                .to_ascii_lowercase()
+                .parse::<crate::search::mcts::SearchStyle>()
+                .map_err(|e| unreadable(&e))
+                .map(|s| self.params.style = s),
             "modelpath" => {
                 let empty = value.is_empty() || value == "<empty>";
                 self.model.model = (!empty).then(|| PathBuf::from(&value));

@@ -98,6 +98,7 @@ fn handshake_search_options_and_errors_over_pipes() {
         "Batch",
         "Scoring",
         "WorldModel",
+        "SearchStyle",
         "ModelPath",
         "Device",
         "Threads",
@@ -159,6 +160,8 @@ fn handshake_search_options_and_errors_over_pipes() {
     assert!(until(&s.lines, "info string")[0].contains("option Move Overhead: '9999' is not a whole number"));
     s.send("setoption name Hash value 16");
     assert!(until(&s.lines, "info string")[0].contains("unknown option 'Hash'"));
+    s.send("setoption name SearchStyle value alphabeta");
+    assert!(until(&s.lines, "info string")[0].contains("not a search style: auto, mav or lc0"));
     s.send("position startpos moves e2e5");
     assert!(until(&s.lines, "info string")[0].contains("e2e5"));
     s.send("position fen not a fen");
