@@ -118,6 +118,7 @@ const OPTIONS: &[&str] = &[
     "option name Scoring type combo default mean var mean var max var quantile:0.25 var mean-sd:1",
     "option name WorldModel type combo default rules var rules var learned",
     "option name SearchStyle type combo default auto var auto var mav var lc0",
+    "option name Lc0CPuct type string default 1.745",
     "option name ModelPath type string default <empty>",
     "option name Device type combo default auto var auto var cpu var cuda var coreml",
     "option name Threads type spin default 1 min 1 max 256",
@@ -464,8 +465,13 @@ impl<W: Write> Server<W> {
             },
             "cpuct" => match value.parse::<f64>() {
                 Ok(c) if c.is_finite() && c >= 0.0 => {
-                    // Each search's own constant: MAV-MCTS's, and lc0's (on its −1…1 scale) when it searches.
                     self.params.c_puct = c;
+                    Ok(())
+                }
+                _ => Err(bad("is not a non-negative number")),
+            },
+            "lc0cpuct" => match value.parse::<f64>() {
+                Ok(c) if c.is_finite() && c >= 0.0 => {
                     self.params.lc0.cpuct = c;
                     Ok(())
                 }

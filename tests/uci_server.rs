@@ -99,6 +99,7 @@ fn handshake_search_options_and_errors_over_pipes() {
         "Scoring",
         "WorldModel",
         "SearchStyle",
+        "Lc0CPuct",
         "ModelPath",
         "Device",
         "Threads",

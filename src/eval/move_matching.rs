@@ -29,7 +29,10 @@ pub struct RatedMove {
 /// The moves of `tree`'s main line from ply `skip_plies` on (ply 0 is the first move) whose mover has a
 /// rating tag that is a number; the others are left out.
 pub fn rated_moves(tree: &GameTree, skip_plies: usize) -> Result<Vec<RatedMove>, TreeError> {
-    let elo = |tag: &str| tree.header(tag).and_then(|v| v.trim().parse::<u32>().ok()).filter(|&e| e > 0);
+    // Ratings are positive and below 10,000 (Elo); anything else is not a rating.
+    let elo = |tag: &str| {
+        tree.header(tag).and_then(|v| v.trim().parse::<u32>().ok()).filter(|&e| e > 0 && e < 10_000)
+    };
     let (white, black) = (elo("WhiteElo"), elo("BlackElo"));
     let positions = tree.mainline_positions()?;
     let mut out = Vec::new();

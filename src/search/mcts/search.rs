@@ -272,10 +272,18 @@ impl<S: GameState> Mcts<S> {
 
     /// Changes the settings; they apply from the next pass (nodes already expanded keep their priors). The
     /// random generator is reseeded only if the seed changed. A tree holds its moves' values under one
-    /// scoring: a new scoring starts a new tree from the root (an error while evaluations are out).
+    /// scoring: a new scoring starts a new tree from the root (an error while evaluations are out), and so
+    /// does a search style other than the tree's (evaluations out are then dropped when they come back).
     pub fn set_params(&mut self, params: MctsParams) -> Result<(), SearchError> {
         params.validate()?;
-        if params.scoring != self.params.scoring || params.style != self.params.style {
+        let restyled = params.style != self.params.style
+            && match params.style {
+                SearchStyle::Lc0 => !self.tree.by_prior,
+                SearchStyle::Mav => self.tree.by_prior,
+                // Decided by the root's answer: asked afresh.
+                SearchStyle::Auto => true,
+            };
+        if params.scoring != self.params.scoring || restyled {
             if !self.pending.is_empty() && params.scoring != self.params.scoring {
                 return Err(SearchError::ScoringChangedMidSearch {
                     from: self.params.scoring,
@@ -284,6 +292,8 @@ impl<S: GameState> Mcts<S> {
             }
             let mut fresh = Mcts::new(self.root_state().clone(), self.root_ply, params)?;
             fresh.root_history = std::mem::take(&mut self.root_history);
+            // Tickets are never reused: an answer for one still out is discarded, not applied to a new leaf.
+            fresh.next_ticket = self.next_ticket;
             *self = fresh;
             return Ok(());
         }
@@ -677,7 +687,7 @@ impl<S: GameState> Mcts<S> {
         let scoring = self.params.scoring;
         let values: Vec<Option<f64>> =
             actions.iter().map(|a| by_action.get(a).and_then(|&i| result.moves[i].value(scoring))).collect();
-        if leaf == ROOT && self.params.style == SearchStyle::Auto {
+        if leaf == ROOT && self.params.style == SearchStyle::Auto && !learned {
             // A model that values the position itself beside a policy is searched as lc0 searches.
             self.tree.by_prior = result.position.is_some() && result.best_action.is_some();
         }
@@ -1039,6 +1049,32 @@ mod tests {
         let rows = net.rows;
         mcts.run(&mut net, RunLimits { simulations: 1, batch_size: 1 }).expect("search");
         assert!(net.rows <= rows + 1);
+    }
+
+    #[test]
+    fn a_new_style_mid_search_drops_the_answers_out() {
+        let s = ChessState::startpos();
+        let mut net = MaterialNet::new(7);
+        let mut mcts = Mcts::new(s, 0, MctsParams::default()).expect("params");
+        mcts.run(&mut net, RunLimits { simulations: 4, batch_size: 1 }).expect("search");
+        let out = mcts.select_batch(4);
+        assert!(!out.evals.is_empty());
+        mcts.set_params(MctsParams { style: SearchStyle::Mav, ..MctsParams::default() }).expect("restyled");
+        assert!(!mcts.searches_as_lc0() && mcts.root_awaits_evaluation(), "a fresh tree");
+        mcts.run(&mut net, RunLimits { simulations: 4, batch_size: 1 }).expect("search");
+        let fresh = mcts.select_batch(4);
+        let requests: Vec<_> = out.evals.iter().map(|e| e.request.clone()).collect();
+        for (e, r) in out.evals.iter().zip(net.evaluate(&requests)) {
+            assert_eq!(mcts.complete(e.ticket, r), Completion::Discarded, "an old ticket is not a new one");
+        }
+        assert!(fresh.evals.iter().all(|e| out.evals.iter().all(|o| o.ticket != e.ticket)));
+        mcts.abandon_all();
+        mcts.check_consistency().expect("consistent");
+        // The same style again keeps the tree.
+        let before = mcts.tree_size();
+        mcts.set_params(MctsParams { style: SearchStyle::Mav, seed: 9, ..MctsParams::default() })
+            .expect("same");
+        assert_eq!(mcts.tree_size(), before);
     }
 
     #[test]
