@@ -8,8 +8,8 @@ use mavboard::eval::move_matching::{BAND, MatchingReport, RatedMove, rated_moves
 use mavboard::eval::plot::{PlotText, Series, share_svg};
 use mavboard::pgn::reader::read_all;
 
-/// The rated moves of the PGN file at `path` (at most `limit`), with how many games were read and how many
-/// did not parse (those are left out, the others kept).
+/// The rated moves of the PGN file at `path` from ply `skip_plies` of each game on (at most `limit`); says how
+/// many games were read and how many did not (those are left out, the others kept).
 pub fn read(path: &Path, skip_plies: usize, limit: Option<usize>) -> anyhow::Result<Vec<RatedMove>> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let text = String::from_utf8_lossy(&bytes);
