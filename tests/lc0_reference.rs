@@ -281,19 +281,7 @@ fn the_evaluator_with_the_games_history_gives_lc0s_policy() {
     use mavboard::inference::evaluator::{EvalRequest, Evaluator};
     for net in ["maia-1900", "random-res-canonical-v2"] {
         let out = temp_dir("lc0-eval", net);
-        let _ = std::fs::remove_dir_all(&out);
-        import_lc0(&Lc0ImportOptions {
-            net: fixtures().join(format!("{net}.pb.gz")),
-            out: out.clone(),
-            name: None,
-            origin: None,
-            license: None,
-            created: String::new(),
-        })
-        .expect("imports");
-        let package = mavboard::model::ModelPackage::open(&out).expect("opens");
-        let mut eval =
-            mavboard::inference::lc0::Lc0Evaluator::open(&package, &Default::default()).expect("session");
+        let mut eval = imported_evaluator(net, &out);
         let positions: std::collections::HashMap<String, Value> = jsonl(&fixtures().join("positions.jsonl"))
             .into_iter()
             .map(|p| (p["id"].as_str().expect("id").to_owned(), p))
@@ -307,20 +295,7 @@ fn the_evaluator_with_the_games_history_gives_lc0s_policy() {
             if id.contains(":ep") {
                 continue;
             }
-            let p = &positions[id];
-            let mode = if p["variant"].as_str() == Some("chess960") {
-                ModeChoice::Chess960
-            } else {
-                ModeChoice::Standard
-            };
-            let mut state =
-                ChessState::from_fen_mode(p["start_fen"].as_str().expect("fen"), mode).expect("FEN");
-            let mut states = vec![state.clone()];
-            for m in p["moves"].as_array().expect("moves") {
-                let mv = state.parse_action(m.as_str().expect("move")).expect("legal");
-                state = state.play(mv).expect("plays");
-                states.push(state.clone());
-            }
+            let mut states = game_states(&positions[id]);
             let last = states.pop().expect("a position");
             if last.outcome().is_some() {
                 continue;
@@ -406,6 +381,22 @@ fn the_fixed_position_table_is_refused_by_name() {
     assert!(e.to_string().contains("format.network_format.input_embedding = 1 (PE_MAP)"), "{e}");
 }
 
+/// The fixture `net` imported into `out` (emptied first), on an evaluator.
+fn imported_evaluator(net: &str, out: &Path) -> mavboard::inference::lc0::Lc0Evaluator {
+    let _ = std::fs::remove_dir_all(out);
+    import_lc0(&Lc0ImportOptions {
+        net: fixtures().join(format!("{net}.pb.gz")),
+        out: out.to_path_buf(),
+        name: Some(net.to_owned()),
+        origin: None,
+        license: None,
+        created: String::new(),
+    })
+    .expect("imports");
+    let package = mavboard::model::ModelPackage::open(out).expect("opens");
+    mavboard::inference::lc0::Lc0Evaluator::open(&package, &Default::default()).expect("session")
+}
+
 /// The states of a fixture position's game, the position itself last.
 fn game_states(p: &Value) -> Vec<ChessState> {
     use mavboard::game::GameState;
@@ -433,18 +424,7 @@ fn maia_is_searched_as_lc0_searches() {
 
     let tmp = temp_dir("lc0-search", "maia");
     let out = tmp.join("maia");
-    import_lc0(&Lc0ImportOptions {
-        net: fixtures().join("maia-1900.pb.gz"),
-        out: out.clone(),
-        name: Some("maia-1900".into()),
-        origin: None,
-        license: None,
-        created: String::new(),
-    })
-    .expect("imports");
-    let package = mavboard::model::ModelPackage::open(&out).expect("opens");
-    let mut eval =
-        mavboard::inference::lc0::Lc0Evaluator::open(&package, &Default::default()).expect("session");
+    let mut eval = imported_evaluator("maia-1900", &out);
     let top = |eval: &mut mavboard::inference::lc0::Lc0Evaluator, states: &[ChessState], brief: bool| {
         let (last, history) = states.split_last().expect("a position");
         let request = EvalRequest {

@@ -174,6 +174,15 @@ fn tempered(policy: &[Option<f64>], t: f64) -> Vec<f64> {
     }
 }
 
+/// Each move of an answer → its first place in the answer's list.
+fn index_by_action<S: GameState>(result: &EvalResult<S>) -> HashMap<S::Action, usize> {
+    let mut by_action = HashMap::new();
+    for (i, m) in result.moves.iter().enumerate() {
+        by_action.entry(m.action).or_insert(i);
+    }
+    by_action
+}
+
 fn keep_last<S>(v: &mut Vec<S>) {
     if v.len() > HISTORY_KEPT {
         v.drain(..v.len() - HISTORY_KEPT);
@@ -570,10 +579,7 @@ impl<S: GameState> Mcts<S> {
         };
         let scoring = self.params.scoring;
         let children: Vec<u32> = self.tree.node(ROOT).children().collect();
-        let mut by_action: HashMap<S::Action, usize> = HashMap::new();
-        for (i, m) in result.moves.iter().enumerate() {
-            by_action.entry(m.action).or_insert(i);
-        }
+        let by_action = index_by_action(&result);
         let policy = result.best_action.as_ref().filter(|p| p.len() == result.moves.len());
         let mut dists = Vec::with_capacity(children.len());
         let mut kept_policy = Vec::with_capacity(children.len());
@@ -674,10 +680,7 @@ impl<S: GameState> Mcts<S> {
             return Completion::Applied;
         }
         // The node's moves: the rules' in the rules world model, the model's own list otherwise.
-        let mut by_action: HashMap<S::Action, usize> = HashMap::new();
-        for (i, m) in result.moves.iter().enumerate() {
-            by_action.entry(m.action).or_insert(i);
-        }
+        let by_action = index_by_action(&result);
         let actions: Vec<S::Action> = if learned {
             let mut seen = std::collections::HashSet::new();
             result.moves.iter().map(|m| m.action).filter(|a| seen.insert(*a)).collect()
