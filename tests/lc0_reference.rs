@@ -87,6 +87,12 @@ fn parse_mask(v: &Value) -> u64 {
 
 /// Compares one network's references: the encoder, the policy indices and the imported graph.
 fn check_net(net: &str) {
+    check_import(net, &fixtures().join(format!("{net}.pb.gz")), None, 1.0);
+}
+
+/// As [`check_net`], importing `file` — the weights or an ONNX export of them — told `input_format` (for an
+/// ONNX file) and with the tolerances times `slack` (for a half-precision export).
+fn check_import(net: &str, file: &Path, input_format: Option<mavboard::lc0::InputFormat>, slack: f32) {
     let path = fixtures().join(format!("{net}.pb.gz"));
     let bytes = std::fs::read(&path).expect("the net");
     let parsed = Net::from_gz(&bytes).unwrap_or_else(|e| panic!("{net}: {e}"));
@@ -134,15 +140,17 @@ fn check_net(net: &str) {
         }
         rows.push(planes.row());
     }
-    let out = temp_dir("lc0-ref", net);
+    let leaf = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let out = temp_dir("lc0-ref", &leaf);
     let _ = std::fs::remove_dir_all(&out);
     let imported = import_lc0(&Lc0ImportOptions {
-        net: path,
+        net: file.to_path_buf(),
         out: out.clone(),
         name: None,
         origin: None,
         license: None,
         created: String::new(),
+        input_format,
     })
     .unwrap_or_else(|e| panic!("{net}: {e}"));
     let package = mavboard::model::ModelPackage::open(&out).expect("the package opens");
@@ -150,6 +158,7 @@ fn check_net(net: &str) {
         mavboard::inference::lc0::Lc0Evaluator::open(&package, &Default::default()).expect("a session");
     let outputs = eval.run(&rows).expect("the network runs");
     let (mut worst_logit, mut worst_value) = (0f32, 0f32);
+    let mut other_best = 0;
     for (c, o) in cases.iter().zip(&outputs) {
         let mut best = (f32::NEG_INFINITY, f32::NEG_INFINITY, String::new(), String::new());
         for m in c.reference["policy"].as_array().expect("policy") {
@@ -160,7 +169,7 @@ fn check_net(net: &str) {
             // Within 1e-4, or 2e-5 of the logit's size above 5: lc0's BLAS backend computes 3×3 convolutions by
             // Winograd's transform in single precision, which on maia-1900 puts 3 of about 20,000 logits (all
             // above 6) 1.0–1.4e-4 from a float64 forward pass; mavboard's graph is within 2e-6 of it there.
-            let tolerance = 1e-4f32.max(2e-5 * theirs.abs());
+            let tolerance = slack * 1e-4f32.max(2e-5 * theirs.abs());
             assert!(
                 (ours - theirs).abs() <= tolerance,
                 "{net} {}: {} logit {ours} vs lc0 {theirs}",
@@ -176,13 +185,17 @@ fn check_net(net: &str) {
                 best.3 = m[0].as_str().unwrap_or_default().to_owned();
             }
         }
-        assert_eq!(best.2, best.3, "{net} {}: the best move", c.id);
+        if slack == 1.0 {
+            assert_eq!(best.2, best.3, "{net} {}: the best move", c.id);
+        } else if best.2 != best.3 {
+            other_best += 1;
+        }
         if let Some(wdl) = c.reference["wdl"].as_array() {
             for (k, v) in wdl.iter().enumerate() {
                 let theirs = v.as_f64().expect("wdl") as f32;
                 worst_value = worst_value.max((o.wdl[k] - theirs).abs());
                 assert!(
-                    (o.wdl[k] - theirs).abs() <= 1e-4,
+                    (o.wdl[k] - theirs).abs() <= slack * 1e-4,
                     "{net} {}: wdl[{k}] {} vs {theirs}",
                     c.id,
                     o.wdl[k]
@@ -192,13 +205,13 @@ fn check_net(net: &str) {
             let q = c.reference["q"].as_f64().expect("q") as f32;
             let ours = o.wdl[0] - o.wdl[2];
             worst_value = worst_value.max((ours - q).abs());
-            assert!((ours - q).abs() <= 1e-4, "{net} {}: q {ours} vs {q}", c.id);
+            assert!((ours - q).abs() <= slack * 1e-4, "{net} {}: q {ours} vs {q}", c.id);
         }
         match (c.reference["m"].as_f64(), o.moves_left) {
             (Some(theirs), Some(ours)) => {
                 let theirs = theirs as f32;
                 assert!(
-                    (ours - theirs).abs() <= 1e-4 * theirs.abs().max(1.0),
+                    (ours - theirs).abs() <= slack * 1e-4 * theirs.abs().max(1.0),
                     "{net} {}: m {ours} vs {theirs}",
                     c.id
                 );
@@ -208,10 +221,13 @@ fn check_net(net: &str) {
         }
     }
     eprintln!(
-        "{net}: {} positions, {}; worst |Δ logit| {worst_logit:.2e}, worst |Δ value| {worst_value:.2e}",
+        "{leaf}: {} positions, {}; worst |Δ logit| {worst_logit:.2e}, worst |Δ value| {worst_value:.2e}, \
+         another best move in {other_best}",
         cases.len(),
         imported.description
     );
+    // At half precision a near tie may change places, not more.
+    assert!(other_best * 20 <= cases.len(), "{leaf}: another best move in {other_best} of {}", cases.len());
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -391,6 +407,7 @@ fn imported_evaluator(net: &str, out: &Path) -> mavboard::inference::lc0::Lc0Eva
         origin: None,
         license: None,
         created: String::new(),
+        input_format: None,
     })
     .expect("imports");
     let package = mavboard::model::ModelPackage::open(out).expect("opens");
@@ -495,4 +512,128 @@ fn maia_is_searched_as_lc0_searches() {
     let best = text.lines().find_map(|l| l.strip_prefix("bestmove ")).map(|l| l.split_whitespace().next());
     assert_eq!(best.flatten(), Some(want.as_str()), "{text}");
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// An ONNX export of a fixture net (`lc0 leela2onnx`, stored gzipped), unpacked into a temporary file.
+fn onnx_fixture(gz: &str) -> PathBuf {
+    let bytes = std::fs::read(fixtures().join(gz)).expect("the export");
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut raw).expect("gunzip");
+    let path = temp_dir("lc0-onnx", gz).join(gz.trim_end_matches(".gz"));
+    std::fs::write(&path, raw).expect("write the export");
+    path
+}
+
+/// Networks exported by lc0 itself to ONNX, imported: the same references within the same tolerances as the
+/// weights (float32; opset 17 and opset 11; a scalar value head; an ONNX model inside a weights file, whose
+/// input format the file states), and a float16 export within the half precision's reach.
+#[test]
+fn lc0s_own_onnx_exports_import_and_match_lc0() {
+    use mavboard::lc0::InputFormat;
+    // leela2onnx (v0.32.1, opset 17, float32) of the castling-plane net with a scalar value head.
+    let castling = onnx_fixture("leela2onnx-random-res-castling.onnx.gz");
+    check_import("random-res-castling", &castling, Some(InputFormat::CastlingPlane), 1.0);
+    // leela2onnx --onnx-opset=11, wrapped by onnx2leela into a weights file that names its input format.
+    let embedded = fixtures().join("onnx2leela-opset11-random-res-hectoplies-armageddon.pb.gz");
+    check_import("random-res-hectoplies-armageddon", &embedded, None, 1.0);
+    // leela2onnx --onnx-data-type=f16 of the attention-body net: float16 weights and activations.
+    // leela2onnx --onnx-data-type=f16: float16 weights and activations.
+    let half = onnx_fixture("leela2onnx-f16-random-res-classical.onnx.gz");
+    check_import("random-res-classical", &half, Some(InputFormat::Classical), 200.0);
+}
+
+#[test]
+fn onnx_files_without_what_the_import_needs_are_named_errors() {
+    use mavboard::lc0::InputFormat;
+    let import = |net: &Path, input_format: Option<InputFormat>| {
+        let out = temp_dir("lc0-onnx-err", "out");
+        let _ = std::fs::remove_dir_all(&out);
+        import_lc0(&Lc0ImportOptions {
+            net: net.to_path_buf(),
+            out,
+            name: None,
+            origin: None,
+            license: None,
+            created: String::new(),
+            input_format,
+        })
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string()
+    };
+    let castling = onnx_fixture("leela2onnx-random-res-castling.onnx.gz");
+    let e = import(&castling, None);
+    assert!(e.contains("--input-format") && e.contains("describenet"), "{e}");
+    let embedded = fixtures().join("onnx2leela-opset11-random-res-hectoplies-armageddon.pb.gz");
+    let e = import(&embedded, Some(InputFormat::Classical));
+    assert!(e.contains("canonical-hectoplies-armageddon") && e.contains("not classical"), "{e}");
+    // Cut short: a protobuf error, never a panic.
+    let bytes = std::fs::read(&castling).expect("the export");
+    let dir = temp_dir("lc0-onnx-err", "cut");
+    for cut in [1, 100, bytes.len() / 3, bytes.len() - 5] {
+        let path = dir.join(format!("cut-{cut}.onnx"));
+        std::fs::write(&path, &bytes[..cut]).expect("write");
+        let e = import(&path, Some(InputFormat::CastlingPlane));
+        assert!(e.contains("ONNX") || e.contains("protobuf"), "cut at {cut}: {e}");
+    }
+    // Another network's ONNX (the shipped MAV encoder): its inputs are named, and lc0's are said.
+    let mav = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/mav-enc-tiny/model.onnx");
+    if mav.exists() {
+        let e = import(&mav, Some(InputFormat::Classical));
+        assert!(e.contains("input_ids") && e.contains("[batch, 112, 8, 8]"), "{e}");
+    }
+}
+
+/// With lc0 at hand (`MAVBOARD_LC0=/path/to/lc0`, built as `tests/fixtures/lc0/README.md` says): maia-1900
+/// exported by its `leela2onnx` imports and matches lc0's references as the weights do (the export is 2.5 MB,
+/// so it is made here rather than committed). Skipped, saying so, without lc0.
+#[test]
+fn maia_exported_by_leela2onnx_matches_lc0_when_lc0_is_here() {
+    let Some(lc0) = std::env::var_os("MAVBOARD_LC0") else {
+        eprintln!("skipped: set MAVBOARD_LC0 to an lc0 binary to convert maia-1900 with its leela2onnx");
+        return;
+    };
+    let dir = temp_dir("lc0-onnx", "maia");
+    let onnx = dir.join("maia-1900.onnx");
+    let status = std::process::Command::new(&lc0)
+        .arg("leela2onnx")
+        .arg(format!("--input={}", fixtures().join("maia-1900.pb.gz").display()))
+        .arg(format!("--output={}", onnx.display()))
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("lc0 runs");
+    assert!(status.success(), "lc0 leela2onnx failed");
+    check_import("maia-1900", &onnx, Some(mavboard::lc0::InputFormat::Classical), 1.0);
+}
+
+/// `mavboard import lc0` on an ONNX export: refused without `--input-format` (saying how to find it), refused
+/// with a name that is not a format (listing them), imported and opened with it.
+#[test]
+fn the_import_command_takes_an_onnx_export_with_its_input_format() {
+    let onnx = onnx_fixture("leela2onnx-random-res-castling.onnx.gz");
+    let out = temp_dir("lc0-onnx-cli", "pkg");
+    let _ = std::fs::remove_dir_all(&out);
+    let run = |extra: &[&str]| {
+        common::mavboard_command()
+            .args(["import", "lc0"])
+            .arg(&onnx)
+            .arg("-o")
+            .arg(&out)
+            .args(extra)
+            .output()
+            .expect("the binary runs")
+    };
+    let text = |o: &std::process::Output| {
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    };
+    let missing = run(&[]);
+    assert!(!missing.status.success() && text(&missing).contains("--input-format"), "{}", text(&missing));
+    let wrong = run(&["--input-format", "INPUT_CLASSICAL_112_PLANE"]);
+    assert!(!wrong.status.success() && text(&wrong).contains("castling-plane"), "{}", text(&wrong));
+    let done = run(&["--input-format", "castling-plane"]);
+    assert!(done.status.success(), "{}", text(&done));
+    assert!(text(&done).contains("wrote the package"), "{}", text(&done));
+    let manifest = std::fs::read_to_string(out.join("mav.json")).expect("mav.json");
+    assert!(manifest.contains("\"input_format\": \"castling-plane\""), "{manifest}");
+    let _ = std::fs::remove_dir_all(&out);
 }

@@ -35,6 +35,7 @@ fn maia(name: &str) -> PathBuf {
         origin: None,
         license: Some("GPL-3.0".into()),
         created: String::new(),
+        input_format: None,
     })
     .expect("maia-1900 imports");
     out

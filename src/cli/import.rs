@@ -7,6 +7,7 @@ use mavboard::game::GameKind;
 use mavboard::game::chess::ChessState;
 use mavboard::inference::evaluator::{EvalRequest, Scoring};
 use mavboard::inference::load_evaluator;
+use mavboard::lc0::InputFormat;
 use mavboard::model::hf::{HfImportOptions, import_hf};
 use mavboard::model::import::{ImportOptions, SearchlessKind, import_searchless};
 use mavboard::model::lc0_import::{Lc0ImportOptions, import_lc0};
@@ -80,8 +81,8 @@ enum ImportCommand {
     },
     /// A Leela Chess Zero network (`.pb.gz`: Leela's and Maia's residual networks, with or without
     /// squeeze-excitation, classical or convolution policy, scalar or WDL value, moves-left head; Leela's
-    /// attention-body transformers with a dense position encoding) → an `lc0` package: an ONNX graph and
-    /// mav.json written here, no Python.
+    /// attention-body transformers with a dense position encoding; or an ONNX file in lc0's interface, as
+    /// `lc0 leela2onnx` writes it) → an `lc0` package: an ONNX graph and mav.json written here, no Python.
     Lc0 {
         /// The weights file.
         net: PathBuf,
@@ -97,7 +98,19 @@ enum ImportCommand {
         /// The network's licence (default: what the file says, if anything).
         #[arg(long)]
         license: Option<String>,
+        /// How the network's 112 input planes are filled, for an ONNX file, which does not record it (a
+        /// .pb.gz says it itself): classical, castling-plane, canonical, canonical-hectoplies,
+        /// canonical-hectoplies-armageddon, canonical-v2 or canonical-v2-armageddon.
+        #[arg(long, value_parser = parse_input_format)]
+        input_format: Option<InputFormat>,
     },
+}
+
+fn parse_input_format(s: &str) -> Result<InputFormat, String> {
+    InputFormat::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = InputFormat::ALL.iter().map(|f| f.name()).collect();
+        format!("'{s}' is not an lc0 input format: {}", names.join(", "))
+    })
 }
 
 fn parse_game(s: &str) -> Result<GameKind, String> {
@@ -110,7 +123,7 @@ fn parse_game(s: &str) -> Result<GameKind, String> {
 /// Runs `mavboard import`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        ImportCommand::Lc0 { net, out, name, origin, license } => {
+        ImportCommand::Lc0 { net, out, name, origin, license, input_format } => {
             let options = Lc0ImportOptions {
                 net,
                 out: out.clone(),
@@ -118,6 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 origin,
                 license,
                 created: mavboard::league::record::utc_date().replace('.', "-"),
+                input_format,
             };
             let start = std::time::Instant::now();
             let imported = import_lc0(&options)?;
@@ -128,6 +142,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 imported.parameters,
                 start.elapsed().as_secs_f64()
             );
+            if let Some(caveat) = &imported.caveat {
+                eprintln!("note: {caveat}");
+            }
             check_package(&out)?;
             println!("wrote the package {}", out.display());
             Ok(())

@@ -25,6 +25,35 @@ pub enum InputFormat {
 }
 
 impl InputFormat {
+    /// Every input format, in the order of `NetworkFormat.input`'s values.
+    pub const ALL: [InputFormat; 7] = [
+        InputFormat::Classical,
+        InputFormat::CastlingPlane,
+        InputFormat::Canonical,
+        InputFormat::CanonicalHectoplies,
+        InputFormat::CanonicalHectopliesArmageddon,
+        InputFormat::CanonicalV2,
+        InputFormat::CanonicalV2Armageddon,
+    ];
+
+    /// The format's name in mav.json and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Classical => "classical",
+            InputFormat::CastlingPlane => "castling-plane",
+            InputFormat::Canonical => "canonical",
+            InputFormat::CanonicalHectoplies => "canonical-hectoplies",
+            InputFormat::CanonicalHectopliesArmageddon => "canonical-hectoplies-armageddon",
+            InputFormat::CanonicalV2 => "canonical-v2",
+            InputFormat::CanonicalV2Armageddon => "canonical-v2-armageddon",
+        }
+    }
+
+    /// The format named `name` (see [`InputFormat::name`]).
+    pub fn from_name(name: &str) -> Option<InputFormat> {
+        InputFormat::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     /// The format of `NetworkFormat.input`'s enum value.
     pub fn from_proto(v: u64) -> Result<InputFormat, Lc0Error> {
         Ok(match v {
@@ -273,7 +302,7 @@ impl RawNetFormat {
                 return Err(unsupported(
                     "format.network_format.network",
                     network,
-                    "an embedded ONNX model (NETWORK_ONNX): convert the ONNX file instead",
+                    "an embedded ONNX model (NETWORK_ONNX): `mavboard import lc0` reads it",
                 ));
             }
             other => return Err(unsupported("format.network_format.network", other, "unknown structure")),
@@ -356,6 +385,17 @@ fn unsupported(field: &'static str, value: u64, what: &str) -> Lc0Error {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn input_format_names_are_mav_json_names() {
+        for f in InputFormat::ALL {
+            let json = serde_json::to_string(&f).expect("serializes");
+            assert_eq!(json, format!("\"{}\"", f.name()));
+            assert_eq!(InputFormat::from_name(f.name()), Some(f));
+        }
+        assert_eq!(InputFormat::from_name("INPUT_CLASSICAL_112_PLANE"), None);
+    }
+
     use super::*;
 
     #[test]

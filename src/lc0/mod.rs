@@ -3,6 +3,7 @@
 //! no lc0 code. The importer that turns a net into an ONNX graph is [`crate::model::lc0_import`]; the
 //! evaluator that runs it, [`crate::inference::lc0`].
 
+pub mod embedded_onnx;
 pub mod error;
 pub mod format;
 pub mod history;

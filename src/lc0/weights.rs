@@ -526,6 +526,18 @@ fn named_head<'a>(
     Err(Lc0Error::Missing(format!("{kind} head \"{name}\" (it has: {})", have.join(", "))))
 }
 
+/// A `.pb.gz` file's protobuf: gzip unpacked, at most [`MAX_UNPACKED`] bytes (more is refused: a corrupt
+/// file or a gzip bomb).
+pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, Lc0Error> {
+    let mut out = Vec::new();
+    let mut decoder = flate2::read::GzDecoder::new(bytes).take(MAX_UNPACKED + 1);
+    decoder.read_to_end(&mut out).map_err(|e| Lc0Error::Gzip(e.to_string()))?;
+    if out.len() as u64 > MAX_UNPACKED {
+        return Err(Lc0Error::TooLarge { limit: MAX_UNPACKED });
+    }
+    Ok(out)
+}
+
 impl Net {
     /// Reads a `.pb.gz` weights file's bytes (gzip unpacked at most [`MAX_UNPACKED`] bytes), with lc0's
     /// default heads.
@@ -536,13 +548,7 @@ impl Net {
     /// As [`Net::from_gz`], taking the named policy and value heads of a multi-head network (lc0's names:
     /// "vanilla", "optimistic", "soft", "opponent"; "winner", "q", "st").
     pub fn from_gz_heads(bytes: &[u8], policy_head: &str, value_head: &str) -> Result<Net, Lc0Error> {
-        let mut out = Vec::new();
-        let mut decoder = flate2::read::GzDecoder::new(bytes).take(MAX_UNPACKED + 1);
-        decoder.read_to_end(&mut out).map_err(|e| Lc0Error::Gzip(e.to_string()))?;
-        if out.len() as u64 > MAX_UNPACKED {
-            return Err(Lc0Error::TooLarge { limit: MAX_UNPACKED });
-        }
-        Net::from_proto_heads(&out, policy_head, value_head)
+        Net::from_proto_heads(&gunzip(bytes)?, policy_head, value_head)
     }
 
     /// Reads an unpacked `Net` message, with lc0's default heads.
@@ -613,7 +619,7 @@ impl Net {
             return Err(Lc0Error::Unsupported {
                 field: "onnx_model",
                 value: "present".into(),
-                what: "an ONNX model wrapped in a weights file: convert the ONNX file itself".into(),
+                what: "an ONNX model wrapped in a weights file: read it with `embedded_onnx`".into(),
             });
         }
         let w = weights.ok_or_else(|| Lc0Error::Missing("weights".into()))?;

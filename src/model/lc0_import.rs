@@ -8,15 +8,21 @@
 //! body and the heads as lc0's CPU backend computes them, and returns `policy` `[batch, 1858]` (raw logits, lc0's move order), `wdl`
 //! `[batch, 3]` (win, draw, loss for the side to move; a scalar value net's `q` as `(1+q)/2, 0, (1−q)/2`) and,
 //! when the net has the head, `mlh` `[batch, 1]` (moves left).
+//!
+//! An ONNX file in lc0's interface (lc0's `leela2onnx` output, or a weights file that wraps one) is imported
+//! too: [`super::lc0_onnx`] puts the same unpacking in front of the network's own graph.
 
 use std::path::{Path, PathBuf};
 
+use super::lc0_interface::{q_to_wdl, unpack_planes};
+use super::lc0_onnx::{Lc0OnnxError, LeelaOnnx};
 use super::manifest::{FORMAT_VERSION, Lc0Spec, Manifest, ModelFormat, ModelSource, TrainingInfo};
 use super::onnx_write::{Attr, Dim, ElemType, GraphBuilder};
 use super::staging::{StagingError, write_staged};
 use crate::game::GameKind;
+use crate::lc0::embedded_onnx::{OnnxNames, embedded_onnx};
 use crate::lc0::format::{Activation, ValueFormat};
-use crate::lc0::planes::{PLANES, RULE50_PLANE};
+use crate::lc0::planes::PLANES;
 use crate::lc0::policy_index::{POLICY_SIZE, Promotion, conv_gather, index};
 use crate::lc0::weights::{
     AttentionBody, AttentionPolicy, Body, ConvBlock, Dense, DenseHead, EncoderLayer, Ffn, LayerNorm, Net,
@@ -24,16 +30,7 @@ use crate::lc0::weights::{
 };
 use crate::lc0::{InputFormat, Lc0Error};
 
-/// The graph's input: 112 masks and the fifty-move count per row.
-pub const INPUT: &str = "planes";
-/// Its width.
-pub const INPUT_WIDTH: usize = PLANES + 1;
-/// The policy logits output.
-pub const POLICY: &str = "policy";
-/// The win/draw/loss output.
-pub const WDL: &str = "wdl";
-/// The moves-left output.
-pub const MLH: &str = "mlh";
+pub use super::lc0_interface::{INPUT, INPUT_WIDTH, MLH, POLICY, WDL};
 
 /// Why an lc0 network could not be imported.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +50,39 @@ pub enum Lc0ImportError {
         path: PathBuf,
         /// The OS error.
         reason: String,
+    },
+    /// The ONNX model (a `leela2onnx` file, or the one a weights file wraps).
+    #[error("{path}: {error}", path = .path.display())]
+    Onnx {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        error: Lc0OnnxError,
+    },
+    /// An ONNX file does not say how its planes are filled, and the import was not told.
+    #[error(
+        "{path}: an ONNX file does not record its network's input format; say it with --input-format \
+         (classical for Maia and the older Leela nets; `lc0 describenet` on the original .pb.gz prints it)",
+        path = .path.display()
+    )]
+    InputFormatNeeded {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The input format asked differs from the one the weights file states.
+    #[error(
+        "{path}: the file says its input format is {file}, not {asked}; drop --input-format",
+        path = .path.display(),
+        file = .file.name(),
+        asked = .asked.name()
+    )]
+    InputFormatConflict {
+        /// The file.
+        path: PathBuf,
+        /// What the file says.
+        file: InputFormat,
+        /// What was asked.
+        asked: InputFormat,
     },
     /// The output folder.
     #[error(transparent)]
@@ -82,6 +112,9 @@ pub struct Lc0ImportOptions {
     pub license: Option<String>,
     /// When the package was made (RFC 3339), for mav.json.
     pub created: String,
+    /// How an ONNX file's planes are filled (an ONNX file does not say; a weights file does, and this must
+    /// then agree or be `None`).
+    pub input_format: Option<InputFormat>,
 }
 
 /// What was imported.
@@ -93,6 +126,8 @@ pub struct Lc0Imported {
     pub parameters: u64,
     /// The package's manifest.
     pub manifest: Manifest,
+    /// What the user should know about running it (e.g. a precision the CPU provider cannot run).
+    pub caveat: Option<String>,
 }
 
 /// Reads a weights file.
@@ -102,33 +137,126 @@ pub fn read_net(path: &Path) -> Result<Net, Lc0ImportError> {
     Net::from_gz(&bytes).map_err(|error| Lc0ImportError::Net { path: path.into(), error })
 }
 
+/// What a network brings to its package, whichever file it came from.
+struct Imported {
+    onnx: Vec<u8>,
+    caveat: Option<String>,
+    description: String,
+    parameters: u64,
+    input_format: InputFormat,
+    wdl: bool,
+    moves_left: bool,
+    layers: usize,
+    heads: usize,
+    filters: usize,
+    license: String,
+}
+
+/// The first bytes of a gzip stream.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Reads the file of `options.net` — lc0 weights, lc0 weights wrapping an ONNX model, or an ONNX model — and
+/// builds the package's graph.
+fn convert(options: &Lc0ImportOptions) -> Result<Imported, Lc0ImportError> {
+    let path = &options.net;
+    let net_error = |error| Lc0ImportError::Net { path: path.clone(), error };
+    let onnx_error = |error| Lc0ImportError::Onnx { path: path.clone(), error };
+    let bytes =
+        std::fs::read(path).map_err(|e| Lc0ImportError::Io { path: path.clone(), reason: e.to_string() })?;
+    if !bytes.starts_with(&GZIP_MAGIC) {
+        let format =
+            options.input_format.ok_or_else(|| Lc0ImportError::InputFormatNeeded { path: path.clone() })?;
+        return from_onnx(&bytes, &OnnxNames::default(), format, String::new()).map_err(onnx_error);
+    }
+    let unpacked = crate::lc0::weights::gunzip(&bytes).map_err(net_error)?;
+    if let Some(e) = embedded_onnx(&unpacked).map_err(net_error)? {
+        if let Some(asked) = options.input_format.filter(|f| *f != e.input_format) {
+            return Err(Lc0ImportError::InputFormatConflict {
+                path: path.clone(),
+                file: e.input_format,
+                asked,
+            });
+        }
+        return from_onnx(&e.model, &e.names, e.input_format, e.license).map_err(onnx_error);
+    }
+    let net = Net::from_proto(&unpacked).map_err(net_error)?;
+    if let Some(asked) = options.input_format.filter(|f| *f != net.format.input) {
+        return Err(Lc0ImportError::InputFormatConflict {
+            path: path.clone(),
+            file: net.format.input,
+            asked,
+        });
+    }
+    let onnx = graph(&net).map_err(net_error)?;
+    Ok(Imported {
+        onnx,
+        caveat: None,
+        description: net.describe(),
+        parameters: parameter_count(&net),
+        input_format: net.format.input,
+        wdl: net.format.value == ValueFormat::Wdl,
+        moves_left: net.moves_left.is_some(),
+        layers: net.layers(),
+        heads: match &net.body {
+            Body::Residual { .. } => 0,
+            Body::Attention(a) => a.heads,
+        },
+        filters: net.filters(),
+        license: net.license.clone(),
+    })
+}
+
+fn from_onnx(
+    bytes: &[u8],
+    names: &OnnxNames,
+    input_format: InputFormat,
+    license: String,
+) -> Result<Imported, Lc0OnnxError> {
+    let model = LeelaOnnx::read(bytes, names)?;
+    Ok(Imported {
+        onnx: model.wrap(input_format),
+        caveat: model.caveat(),
+        description: model.describe(),
+        parameters: model.parameters,
+        input_format,
+        wdl: model.has_wdl(),
+        moves_left: model.has_moves_left(),
+        layers: 0,
+        heads: 0,
+        filters: 0,
+        license,
+    })
+}
+
 /// Imports the network of `options.net` into the package folder `options.out`.
 pub fn import_lc0(options: &Lc0ImportOptions) -> Result<Lc0Imported, Lc0ImportError> {
-    let net = read_net(&options.net)?;
-    let onnx = graph(&net).map_err(|error| Lc0ImportError::Net { path: options.net.clone(), error })?;
-    if onnx.len() > i32::MAX as usize {
-        return Err(Lc0ImportError::TooLarge { path: options.net.clone(), bytes: onnx.len() });
+    let imported = convert(options)?;
+    if imported.onnx.len() > i32::MAX as usize {
+        return Err(Lc0ImportError::TooLarge { path: options.net.clone(), bytes: imported.onnx.len() });
     }
-    let parameters = parameter_count(&net);
     let file = options.net.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let name = options
-        .name
-        .clone()
-        .unwrap_or_else(|| file.trim_end_matches(".gz").trim_end_matches(".pb").to_owned());
-    let manifest = manifest(&net, &name, &file, parameters, options);
-    let card = model_card(&net, &manifest);
+    let name = options.name.clone().unwrap_or_else(|| {
+        file.trim_end_matches(".gz").trim_end_matches(".pb").trim_end_matches(".onnx").to_owned()
+    });
+    let manifest = manifest(&imported, &name, &file, options);
+    let card = model_card(&imported.description, &manifest);
     write_staged(&options.out, |dir| -> Result<(), Lc0ImportError> {
         let write = |leaf: &str, data: &[u8]| {
             let path = dir.join(leaf);
             std::fs::write(&path, data).map_err(|e| Lc0ImportError::Io { path, reason: e.to_string() })
         };
-        write("model.onnx", &onnx)?;
+        write("model.onnx", &imported.onnx)?;
         let json = serde_json::to_string_pretty(&manifest).unwrap_or_default();
         write("mav.json", json.as_bytes())?;
         write("MODEL_CARD.md", card.as_bytes())?;
         Ok(())
     })?;
-    Ok(Lc0Imported { description: net.describe(), parameters, manifest })
+    Ok(Lc0Imported {
+        description: imported.description,
+        parameters: imported.parameters,
+        manifest,
+        caveat: imported.caveat,
+    })
 }
 
 fn parameter_count(net: &Net) -> u64 {
@@ -186,7 +314,7 @@ fn parameter_count(net: &Net) -> u64 {
     n + head(&net.value) + net.moves_left.as_ref().map_or(0, head)
 }
 
-fn manifest(net: &Net, name: &str, file: &str, parameters: u64, o: &Lc0ImportOptions) -> Manifest {
+fn manifest(net: &Imported, name: &str, file: &str, o: &Lc0ImportOptions) -> Manifest {
     Manifest {
         format: ModelFormat::Lc0,
         format_version: FORMAT_VERSION,
@@ -198,13 +326,10 @@ fn manifest(net: &Net, name: &str, file: &str, parameters: u64, o: &Lc0ImportOpt
         eos_token_id: None,
         vocab_size: 0,
         context_length: INPUT_WIDTH,
-        num_layers: net.layers(),
-        num_heads: match &net.body {
-            Body::Residual { .. } => 0,
-            Body::Attention(a) => a.heads,
-        },
+        num_layers: net.layers,
+        num_heads: net.heads,
         head_dim: 0,
-        d_model: net.filters(),
+        d_model: net.filters,
         internal_search: false,
         av_state_length: None,
         av_action_vocab_size: None,
@@ -218,26 +343,21 @@ fn manifest(net: &Net, name: &str, file: &str, parameters: u64, o: &Lc0ImportOpt
             params: String::new(),
             license: o.license.clone().unwrap_or_else(|| net.license.clone()),
         }),
-        parameters,
+        parameters: net.parameters,
         training: TrainingInfo::default(),
         created: o.created.clone(),
-        lc0: Some(Lc0Spec {
-            input_format: net.format.input,
-            wdl: net.format.value == ValueFormat::Wdl,
-            moves_left: net.moves_left.is_some(),
-        }),
+        lc0: Some(Lc0Spec { input_format: net.input_format, wdl: net.wdl, moves_left: net.moves_left }),
     }
 }
 
-fn model_card(net: &Net, m: &Manifest) -> String {
+fn model_card(description: &str, m: &Manifest) -> String {
     let source = m.source.clone().unwrap_or_default();
     format!(
-        "# {name}\n\nImported by `mavboard import lc0` from `{file}`: {desc}; {params} parameters.\n\n\
+        "# {name}\n\nImported by `mavboard import lc0` from `{file}`: {description}; {params} parameters.\n\n\
          - Made by: {origin}\n- Licence: {license}\n- Format: lc0 (the network's own 112-plane input and 1858 \
          policy outputs; its win/draw/loss head values each move by the position after it)\n",
         name = m.name,
         file = source.checkpoint,
-        desc = net.describe(),
         params = m.parameters,
         origin = source.origin,
         license = if source.license.is_empty() { "not stated in the file" } else { &source.license },
@@ -277,10 +397,7 @@ pub fn graph(net: &Net) -> Result<Vec<u8>, Lc0Error> {
         ValueFormat::Scalar => {
             // q = tanh(v); (W, D, L) = ((1+q)/2, 0, (1−q)/2).
             let q = g.op("Tanh", &[&value], vec![]);
-            let m = g.f32s("q_to_wdl", &[1, 3], &[0.5, 0.0, -0.5]);
-            let c = g.f32s("q_to_wdl_c", &[1, 3], &[0.5, 0.0, 0.5]);
-            let qm = g.op("MatMul", &[&q, &m], vec![]);
-            g.op("Add", &[&qm, &c], vec![])
+            q_to_wdl(&mut g, &q)
         }
     };
     g.output(&wdl, WDL, ElemType::F32, vec![batch(), Dim::Fixed(3)]);
@@ -662,42 +779,4 @@ pub fn attention_gather() -> Vec<i64> {
         }
     }
     gather
-}
-
-/// The graph's first part: `[batch, 113]` int64 → `[batch, 112, 8, 8]` float, each mask's bits times its
-/// plane's value (1, but the fifty-move count on plane 109).
-fn unpack_planes(g: &mut GraphBuilder, input: &str, format: InputFormat) -> String {
-    let axis = g.i64s("axis1", &[1], &[1]);
-    let (zero, split, end) = (
-        g.i64s("z", &[1], &[0]),
-        g.i64s("p", &[1], &[PLANES as i64]),
-        g.i64s("e", &[1], &[INPUT_WIDTH as i64]),
-    );
-    let masks = g.op("Slice", &[input, &zero, &split, &axis], vec![]);
-    let rule50 = g.op("Slice", &[input, &split, &end, &axis], vec![]);
-    let unsigned = g.op("Cast", &[&masks], vec![Attr::Int("to", 13)]);
-    let axis2 = g.i64s("axis2", &[1], &[2]);
-    let column = g.op("Unsqueeze", &[&unsigned, &axis2], vec![]);
-    let shifts: Vec<u64> = (0..64).collect();
-    let shifts = g.u64s("shifts", &[64], &shifts);
-    let shifted = g.op("BitShift", &[&column, &shifts], vec![Attr::Str("direction", "RIGHT")]);
-    let one = g.u64s("one", &[1], &[1]);
-    let bits = g.op("BitwiseAnd", &[&shifted, &one], vec![]);
-    let bits = g.op("Cast", &[&bits], vec![Attr::Int("to", 1)]);
-    let mut r = g.op("Cast", &[&rule50], vec![Attr::Int("to", 1)]);
-    if format.hectoplies() {
-        let hundred = g.f32s("hundred", &[1], &[100.0]);
-        r = g.op("Div", &[&r, &hundred], vec![]);
-    }
-    let mut onehot = vec![0.0f32; PLANES];
-    onehot[RULE50_PLANE] = 1.0;
-    let rest: Vec<f32> = onehot.iter().map(|v| 1.0 - v).collect();
-    let onehot = g.f32s("rule50_plane", &[1, PLANES as i64], &onehot);
-    let rest = g.f32s("other_planes", &[1, PLANES as i64], &rest);
-    let scaled = g.op("Mul", &[&r, &onehot], vec![]);
-    let scale = g.op("Add", &[&scaled, &rest], vec![]);
-    let scale = g.op("Unsqueeze", &[&scale, &axis2], vec![]);
-    let x = g.op("Mul", &[&bits, &scale], vec![]);
-    let shape = g.i64s("planes_shape", &[4], &[-1, PLANES as i64, 8, 8]);
-    g.op("Reshape", &[&x, &shape], vec![])
 }

@@ -9,6 +9,8 @@ pub mod error;
 pub mod hf;
 pub mod import;
 pub mod lc0_import;
+pub mod lc0_interface;
+pub mod lc0_onnx;
 pub mod manifest;
 pub mod onnx_write;
 pub mod package;

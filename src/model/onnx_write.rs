@@ -98,14 +98,23 @@ struct Io {
     dims: Vec<Dim>,
 }
 
+/// A node of the graph: built here, or copied as its encoded `NodeProto` from another model.
+enum GraphNode {
+    Built(Node),
+    Raw(Vec<u8>),
+}
+
 /// A graph being built: every value is named by a string the builder returns.
 #[derive(Default)]
 pub struct GraphBuilder {
-    nodes: Vec<Node>,
+    nodes: Vec<GraphNode>,
     initializers: Vec<Initializer>,
+    raw_initializers: Vec<Vec<u8>>,
+    raw_value_info: Vec<Vec<u8>>,
     inputs: Vec<Io>,
     outputs: Vec<Io>,
     counter: usize,
+    prefix: String,
 }
 
 impl GraphBuilder {
@@ -114,9 +123,42 @@ impl GraphBuilder {
         GraphBuilder::default()
     }
 
+    /// An empty graph whose generated value names all start with `prefix` (so that they cannot meet the
+    /// names of a graph spliced in with [`GraphBuilder::raw_node`]).
+    pub fn with_prefix(prefix: &str) -> GraphBuilder {
+        GraphBuilder { prefix: prefix.to_owned(), ..GraphBuilder::default() }
+    }
+
     fn fresh(&mut self, hint: &str) -> String {
         self.counter += 1;
-        format!("{hint}_{}", self.counter)
+        format!("{}{hint}_{}", self.prefix, self.counter)
+    }
+
+    /// Appends a node copied from another model: its encoded `NodeProto`, as written (nodes run in the order
+    /// they are added).
+    pub fn raw_node(&mut self, node: &[u8]) {
+        self.nodes.push(GraphNode::Raw(node.to_vec()));
+    }
+
+    /// Adds an initializer copied from another model: its encoded `TensorProto`.
+    pub fn raw_initializer(&mut self, tensor: &[u8]) {
+        self.raw_initializers.push(tensor.to_vec());
+    }
+
+    /// Adds a shape hint copied from another model: its encoded `ValueInfoProto`.
+    pub fn raw_value_info(&mut self, info: &[u8]) {
+        self.raw_value_info.push(info.to_vec());
+    }
+
+    /// A node with one named output: `op(inputs) → output` (for renaming a value to a name another part of
+    /// the graph expects).
+    pub fn op_named(&mut self, op: &'static str, inputs: &[&str], output: &str, attrs: Vec<Attr>) {
+        self.nodes.push(GraphNode::Built(Node {
+            op,
+            inputs: inputs.iter().map(|s| (*s).to_owned()).collect(),
+            outputs: vec![output.to_owned()],
+            attrs,
+        }));
     }
 
     /// Declares a graph input.
@@ -127,12 +169,7 @@ impl GraphBuilder {
 
     /// Declares `value` a graph output named `name` (an Identity node renames it).
     pub fn output(&mut self, value: &str, name: &str, elem: ElemType, dims: Vec<Dim>) {
-        self.nodes.push(Node {
-            op: "Identity",
-            inputs: vec![value.to_owned()],
-            outputs: vec![name.to_owned()],
-            attrs: vec![],
-        });
+        self.op_named("Identity", &[value], name, vec![]);
         self.outputs.push(Io { name: name.to_owned(), elem, dims });
     }
 
@@ -178,19 +215,32 @@ impl GraphBuilder {
     /// A node with one output; returns the output's name.
     pub fn op(&mut self, op: &'static str, inputs: &[&str], attrs: Vec<Attr>) -> String {
         let out = self.fresh(op);
-        self.nodes.push(Node {
-            op,
-            inputs: inputs.iter().map(|s| (*s).to_owned()).collect(),
-            outputs: vec![out.clone()],
-            attrs,
-        });
+        self.op_named(op, inputs, &out, attrs);
         out
     }
 
     /// The model's bytes: ONNX IR version 8, the default domain at `opset`.
     pub fn finish(self, opset: i64, producer: &str, doc: &str) -> Vec<u8> {
+        self.finish_with(8, &[(String::new(), opset)], producer, doc)
+    }
+
+    /// The model's bytes at IR version `ir_version`, importing each `(domain, version)` of `opsets`.
+    pub fn finish_with(
+        self,
+        ir_version: i64,
+        opsets: &[(String, i64)],
+        producer: &str,
+        doc: &str,
+    ) -> Vec<u8> {
         let mut graph = Buf::default();
         for n in &self.nodes {
+            let n = match n {
+                GraphNode::Raw(bytes) => {
+                    graph.bytes(1, bytes);
+                    continue;
+                }
+                GraphNode::Built(n) => n,
+            };
             let mut node = Buf::default();
             for i in &n.inputs {
                 node.bytes(1, i.as_bytes());
@@ -216,6 +266,9 @@ impl GraphBuilder {
             tensor.bytes(9, &t.raw);
             graph.msg(5, tensor);
         }
+        for t in &self.raw_initializers {
+            graph.bytes(5, t);
+        }
         graph.bytes(10, doc.as_bytes());
         for i in &self.inputs {
             graph.msg(11, value_info(i));
@@ -223,15 +276,20 @@ impl GraphBuilder {
         for o in &self.outputs {
             graph.msg(12, value_info(o));
         }
+        for v in &self.raw_value_info {
+            graph.bytes(13, v);
+        }
         let mut model = Buf::default();
-        model.int(1, 8);
+        model.int(1, ir_version);
         model.bytes(2, producer.as_bytes());
         model.bytes(3, env!("CARGO_PKG_VERSION").as_bytes());
         model.msg(7, graph);
-        let mut opset_id = Buf::default();
-        opset_id.bytes(1, b"");
-        opset_id.int(2, opset);
-        model.msg(8, opset_id);
+        for (domain, version) in opsets {
+            let mut opset_id = Buf::default();
+            opset_id.bytes(1, domain.as_bytes());
+            opset_id.int(2, *version);
+            model.msg(8, opset_id);
+        }
         model.0
     }
 }
