@@ -9,7 +9,7 @@ use super::agent::{Agent, Choice, GameView};
 use crate::game::GameState;
 use crate::game::chess::ChessState;
 use crate::inference::evaluator::{EvalRequest, Evaluator, Scoring};
-use crate::search::mcts::{Mcts, MctsParams, RunLimits, VirtualCounts};
+use crate::search::mcts::{HISTORY_KEPT, Mcts, MctsParams, RunLimits, VirtualCounts};
 
 /// A model shared by every agent that uses it (the league plays one game at a time).
 pub type SharedEvaluator<G = ChessState> = Rc<RefCell<Box<dyn Evaluator<G>>>>;
@@ -40,7 +40,8 @@ impl<G: GameState> Agent<G> for MavAgent<G> {
     }
 
     fn choose(&mut self, game: &GameView<'_, G>) -> Result<Choice<G>, LeagueError> {
-        let request = EvalRequest::values(game.state.clone());
+        let request =
+            EvalRequest { history: game.history(HISTORY_KEPT), ..EvalRequest::values(game.state.clone()) };
         let result = self
             .model
             .borrow_mut()
@@ -143,8 +144,10 @@ impl<G: GameState> MctsAgent<G> {
                 return Ok(mcts);
             }
         }
-        Mcts::new(game.state.clone(), game.ply, self.params())
-            .map_err(|source| LeagueError::Search { agent: self.label.clone(), source: Box::new(source) })
+        let mut mcts = Mcts::new(game.state.clone(), game.ply, self.params())
+            .map_err(|source| LeagueError::Search { agent: self.label.clone(), source: Box::new(source) })?;
+        mcts.set_root_history(game.history(HISTORY_KEPT));
+        Ok(mcts)
     }
 }
 
@@ -208,6 +211,48 @@ mod tests {
             let note = c.note.expect("note");
             assert!(note.starts_with(&format!("{scoring} ")) && note.contains("mean"), "{note}");
         }
+    }
+
+    /// Material values, remembering the longest history a request carried.
+    struct Recording(MaterialEvaluator, Rc<RefCell<usize>>);
+
+    impl Evaluator<ChessState> for Recording {
+        fn evaluate(
+            &mut self,
+            requests: &[EvalRequest<ChessState>],
+        ) -> Vec<
+            Result<
+                crate::inference::evaluator::EvalResult<ChessState>,
+                crate::inference::evaluator::EvalError,
+            >,
+        > {
+            let longest = requests.iter().map(|r| r.history.len()).max().unwrap_or(0);
+            let mut seen = self.1.borrow_mut();
+            *seen = (*seen).max(longest);
+            self.0.evaluate(requests)
+        }
+    }
+
+    #[test]
+    fn both_agents_show_the_model_the_games_positions() {
+        let start = ChessState::startpos();
+        let mut state = start.clone();
+        let mut moves = Vec::new();
+        for t in ["e2e4", "e7e5", "g1f3", "b8c6"] {
+            let m = state.parse_action(t).expect("legal");
+            state = state.play(m).expect("plays");
+            moves.push(m);
+        }
+        let view = GameView { start: &start, moves: &moves, state: &state, ply: 4 };
+        let seen = Rc::new(RefCell::new(0));
+        let model: SharedEvaluator =
+            Rc::new(RefCell::new(Box::new(Recording(MaterialEvaluator::new(1), seen.clone()))));
+        MavAgent::new("m".into(), Scoring::Mean, model.clone()).choose(&view).expect("a move");
+        assert_eq!(*seen.borrow(), 4);
+        *seen.borrow_mut() = 0;
+        let mut mcts = MctsAgent::new("t".into(), 16, Scoring::Mean, 4, 1, model);
+        mcts.choose(&view).expect("a move");
+        assert!(*seen.borrow() >= 5, "a leaf below the root sees the game and the root: {}", seen.borrow());
     }
 
     /// The material evaluator's answers with the values taken away and a policy put in their place that

@@ -89,16 +89,20 @@ fn from_model(p: &Pending, result: &EvalResult<ChessState>, scoring: Scoring) ->
     })
 }
 
-/// The played and best move's values from an MCTS of `simulations` from the position.
+/// The played and best move's values from an MCTS of `simulations` from the position of pending move `i`
+/// (searched with the game's positions before it).
 fn from_search<E: Evaluator<ChessState> + ?Sized>(
-    p: &Pending,
+    pending: &[Pending],
+    i: usize,
     evaluator: &mut E,
     options: &ReviewOptions,
     simulations: u64,
 ) -> Result<Valued, ReviewError> {
+    let p = &pending[i];
     let search_err = |source| ReviewError::Search { ply: p.ply, source };
     let params = MctsParams { scoring: options.scoring, ..MctsParams::default() };
     let mut mcts = Mcts::new(p.state.clone(), p.ply.saturating_sub(1), params).map_err(search_err)?;
+    mcts.set_root_history(history_before(pending, i));
     mcts.run(evaluator, RunLimits { simulations, batch_size: options.batch_size }).map_err(search_err)?;
     let snapshot = mcts.snapshot();
     let not_valued = || ReviewError::MoveNotValued { ply: p.ply, san: san(&p.state, p.mv) };
@@ -146,9 +150,9 @@ fn pending_moves(tree: &GameTree) -> Result<(Vec<Pending>, usize), ReviewError> 
     Ok((pending, skipped))
 }
 
-/// The request for the position before pending move `i`, with the game's positions before it (as far as the
-/// pending moves follow each other: a model that reads history, an lc0 network, sees them).
-fn request_for(pending: &[Pending], i: usize) -> EvalRequest<ChessState> {
+/// The game's positions before the one of pending move `i`, oldest first, as far as the pending moves follow
+/// each other (at most [`crate::search::mcts::HISTORY_KEPT`]).
+fn history_before(pending: &[Pending], i: usize) -> Vec<ChessState> {
     let mut history = Vec::new();
     let mut j = i;
     while j > 0 && history.len() < crate::search::mcts::HISTORY_KEPT {
@@ -160,7 +164,13 @@ fn request_for(pending: &[Pending], i: usize) -> EvalRequest<ChessState> {
         j -= 1;
     }
     history.reverse();
-    EvalRequest { history, ..EvalRequest::values(pending[i].state.clone()) }
+    history
+}
+
+/// The request for the position before pending move `i`, with the game's positions before it (a model that
+/// reads history, an lc0 network, sees them).
+fn request_for(pending: &[Pending], i: usize) -> EvalRequest<ChessState> {
+    EvalRequest { history: history_before(pending, i), ..EvalRequest::values(pending[i].state.clone()) }
 }
 
 /// The model calls a review without search needs: one request per main-line move (the position before
@@ -355,8 +365,8 @@ pub fn review_game<E: Evaluator<ChessState> + ?Sized>(
             }
         }
         Some(simulations) => {
-            for p in &pending {
-                valued.push(from_search(p, evaluator, options, simulations)?);
+            for i in 0..pending.len() {
+                valued.push(from_search(&pending, i, evaluator, options, simulations)?);
             }
         }
     }
@@ -439,6 +449,41 @@ mod tests {
         assert_eq!(r.iter().map(|q| q.history.len()).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
         assert_eq!(r[3].history[2], r[2].state);
         assert_eq!(r[3].history[0], ChessState::startpos());
+    }
+
+    /// Material values, remembering each request's position and history.
+    struct Recording(MaterialEvaluator, Vec<(ChessState, Vec<ChessState>)>);
+
+    impl Evaluator<ChessState> for Recording {
+        fn evaluate(
+            &mut self,
+            requests: &[EvalRequest<ChessState>],
+        ) -> Vec<
+            Result<
+                crate::inference::evaluator::EvalResult<ChessState>,
+                crate::inference::evaluator::EvalError,
+            >,
+        > {
+            self.1.extend(requests.iter().map(|r| (r.state.clone(), r.history.clone())));
+            self.0.evaluate(requests)
+        }
+    }
+
+    #[test]
+    fn a_review_with_search_searches_with_the_games_positions_before_each_move() {
+        let tree = game("1. e4 e5 2. Nf3 Nc6 *");
+        let options = ReviewOptions { simulations: Some(8), ..ReviewOptions::default() };
+        let mut eval = Recording(MaterialEvaluator::new(3), Vec::new());
+        review_game(&tree, &mut eval, &options).expect("review");
+        let positions = review_requests(&tree).expect("requests");
+        for (ply, want) in positions.iter().enumerate() {
+            let (_, history) = eval.1.iter().find(|(s, _)| *s == want.state).expect("the root was valued");
+            assert_eq!(history, &want.history, "ply {ply}");
+        }
+        // Below a root, a request's history runs on through the root.
+        let last = positions.last().expect("four positions");
+        let deeper = eval.1.iter().find(|(_, h)| h.len() == 4).expect("a leaf below the last root");
+        assert_eq!(deeper.1[3], last.state);
     }
 
     #[test]
