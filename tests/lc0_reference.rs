@@ -12,7 +12,8 @@
 //! `random-attention-legacy.pb.gz` (`make_random_attention_legacy.py`, seed 1009) the older single-head layout:
 //! format 6 with `input_embedding = PE_DENSE` written, the heads in the top-level `Weights` fields, one policy
 //! encoder layer (2 heads), no smolgen, no gates, ReLU everywhere, a scalar value head and a moves-left head.
-//! What is not read is refused by name.
+//! `random-attention-pe-map.pb.gz` (`make_random_attention_pe_map.py`) uses lc0's fixed position table instead
+//! of the dense encoding. What is not read is refused by name.
 
 mod common;
 
@@ -361,6 +362,13 @@ fn random_legacy_single_head_attention_net_matches_lc0() {
     check_net("random-attention-legacy");
 }
 
+/// An attention body with lc0's fixed position table (`INPUT_EMBEDDING_PE_MAP`, the older BT nets), gates,
+/// smolgen and the canonical v2 input (`make_random_attention_pe_map.py`, seed 1010).
+#[test]
+fn random_attention_net_with_lc0s_position_table_matches_lc0() {
+    check_net("random-attention-pe-map");
+}
+
 #[test]
 fn attention_net_reads_its_structure_and_refuses_other_heads() {
     use mavboard::lc0::format::{Activation, BodyFormat, InputEmbedding};
@@ -385,16 +393,20 @@ fn attention_net_reads_its_structure_and_refuses_other_heads() {
 }
 
 #[test]
-fn the_fixed_position_table_is_refused_by_name() {
+fn a_relabelled_or_missing_position_encoding_is_refused_by_name() {
     use std::io::Read;
     let bytes = std::fs::read(fixtures().join("random-attention-body.pb.gz")).expect("the net");
     let mut proto = Vec::new();
     flate2::read::GzDecoder::new(bytes.as_slice()).read_to_end(&mut proto).expect("gzip");
     // NetworkFormat.input_embedding = 2 (key 0x50), the first such pair: the format precedes the weights.
     let at = proto.windows(2).position(|w| w == [0x50, 0x02]).expect("input_embedding = PE_DENSE");
+    // Said to use lc0's table: its embedding takes 112 + 4 inputs a square, not 112 + 64.
     proto[at + 1] = 0x01;
-    let e = Net::from_proto(&proto).expect_err("PE_MAP");
-    assert!(e.to_string().contains("format.network_format.input_embedding = 1 (PE_MAP)"), "{e}");
+    let e = Net::from_proto(&proto).expect_err("PE_MAP with a dense net's embedding");
+    assert!(e.to_string().contains("ip_emb_w"), "{e}");
+    proto[at + 1] = 0x00;
+    let e = Net::from_proto(&proto).expect_err("no position encoding");
+    assert!(e.to_string().contains("format.network_format.input_embedding = 0 (NONE)"), "{e}");
 }
 
 /// The fixture `net` imported into `out` (emptied first), on an evaluator.

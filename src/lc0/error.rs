@@ -33,7 +33,7 @@ pub enum Lc0Error {
     #[error(
         "unsupported network: {field} = {value} ({what}); this mavboard reads residual networks (classical or \
          squeeze-excitation, classical or convolution policy, scalar or WDL value, moves-left) and attention-body \
-         transformers with a dense position encoding (Leela's BT family)"
+         transformers with a dense position encoding or lc0's position table (Leela's BT family)"
     )]
     Unsupported {
         /// The protobuf field, as net.proto names it.

@@ -10,6 +10,7 @@ pub mod history;
 pub mod moves;
 pub mod planes;
 pub mod policy_index;
+pub mod position_map;
 pub mod weights;
 pub mod wire;
 

@@ -3,7 +3,7 @@
 //! `u16 / 65535 · (max − min) + min` in single precision; float16, bfloat16 and float32 as they are), and
 //! batch normalisation folded into each convolution's weights and biases as lc0 folds it (the file's
 //! `bn_stddivs` are variances; ε = 1e-5). Two bodies are read: a residual tower of 3×3 convolutions, and an
-//! attention body (Leela's BT family: a per-square embedding with the dense position encoding, then
+//! attention body (Leela's BT family: a per-square embedding with the dense position encoding or lc0's fixed position table, then
 //! transformer encoder layers with smolgen) with the attention policy; for nets with several policy or value
 //! heads one of each is taken by name, lc0's "vanilla" and "winner" unless asked otherwise.
 
@@ -385,20 +385,15 @@ pub struct Gates {
 /// An attention body with the dense position encoding (`INPUT_EMBEDDING_PE_DENSE`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttentionBody {
-    /// The dense position encoding from the first 12 planes of all squares (`ip_emb_preproc`,
-    /// `[64 × encoding][64 × 12]`, inputs square-major).
-    pub position: Dense,
+    /// The dense position encoding and the layers that follow the embedding with it
+    /// (`INPUT_EMBEDDING_PE_DENSE`); `None` for lc0's fixed position table (`INPUT_EMBEDDING_PE_MAP`, older BT
+    /// nets: each square's 112 planes followed by its row of [`super::position_map::position_map`]).
+    pub dense: Option<DenseEmbedding>,
     /// Each square's 112 planes and position encoding to the embedding (`ip_emb`), with the default
     /// activation.
     pub embedding: Dense,
-    /// The layer norm after it (ε = 1e-3).
-    pub embedding_ln: LayerNorm,
     /// The input gates, if any.
     pub gates: Option<Gates>,
-    /// The embedding's feed-forward block (`ip_emb_ffn`).
-    pub embedding_ffn: Ffn,
-    /// The layer norm after it (ε = 1e-3).
-    pub embedding_ffn_ln: LayerNorm,
     /// The attention heads (`headcount`).
     pub heads: usize,
     /// The encoder layers.
@@ -406,6 +401,20 @@ pub struct AttentionBody {
     /// Smolgen's generator shared by all layers (`smolgen_w`, `[64 × 64][generator width]`); empty without
     /// smolgen.
     pub smolgen_w: Floats,
+}
+
+/// The dense position encoding of an attention body and the layers lc0 runs with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DenseEmbedding {
+    /// The dense position encoding from the first 12 planes of all squares (`ip_emb_preproc`,
+    /// `[64 × encoding][64 × 12]`, inputs square-major).
+    pub position: Dense,
+    /// The layer norm after the embedding (ε = 1e-3).
+    pub embedding_ln: LayerNorm,
+    /// The embedding's feed-forward block (`ip_emb_ffn`).
+    pub embedding_ffn: Ffn,
+    /// The layer norm after it (ε = 1e-3).
+    pub embedding_ffn_ln: LayerNorm,
 }
 
 /// The body of a network.
@@ -773,17 +782,14 @@ impl Net {
         policy_head: &str,
         value_head: &str,
     ) -> Result<Net, Lc0Error> {
-        match format.embedding {
-            InputEmbedding::PeDense => {}
-            InputEmbedding::PeMap | InputEmbedding::None => {
-                return Err(Lc0Error::Unsupported {
-                    field: "format.network_format.input_embedding",
-                    value: if format.embedding == InputEmbedding::PeMap { "1 (PE_MAP)" } else { "0 (NONE)" }.into(),
-                    what: "an attention body with lc0's fixed position table (older BT nets), not read yet; the \
-                           dense encoding (2) is read"
-                        .into(),
-                });
-            }
+        if format.embedding == InputEmbedding::None {
+            return Err(Lc0Error::Unsupported {
+                field: "format.network_format.input_embedding",
+                value: "0 (NONE)".into(),
+                what: "an attention body without a position encoding; lc0's fixed table (1) and the dense \
+                       encoding (2) are read"
+                    .into(),
+            });
         }
         if w.has(2) {
             return Err(Lc0Error::Unsupported {
@@ -805,24 +811,28 @@ impl Net {
                 betas: d.layer(m, bn, &format!("{name}_betas"))?,
             })
         };
-        let position = dense(w, 37, 38, "ip_emb_preproc")?;
-        let encoding = position.outputs() / 64;
-        if encoding == 0 || !position.outputs().is_multiple_of(64) {
-            return Err(Lc0Error::Shape {
-                layer: "ip_emb_preproc_b".into(),
-                expected: 64,
-                found: position.outputs(),
-            });
-        }
-        check(&position.weights, 64 * encoding * 64 * 12, "ip_emb_preproc_w")?;
+        let position = if format.embedding == InputEmbedding::PeDense {
+            let position = dense(w, 37, 38, "ip_emb_preproc")?;
+            let encoding = position.outputs() / 64;
+            if encoding == 0 || !position.outputs().is_multiple_of(64) {
+                return Err(Lc0Error::Shape {
+                    layer: "ip_emb_preproc_b".into(),
+                    expected: 64,
+                    found: position.outputs(),
+                });
+            }
+            check(&position.weights, 64 * encoding * 64 * 12, "ip_emb_preproc_w")?;
+            Some(position)
+        } else {
+            None
+        };
+        let encoding = position.as_ref().map_or(super::position_map::CHANNELS, |p| p.outputs() / 64);
         let embedding = dense(w, 25, 26, "ip_emb")?;
         let e = embedding.outputs();
         if e == 0 {
             return Err(Lc0Error::Missing("input embedding (weights.ip_emb_b)".into()));
         }
         check(&embedding.weights, e * (INPUT_PLANES + encoding), "ip_emb_w")?;
-        let embedding_ln = ln(w, 39, 40, "ip_emb_ln")?;
-        check_ln(&embedding_ln, e, "ip_emb_ln")?;
         let mult = d.layer(w, 33, "ip_mult_gate")?;
         let add = d.layer(w, 34, "ip_add_gate")?;
         // lc0 gates only when both are there.
@@ -833,13 +843,21 @@ impl Net {
             check(&add, e * 64, "ip_add_gate")?;
             Some(Gates { mult, add })
         };
-        let ffn_msg = w
-            .sub(41, "Weights.FFN")?
-            .ok_or_else(|| Lc0Error::Missing("embedding FFN (weights.ip_emb_ffn)".into()))?;
-        let embedding_ffn = read_ffn(d, &ffn_msg, "ip_emb_ffn")?;
-        check_ffn(&embedding_ffn, e, "ip_emb_ffn")?;
-        let embedding_ffn_ln = ln(w, 42, 43, "ip_emb_ffn_ln")?;
-        check_ln(&embedding_ffn_ln, e, "ip_emb_ffn_ln")?;
+        let dense_embedding = match position {
+            Some(position) => {
+                let embedding_ln = ln(w, 39, 40, "ip_emb_ln")?;
+                check_ln(&embedding_ln, e, "ip_emb_ln")?;
+                let ffn_msg = w
+                    .sub(41, "Weights.FFN")?
+                    .ok_or_else(|| Lc0Error::Missing("embedding FFN (weights.ip_emb_ffn)".into()))?;
+                let embedding_ffn = read_ffn(d, &ffn_msg, "ip_emb_ffn")?;
+                check_ffn(&embedding_ffn, e, "ip_emb_ffn")?;
+                let embedding_ffn_ln = ln(w, 42, 43, "ip_emb_ffn_ln")?;
+                check_ln(&embedding_ffn_ln, e, "ip_emb_ffn_ln")?;
+                Some(DenseEmbedding { position, embedding_ln, embedding_ffn, embedding_ffn_ln })
+            }
+            None => None,
+        };
         let heads = w.varint(28).unwrap_or(0) as usize;
         let smolgen_w = d.layer(w, 35, "smolgen_w")?;
         let mut encoders = Vec::new();
@@ -851,17 +869,7 @@ impl Net {
         if encoders.is_empty() {
             return Err(Lc0Error::Missing("encoder layers (weights.encoder)".into()));
         }
-        let body = AttentionBody {
-            position,
-            embedding,
-            embedding_ln,
-            gates,
-            embedding_ffn,
-            embedding_ffn_ln,
-            heads,
-            encoders,
-            smolgen_w,
-        };
+        let body = AttentionBody { dense: dense_embedding, embedding, gates, heads, encoders, smolgen_w };
         // Policy: a head of `policy_heads`, or the top-level fields of a single-head file.
         let policy = if let Some(heads_msg) = w.sub(45, "Weights.PolicyHeads")? {
             let head = named_head(&heads_msg, &POLICY_HEADS, policy_head, "policy", "Weights.PolicyHead")?;
@@ -983,8 +991,9 @@ impl Net {
             }
             Body::Attention(a) => {
                 let smolgen = if a.encoders.iter().any(|l| l.smolgen.is_some()) { ", smolgen" } else { "" };
+                let table = if a.dense.is_none() { ", lc0's position table" } else { "" };
                 format!(
-                    "{} encoder layers × {} embedding, {} heads{smolgen}",
+                    "{} encoder layers × {} embedding, {} heads{smolgen}{table}",
                     a.encoders.len(),
                     self.filters(),
                     a.heads

@@ -24,6 +24,7 @@ use crate::lc0::embedded_onnx::{OnnxNames, embedded_onnx};
 use crate::lc0::format::{Activation, ValueFormat};
 use crate::lc0::planes::PLANES;
 use crate::lc0::policy_index::{POLICY_SIZE, Promotion, conv_gather, index};
+use crate::lc0::position_map;
 use crate::lc0::weights::{
     AttentionBody, AttentionPolicy, Body, ConvBlock, Dense, DenseHead, EncoderLayer, Ffn, LayerNorm, Net,
     PolicyHead,
@@ -290,12 +291,12 @@ fn parameter_count(net: &Net) -> u64 {
         }
         Body::Attention(a) => {
             let gates = a.gates.as_ref().map_or(0, |g| (g.mult.len() + g.add.len()) as u64);
-            dense(&a.position)
+            let embedding = a.dense.as_ref().map_or(0, |d| {
+                dense(&d.position) + ln(&d.embedding_ln) + ffn(&d.embedding_ffn) + ln(&d.embedding_ffn_ln)
+            });
+            embedding
                 + dense(&a.embedding)
-                + ln(&a.embedding_ln)
                 + gates
-                + ffn(&a.embedding_ffn)
-                + ln(&a.embedding_ffn_ln)
                 + a.encoders.iter().map(encoder).sum::<u64>()
                 + a.smolgen_w.len() as u64
         }
@@ -665,22 +666,38 @@ fn attention_net(
     let shape = g.i64s("nchw_flat", &[3], &[-1, planes, 64]);
     let x = g.op("Reshape", &[x, &shape], vec![]);
     let x = g.op("Transpose", &[&x], vec![Attr::Ints("perm", vec![0, 2, 1])]);
-    // Dense position encoding from the first 12 planes of every square.
-    let (zero, twelve, axis2) =
-        (g.i64s("z", &[1], &[0]), g.i64s("twelve", &[1], &[12]), g.i64s("axis2", &[1], &[2]));
-    let pieces = g.op("Slice", &[&x, &zero, &twelve, &axis2], vec![]);
-    let flat = g.i64s("pieces_flat", &[2], &[-1, 64 * 12]);
-    let pieces = g.op("Reshape", &[&pieces, &flat], vec![]);
-    let position = gemm(g, &pieces, &body.position);
-    let encoding = (body.position.outputs() / 64) as i64;
-    let per_square = g.i64s("pos_shape", &[3], &[-1, 64, encoding]);
-    let position = g.op("Reshape", &[&position, &per_square], vec![]);
+    let (zero, axis2) = (g.i64s("z", &[1], &[0]), g.i64s("axis2", &[1], &[2]));
+    // The position encoding: dense, from the first 12 planes of every square, or lc0's fixed table.
+    let position = match &body.dense {
+        Some(d) => {
+            let twelve = g.i64s("twelve", &[1], &[12]);
+            let pieces = g.op("Slice", &[&x, &zero, &twelve, &axis2], vec![]);
+            let flat = g.i64s("pieces_flat", &[2], &[-1, 64 * 12]);
+            let pieces = g.op("Reshape", &[&pieces, &flat], vec![]);
+            let position = gemm(g, &pieces, &d.position);
+            let encoding = (d.position.outputs() / 64) as i64;
+            let per_square = g.i64s("pos_shape", &[3], &[-1, 64, encoding]);
+            g.op("Reshape", &[&position, &per_square], vec![])
+        }
+        None => {
+            // The table, one row per square, repeated over the batch.
+            let width = position_map::CHANNELS as i64;
+            let table = g.f32s("position_map", &[1, 64, width], &position_map::position_map());
+            let one = g.i64s("one", &[1], &[1]);
+            let column = g.op("Slice", &[&x, &zero, &one, &axis2], vec![]);
+            let nought = g.f32s("nought", &[1], &[0.0]);
+            let zeros = g.op("Mul", &[&column, &nought], vec![]);
+            g.op("Add", &[&zeros, &table], vec![])
+        }
+    };
     let x = g.op("Concat", &[&x, &position], vec![Attr::Int("axis", 2)]);
-    // Embedding, layer norm, gates, feed-forward.
+    // Embedding, then (with the dense encoding) its layer norm.
     let e = body.embedding.outputs();
     let y = linear(g, &x, &body.embedding);
-    let y = activate(g, &y, act);
-    let mut y = layer_norm(g, &y, &body.embedding_ln, 1e-3);
+    let mut y = activate(g, &y, act);
+    if let Some(d) = &body.dense {
+        y = layer_norm(g, &y, &d.embedding_ln, 1e-3);
+    }
     if let Some(gates) = &body.gates {
         let mult = g.f32s("mult_gate", &[64, e as i64], &transposed(&gates.mult, e, 64));
         let add = g.f32s("add_gate", &[64, e as i64], &transposed(&gates.add, e, 64));
@@ -688,15 +705,22 @@ fn attention_net(
         y = g.op("Add", &[&m, &add], vec![]);
     }
     let alpha = (2.0 * body.encoders.len() as f64).powf(-0.25) as f32;
-    let f = ffn(g, &y, &body.embedding_ffn, net.format.ffn_activation);
-    let mut y = skip_norm(g, &f, &y, alpha, &body.embedding_ffn_ln, 1e-3);
+    // The embedding's feed-forward block comes with the dense encoding; so does ε = 1e-3 in the encoders'
+    // layer norms (1e-6 with the table), as lc0 runs them.
+    let epsilon = if let Some(d) = &body.dense {
+        let f = ffn(g, &y, &d.embedding_ffn, net.format.ffn_activation);
+        y = skip_norm(g, &f, &y, alpha, &d.embedding_ffn_ln, 1e-3);
+        1e-3
+    } else {
+        1e-6
+    };
     let settings = EncoderSettings {
         heads: body.heads,
         smolgen_w: &body.smolgen_w,
         smolgen_activation: net.format.smolgen_activation,
         ffn_activation: net.format.ffn_activation,
         alpha,
-        epsilon: 1e-3,
+        epsilon,
     };
     for layer in &body.encoders {
         y = encoder_layer(g, &y, layer, &settings);
