@@ -401,8 +401,27 @@ mod tests {
         // A game without a marker, a blank line, then the next game's tags: the blank line stays.
         let text = "1. e4 e4\n\n\n[Event \"c\"]\n\n1. d4 *\n";
         assert_eq!(filtered(text), text);
+        // A game without a marker, then a tag that is not `[Event`: the tag line is blanked (it is this
+        // game's error) and the blank lines around it are joined.
+        let out = filtered("1. e4 e5\n\n[Site \"x\"]\n\n2. Nf3 *\n");
+        assert_eq!(out, "1. e4 e5\n           \n 2. Nf3 *\n");
         // Escape lines and a byte-order mark before the tags change nothing.
         let text = "\u{feff}% escape\n\n[Event \"c\"]\n\n1. e4 *\n";
         assert_eq!(filtered(text), text);
+    }
+
+    #[test]
+    fn broken_tag_lines_stay_tag_lines() {
+        // A stray token before `]` is blanked; so is an unescaped quote's rest.
+        assert_eq!(filtered("[Site \"S\" %~<|>]\n\n*"), "[Site \"S\"      ]\n\n*");
+        assert_eq!(filtered("[Site \"A \"q\" w\"]\n\n*"), "[Site \"A \"     ]\n\n*");
+        // A value over a line break is joined unless the next line is a tag or blank.
+        assert_eq!(filtered("[Site \"S\non E\"]\n[R \"1\"]\n\n1-0"), "[Site \"S on E\"]\n[R \"1\"]\n\n1-0");
+        assert_eq!(filtered("[Site \"S\n[R \"1\"]\n\n1-0"), "[Site \"S\n[R \"1\"]\n\n1-0");
+        // A tag line without its `[` gets one, the rest blank; tags sharing a line and movetext after a
+        // tag on its line are read as they are.
+        assert_eq!(filtered("Event \"x\"]\n[R \"1\"]\n\n*"), format!("[{}\n[R \"1\"]\n\n*", " ".repeat(9)));
+        let text = "[A \"x\"] [B \"y\"] 1. e4\n\n1... e5 *";
+        assert_eq!(filtered(text), "[A \"x\"] [B \"y\"] 1. e4\n 1... e5 *");
     }
 }
