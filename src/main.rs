@@ -1,5 +1,6 @@
 //! The `mavboard` command line. With no subcommand it opens the analysis board; subcommands are headless.
 
+#[macro_use]
 mod cli;
 
 /// The memory allocator: mimalloc rather than glibc's malloc. glibc keeps an arena per thread that ever
@@ -126,6 +127,8 @@ fn main() -> std::process::ExitCode {
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        // stdout was closed before the output was written (`mavboard … | head`): quietly (src/cli/out.rs).
+        Err(e) if cli::out::is_broken_pipe(&e) => std::process::ExitCode::from(cli::out::BROKEN_PIPE_STATUS),
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::ExitCode::FAILURE

@@ -7,7 +7,7 @@ use std::time::Duration;
 use mavboard::game::{GameKind, GameState};
 use mavboard::pgn::reader::GameErrorKind;
 use mavboard::pgn::writer::write_games;
-use mavboard::pgn::{Eval, GameTree, PgnReader, WriteOptions, game_to_string};
+use mavboard::pgn::{Eval, GameTree, Malformed, PgnReader, WriteOptions, game_to_string};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pgn")
@@ -147,7 +147,7 @@ fn expected_game_counts() {
         ("twic1599_sample_1MB.pgn", 1110, 0),
         ("kokopu-chess960.pgn", 4, 0),
         ("broken-middle.pgn", 4, 2),
-        ("unrecognized-tokens.pgn", 2, 17),
+        ("unrecognized-tokens.pgn", 1, 17),
         ("python-chess/anastasian-lewis.pgn", 1, 0),
         ("python-chess/antichess-programfox.pgn", 0, 2),
         ("python-chess/chessbase-empty-line.pgn", 1, 0),
@@ -188,13 +188,24 @@ fn broken_game_in_the_middle_keeps_the_others() {
 }
 
 /// One case of `unrecognized-tokens.pgn`: the game's number, the error's line and column, the offending
-/// token (`None` for an illegal move) and the main line that reads before it.
+/// token (`None` for an illegal move or a broken tag, `broken` then saying which) and the main line that
+/// reads before it.
 struct TokenCase {
     game: usize,
     line: u64,
     column: u32,
     token: Option<&'static str>,
     prefix: &'static [&'static str],
+}
+
+/// The broken tags of `unrecognized-tokens.pgn` (games 13 and 14), by game.
+fn broken(game: usize) -> Option<Malformed> {
+    let site = || "Site".to_owned();
+    match game {
+        13 => Some(Malformed::TagStrayToken { name: site(), token: "%~<|>".to_owned() }),
+        14 => Some(Malformed::TagWithoutOpen { name: "Event".to_owned() }),
+        _ => None,
+    }
 }
 
 const TOKEN_CASES: &[TokenCase] = &[
@@ -222,11 +233,11 @@ const TOKEN_CASES: &[TokenCase] = &[
         token: Some("resigned"),
         prefix: &["f3", "e5", "g4", "Qh4#"],
     },
-    TokenCase { game: 13, line: 65, column: 19, token: Some("%~<|>]"), prefix: &[] },
-    TokenCase { game: 15, line: 69, column: 1, token: Some("Event"), prefix: &[] },
-    TokenCase { game: 16, line: 73, column: 24, token: Some("zz"), prefix: &["e4", "e5", "Nf3", "Nc6"] },
-    TokenCase { game: 17, line: 78, column: 10, token: Some("huh"), prefix: &["e4", "e5"] },
-    TokenCase { game: 18, line: 83, column: 13, token: None, prefix: &[] },
+    TokenCase { game: 13, line: 65, column: 19, token: None, prefix: &[] },
+    TokenCase { game: 14, line: 69, column: 1, token: None, prefix: &[] },
+    TokenCase { game: 15, line: 73, column: 24, token: Some("zz"), prefix: &["e4", "e5", "Nf3", "Nc6"] },
+    TokenCase { game: 16, line: 78, column: 10, token: Some("huh"), prefix: &["e4", "e5"] },
+    TokenCase { game: 17, line: 83, column: 13, token: None, prefix: &[] },
 ];
 
 fn mainline_sans(tree: &GameTree) -> Vec<String> {
@@ -239,11 +250,9 @@ fn mainline_sans(tree: &GameTree) -> Vec<String> {
 fn unrecognized_tokens_are_errors_with_line_column_and_token() {
     let path = fixtures().join("unrecognized-tokens.pgn");
     let games = read_file(&path);
-    // Every game stays listed; the movetext below game 13's broken tag line, after a blank line, is a game
-    // of its own (the parser takes a blank line after a tag line as the end of the tags' game).
-    assert_eq!(games.len(), TOKEN_CASES.len() + 2, "every game stays listed");
-    let split = games[13].as_ref().expect("1. e4 * below the broken tag");
-    assert_eq!(mainline_sans(split), ["e4"]);
+    // Every game stays listed, each once: the movetext below game 13's broken tag line is its own
+    // (issue 58: it was a game of its own).
+    assert_eq!(games.len(), TOKEN_CASES.len() + 1, "every game stays listed");
     for case in TOKEN_CASES {
         let e = games[case.game - 1].as_ref().expect_err("a broken game");
         assert_eq!((e.game, e.line, e.column), (case.game, case.line, Some(case.column)), "{e}");
@@ -259,10 +268,13 @@ fn unrecognized_tokens_are_errors_with_line_column_and_token() {
                 assert_eq!(mainline_sans(prefix), case.prefix, "game {}", case.game);
                 assert!(prefix.source().is_none(), "the prefix is not the game's text");
             }
-            None => {
-                assert!(matches!(e.kind, GameErrorKind::IllegalMove { .. }), "{e}");
-                assert!(e.prefix.is_none());
-            }
+            None => match broken(case.game) {
+                Some(malformed) => assert_eq!(e.kind, GameErrorKind::Malformed(malformed), "{e}"),
+                None => {
+                    assert!(matches!(e.kind, GameErrorKind::IllegalMove { .. }), "{e}");
+                    assert!(e.prefix.is_none());
+                }
+            },
         }
     }
     let last = games.last().and_then(|g| g.as_ref().ok()).expect("the valid game at the end");

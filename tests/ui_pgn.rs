@@ -49,6 +49,22 @@ fn a_file_with_broken_games_lists_them_and_opens_the_good_ones() {
     assert_eq!(h.state().state.view.dialog, None, "opening a game closes the list");
 }
 
+/// Broken PGN syntax (issue 58) shows in the game list as any other broken game does: each game listed
+/// once with its error, the valid game at the end opened.
+#[test]
+fn broken_syntax_is_listed_like_any_broken_game() {
+    let mut h = app_harness();
+    apply(&mut h, Command::File(FileCommand::OpenPath(fixture("strict-errors.pgn"))));
+    assert_eq!(h.state().state.view.dialog, Some(Dialog::GameList));
+    let list = h.state().state.files.games.clone().expect("the game list");
+    assert_eq!((list.entries.len(), list.broken()), (13, 12));
+    assert_eq!(h.get_all_by_label("cannot be read").count(), 12, "every broken game is listed");
+    h.get_by_label_contains("a tag (Annotator) after the moves of its game");
+    h.get_by_label_contains("a variation opened right inside another one");
+    assert!(h.get_all_by_label_contains("12 of 13 games could not be read").next().is_some());
+    assert_eq!(sans(&h), ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
+}
+
 #[test]
 fn the_move_tree_navigates_variations_with_keys_and_clicks() {
     let mut h = app_harness();

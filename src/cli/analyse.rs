@@ -233,13 +233,13 @@ fn analyse<S: MavState>(
             "moves": moves, "search": snapshot, "raw_text": result.raw_text,
             "hallucinations": result.hallucinations.iter().map(|h| serde_json::json!({"kind": h.kind, "detail": h.detail})).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!("position  {}", state.to_text());
-    println!("model     {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
+    outln!("position  {}", state.to_text());
+    outln!("model     {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
     if let Some(o) = result.terminal {
-        println!("the game is over: {o} ({:?})", o.reason());
+        outln!("the game is over: {o} ({:?})", o.reason());
         return Ok(());
     }
     // Values, then ranks, one column per rule: with the default rules, `move max % mean % rank max rank mean`.
@@ -249,7 +249,7 @@ fn analyse<S: MavState>(
     for h in value_heads.iter().chain(&rank_heads) {
         head.push_str(&format!(" {h:>7}"));
     }
-    println!("{head} {:>7}", "best %");
+    outln!("{head} {:>7}", "best %");
     let mut order: Vec<usize> = (0..result.moves.len()).collect();
     order.sort_by_key(|&i| ranks[chosen][i]);
     for i in order {
@@ -262,32 +262,32 @@ fn analyse<S: MavState>(
         for (k, h) in ranks.iter().zip(&rank_heads) {
             line.push_str(&format!(" {:>w$}", k[i], w = h.chars().count().max(7)));
         }
-        println!("{line} {best:>7}{flag}");
+        outln!("{line} {best:>7}{flag}");
     }
     let names: Vec<String> = rules.iter().map(|r| r.to_string()).collect();
-    println!("(ordered by {scoring} scoring; ≠: {} rank the move differently)", names.join(", "));
+    outln!("(ordered by {scoring} scoring; ≠: {} rank the move differently)", names.join(", "));
     if mode == DecodeMode::Free {
-        println!("\nthe model wrote:\n{}", result.raw_text);
+        outln!("\nthe model wrote:\n{}", result.raw_text);
         if result.hallucinations.is_empty() {
-            println!("(no hallucinations)");
+            outln!("(no hallucinations)");
         }
         for h in &result.hallucinations {
-            println!("hallucination: {} — {}", h.kind, h.detail);
+            outln!("hallucination: {} — {}", h.kind, h.detail);
         }
     }
     if let Some(s) = snapshot {
-        println!(
+        outln!(
             "\nMCTS {} simulations, {} model calls: best {} value {}",
             s.totals.stats.simulations,
             s.totals.stats.model_calls,
             s.best.as_deref().unwrap_or("-"),
             s.value.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v))
         );
-        println!("{:<8} {:>7} {:>7} {:>7} {:>7}  pv", "move", "visits", "share%", "Q %", "prior%");
+        outln!("{:<8} {:>7} {:>7} {:>7} {:>7}  pv", "move", "visits", "share%", "Q %", "prior%");
         let mut moves = s.moves.clone();
         moves.sort_by_key(|m| std::cmp::Reverse(m.visits));
         for m in moves.iter().take(12) {
-            println!(
+            outln!(
                 "{:<8} {:>7} {:>7.1} {:>7} {:>7.1}  {}",
                 m.action,
                 m.visits,
@@ -347,21 +347,21 @@ fn print_comparison<S: MavState>(
             "b": about(b),
             "comparison": c,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!("position  {}", state.to_text());
+    outln!("position  {}", state.to_text());
     for (label, v) in [("model A", a), ("model B", b)] {
         let m = &v.package.manifest;
-        println!("{label}   {} ({}, {})", m.name, m.format.name(), v.package.dir.display());
+        outln!("{label}   {} ({}, {})", m.name, m.format.name(), v.package.dir.display());
     }
     if let Some(o) = a.result.terminal {
-        println!("the game is over: {o} ({:?})", o.reason());
+        outln!("the game is over: {o} ({:?})", o.reason());
         return Ok(());
     }
     // A policy (no values) shows its probabilities: `A prob %`.
     let head = |who: &str, values: bool| if values { format!("{who} %") } else { format!("{who} prob %") };
-    println!(
+    outln!(
         "\n{:<8} {:>9} {:>9} {:>7} {:>7} {:>7}",
         "move",
         head("A", c.a_values),
@@ -373,7 +373,7 @@ fn print_comparison<S: MavState>(
     let pct = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{:.1}", 100.0 * v));
     let rank = |r: Option<usize>| r.map_or_else(|| "-".to_owned(), |r| r.to_string());
     for m in &c.moves {
-        println!(
+        outln!(
             "{:<8} {:>9} {:>9} {:>7} {:>7} {:>7}{}",
             m.text,
             pct(m.a),
@@ -384,13 +384,13 @@ fn print_comparison<S: MavState>(
             if m.disagree { "  ≠" } else { "" }
         );
     }
-    println!(
+    outln!(
         "({scoring} scoring; ≠: the best move of one model only, a move one model did not value, or values more \
          than {:.1} points apart)",
         100.0 * margin
     );
     let best = |m: &Option<String>| m.clone().unwrap_or_else(|| "-".to_owned());
-    println!(
+    outln!(
         "best move: A {}, B {}{}",
         best(&c.best_a),
         best(&c.best_b),
@@ -434,17 +434,17 @@ fn print_policy<S: MavState>(
         let out = serde_json::json!({
             "fen": state.to_text(), "model": model, "values": false, "moves": moves,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!("position  {}", state.to_text());
-    println!("model     {model} (a policy: move probabilities, no values)");
-    println!("\n{:<8} {:>7}", "move", "prob %");
+    outln!("position  {}", state.to_text());
+    outln!("model     {model} (a policy: move probabilities, no values)");
+    outln!("\n{:<8} {:>7}", "move", "prob %");
     for i in order {
         let p = probs[i].map_or_else(|| "-".to_owned(), |p| format!("{:.1}", 100.0 * p));
-        println!("{:<8} {p:>7}", result.moves[i].text);
+        outln!("{:<8} {p:>7}", result.moves[i].text);
     }
-    println!(
+    outln!(
         "(most likely first; this model gives no win probabilities, so max and mean scoring do not apply)"
     );
     Ok(())

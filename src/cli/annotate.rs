@@ -175,7 +175,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let p = summary.progress;
     match summary.end {
         BatchEnd::Finished => {
-            println!(
+            outln!(
                 "{} games → {} ({} reviewed, {} unreadable and copied, {} failed and copied{}) in {:.1}s",
                 p.games,
                 paths.output.display(),
@@ -186,7 +186,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 started.elapsed().as_secs_f64()
             );
             if let Some(r) = &paths.report {
-                println!("report → {}", r.display());
+                outln!("report → {}", r.display());
             }
             Ok(())
         }

@@ -159,7 +159,7 @@ fn bench_pgn_index(a: PgnIndexArgs) -> anyhow::Result<()> {
     let total = start.elapsed();
     let (first_indexed, first_read) = first.unwrap_or_default();
     let mb = size as f64 / 1e6;
-    println!(
+    outln!(
         "pgn-index {mode}: {file} ({mb:.0} MB): {games} games{good}; first game indexed {fi:.3} s, read back {fr:.3} \
          s; whole file {total:.2} s ({rate:.0} MB/s, {gps:.0} games/s); peak RSS {rss}",
         mode = a.mode,
@@ -494,7 +494,7 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
     let positions = random_positions(a.positions.max(1), a.seed);
     let params = MctsParams { virtual_counts: VirtualCounts::paper_dynamic(a.sims), ..MctsParams::default() };
     if !a.json {
-        println!(
+        outln!(
             "{} ({}), {} searches of {} simulations per row (the fastest of {}), {} ONNX Runtime thread(s) \
              per session, mean scoring, rules world model, the engine's asynchronous batches (no result cache)",
             package.manifest.name,
@@ -504,11 +504,11 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
             a.repeat.max(1),
             options.threads.intra_op
         );
-        println!("local: {}", local_dir.display());
+        outln!("local: {}", local_dir.display());
         if let Some(spec) = &spec {
-            println!("remote: {} model {} (one request per batch)", spec.endpoint, spec.model);
+            outln!("remote: {} model {} (one request per batch)", spec.endpoint, spec.model);
         }
-        println!(
+        outln!(
             "{:>6} {:>9} {:>7} {:>6} {:>9} {:>8} {:>10} {:>9} {:>9} {:>6} {:>6}",
             "batch",
             "in-flight",
@@ -528,7 +528,7 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
         if a.json {
             return;
         }
-        println!(
+        outln!(
             "{:>6} {:>9} {:>7} {:>6} {:>9} {:>8} {:>10.1} {:>9.1} {:>9} {:>6} {:>6}",
             row.batch,
             row.in_flight,
@@ -543,7 +543,7 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
             row.proxy_peak.map_or("-".to_owned(), |p| p.to_string()),
         );
         if row.failed > 0 {
-            println!("       ({} evaluations failed in this row)", row.failed);
+            outln!("       ({} evaluations failed in this row)", row.failed);
         }
     };
     for &b in &a.batch {
@@ -633,9 +633,9 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
             "threads": options.threads.intra_op, "local": local_dir, "driver": "engine", "repeat": a.repeat.max(1),
             "remote": spec.as_ref().map(|s| s.endpoint.clone()), "rows": rows,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!(
+        outln!(
             "(in-flight: batches out at once, one inference worker each; +ms: latency added to every remote \
              request by a proxy; vs local: simulations/s over the local twin's at the same batch and in-flight; \
              peak: the most batches that were out at once; proxy: the most requests the proxy saw out at once)"
@@ -715,7 +715,7 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
     warm.run(evaluator.as_mut(), RunLimits { simulations: a.sims.min(64), batch_size: warm_b })?;
     let style = if warm.searches_as_lc0() { "lc0's PUCT" } else { "MAV-MCTS" };
     if !a.json {
-        println!(
+        outln!(
             "{} ({}), {style}, {} searches of {} simulations per row, {} ONNX Runtime thread(s), mean scoring, \
              rules world model, synchronous driver (Mcts::run)",
             package.manifest.name,
@@ -724,7 +724,7 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
             a.sims,
             options.threads.intra_op
         );
-        println!(
+        outln!(
             "{:>6} {:>9} {:>9} {:>8} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
             "batch",
             "sims",
@@ -773,7 +773,7 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
             wall_over_evaluate: secs / timed.inside.as_secs_f64().max(1e-9),
         };
         if !a.json {
-            println!(
+            outln!(
                 "{:>6} {:>9} {:>9} {:>8} {:>6.1} {:>10.1} {:>10.1} {:>10.1} {:>9.1} {:>9.3} {:>10.3}",
                 row.batch,
                 row.simulations,
@@ -793,7 +793,7 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
     let mut lc0 = Vec::new();
     if let (Some(bin), Some(weights)) = (&a.lc0, &a.lc0_weights) {
         if !a.json {
-            println!(
+            outln!(
                 "lc0 ({}, backend {}, {} thread(s)), the same {} positions at {} nodes, its minibatch = the batch:",
                 bin.display(),
                 a.lc0_backend,
@@ -801,9 +801,14 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
                 positions.len(),
                 a.sims
             );
-            println!(
+            outln!(
                 "{:>6} {:>9} {:>9} {:>12} {:>14} {:>12}",
-                "batch", "nodes", "ms", "lc0 nodes/s", "mavboard sims/s", "mavboard/lc0"
+                "batch",
+                "nodes",
+                "ms",
+                "lc0 nodes/s",
+                "mavboard sims/s",
+                "mavboard/lc0"
             );
         }
         for row in &rows {
@@ -818,7 +823,7 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
             )?;
             let ratio = row.sims_per_s / run.nodes_per_s().max(1e-9);
             if !a.json {
-                println!(
+                outln!(
                     "{:>6} {:>9} {:>9} {:>12.1} {:>14.1} {:>12.2}",
                     row.batch,
                     run.nodes,
@@ -840,9 +845,9 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
             "threads": options.threads.intra_op, "style": style, "rows": rows,
             "lc0": lc0,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!(
+        outln!(
             "(requests: leaves sent to the model, one per expanded node at any batch size; batches: evaluator \
              calls; fill: requests per call; wall: the searches' wall time; eval: time inside the evaluator's calls; ORT: the summed time inside \
              ONNX Runtime's Session::run. wall/ORT is the search overhead over pure model time, wall/eval the \
@@ -1059,7 +1064,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mode = if a.free { DecodeMode::Free } else { DecodeMode::Constrained };
     let mut rows = Vec::new();
     if !a.json {
-        println!(
+        outln!(
             "{} positions per row (the fastest of {}), ONNX Runtime threads {} ({} cores here), {}",
             positions.len(),
             a.repeat.max(1),
@@ -1067,7 +1072,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
             if a.free { "free decoding" } else { "constrained decoding" }
         );
-        println!(
+        outln!(
             "{:<14} {:<13} {:<17} {:>7} {:>4} {:>6} {:>9} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9}",
             "model",
             "format",
@@ -1174,7 +1179,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                             vs_local,
                         };
                         if !a.json {
-                            println!(
+                            outln!(
                                 "{:<14} {:<13} {:<17} {:>7} {:>4} {:>6} {:>9} {:>10.0} {:>10.1} {:>10.1} {:>9.3} {:>8} {:>9}",
                                 row.model,
                                 row.format,
@@ -1207,9 +1212,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "positions": positions.len(), "threads": threads, "free": a.free,
             "repeat": a.repeat.max(1), "runs": rows,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!(
+        outln!(
             "(tokens: prompt + generated for text models, input tokens otherwise; wall/ORT: wall time over the \
              summed time inside ONNX Runtime's Session::run, 1.000 = no overhead — for a remote model, the time \
              inside the server calls; where: remote n=N is a batch split into up to N concurrent requests, +Lms \

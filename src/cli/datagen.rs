@@ -208,7 +208,7 @@ fn merge(a: MergeArgs) -> anyhow::Result<()> {
     let s = merge_label_sets(&a.dirs, &a.out)?;
     let m = &s.manifest;
     let val: usize = m.shards.iter().map(|f| f.val).sum();
-    println!(
+    outln!(
         "merged {} {} into {}: {} records ({} train, {val} val) in {} files; {} read, {} duplicates left out; \
          {:.1} s",
         a.dirs.len(),
@@ -258,7 +258,7 @@ fn render(a: RenderArgs) -> anyhow::Result<()> {
     };
     let start = Instant::now();
     let s = render_dirs(&a.labels, &a.out, &opts)?;
-    println!(
+    outln!(
         "rendered {} labels ({} with a known parent, {} skipped) into {} in {:.1} s",
         s.labels,
         s.with_parent,
@@ -266,10 +266,10 @@ fn render(a: RenderArgs) -> anyhow::Result<()> {
         a.out.display(),
         start.elapsed().as_secs_f64()
     );
-    println!("  mav-lm:       {} train, {} val ({} terminal)", s.lm[0], s.lm[1], s.terminal);
+    outln!("  mav-lm:       {} train, {} val ({} terminal)", s.lm[0], s.lm[1], s.terminal);
     if opts.search_share > 0.0 {
         let traces = s.search[0] + s.search[1];
-        println!(
+        outln!(
             "  of which internal-search traces: {} train, {} val ({:.1} % of the text examples; {} roots; \
              {:.0} tokens on average, {} at most; {} left out as longer than {} tokens)",
             s.search[0],
@@ -283,7 +283,7 @@ fn render(a: RenderArgs) -> anyhow::Result<()> {
         );
         for (shape, st) in &s.search_shapes {
             let n = st.written + st.too_long;
-            println!(
+            outln!(
                 "    {shape}: {} written, {} too long; tokens {} to {}, {:.0} on average",
                 st.written,
                 st.too_long,
@@ -293,10 +293,10 @@ fn render(a: RenderArgs) -> anyhow::Result<()> {
             );
         }
     }
-    println!("  mav-encoder:  {} train, {} val", s.enc[0], s.enc[1]);
-    println!("  action-value: {} train, {} val", s.av[0], s.av[1]);
+    outln!("  mav-encoder:  {} train, {} val", s.enc[0], s.enc[1]);
+    outln!("  action-value: {} train, {} val", s.av[0], s.av[1]);
     if s.av_skipped > 0 {
-        println!(
+        outln!(
             "  ({} Connect Four/Hex labels have no action-value format: none written for them)",
             s.av_skipped
         );

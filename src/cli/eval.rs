@@ -104,7 +104,7 @@ pub struct Args {
 
 fn print_internal(m: &InternalMetrics, first: bool) {
     if first {
-        println!(
+        outln!(
             "internal search b{} d{}: {} positions; the explicit search over the model plays the labels' best \
              move {:.1}%",
             m.breadth,
@@ -114,10 +114,10 @@ fn print_internal(m: &InternalMetrics, first: bool) {
         );
     }
     if let Some(why) = &m.failed_why {
-        println!("  the search failed on {} positions (left out above): {why}", m.failed);
+        outln!("  the search failed on {} positions (left out above): {why}", m.failed);
     }
     if let Some(why) = &m.unavailable_why {
-        println!("  no model-written trace for {} positions: {why}", m.unavailable);
+        outln!("  no model-written trace for {} positions: {why}", m.unavailable);
     }
     if m.parsed.count > 0 {
         let guard = match m.decoding {
@@ -128,7 +128,7 @@ fn print_internal(m: &InternalMetrics, first: bool) {
             ),
             TraceDecoding::Rules => String::new(),
         };
-        println!(
+        outln!(
             "  model traces, {} decoding: {} written, {:.1}% readable, {:.1}% with no issue, {:.1}% truncated; \
              issues per readable trace {:.1} (median {}); {:.0} tokens written on average{guard}",
             m.decoding,
@@ -140,13 +140,13 @@ fn print_internal(m: &InternalMetrics, first: bool) {
             m.median_issues().map_or_else(|| "-".to_owned(), |v| v.to_string()),
             m.tokens.mean,
         );
-        println!(
+        outln!(
             "  issues that break the tree (illegal moves, wrong states, lines out of the format, nodes missing \
              from a trace not cut) per readable trace {:.2}; {:.1}% of readable traces have none",
             m.tree_issues.mean,
             100.0 * m.legal_tree.mean
         );
-        println!(
+        outln!(
             "  the model plays the explicit search's move {:.1}%, the labels' best move {:.1}%; the same tree \
              as the explicit search {:.1}% of readable traces",
             100.0 * m.same_choice.mean,
@@ -169,14 +169,14 @@ fn print_group(name: &str, g: &LabelMetrics) {
     if g.positions == 0 {
         return;
     }
-    println!(
+    outln!(
         "{name}: {} positions (a random move is a best-valued one {:.1}% of the time)",
         g.positions,
         100.0 * g.random_best_value.mean
     );
     for m in &g.scored {
         let label = m.scoring.to_string();
-        println!(
+        outln!(
             "  {label:<13} action accuracy {:5.1}% (a best-valued move {:5.1}%)   Kendall tau {:6.3}   win-prob MAE {:.3}",
             100.0 * m.action_accuracy.mean,
             100.0 * m.best_value_accuracy.mean,
@@ -184,7 +184,7 @@ fn print_group(name: &str, g: &LabelMetrics) {
             m.win_prob_mae.mean
         );
         if m.result_accuracy.count > 0 {
-            println!(
+            outln!(
                 "                keeps the proven result {:5.1}% ({} positions solved exactly; a random move {:.1}%)",
                 100.0 * m.result_accuracy.mean,
                 m.result_accuracy.count,
@@ -193,7 +193,7 @@ fn print_group(name: &str, g: &LabelMetrics) {
         }
     }
     if g.free_measured() {
-        println!(
+        outln!(
             "  free decoding: legal precision {:.3} recall {:.3} F1 {}; best action legal {:.1}%; next state \
              correct {:.1}%; unusable outputs {}",
             g.free_legal_precision.mean,
@@ -247,7 +247,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut runs = Vec::new();
     for (i, dir) in dirs.iter().enumerate() {
         if dirs.len() > 1 {
-            println!(
+            outln!(
                 "{}== model {} of {}: {}",
                 if i > 0 { "\n" } else { "" },
                 i + 1,
@@ -276,7 +276,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let (Some(path), false) = (&args.plot, matched.is_empty()) {
         let svg = super::eval_matching::plot_svg(&matched, args.plot_min_moves)?;
         write_atomic(path, svg.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-        println!("move matching by rating plotted in {}", path.display());
+        outln!("move matching by rating plotted in {}", path.display());
     } else if let Some(path) = &args.plot {
         let lines: Vec<Series> = runs
             .iter()
@@ -285,7 +285,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .collect();
         let svg = rating_svg(&lines).context("--plot")?;
         write_atomic(path, svg.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-        println!("puzzle accuracy by rating plotted in {}", path.display());
+        outln!("puzzle accuracy by rating plotted in {}", path.display());
     }
     if let Some(path) = &args.json {
         let text = match runs.as_slice() {
@@ -336,7 +336,7 @@ fn read_labels(dir: &std::path::Path, limit: Option<usize>) -> anyhow::Result<La
 
 /// One row per model: its action accuracy on the chess positions and its puzzles solved, under each rule.
 fn print_summary(runs: &[ModelRun]) {
-    println!("\n{:<24} {:<13} {:>10} {:>10} {:>10}", "model", "rule", "game acc%", "book acc%", "puzzles%");
+    outln!("\n{:<24} {:<13} {:>10} {:>10} {:>10}", "model", "rule", "game acc%", "book acc%", "puzzles%");
     for r in runs {
         let rules: Vec<Scoring> = r
             .report
@@ -358,7 +358,7 @@ fn print_summary(runs: &[ModelRun]) {
                 .as_ref()
                 .and_then(|m| m.scored(scoring))
                 .map_or_else(|| "-".to_owned(), |s| format!("{:.1}", 100.0 * s.solved.mean));
-            println!(
+            outln!(
                 "{:<24} {:<13} {:>10} {:>10} {:>10}",
                 r.name,
                 scoring.to_string(),
@@ -390,7 +390,7 @@ fn matching(
 
 /// Says which package was opened from `dir`; its name.
 fn opened(package: &mavboard::model::ModelPackage, dir: &std::path::Path) -> String {
-    println!("model {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
+    outln!("model {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
     package.manifest.name.clone()
 }
 
@@ -443,7 +443,7 @@ fn eval_model(
             }
         }
         if let Some(note) = &report.free_note {
-            println!("free decoding not measured: {note}");
+            outln!("free decoding not measured: {note}");
         }
         if let Some(((breadth, depth), scoring)) = internal {
             anyhow::ensure!(
@@ -490,12 +490,12 @@ fn eval_model(
             Some(n) => format!(" (MAV-MCTS, {n} simulations per move)"),
             None => String::new(),
         };
-        println!("puzzles: {}{how}", m.puzzles);
+        outln!("puzzles: {}{how}", m.puzzles);
         if !package.manifest.format.capabilities().values {
-            println!("  (a policy without values: every rule plays its most likely move)");
+            outln!("  (a policy without values: every rule plays its most likely move)");
         }
         for s in &m.scored {
-            println!(
+            outln!(
                 "  {:<13} solved {:5.1}%   first move found {:5.1}%",
                 s.scoring.to_string(),
                 100.0 * s.solved.mean,
@@ -507,18 +507,18 @@ fn eval_model(
             for s in &m.scored {
                 head.push_str(&format!(" {:>13}", s.scoring.to_string()));
             }
-            println!("{head}");
+            outln!("{head}");
             for b in &m.by_rating {
                 let count = b.solved.first().map_or(0, |s| s.count);
                 let mut line = format!("  {:<11} {count:>7}", format!("{}-{}", b.from, b.to - 1));
                 for s in &b.solved {
                     line.push_str(&format!(" {:>12.1}%", 100.0 * s.mean));
                 }
-                println!("{line}");
+                outln!("{line}");
             }
         }
         if let Some(why) = &m.skipped_why {
-            println!("{} puzzle(s) left out: their solution does not replay (the first: {why})", m.skipped);
+            outln!("{} puzzle(s) left out: their solution does not replay (the first: {why})", m.skipped);
         }
         report.puzzles = Some(m);
     }

@@ -38,14 +38,14 @@ pub fn read(path: &Path, skip_plies: usize, limit: Option<usize>) -> anyhow::Res
     if let Some(n) = limit {
         moves.truncate(n);
     }
-    println!(
+    outln!(
         "move matching: {} rated moves from {games} games of {} (from ply {skip_plies}; {unrated} games without a \
          rated move)",
         moves.len(),
         path.display()
     );
     if let Some(e) = first_error {
-        println!("  {broken} game(s) left out, they do not read (the first: {e})");
+        outln!("  {broken} game(s) left out, they do not read (the first: {e})");
     }
     anyhow::ensure!(
         !moves.is_empty(),
@@ -64,16 +64,16 @@ pub fn print(m: &MatchingReport) {
     } else {
         "its policy's top move where it gave one, else its best-valued move"
     };
-    println!(
+    outln!(
         "move matching ({how}): {} of {} moves, {:.1}%{}",
         m.total.matched,
         m.total.moves,
         100.0 * m.total.accuracy(),
         if m.failed > 0 { format!("; {} not evaluated", m.failed) } else { String::new() }
     );
-    println!("  {:<11} {:>7} {:>9}", "rating", "moves", "matched");
+    outln!("  {:<11} {:>7} {:>9}", "rating", "moves", "matched");
     for b in &m.bands {
-        println!(
+        outln!(
             "  {:<11} {:>7} {:>8.1}%",
             format!("{}-{}", b.from, b.from + BAND - 1),
             b.moves,
@@ -91,7 +91,7 @@ pub fn print_side_by_side(runs: &[(String, &MatchingReport)]) {
     for (name, _) in runs {
         head.push_str(&format!(" {name:>16}"));
     }
-    println!("{head}");
+    outln!("{head}");
     for from in bands {
         let moves =
             runs.iter().find_map(|(_, m)| m.bands.iter().find(|b| b.from == from)).map_or(0, |b| b.moves);
@@ -102,13 +102,13 @@ pub fn print_side_by_side(runs: &[(String, &MatchingReport)]) {
                 None => line.push_str(&format!(" {:>16}", "-")),
             }
         }
-        println!("{line}");
+        outln!("{line}");
     }
     let mut all = format!("{:<11} {:>7}", "all", runs.first().map_or(0, |(_, m)| m.total.moves));
     for (_, m) in runs {
         all.push_str(&format!(" {:>15.1}%", 100.0 * m.total.accuracy()));
     }
-    println!("{all}");
+    outln!("{all}");
 }
 
 /// The plot of the runs, one line per model: the share matched against the band's middle rating, bands of

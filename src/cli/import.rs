@@ -135,7 +135,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             let start = std::time::Instant::now();
             let imported = import_lc0(&options)?;
-            println!(
+            outln!(
                 "converted {}: {}, {} parameters in {:.1} s",
                 options.net.display(),
                 imported.description,
@@ -146,7 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 eprintln!("note: {caveat}");
             }
             check_package(&out)?;
-            println!("wrote the package {}", out.display());
+            outln!("wrote the package {}", out.display());
             Ok(())
         }
         ImportCommand::Searchless { checkpoint, out, step, ema, heads, kind, name, python } => {
@@ -169,7 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             } else {
                 format!("a policy over {} actions", cfg.buckets)
             };
-            println!(
+            outln!(
                 "converted {} (step {}, {}): {} model, {} layers, width {}, {} heads, {head}, {} parameters{} in {:.1} s",
                 cfg.checkpoint,
                 cfg.step.map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
@@ -183,7 +183,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 start.elapsed().as_secs_f64(),
             );
             check_package(&out)?;
-            println!("wrote the package {}", out.display());
+            outln!("wrote the package {}", out.display());
             Ok(())
         }
         ImportCommand::Hf { folder, out, name, games, buckets, internal_search, python } => {
@@ -204,7 +204,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             } else {
                 String::new()
             };
-            println!(
+            outln!(
                 "converted {} ({}): {} layers, width {}, {} heads{gqa}, vocabulary {}, {} parameters, \
                  games {}, {} buckets in {:.1} s",
                 options.folder.display(),
@@ -221,7 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if manifest.games.contains(&GameKind::Chess) {
                 check_package(&out)?;
             }
-            println!("wrote the package {}", out.display());
+            outln!("wrote the package {}", out.display());
             Ok(())
         }
     }
@@ -247,6 +247,6 @@ fn check_package(dir: &std::path::Path) -> anyhow::Result<()> {
         .map(|&i| format!("{} {:.3}", result.moves[i].text, scores[i].unwrap_or(f64::NAN)))
         .collect();
     let by = if result.has_values() { "best by mean value" } else { "most likely by the policy" };
-    println!("start position, {by}: {}", best.join(", "));
+    outln!("start position, {by}: {}", best.join(", "));
     Ok(())
 }

@@ -223,16 +223,16 @@ fn inspect<S: MavState>(
                 "runs": args.timing,
             },
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
     print_text(&clean, ablated.as_ref(), layer, head, query, &board, &package.manifest.name);
-    println!(
+    outln!(
         "inspection: {clean_ms:.1} ms (first call; {:.1} ms inside ONNX Runtime)",
         clean.run_time.as_secs_f64() * 1e3
     );
     if let Some((i, e)) = timing {
-        println!(
+        outln!(
             "median of {} runs: inspection {i:.2} ms, normal evaluation {e:.2} ms ({:.0} % of a 16.7 ms frame)",
             args.timing.unwrap_or(0),
             i / 16.7 * 100.0
@@ -250,7 +250,7 @@ fn print_text(
     board: &[(mavboard::inference::inspect::BoardCell, f32)],
     model: &str,
 ) {
-    println!(
+    outln!(
         "model {model}: {} layers x {} heads, {} tokens",
         clean.num_layers(),
         clean.num_heads(),
@@ -266,8 +266,8 @@ fn print_text(
     if ablated.is_some() {
         header.push_str(&format!("   {:>15} {:>6}", format!("L{layer}H{head} off mean"), "max"));
     }
-    println!("mean value after each layer (logit lens; the last is the model's output):");
-    println!("{header}");
+    outln!("mean value after each layer (logit lens; the last is the model's output):");
+    outln!("{header}");
     for &i in &order {
         let m = &clean.moves[i];
         let mut line = format!("{:<8}", m.text);
@@ -279,10 +279,10 @@ fn print_text(
             let d = &a.moves[i].value;
             line.push_str(&format!("   {:>15.3} {:>6.3}", d.mean_value(), d.max_value()));
         }
-        println!("{line}");
+        outln!("{line}");
     }
     let t = &clean.tokens[query];
-    println!(
+    outln!(
         "attention of layer {layer} head {head} from token {query} ('{}', {}), in % per cell:",
         t.text,
         role_text(&t.role)
@@ -295,14 +295,14 @@ fn print_text(
             let p = board.iter().find(|(c, _)| c.col == col && c.row == row).map_or(0.0, |(_, p)| *p);
             line.push_str(&format!(" {:>5.1}", p * 100.0));
         }
-        println!("{line}");
+        outln!("{line}");
     }
     let rest: f32 = 1.0 - board.iter().map(|(_, p)| p).sum::<f32>();
     match clean.attention_move.and_then(|i| clean.moves.get(i)) {
         None => {
-            println!("    (the other tokens: side, state fields, separator, moves: {:.1} %)", rest * 100.0)
+            outln!("    (the other tokens: side, state fields, separator, moves: {:.1} %)", rest * 100.0)
         }
-        Some(m) => println!(
+        Some(m) => outln!(
             "    (the other tokens: start, side, state fields, the action: {:.1} %; the sequence of {}, one of \
              {} the model runs, one per move)",
             rest * 100.0,

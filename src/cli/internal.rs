@@ -90,7 +90,7 @@ pub fn run<S: mavboard::mav::state::MavState>(
         if let Some(o) = out.as_object_mut() {
             o.insert("model_name".into(), serde_json::Value::String(package.manifest.name.clone()));
         }
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
     print_report(&report, &package.manifest.name, package.manifest.format.name());
@@ -99,70 +99,72 @@ pub fn run<S: mavboard::mav::state::MavState>(
 
 fn print_report(r: &InternalReport, name: &str, format: &str) {
     let scoring = r.scoring;
-    println!("position  {}", r.root);
-    println!("model     {name} ({format})");
-    println!(
+    outln!("position  {}", r.root);
+    outln!("model     {name} ({format})");
+    outln!(
         "\nExplicit minimax, breadth {} depth {}, {scoring} scoring: {} model calls",
-        r.breadth, r.depth, r.explicit.model_calls
+        r.breadth,
+        r.depth,
+        r.explicit.model_calls
     );
-    println!("\n-- trace (the reference an internal-search model imitates) --\n{}", r.explicit.trace);
-    println!("\n-- tree (* the chosen line) --");
+    outln!("\n-- trace (the reference an internal-search model imitates) --\n{}", r.explicit.trace);
+    outln!("\n-- tree (* the chosen line) --");
     for l in tree_lines(&r.explicit.tree) {
-        println!("{l}");
+        outln!("{l}");
     }
-    println!(
+    outln!(
         "\nexplicit search plays {} (value {} for the side to move; line {})",
         r.explicit.choice.as_deref().unwrap_or("nothing"),
         pct(r.explicit.value),
         r.explicit.tree.chosen_line().join(" ")
     );
-    println!("\n-- the model's own trace --");
+    outln!("\n-- the model's own trace --");
     match &r.model {
-        ModelSide::Unsupported { why } => println!("none: {why}."),
-        ModelSide::Failed { why } => println!("the model could not write its trace: {why}"),
+        ModelSide::Unsupported { why } => outln!("none: {why}."),
+        ModelSide::Failed { why } => outln!("the model could not write its trace: {why}"),
         ModelSide::Written(m) => {
-            println!("({})", m.decoding.describe());
-            println!("{}", m.written);
+            outln!("({})", m.decoding.describe());
+            outln!("{}", m.written);
             if m.truncated {
                 match m.decoding {
                     TraceDecoding::Free => {
-                        println!("(the model ran out of context after {} tokens)", m.tokens)
+                        outln!("(the model ran out of context after {} tokens)", m.tokens)
                     }
-                    TraceDecoding::Rules => println!(
+                    TraceDecoding::Rules => outln!(
                         "(the context ran out after {} tokens: the trace is cut at the last node boundary)",
                         m.tokens
                     ),
                 }
             }
             if m.repeats_avoided > 0 {
-                println!(
+                outln!(
                     "(decoding kept the model from listing a move twice on one line {} time(s); \
                      --repeat-guard off writes plain greedy text)",
                     m.repeats_avoided
                 );
             }
             if let Some(e) = &m.parse_error {
-                println!("the trace cannot be read: {e}");
+                outln!("the trace cannot be read: {e}");
             }
             if let Some(t) = &m.tree {
-                println!("\n-- the model's tree (* its chosen line, ! its mistakes) --");
+                outln!("\n-- the model's tree (* its chosen line, ! its mistakes) --");
                 for l in tree_lines(t) {
-                    println!("{l}");
+                    outln!("{l}");
                 }
             }
-            println!("\n{} issue(s)", m.issues.len());
+            outln!("\n{} issue(s)", m.issues.len());
             for i in &m.issues {
-                println!("  line {} {}: {}", i.line, i.node, i.text);
+                outln!("  line {} {}: {}", i.line, i.node, i.text);
             }
             if let Some(c) = &m.comparison {
-                println!(
+                outln!(
                     "\nexplicit search plays {}, the model plays {}{}",
                     c.explicit_choice.as_deref().unwrap_or("nothing"),
                     c.model_choice.as_deref().unwrap_or("nothing"),
                     if c.same_choice { " (the same move)" } else { "" }
                 );
                 for d in &c.differences {
-                    println!("  differs: {d}");
+                    outln!("  differs: {d}");
                 }
             }
         }

@@ -328,9 +328,9 @@ fn run_with_progress(config: &LeagueConfig) -> anyhow::Result<LeagueSummary> {
 
 /// Prints the cross table, the adjudication, the timing and the files written.
 fn print_summary(summary: &LeagueSummary, config: &LeagueConfig, started: Instant) {
-    println!("\n{}", summary.table.render());
-    println!("adjudication: {}", config.rules.describe_with(config.game.ends()));
-    println!(
+    outln!("\n{}", summary.table.render());
+    outln!("adjudication: {}", config.rules.describe_with(config.game.ends()));
+    outln!(
         "{} games ({} played now, {} from an earlier run) in {:.1} s; MCTS tree reuse saved {} model calls",
         summary.total,
         summary.played,
@@ -338,7 +338,7 @@ fn print_summary(summary: &LeagueSummary, config: &LeagueConfig, started: Instan
         started.elapsed().as_secs_f64(),
         summary.reused_evaluations
     );
-    println!(
+    outln!(
         "files: {}, {}, {}, {}",
         summary.files.pgn.display(),
         summary.files.table.display(),

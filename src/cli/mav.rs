@@ -115,7 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let t = Tokenizer::new();
             std::fs::write(&output, t.to_hf_json())
                 .with_context(|| format!("cannot write {}", output.display()))?;
-            println!(
+            outln!(
                 "wrote {} ({} tokens; <pad>={}, <eos>={}, <unk>={}, <sep>={})",
                 output.display(),
                 t.vocab_size(),
@@ -131,7 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
                 .context("cannot read standard input")?;
-            println!("{}", serde_json::json!({ "text": text, "ids": Tokenizer::new().encode(&text) }));
+            outln!("{}", serde_json::json!({ "text": text, "ids": Tokenizer::new().encode(&text) }));
             Ok(())
         }
         Sub::Sample { count, seed, output } => {
@@ -142,7 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 s.push('\n');
             }
             std::fs::write(&output, s).with_context(|| format!("cannot write {}", output.display()))?;
-            println!("wrote {count} examples and {} traces to {}", count / 10, output.display());
+            outln!("wrote {count} examples and {} traces to {}", count / 10, output.display());
             Ok(())
         }
     }
@@ -203,9 +203,9 @@ fn example(a: ExampleArgs) -> anyhow::Result<()> {
     };
     let ex = render_example(&spec)?;
     if a.json {
-        println!("{}", json_line(&Tokenizer::new(), &ex));
+        outln!("{}", json_line(&Tokenizer::new(), &ex));
     } else {
-        println!("{}", ex.text());
+        outln!("{}", ex.text());
     }
     Ok(())
 }
@@ -231,21 +231,21 @@ fn parse(a: ParseArgs) -> anyhow::Result<()> {
         (state, parsed)
     };
     let n = parsed.hallucinations.len();
-    println!(
+    outln!(
         "read: {} state line(s), {} valued legal move(s), best action: {}",
         parsed.states.len(),
         parsed.top.len(),
         parsed.best.map_or("none".to_owned(), |m| state.action_to_text(m))
     );
     if let Some(r) = &parsed.declared_result {
-        println!("declared result: {r}");
+        outln!("declared result: {r}");
     }
     if n == 0 {
-        println!("no hallucinations");
+        outln!("no hallucinations");
     } else {
-        println!("{n} hallucination(s):");
+        outln!("{n} hallucination(s):");
         for h in &parsed.hallucinations {
-            println!("  {h}");
+            outln!("  {h}");
         }
     }
     Ok(())

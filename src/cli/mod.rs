@@ -1,5 +1,8 @@
 //! The command-line subcommands, one file each. They parse arguments and print; the work is in the library.
 
+#[macro_use]
+pub mod out;
+
 pub mod analyse;
 pub mod annotate;
 pub mod bench;

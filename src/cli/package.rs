@@ -88,7 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         What::Quantize(q) => return quantize(q),
         What::ExportHf(e) => {
             let c = mavboard::model::hf::export_hf(&e.package, &e.out, e.python.as_deref())?;
-            println!(
+            outln!(
                 "wrote {}: {}, {} layers, width {}, {} heads, MLP {}, vocabulary {}",
                 e.out.display(),
                 c.architectures.join(", "),
@@ -113,8 +113,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("opening {}", package.onnx_path().display()))?;
     let sig = graph_signature(&session.session);
     let dir = write_repository(&package, &sig, &a.out, a.max_batch)?;
-    println!("wrote {} (config.pbtxt, 1/model.onnx)", dir.display());
-    println!("serve it: tritonserver --model-repository {}", a.out.display());
+    outln!("wrote {} (config.pbtxt, 1/model.onnx)", dir.display());
+    outln!("serve it: tritonserver --model-repository {}", a.out.display());
     Ok(())
 }
 
@@ -123,7 +123,7 @@ fn quantize(a: QuantizeArgs) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
     let report = mavboard::model::quantize::quantize_package(&a.package, &a.out, a.python.as_deref())?;
     let ops: Vec<String> = report.int8_ops.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    println!(
+    outln!(
         "quantized {} → {} ({}): model.onnx {:.1} MB → {:.1} MB ({:.2}×), {} in {:.1} s",
         a.package.display(),
         a.out.display(),
@@ -137,7 +137,7 @@ fn quantize(a: QuantizeArgs) -> anyhow::Result<()> {
     let package = ModelPackage::open(&a.out)?;
     let game = package.manifest.games.first().copied().unwrap_or(mavboard::game::GameKind::Chess);
     if !matches!(game, mavboard::game::GameKind::Chess | mavboard::game::GameKind::Chess960) {
-        println!(
+        outln!(
             "wrote the package {}; a {} model: check it with `mavboard analyse --game {} --model {}`",
             a.out.display(),
             game.name(),
@@ -156,6 +156,6 @@ fn quantize(a: QuantizeArgs) -> anyhow::Result<()> {
         .pop()
         .context("no result for the start position")?
         .context("the int8 package could not value the start position")?;
-    println!("start position: {} moves valued; wrote the package {}", result.moves.len(), a.out.display());
+    outln!("start position: {} moves valued; wrote the package {}", result.moves.len(), a.out.display());
     Ok(())
 }

@@ -57,20 +57,20 @@ fn run_position(fen: &str, depth: u32, show_divide: bool, chess960: bool) -> any
     } else {
         ChessState::from_fen_mode(fen, mode)?
     };
-    println!("position: {} ({})", state.to_text(), state.kind().name());
+    outln!("position: {} ({})", state.to_text(), state.kind().name());
     let start = Instant::now();
     let nodes = if show_divide {
         let entries = divide(&state, depth);
         for e in &entries {
-            println!("{} {}", e.uci, e.nodes);
+            outln!("{} {}", e.uci, e.nodes);
         }
-        println!("moves: {}", entries.len());
+        outln!("moves: {}", entries.len());
         entries.iter().map(|e| e.nodes).sum()
     } else {
         chess_perft(&state, depth)
     };
     let elapsed = start.elapsed();
-    println!(
+    outln!(
         "depth {depth}: {nodes} nodes in {:.3} s ({:.1} Mnps)",
         elapsed.as_secs_f64(),
         mnps(nodes, elapsed)
@@ -86,7 +86,7 @@ fn run_suite(path: &PathBuf, max_depth: Option<u32>) -> anyhow::Result<()> {
         SuiteFormat::Blocks => "id/epd/perft blocks",
     };
     let limit = max_depth.map_or_else(|| "all depths".to_owned(), |d| format!("depths up to {d}"));
-    println!("{}: {} positions ({format}), {limit}", path.display(), suite.cases.len());
+    outln!("{}: {} positions ({format}), {limit}", path.display(), suite.cases.len());
 
     let (mut passed, mut failed, mut nodes) = (0usize, 0usize, 0u64);
     let mut failed_cases = Vec::new();
@@ -116,7 +116,7 @@ fn run_suite(path: &PathBuf, max_depth: Option<u32>) -> anyhow::Result<()> {
         } else {
             "FAIL"
         };
-        println!(
+        outln!(
             "{status:<4} {} [{}]: {}  {}",
             case.name,
             case.state.kind().name(),
@@ -125,7 +125,7 @@ fn run_suite(path: &PathBuf, max_depth: Option<u32>) -> anyhow::Result<()> {
         );
     }
     let elapsed = start.elapsed();
-    println!(
+    outln!(
         "total: {} positions, {passed} counts OK, {failed} FAIL; {nodes} nodes in {:.3} s ({:.1} Mnps)",
         suite.cases.len(),
         elapsed.as_secs_f64(),

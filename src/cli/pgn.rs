@@ -41,7 +41,7 @@ fn check(files: &[PathBuf]) -> anyhow::Result<()> {
             Ok(()) => {}
             Err(e) => {
                 unreadable += 1;
-                println!("{}: could not be read: {e:#}", path.display());
+                outln!("{}: could not be read: {e:#}", path.display());
             }
         }
     }
@@ -70,7 +70,7 @@ fn check_file(path: &PathBuf) -> anyhow::Result<()> {
     }
     let seconds = started.elapsed().as_secs_f64();
     let mb_per_s = if seconds > 0.0 { bytes as f64 / 1e6 / seconds } else { 0.0 };
-    println!(
+    outln!(
         "{}: {} games read, {} with errors, {:.1} MB in {:.3} s ({:.1} MB/s)",
         path.display(),
         read,
@@ -81,7 +81,7 @@ fn check_file(path: &PathBuf) -> anyhow::Result<()> {
     );
     for e in &errors {
         // "game N, line L[, column C]: reason"
-        println!("  {e}");
+        outln!("  {e}");
     }
     Ok(())
 }

@@ -62,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "analysis": analysis,
             "seconds": elapsed.as_secs_f64(),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
     print_analysis(&state, &record.to_move_string(), &analysis, elapsed);
@@ -71,17 +71,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 fn print_analysis(state: &ConnectFourState, moves: &str, a: &Analysis, elapsed: Duration) {
     let side = if state.to_move() == mavboard::game::Player::First { "x" } else { "o" };
-    println!("position: {} ({} plies)", if moves.is_empty() { "empty board" } else { moves }, state.plies());
-    println!("{}", state.diagram());
+    outln!("position: {} ({} plies)", if moves.is_empty() { "empty board" } else { moves }, state.plies());
+    outln!("{}", state.diagram());
     if let Some(o) = state.outcome() {
-        println!("the game is over: {}", o.result_str());
+        outln!("the game is over: {}", o.result_str());
         return;
     }
-    println!("{side} to move: {}", a.value.describe());
-    println!("{:>6}  {:<12} {:>8} {:>6}", "column", "value", "win prob", "bucket");
+    outln!("{side} to move: {}", a.value.describe());
+    outln!("{:>6}  {:<12} {:>8} {:>6}", "column", "value", "win prob", "bucket");
     for m in &a.moves {
         let mark = if Some(m.column) == a.best { "  best" } else { "" };
-        println!(
+        outln!(
             "{:>6}  {:<12} {:>8.2} {:>6}{mark}",
             m.column.number(),
             m.value.describe(),
@@ -90,9 +90,9 @@ fn print_analysis(state: &ConnectFourState, moves: &str, a: &Analysis, elapsed: 
         );
     }
     if let Some(best) = a.best {
-        println!("best move: {best}");
+        outln!("best move: {best}");
     }
-    println!(
+    outln!(
         "{} positions searched in {:.3} s ({:.2} M/s)",
         a.nodes,
         elapsed.as_secs_f64(),
@@ -217,13 +217,20 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
         jobs.push((0, ConnectFourState::new(), String::new(), false));
     }
     if !args.json {
-        println!(
+        outln!(
             "table 2^{} entries, emptied before each position; 'all' rows solve every legal move",
             args.table_bits
         );
-        println!(
+        outln!(
             "{:>5}  {:<20} {:<4} {:<12} {:>4} {:>14} {:>10} {:>8}",
-            "plies", "moves", "what", "value", "best", "nodes", "seconds", "Mnodes/s"
+            "plies",
+            "moves",
+            "what",
+            "value",
+            "best",
+            "nodes",
+            "seconds",
+            "Mnodes/s"
         );
     }
     for (plies, s, moves, all) in jobs {
@@ -249,7 +256,7 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
             mnodes_per_s: mnps(nodes, elapsed),
         };
         if !args.json {
-            println!(
+            outln!(
                 "{:>5}  {:<20} {:<4} {:<12} {:>4} {:>14} {:>10.3} {:>8.2}",
                 row.plies,
                 if row.moves.is_empty() { "(empty board)" } else { &row.moves },
@@ -265,14 +272,14 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
     }
     let (nodes, secs): (u64, f64) = rows.iter().fold((0, 0.0), |(n, t), r| (n + r.nodes, t + r.seconds));
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(
                 &serde_json::json!({ "rows": rows, "nodes": nodes, "seconds": secs })
             )?
         );
     } else {
-        println!("total: {nodes} positions in {secs:.3} s ({:.2} M/s)", nodes as f64 / secs.max(1e-9) / 1e6);
+        outln!("total: {nodes} positions in {secs:.3} s ({:.2} M/s)", nodes as f64 / secs.max(1e-9) / 1e6);
     }
     Ok(())
 }

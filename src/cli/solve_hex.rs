@@ -89,12 +89,12 @@ pub fn run(args: &HexArgs, moves: &str, json: bool, table_bits: u32) -> anyhow::
                 "to_move": side, "outcome": state.outcome().map(|o| o.result_str()), "method": method,
                 "analysis": analysis, "seconds": secs,
             });
-            println!("{}", serde_json::to_string_pretty(&out)?);
+            outln!("{}", serde_json::to_string_pretty(&out)?);
             return Ok(true);
         }
-        println!("{}", state.diagram());
+        outln!("{}", state.diagram());
         if let Some(o) = state.outcome() {
-            println!("the game is over: {}", o.result_str());
+            outln!("the game is over: {}", o.result_str());
             return Ok(true);
         }
         Ok(false)
@@ -106,11 +106,11 @@ pub fn run(args: &HexArgs, moves: &str, json: bool, table_bits: u32) -> anyhow::
         if header("exact", serde_json::to_value(&a)?, secs)? {
             return Ok(());
         }
-        println!("{side} to move: {} (exact)", a.value.describe());
-        println!("{:>6}  {:<6} {:>8} {:>6}", "move", "value", "win prob", "bucket");
+        outln!("{side} to move: {} (exact)", a.value.describe());
+        outln!("{:>6}  {:<6} {:>8} {:>6}", "move", "value", "win prob", "bucket");
         for m in &a.moves {
             let mark = if Some(m.action) == a.best { "  best" } else { "" };
-            println!(
+            outln!(
                 "{:>6}  {:<6} {:>8.2} {:>6}{mark}",
                 m.action.to_string(),
                 m.value.describe(),
@@ -118,7 +118,7 @@ pub fn run(args: &HexArgs, moves: &str, json: bool, table_bits: u32) -> anyhow::
                 m.bucket
             );
         }
-        println!("{} positions searched in {secs:.3} s", a.nodes);
+        outln!("{} positions searched in {secs:.3} s", a.nodes);
     } else {
         let cfg = mcts::Config { playouts: args.playouts, seed: args.seed, ..mcts::Config::default() };
         let r = mcts::search(&state, cfg);
@@ -126,19 +126,13 @@ pub fn run(args: &HexArgs, moves: &str, json: bool, table_bits: u32) -> anyhow::
         if header("mcts", serde_json::to_value(&r)?, secs)? {
             return Ok(());
         }
-        println!("{side} to move: win probability {:.3} (MCTS, {} random playouts)", r.win_prob, r.playouts);
-        println!("{:>6}  {:>7} {:>8} {:>6}", "move", "visits", "win prob", "bucket");
+        outln!("{side} to move: win probability {:.3} (MCTS, {} random playouts)", r.win_prob, r.playouts);
+        outln!("{:>6}  {:>7} {:>8} {:>6}", "move", "visits", "win prob", "bucket");
         for m in &r.moves {
             let mark = if Some(m.action) == r.best { "  best" } else { "" };
-            println!(
-                "{:>6}  {:>7} {:>8.3} {:>6}{mark}",
-                m.action.to_string(),
-                m.visits,
-                m.win_prob,
-                m.bucket
-            );
+            outln!("{:>6}  {:>7} {:>8.3} {:>6}{mark}", m.action.to_string(), m.visits, m.win_prob, m.bucket);
         }
-        println!(
+        outln!(
             "{} playouts in {secs:.3} s ({:.0} playouts/s)",
             r.playouts,
             r.playouts as f64 / secs.max(1e-9)
@@ -187,12 +181,19 @@ pub fn run_bench(
     let mut solver = Solver::with_table_bits(table_bits);
     let mut rows = Vec::new();
     if !json {
-        println!(
+        outln!(
             "{size}×{size}, table 2^{table_bits} entries emptied before each position; every legal move solved"
         );
-        println!(
+        outln!(
             "{:>6}  {:<40} {:<5} {:>4} {:>12} {:>9} {:>9} {:>12}",
-            "stones", "moves", "value", "best", "nodes", "seconds", "Mnodes/s", "playouts/s"
+            "stones",
+            "moves",
+            "value",
+            "best",
+            "nodes",
+            "seconds",
+            "Mnodes/s",
+            "playouts/s"
         );
     }
     for &n in stones {
@@ -214,7 +215,7 @@ pub fn run_bench(
                 "mcts_best_is_winning": a.moves.iter().any(|m| Some(m.action) == r.best && m.value == mavboard::solve::hex::HexValue::Win),
             });
             if !json {
-                println!(
+                outln!(
                     "{:>6}  {:<40} {:<5} {:>4} {:>12} {:>9.3} {:>9.2} {:>12.0}",
                     n,
                     moves,
@@ -230,7 +231,7 @@ pub fn run_bench(
         }
     }
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "game": "hex", "size": size, "rows": rows }))?
         );

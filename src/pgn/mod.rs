@@ -7,7 +7,8 @@
 //!   read back and parsed when it is wanted.
 //! - [`writer`]: [`write_game`] / [`game_to_string`], PGN export (byte-identical for unmodified games).
 //! - `movetext`: the movetext tokens the parser underneath would skip without a word (`pawn`, a stray
-//!   `}`), which the reader reports as errors with their line and column.
+//!   `}`) and the broken syntax it would read past ([`Malformed`]: tag pairs, a tag after the moves,
+//!   unbalanced variations), which the reader reports as errors with their line and column.
 //! - [`comment`]: comments kept as written, with `[%eval]`, `[%clk]` and other commands parsed.
 //! - [`variant`]: `Variant`/`FEN` headers to the start position.
 //!
@@ -39,6 +40,7 @@ pub mod variant;
 pub mod writer;
 
 pub use comment::{Comment, Eval};
+pub use movetext::Malformed;
 pub use pgn_reader::Nag;
 pub use reader::{FailedSource, GameError, GameErrorKind, PgnReader, ReadOptions};
 pub use tree::{Addition, GameTree, MoveRecord, Node, NodeId, TreeError};

@@ -13,6 +13,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Outcome, Position};
 
 use super::comment::Comment;
+use super::movetext::{Malformed, ProblemKind};
 use super::tag_line::{TAG_LINE_BYTES, written_tag_len};
 use super::tree::{GameTree, MoveRecord, NodeId, null_move};
 use super::variant::{StartError, start_position};
@@ -78,6 +79,11 @@ pub enum GameErrorKind {
         /// The token as written (cut short when it is long).
         token: String,
     },
+    /// PGN syntax that is broken in a way the parser underneath would read past (or split the game at):
+    /// a tag pair without its name, value, brackets or quotes, a line break or an unescaped `"` in a
+    /// value, a tag after the moves, a `}` outside a comment, unbalanced variations.
+    #[error(transparent)]
+    Malformed(#[from] Malformed),
     /// A tag pair that would be written longer than [`TAG_LINE_BYTES`] (once its text is decoded, with
     /// each byte that is not UTF-8 as U+FFFD, and escaped): written back, it would not read again.
     #[error(
@@ -108,13 +114,14 @@ pub struct GameError {
     pub game: usize,
     /// The line of the offending token, counting from 1.
     pub line: u64,
-    /// The column of the offending token's first character on its line, counting characters from 1;
-    /// `None` where the problem is not one token (a header, the file).
+    /// The column of the offending token's (or character's) first character on its line, counting
+    /// characters from 1; `None` where the problem is not one place (a header's value, the file).
     pub column: Option<u32>,
     /// What went wrong.
     pub kind: GameErrorKind,
     /// The game as far as it reads: its headers and the moves, comments and variations before the
-    /// offending token, for a token that is not PGN ([`GameErrorKind::Unrecognized`]); `None` otherwise.
+    /// offending token, for a token that is not PGN ([`GameErrorKind::Unrecognized`]) or broken syntax
+    /// ([`GameErrorKind::Malformed`]); `None` otherwise.
     /// It keeps no source (see [`GameTree::source`]): the game's text is what [`PgnReader::failed_source`]
     /// and a file's index keep.
     pub prefix: Option<Box<GameTree>>,
@@ -376,21 +383,23 @@ impl<R: Read> PgnReader<R> {
         };
         // The parser passes over tokens that are not PGN without a word: the first one is the game's error,
         // unless an error the parser met comes before it.
-        let result = if let Some(token) = super::movetext::first_unrecognized(text) {
-            let (line, column) = place(token.start);
+        let result = if let Some(problem) = super::movetext::first_problem(text) {
+            let (line, column) = place(problem.at.start);
             let readable = ReadOptions { keep_source: false };
-            // Nothing before the token (not even a tag) reads as an empty game.
-            let prefix = PgnReader::with_options(&text[..token.start], readable)
-                .next()
+            // Nothing before the problem (not even a tag) reads as an empty game, and so does a game whose
+            // problem is at its very end (a tag without its `]`): its prefix would be itself.
+            let prefix = (problem.at.start < text.len())
+                .then(|| PgnReader::with_options(&text[..problem.at.start], readable).next())
+                .flatten()
                 .and_then(Result::ok)
                 .unwrap_or_default();
-            Err(GameError {
-                game,
-                line,
-                column: Some(column),
-                kind: GameErrorKind::Unrecognized { token: super::movetext::token_text(&text[token]) },
-                prefix: Some(Box::new(prefix)),
-            })
+            let kind = match problem.kind {
+                ProblemKind::Unrecognized => {
+                    GameErrorKind::Unrecognized { token: super::movetext::token_text(&text[problem.at]) }
+                }
+                ProblemKind::Malformed(malformed) => GameErrorKind::Malformed(malformed),
+            };
+            Err(GameError { game, line, column: Some(column), kind, prefix: Some(Box::new(prefix)) })
         } else {
             match outcome {
                 Ok(Ok(mut tree)) => {

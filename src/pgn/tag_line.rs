@@ -42,9 +42,50 @@ pub(super) fn written_tag_len(name: &str, value: &str) -> usize {
     "[ \"\"]\n".len() + name_len + value_len
 }
 
+/// Whether `c` may stand in a tag name: a PGN symbol's characters (ASCII letters, digits and `_+#=:-`),
+/// the ones [`push_tag`] keeps.
+pub(super) fn is_name_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'+' | b'#' | b'=' | b':' | b'-')
+}
+
+/// For one line of text (without its newline): the length of the tag name it starts with when it is a
+/// tag pair that lost its opening `[` (`Event "x"]`: a name, blanks, a quoted value, then `]` and nothing
+/// but blanks), so that the readers take it as a broken tag line rather than as movetext; `None` otherwise.
+pub(super) fn without_bracket(line: &[u8]) -> Option<usize> {
+    let name = line.iter().position(|&c| !is_name_byte(c)).unwrap_or(line.len());
+    let rest = &line[name..];
+    let value = rest.trim_ascii_start();
+    let fits = name > 0
+        && value.len() < rest.len()
+        && value.starts_with(b"\"")
+        && value.trim_ascii_end().ends_with(b"]")
+        && value[1..].contains(&b'"');
+    fits.then_some(name)
+}
+
+/// Whether a line (from its `[`, without its newline) is the `Event` tag, which begins a new game even
+/// after a game with no termination marker (the Seven Tag Roster puts it first).
+pub(super) fn is_event_tag(line: &[u8]) -> bool {
+    line.strip_prefix(b"[")
+        .map(<[u8]>::trim_ascii_start)
+        .and_then(|rest| rest.strip_prefix(b"Event"))
+        .is_some_and(|rest| matches!(rest.first(), Some(b' ' | b'\t' | b'"')))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tag_lines_without_their_bracket_and_event_tags_are_recognised() {
+        assert_eq!(without_bracket(b"Event \"Missing begin header character\"]"), Some(5));
+        assert_eq!(without_bracket(b"Site \"a\"]  \r"), Some(4));
+        for line in ["1. e4 e5", "Event", "Event \"x\"", "Nf3 \"a\"] e5", "\"x\"]", "e4 \"]"] {
+            assert_eq!(without_bracket(line.as_bytes()), None, "{line}");
+        }
+        assert!(is_event_tag(b"[Event \"x\"]") && is_event_tag(b"[ Event\"x\"]"));
+        assert!(!is_event_tag(b"[EventDate \"x\"]") && !is_event_tag(b"[Site \"x\"]"));
+    }
 
     #[test]
     fn the_written_length_of_a_tag_is_what_is_written() {

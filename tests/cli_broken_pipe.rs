@@ -1,0 +1,66 @@
+//! Subcommands whose output is closed early (`mavboard analyse … | head -3`, issue 58) end quietly with
+//! status 0, as ripgrep does (src/cli/out.rs), rather than panicking ("failed printing to stdout: Broken
+//! pipe", status 101).
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
+
+use common::mavboard_command;
+
+/// Runs `mavboard` with `args`, its stdout a pipe whose reader takes `lines` lines (none: it closes the
+/// pipe before anything is written, so the first write meets a closed pipe) and then closes it; asserts
+/// the quiet end.
+fn closed_after(args: &[&str], lines: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut child = mavboard_command()
+        .args(args)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut reader = BufReader::new(stdout);
+    for _ in 0..lines {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).expect("a line") > 0, "{args:?} wrote no line");
+    }
+    drop(reader);
+    let out = child.wait_with_output().expect("the binary ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{args:?} after {lines} line(s):\n{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{args:?} after {lines} line(s):\n{stderr}");
+}
+
+fn both_ways(args: &[&str]) {
+    closed_after(args, 1);
+    closed_after(args, 0);
+}
+
+#[test]
+fn analyse_ends_quietly() {
+    both_ways(&["analyse"]);
+}
+
+#[test]
+fn pgn_check_ends_quietly() {
+    // Enough errors to fill any pipe's buffer after the first line.
+    let fixture = "tests/fixtures/pgn/strict-errors.pgn";
+    let mut args = vec!["pgn", "check"];
+    args.extend(std::iter::repeat_n(fixture, 2000));
+    both_ways(&args);
+}
+
+#[test]
+fn perft_ends_quietly() {
+    both_ways(&["perft", "--fen", "startpos", "--depth", "3", "--divide"]);
+}
+
+#[test]
+fn eval_ends_quietly() {
+    both_ways(&["eval", "--labels", "training/data/labels-c4", "--limit", "8", "--batch", "8"]);
+}
