@@ -526,6 +526,19 @@ fn maia_is_searched_as_lc0_searches() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// Layers written as FLOAT32, FLOAT16 and BFLOAT16 (newer lczero-common's `Layer.encoding`; lc0 v0.32.1 reads
+/// LINEAR16 only, so there is no lc0 reference of their own): `make_random_encodings.py` writes
+/// random-res-classical with every layer holding the values its LINEAR16 layers dequantise to. In float32 that
+/// is the same net, so lc0's references hold as tightly as for the LINEAR16 file; float16 and bfloat16 round
+/// the weights (11 and 8 significant bits), so their logits move a little.
+#[test]
+fn float_encoded_layers_read_as_the_same_net() {
+    for (encoding, slack) in [("float32", 1.0), ("float16", 100.0), ("bfloat16", 1500.0)] {
+        let file = fixtures().join(format!("encoded-{encoding}-random-res-classical.pb.gz"));
+        check_import("random-res-classical", &file, None, slack);
+    }
+}
+
 /// An ONNX export of a fixture net (`lc0 leela2onnx`, stored gzipped), unpacked into a temporary file.
 fn onnx_fixture(gz: &str) -> PathBuf {
     let bytes = std::fs::read(fixtures().join(gz)).expect("the export");
