@@ -67,6 +67,15 @@ seed() {
             printf '4453' > "$dir/c4.txt"
             printf '(;FF[4]AP[HexGui:0.9]GM[11]SZ[5];B[c3];W[swap-pieces];B[b3];W[resign])' > "$dir/hex.sgf"
             printf 'info depth 12 seldepth 18 multipv 1 score cp 31 wdl 400 500 100 nodes 1000 pv e2e4 e7e5' > "$dir/info.txt" ;;
+        lc0_net)
+            # The fixture nets unpacked (the target reads the protobuf; gzip's checksum would stop mutation).
+            for f in "$repo"/tests/fixtures/lc0/{random-*,onnx2leela-*}.pb.gz; do
+                gzip -dc "$f" > "$dir/$(basename "$f" .pb.gz).pb"
+            done ;;
+        lc0_onnx)
+            for f in "$repo"/tests/fixtures/lc0/leela2onnx-*.onnx.gz; do
+                gzip -dc "$f" > "$dir/$(basename "$f" .gz)"
+            done ;;
         manifest)
             for m in "$repo"/assets/models/*/mav.json "$repo"/tests/fixtures/models/*/mav.json; do
                 cp "$m" "$dir/$(basename "$(dirname "$m")").json"

@@ -152,6 +152,7 @@ fn check_import(net: &str, file: &Path, input_format: Option<mavboard::lc0::Inpu
         license: None,
         created: String::new(),
         input_format,
+        heads: None,
     })
     .unwrap_or_else(|e| panic!("{net}: {e}"));
     let package = mavboard::model::ModelPackage::open(&out).expect("the package opens");
@@ -420,6 +421,7 @@ fn imported_evaluator(net: &str, out: &Path) -> mavboard::inference::lc0::Lc0Eva
         license: None,
         created: String::new(),
         input_format: None,
+        heads: None,
     })
     .expect("imports");
     let package = mavboard::model::ModelPackage::open(out).expect("opens");
@@ -581,6 +583,7 @@ fn onnx_files_without_what_the_import_needs_are_named_errors() {
             license: None,
             created: String::new(),
             input_format,
+            heads: None,
         })
         .map(|_| ())
         .expect_err("refused")
@@ -661,4 +664,17 @@ fn the_import_command_takes_an_onnx_export_with_its_input_format() {
     let manifest = std::fs::read_to_string(out.join("mav.json")).expect("mav.json");
     assert!(manifest.contains("\"input_format\": \"castling-plane\""), "{manifest}");
     let _ = std::fs::remove_dir_all(&out);
+    // An export has the heads it was made with; a weights file's are chosen by name.
+    let heads = run(&["--input-format", "castling-plane", "--value-head", "q"]);
+    assert!(!heads.status.success() && text(&heads).contains("leela2onnx --policy-head"), "{}", text(&heads));
+    let multi = common::mavboard_command()
+        .args(["import", "lc0"])
+        .arg(fixtures().join("random-attention-body.pb.gz"))
+        .arg("-o")
+        .arg(&out)
+        .args(["--policy-head", "optimistic"])
+        .output()
+        .expect("the binary runs");
+    assert!(!multi.status.success(), "{}", text(&multi));
+    assert!(text(&multi).contains("policy head \"optimistic\" (it has: vanilla)"), "{}", text(&multi));
 }

@@ -36,6 +36,7 @@ fn maia(name: &str) -> PathBuf {
         license: Some("GPL-3.0".into()),
         created: String::new(),
         input_format: None,
+        heads: None,
     })
     .expect("maia-1900 imports");
     out

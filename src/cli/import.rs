@@ -103,6 +103,12 @@ enum ImportCommand {
         /// canonical-hectoplies-armageddon, canonical-v2 or canonical-v2-armageddon.
         #[arg(long, value_parser = parse_input_format)]
         input_format: Option<InputFormat>,
+        /// The policy head of a multi-head network (lc0's names: vanilla, optimistic, soft, opponent).
+        #[arg(long, default_value = mavboard::lc0::weights::DEFAULT_POLICY_HEAD)]
+        policy_head: String,
+        /// The value head of a multi-head network (lc0's names: winner, q, st).
+        #[arg(long, default_value = mavboard::lc0::weights::DEFAULT_VALUE_HEAD)]
+        value_head: String,
     },
 }
 
@@ -123,7 +129,9 @@ fn parse_game(s: &str) -> Result<GameKind, String> {
 /// Runs `mavboard import`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        ImportCommand::Lc0 { net, out, name, origin, license, input_format } => {
+        ImportCommand::Lc0 { net, out, name, origin, license, input_format, policy_head, value_head } => {
+            let defaults = policy_head == mavboard::lc0::weights::DEFAULT_POLICY_HEAD
+                && value_head == mavboard::lc0::weights::DEFAULT_VALUE_HEAD;
             let options = Lc0ImportOptions {
                 net,
                 out: out.clone(),
@@ -132,6 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 license,
                 created: mavboard::league::record::utc_date().replace('.', "-"),
                 input_format,
+                heads: (!defaults).then_some((policy_head, value_head)),
             };
             let start = std::time::Instant::now();
             let imported = import_lc0(&options)?;

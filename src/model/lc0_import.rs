@@ -60,6 +60,16 @@ pub enum Lc0ImportError {
         /// What is wrong with it.
         error: Lc0OnnxError,
     },
+    /// Heads were asked of an ONNX model, whose heads were chosen when it was exported.
+    #[error(
+        "{path}: an ONNX model has the heads it was exported with; choose them when exporting \
+         (`lc0 leela2onnx --policy-head=… --value-head=…`), not here",
+        path = .path.display()
+    )]
+    HeadsOfOnnx {
+        /// The file.
+        path: PathBuf,
+    },
     /// An ONNX file does not say how its planes are filled, and the import was not told.
     #[error(
         "{path}: an ONNX file does not record its network's input format; say it with --input-format \
@@ -116,6 +126,9 @@ pub struct Lc0ImportOptions {
     /// How an ONNX file's planes are filled (an ONNX file does not say; a weights file does, and this must
     /// then agree or be `None`).
     pub input_format: Option<InputFormat>,
+    /// The policy and value heads to take from a multi-head network (lc0's names: "vanilla", "optimistic",
+    /// "soft", "opponent"; "winner", "q", "st"); `None`: lc0's defaults, `vanilla` and `winner`.
+    pub heads: Option<(String, String)>,
 }
 
 /// What was imported.
@@ -164,13 +177,19 @@ fn convert(options: &Lc0ImportOptions) -> Result<Imported, Lc0ImportError> {
     let onnx_error = |error| Lc0ImportError::Onnx { path: path.clone(), error };
     let bytes =
         std::fs::read(path).map_err(|e| Lc0ImportError::Io { path: path.clone(), reason: e.to_string() })?;
+    let onnx_heads = || match options.heads {
+        Some(_) => Err(Lc0ImportError::HeadsOfOnnx { path: path.clone() }),
+        None => Ok(()),
+    };
     if !bytes.starts_with(&GZIP_MAGIC) {
+        onnx_heads()?;
         let format =
             options.input_format.ok_or_else(|| Lc0ImportError::InputFormatNeeded { path: path.clone() })?;
         return from_onnx(&bytes, &OnnxNames::default(), format, String::new()).map_err(onnx_error);
     }
     let unpacked = crate::lc0::weights::gunzip(&bytes).map_err(net_error)?;
     if let Some(e) = embedded_onnx(&unpacked).map_err(net_error)? {
+        onnx_heads()?;
         if let Some(asked) = options.input_format.filter(|f| *f != e.input_format) {
             return Err(Lc0ImportError::InputFormatConflict {
                 path: path.clone(),
@@ -180,7 +199,11 @@ fn convert(options: &Lc0ImportOptions) -> Result<Imported, Lc0ImportError> {
         }
         return from_onnx(&e.model, &e.names, e.input_format, e.license).map_err(onnx_error);
     }
-    let net = Net::from_proto(&unpacked).map_err(net_error)?;
+    let net = match &options.heads {
+        Some((policy, value)) => Net::from_proto_heads(&unpacked, policy, value),
+        None => Net::from_proto(&unpacked),
+    }
+    .map_err(net_error)?;
     if let Some(asked) = options.input_format.filter(|f| *f != net.format.input) {
         return Err(Lc0ImportError::InputFormatConflict {
             path: path.clone(),

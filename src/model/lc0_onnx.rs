@@ -314,7 +314,9 @@ impl<'a> LeelaOnnx<'a> {
                         }
                     }
                     if is_float(elem) {
-                        parameters += dims.iter().map(|d| (*d).max(0) as u64).product::<u64>();
+                        // Dims are the file's claim: a hostile one must not overflow the count.
+                        let count = dims.iter().fold(1u64, |n, d| n.saturating_mul((*d).max(0) as u64));
+                        parameters = parameters.saturating_add(count);
                     }
                     init_names.insert(name);
                     initializers.push(t);
