@@ -1,6 +1,8 @@
 //! Subcommands whose output is closed early (`mavboard analyse … | head -3`, issue 58) end quietly with
 //! status 0, as ripgrep does (src/cli/out.rs), rather than panicking ("failed printing to stdout: Broken
-//! pipe", status 101).
+//! pipe", status 101), and still write the files they were asked for. The reader that closes before
+//! anything is written makes the first write meet a closed pipe every time; after one line, only the
+//! commands with more output than a pipe holds (`pgn check` here) are sure to meet it.
 
 mod common;
 
@@ -63,4 +65,19 @@ fn perft_ends_quietly() {
 #[test]
 fn eval_ends_quietly() {
     both_ways(&["eval", "--labels", "training/data/labels-c4", "--limit", "8", "--batch", "8"]);
+}
+
+/// Output closed before the first line: what else the command was asked to write is still written.
+#[test]
+fn files_asked_for_are_written_after_stdout_closes() {
+    let json = std::env::temp_dir().join(format!("mavboard-broken-pipe-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&json);
+    let path = json.to_string_lossy().into_owned();
+    closed_after(
+        &["eval", "--labels", "training/data/labels-c4", "--limit", "8", "--batch", "8", "--json", &path],
+        0,
+    );
+    let report = std::fs::read_to_string(&json).expect("the report was written");
+    assert!(report.trim_start().starts_with('{'), "{report}");
+    let _ = std::fs::remove_file(&json);
 }

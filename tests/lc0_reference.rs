@@ -563,10 +563,39 @@ fn lc0s_own_onnx_exports_import_and_match_lc0() {
     // leela2onnx --onnx-opset=11, wrapped by onnx2leela into a weights file that names its input format.
     let embedded = fixtures().join("onnx2leela-opset11-random-res-hectoplies-armageddon.pb.gz");
     check_import("random-res-hectoplies-armageddon", &embedded, None, 1.0);
-    // leela2onnx --onnx-data-type=f16 of the attention-body net: float16 weights and activations.
     // leela2onnx --onnx-data-type=f16: float16 weights and activations.
     let half = onnx_fixture("leela2onnx-f16-random-res-classical.onnx.gz");
     check_import("random-res-classical", &half, Some(InputFormat::Classical), 200.0);
+}
+
+/// A gzipped ONNX export and an unpacked (not gzipped) weights file import as they are.
+#[test]
+fn gzipped_exports_and_unpacked_weights_import() {
+    use mavboard::lc0::InputFormat;
+    let dir = temp_dir("lc0-forms", "files");
+    let raw = dir.join("random-res-classical.pb");
+    let bytes = std::fs::read(fixtures().join("random-res-classical.pb.gz")).expect("the net");
+    let mut unpacked = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut unpacked).expect("gunzip");
+    std::fs::write(&raw, unpacked).expect("write");
+    for (file, format) in [
+        (raw, None),
+        (fixtures().join("leela2onnx-random-res-castling.onnx.gz"), Some(InputFormat::CastlingPlane)),
+    ] {
+        let out = dir.join("pkg");
+        let _ = std::fs::remove_dir_all(&out);
+        import_lc0(&Lc0ImportOptions {
+            net: file.clone(),
+            out,
+            name: None,
+            origin: None,
+            license: None,
+            created: String::new(),
+            input_format: format,
+            heads: None,
+        })
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    }
 }
 
 #[test]
@@ -604,6 +633,11 @@ fn onnx_files_without_what_the_import_needs_are_named_errors() {
         let e = import(&path, Some(InputFormat::CastlingPlane));
         assert!(e.contains("ONNX") || e.contains("protobuf"), "cut at {cut}: {e}");
     }
+    // Neither lc0 weights nor ONNX: the error says what is read.
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "not a network at all\n").expect("write");
+    let e = import(&text, Some(InputFormat::Classical));
+    assert!(e.contains(".pb.gz") && e.contains("ONNX"), "{e}");
     // Another network's ONNX (the shipped MAV encoder): its inputs are named, and lc0's are said.
     let mav = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/models/mav-enc-tiny/model.onnx");
     if mav.exists() {

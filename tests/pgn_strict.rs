@@ -136,3 +136,35 @@ fn kokopu_syntax_errors_when_present() {
     assert_eq!(failed, expected);
     assert!(games.last().is_some_and(|g| g.is_ok()), "the valid game at the end");
 }
+
+/// What real files do stays readable: a result inside an annotator's variation, and games that have no
+/// result and whose headers do not start with `Event` (puzzle sets of FEN headers, exports that lead with
+/// `White`), each still its own game; a lone tag line after the moves is the only "tag after the moves".
+#[test]
+fn lenient_where_real_files_need_it() {
+    let games = read(b"[Event \"a\"]\n\n1. e4 e5 2. Qh5 (2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0) 2... Nc6 *\n");
+    assert_eq!(games.len(), 1);
+    let tree = games[0].as_ref().expect("a result inside a variation reads");
+    assert_eq!(tree.mainline_positions().expect("replays").len(), 5);
+    let puzzles = b"[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n[SetUp \"1\"]\n\n1. O-O\n\n\
+        [FEN \"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1\"]\n[SetUp \"1\"]\n\n1. O-O-O\n";
+    let games = read(puzzles);
+    assert_eq!(games.len(), 2, "{games:?}");
+    assert!(games.iter().all(Result::is_ok), "{games:?}");
+    let no_event = b"[White \"a\"]\n[Black \"b\"]\n\n1. e4 e5\n\n[White \"c\"]\n[Black \"d\"]\n\n1. d4 d5\n";
+    let games = read(no_event);
+    assert_eq!(games.len(), 2, "{games:?}");
+    assert!(games.iter().all(Result::is_ok), "{games:?}");
+    let lone = read(b"[White \"a\"]\n[Black \"b\"]\n\n1. e4 e5\n\n[Site \"here\"]\n\n2. Nf3 *\n");
+    assert_eq!(lone.len(), 1, "{lone:?}");
+    assert!(lone[0].is_err());
+}
+
+/// A `[` within a line of moves is not a tag misplaced: it is reported as a token that is not PGN.
+#[test]
+fn a_bracket_within_the_moves_is_not_called_a_tag() {
+    let games = read(b"[Event \"a\"]\n\n1. e4 [%clk 0:01:00] e5 *\n");
+    let Err(e) = &games[0] else { panic!("an error: {games:?}") };
+    assert!(!matches!(e.kind, GameErrorKind::Malformed { .. }), "{e}");
+    assert!(!e.to_string().contains("after the moves"), "{e}");
+}

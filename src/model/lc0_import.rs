@@ -169,6 +169,9 @@ struct Imported {
 /// The first bytes of a gzip stream.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The first bytes of an lc0 `Net` message as lc0 writes it: field 1 (fixed32) holding the magic 0x1c0.
+const LC0_MAGIC_FIELD: [u8; 5] = [0x0d, 0xc0, 0x01, 0x00, 0x00];
+
 /// Reads the file of `options.net` — lc0 weights, lc0 weights wrapping an ONNX model, or an ONNX model — and
 /// builds the package's graph.
 fn convert(options: &Lc0ImportOptions) -> Result<Imported, Lc0ImportError> {
@@ -181,13 +184,24 @@ fn convert(options: &Lc0ImportOptions) -> Result<Imported, Lc0ImportError> {
         Some(_) => Err(Lc0ImportError::HeadsOfOnnx { path: path.clone() }),
         None => Ok(()),
     };
-    if !bytes.starts_with(&GZIP_MAGIC) {
-        onnx_heads()?;
-        let format =
-            options.input_format.ok_or_else(|| Lc0ImportError::InputFormatNeeded { path: path.clone() })?;
-        return from_onnx(&bytes, &OnnxNames::default(), format, String::new()).map_err(onnx_error);
+    let gzipped = bytes.starts_with(&GZIP_MAGIC);
+    let unpacked = if gzipped { crate::lc0::weights::gunzip(&bytes).map_err(net_error)? } else { bytes };
+    // lc0 writes its fields in order, the magic number first; anything else is tried as an ONNX model (a
+    // gzipped one too). A gzipped file that is not ONNX goes on as lc0 weights, whose reader names what is
+    // wrong with it.
+    if !unpacked.starts_with(&LC0_MAGIC_FIELD) {
+        match LeelaOnnx::read(&unpacked, &OnnxNames::default()) {
+            Ok(model) => {
+                onnx_heads()?;
+                let format = options
+                    .input_format
+                    .ok_or_else(|| Lc0ImportError::InputFormatNeeded { path: path.clone() })?;
+                return Ok(from_model(&model, format, String::new()));
+            }
+            Err(error) if !gzipped => return Err(onnx_error(error)),
+            Err(_) => {}
+        }
     }
-    let unpacked = crate::lc0::weights::gunzip(&bytes).map_err(net_error)?;
     if let Some(e) = embedded_onnx(&unpacked).map_err(net_error)? {
         onnx_heads()?;
         if let Some(asked) = options.input_format.filter(|f| *f != e.input_format) {
@@ -236,8 +250,11 @@ fn from_onnx(
     input_format: InputFormat,
     license: String,
 ) -> Result<Imported, Lc0OnnxError> {
-    let model = LeelaOnnx::read(bytes, names)?;
-    Ok(Imported {
+    Ok(from_model(&LeelaOnnx::read(bytes, names)?, input_format, license))
+}
+
+fn from_model(model: &LeelaOnnx<'_>, input_format: InputFormat, license: String) -> Imported {
+    Imported {
         onnx: model.wrap(input_format),
         caveat: model.caveat(),
         description: model.describe(),
@@ -249,7 +266,7 @@ fn from_onnx(
         heads: 0,
         filters: 0,
         license,
-    })
+    }
 }
 
 /// Imports the network of `options.net` into the package folder `options.out`.

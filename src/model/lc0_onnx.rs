@@ -25,7 +25,10 @@ const PREFIX: &str = "mavboard/";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Lc0OnnxError {
     /// The protobuf stream is malformed.
-    #[error("not a readable ONNX model: {0}")]
+    #[error(
+        "not a readable ONNX model ({0}); `import lc0` reads lc0 weights (.pb.gz, or the unpacked .pb) and ONNX \
+         files in lc0's interface"
+    )]
     Wire(#[from] Lc0Error),
     /// The model has no graph.
     #[error("the ONNX model has no graph")]
@@ -49,6 +52,15 @@ pub enum Lc0OnnxError {
         name: String,
         /// Its type and shape.
         found: String,
+    },
+    /// The export was made for one batch size.
+    #[error(
+        "the ONNX model takes batches of exactly {batch}; re-export it with a free batch size (lc0 leela2onnx \
+         without --onnx-batch-size)"
+    )]
+    FixedBatch {
+        /// Its batch size.
+        batch: i64,
     },
     /// A head the package needs is not among the outputs.
     #[error(
@@ -146,7 +158,7 @@ pub struct LeelaOnnx<'a> {
     value: Option<Io>,
     moves_left: Option<Io>,
     wdl_softmaxed: bool,
-    /// The network's parameters: the elements of its float initializers.
+    /// The network's parameters, about: the elements of its float initializers (small constants included).
     pub parameters: u64,
     /// The program that wrote the model (`producer_name` and version).
     pub producer: String,
@@ -350,8 +362,11 @@ impl<'a> LeelaOnnx<'a> {
             .dims
             .as_ref()
             .is_some_and(|d| d.len() == 4 && d[1..] == [Some(PLANES as i64), Some(8), Some(8)]);
-        if !is_float(input.elem) || !planes_shape {
+        if !is_float(input.elem) || !planes_shape || input.name.is_empty() {
             return Err(Lc0OnnxError::Input { name: input.name.clone(), found: input.describe() });
+        }
+        if let Some(batch) = input.dims.as_ref().and_then(|d| d[0]) {
+            return Err(Lc0OnnxError::FixedBatch { batch });
         }
         let infos: Vec<NodeInfo> = nodes.iter().map(|n| node_info(n)).collect::<Result<_, _>>()?;
         let ours = [INPUT, POLICY, WDL, MLH];
@@ -385,6 +400,9 @@ impl<'a> LeelaOnnx<'a> {
         }
         let moves_left = pick(&names.moves_left, &|o| o.last_dim() == Some(1) && says_mlh(o));
         for io in [Some(&policy), wdl.as_ref(), value.as_ref(), moves_left.as_ref()].into_iter().flatten() {
+            if io.name.is_empty() {
+                return Err(Lc0OnnxError::Output { what: "named", outputs: listed.clone() });
+            }
             if !is_float(io.elem) {
                 return Err(Lc0OnnxError::OutputType { name: io.name.clone(), elem: io.elem });
             }
@@ -594,6 +612,22 @@ mod tests {
         g.output(&a, "out", ElemType::I64, vec![Dim::Named("batch"), Dim::Fixed(5)]);
         let e = LeelaOnnx::read(&g.finish(17, "t", ""), &OnnxNames::default()).expect_err("not planes");
         assert!(e.to_string().contains("`tokens` is int64 [?, 5]"), "{e}");
+        let mut g = GraphBuilder::new();
+        let x = g.input(
+            "/input/planes",
+            ElemType::F32,
+            vec![Dim::Fixed(333), Dim::Fixed(112), Dim::Fixed(8), Dim::Fixed(8)],
+        );
+        g.output(
+            &x,
+            "/output/policy",
+            ElemType::F32,
+            vec![Dim::Fixed(333), Dim::Fixed(112), Dim::Fixed(8), Dim::Fixed(8)],
+        );
+        let e = LeelaOnnx::read(&g.finish(17, "t", ""), &OnnxNames::default()).expect_err("a fixed batch");
+        assert_eq!(e, Lc0OnnxError::FixedBatch { batch: 333 });
+        let unnamed = export(17, true, false, "");
+        assert!(matches!(LeelaOnnx::read(&unnamed, &OnnxNames::default()), Err(Lc0OnnxError::Input { .. })));
         let bytes = export(17, true, false, "/input/planes");
         let names = OnnxNames { policy: Some("/output/logits".into()), ..Default::default() };
         let e = LeelaOnnx::read(&bytes, &names).expect_err("no such output");

@@ -66,10 +66,10 @@ enum State {
 /// What the filter needs to know of the text ahead before it hands on a byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Query {
-    /// A blank line inside the movetext: whether the next non-blank text is an `[Event ...]` tag line
-    /// (the next game begins; the blank line stays).
+    /// A blank line inside the movetext: whether the next non-blank text starts the next game — an
+    /// `[Event ...]` tag line or a header of two or more tag lines (the blank line stays).
     BlankThenEvent,
-    /// A `[` at a line start inside the movetext: whether its line is an `[Event ...]` tag.
+    /// A `[` at a line start inside the movetext: whether its line starts the next game (as above).
     LineIsEvent,
     /// A line start outside the movetext: whether the line is a tag pair without its `[`.
     LineWithoutBracket,
@@ -186,10 +186,10 @@ impl<R> JoinParagraphs<R> {
                 b'[' if self.last == b'\n' => {
                     self.token.clear();
                     if ahead {
-                        // The next game's `[Event ...]`: a game without a termination marker ends here.
+                        // The next game's header: a game without a termination marker ends here.
                         self.state = State::Tag(TagPart::Name);
                     } else {
-                        // Any other tag line after the moves belongs to this game (as its error).
+                        // A lone tag line after the moves belongs to this game (as its error).
                         *b = b' ';
                         self.state = State::Blanked { movetext: true };
                     }
@@ -293,6 +293,22 @@ impl<R: Read> JoinParagraphs<R> {
         known.then_some(line)
     }
 
+    /// Whether the tag line at `from` (after moves with no result) starts the next game: an `[Event …]`
+    /// line, or the first of two or more tag lines — a header, where one tag line alone is a tag misplaced in
+    /// this game (None: more must be read to know).
+    fn starts_game(&self, from: usize) -> Option<bool> {
+        let line = self.line_from(from)?;
+        if is_event_tag(&line) {
+            return Some(true);
+        }
+        let next = from + line.len() + 1;
+        if next >= self.pending.len() {
+            return if self.eof || line.len() >= MAX_LOOKAHEAD { Some(false) } else { None };
+        }
+        let following = self.line_from(next)?;
+        Some(following.trim_ascii_start().starts_with(b"["))
+    }
+
     /// The answer to `query` about the text at the front of `pending` (None: not known yet, more must be
     /// read).
     fn answer(&self, query: Query) -> Option<bool> {
@@ -301,15 +317,13 @@ impl<R: Read> JoinParagraphs<R> {
                 let next =
                     self.pending.iter().skip(1).take(MAX_LOOKAHEAD).position(|b| !b.is_ascii_whitespace());
                 match next {
-                    Some(i) if self.pending.get(i + 1) == Some(&b'[') => {
-                        self.line_from(i + 1).map(|line| is_event_tag(&line))
-                    }
+                    Some(i) if self.pending.get(i + 1) == Some(&b'[') => self.starts_game(i + 1),
                     Some(_) => Some(false),
                     None if self.eof || self.pending.len() > MAX_LOOKAHEAD => Some(false),
                     None => None,
                 }
             }
-            Query::LineIsEvent => self.line_from(0).map(|line| is_event_tag(&line)),
+            Query::LineIsEvent => self.starts_game(0),
             Query::LineWithoutBracket => self.line_from(0).map(|line| without_bracket(&line).is_some()),
             Query::ValueGoesOn => match self.pending.get(1) {
                 Some(&b) => Some(!matches!(b, b'[' | b'\n' | b'\r')),

@@ -340,11 +340,19 @@ impl Scan<'_> {
         }
     }
 
-    /// A result token just read (from `start`): an error while variations are open.
+    /// A result token just read (from `start`): an error while variations are open, unless the variation
+    /// closes right after it (an annotator's `(… 20. Qh8# 1-0)`, which the reader skips).
     fn result(&self, start: usize) -> Result<bool, Stop> {
         match self.vars.len() {
             0 => Ok(true),
-            open => Err(malformed(start..self.at, Malformed::UnclosedVariation { open })),
+            open => {
+                let rest = &self.text[self.at.min(self.text.len())..];
+                if rest.trim_ascii_start().starts_with(b")") {
+                    Ok(true)
+                } else {
+                    Err(malformed(start..self.at, Malformed::UnclosedVariation { open }))
+                }
+            }
         }
     }
 
@@ -374,7 +382,13 @@ impl Scan<'_> {
                 }
                 true
             }
-            // A tag line inside the movetext (kept in this game by `blank_lines`), or a `[` elsewhere.
+            // A tag line inside the movetext (kept in this game by `blank_lines`). A `[` within a line (an
+            // annotation such as `[%clk 0:01:00]` outside its comment) is a token that is not PGN.
+            b'[' if !self.text[..start].trim_ascii_end().is_empty()
+                && self.text[..start].iter().rev().find(|b| **b != b' ' && **b != b'\t') != Some(&b'\n') =>
+            {
+                false
+            }
             b'[' => {
                 self.skip_blanks();
                 let from = self.at;
