@@ -86,6 +86,20 @@ fn parse_mask(v: &Value) -> u64 {
     u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("hex")
 }
 
+/// What `import lc0` is asked in these tests: `net` into `out`, told `input_format`, nothing else.
+fn options(net: PathBuf, out: PathBuf, input_format: Option<mavboard::lc0::InputFormat>) -> Lc0ImportOptions {
+    Lc0ImportOptions {
+        net,
+        out,
+        name: None,
+        origin: None,
+        license: None,
+        created: String::new(),
+        input_format,
+        heads: None,
+    }
+}
+
 /// Compares one network's references: the encoder, the policy indices and the imported graph.
 fn check_net(net: &str) {
     check_import(net, &fixtures().join(format!("{net}.pb.gz")), None, 1.0);
@@ -144,17 +158,8 @@ fn check_import(net: &str, file: &Path, input_format: Option<mavboard::lc0::Inpu
     let leaf = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let out = temp_dir("lc0-ref", &leaf);
     let _ = std::fs::remove_dir_all(&out);
-    let imported = import_lc0(&Lc0ImportOptions {
-        net: file.to_path_buf(),
-        out: out.clone(),
-        name: None,
-        origin: None,
-        license: None,
-        created: String::new(),
-        input_format,
-        heads: None,
-    })
-    .unwrap_or_else(|e| panic!("{net}: {e}"));
+    let imported = import_lc0(&options(file.to_path_buf(), out.clone(), input_format))
+        .unwrap_or_else(|e| panic!("{net}: {e}"));
     let package = mavboard::model::ModelPackage::open(&out).expect("the package opens");
     let mut eval =
         mavboard::inference::lc0::Lc0Evaluator::open(&package, &Default::default()).expect("a session");
@@ -414,14 +419,8 @@ fn a_relabelled_or_missing_position_encoding_is_refused_by_name() {
 fn imported_evaluator(net: &str, out: &Path) -> mavboard::inference::lc0::Lc0Evaluator {
     let _ = std::fs::remove_dir_all(out);
     import_lc0(&Lc0ImportOptions {
-        net: fixtures().join(format!("{net}.pb.gz")),
-        out: out.to_path_buf(),
         name: Some(net.to_owned()),
-        origin: None,
-        license: None,
-        created: String::new(),
-        input_format: None,
-        heads: None,
+        ..options(fixtures().join(format!("{net}.pb.gz")), out.to_path_buf(), None)
     })
     .expect("imports");
     let package = mavboard::model::ModelPackage::open(out).expect("opens");
@@ -584,17 +583,7 @@ fn gzipped_exports_and_unpacked_weights_import() {
     ] {
         let out = dir.join("pkg");
         let _ = std::fs::remove_dir_all(&out);
-        import_lc0(&Lc0ImportOptions {
-            net: file.clone(),
-            out,
-            name: None,
-            origin: None,
-            license: None,
-            created: String::new(),
-            input_format: format,
-            heads: None,
-        })
-        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        import_lc0(&options(file.clone(), out, format)).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     }
 }
 
@@ -604,19 +593,10 @@ fn onnx_files_without_what_the_import_needs_are_named_errors() {
     let import = |net: &Path, input_format: Option<InputFormat>| {
         let out = temp_dir("lc0-onnx-err", "out");
         let _ = std::fs::remove_dir_all(&out);
-        import_lc0(&Lc0ImportOptions {
-            net: net.to_path_buf(),
-            out,
-            name: None,
-            origin: None,
-            license: None,
-            created: String::new(),
-            input_format,
-            heads: None,
-        })
-        .map(|_| ())
-        .expect_err("refused")
-        .to_string()
+        import_lc0(&options(net.to_path_buf(), out, input_format))
+            .map(|_| ())
+            .expect_err("refused")
+            .to_string()
     };
     let castling = onnx_fixture("leela2onnx-random-res-castling.onnx.gz");
     let e = import(&castling, None);

@@ -1,6 +1,7 @@
 //! Deterministic evaluators for tests, benches and demos: no model. [`HashEvaluator`] values any game's
 //! moves from a seeded hash of the position; [`CentreEvaluator`] is a Connect Four model whose choice is
-//! known. The chess evaluator that values material is [`super::material::MaterialEvaluator`].
+//! known; [`RecordingEvaluator`] wraps another and keeps what it was asked. The chess evaluator that values
+//! material is [`super::material::MaterialEvaluator`].
 
 use crate::game::GameState;
 use crate::game::connect_four::ConnectFourState;
@@ -9,6 +10,35 @@ use crate::inference::synthetic::{MoveValuer, answer, hash_of, mix};
 use crate::mav::buckets::{Buckets, ValueDistribution};
 
 pub use crate::inference::synthetic::peaked_distribution;
+
+/// Each request's position and the history it carried, as a [`RecordingEvaluator`] keeps them.
+pub type Asked<S> = std::rc::Rc<std::cell::RefCell<Vec<(S, Vec<S>)>>>;
+
+/// Another evaluator's answers, keeping each request's position and history in a shared list (readable after
+/// the evaluator is boxed or moved into a search).
+pub struct RecordingEvaluator<S: GameState, E: Evaluator<S>> {
+    inner: E,
+    asked: Asked<S>,
+}
+
+impl<S: GameState, E: Evaluator<S>> RecordingEvaluator<S, E> {
+    /// Wraps `inner`; the list it fills is [`RecordingEvaluator::asked`].
+    pub fn new(inner: E) -> RecordingEvaluator<S, E> {
+        RecordingEvaluator { inner, asked: Asked::default() }
+    }
+
+    /// The shared list of what was asked.
+    pub fn asked(&self) -> Asked<S> {
+        self.asked.clone()
+    }
+}
+
+impl<S: GameState, E: Evaluator<S>> Evaluator<S> for RecordingEvaluator<S, E> {
+    fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
+        self.asked.borrow_mut().extend(requests.iter().map(|r| (r.state.clone(), r.history.clone())));
+        self.inner.evaluate(requests)
+    }
+}
 
 /// Values from a seeded hash of (position, move): arbitrary but fixed, in [0.05, 0.95].
 #[derive(Debug, Clone)]

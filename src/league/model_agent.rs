@@ -213,26 +213,6 @@ mod tests {
         }
     }
 
-    /// Material values, remembering the longest history a request carried.
-    struct Recording(MaterialEvaluator, Rc<RefCell<usize>>);
-
-    impl Evaluator<ChessState> for Recording {
-        fn evaluate(
-            &mut self,
-            requests: &[EvalRequest<ChessState>],
-        ) -> Vec<
-            Result<
-                crate::inference::evaluator::EvalResult<ChessState>,
-                crate::inference::evaluator::EvalError,
-            >,
-        > {
-            let longest = requests.iter().map(|r| r.history.len()).max().unwrap_or(0);
-            let mut seen = self.1.borrow_mut();
-            *seen = (*seen).max(longest);
-            self.0.evaluate(requests)
-        }
-    }
-
     #[test]
     fn both_agents_show_the_model_the_games_positions() {
         let start = ChessState::startpos();
@@ -244,15 +224,16 @@ mod tests {
             moves.push(m);
         }
         let view = GameView { start: &start, moves: &moves, state: &state, ply: 4 };
-        let seen = Rc::new(RefCell::new(0));
-        let model: SharedEvaluator =
-            Rc::new(RefCell::new(Box::new(Recording(MaterialEvaluator::new(1), seen.clone()))));
+        let recording = crate::inference::mock::RecordingEvaluator::new(MaterialEvaluator::new(1));
+        let asked = recording.asked();
+        let longest = || asked.borrow().iter().map(|(_, h)| h.len()).max().unwrap_or(0);
+        let model: SharedEvaluator = Rc::new(RefCell::new(Box::new(recording)));
         MavAgent::new("m".into(), Scoring::Mean, model.clone()).choose(&view).expect("a move");
-        assert_eq!(*seen.borrow(), 4);
-        *seen.borrow_mut() = 0;
+        assert_eq!(longest(), 4);
+        asked.borrow_mut().clear();
         let mut mcts = MctsAgent::new("t".into(), 16, Scoring::Mean, 4, 1, model);
         mcts.choose(&view).expect("a move");
-        assert!(*seen.borrow() >= 5, "a leaf below the root sees the game and the root: {}", seen.borrow());
+        assert!(longest() >= 5, "a leaf below the root sees the game and the root: {}", longest());
     }
 
     /// The material evaluator's answers with the values taken away and a policy put in their place that

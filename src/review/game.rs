@@ -451,38 +451,22 @@ mod tests {
         assert_eq!(r[3].history[0], ChessState::startpos());
     }
 
-    /// Material values, remembering each request's position and history.
-    struct Recording(MaterialEvaluator, Vec<(ChessState, Vec<ChessState>)>);
-
-    impl Evaluator<ChessState> for Recording {
-        fn evaluate(
-            &mut self,
-            requests: &[EvalRequest<ChessState>],
-        ) -> Vec<
-            Result<
-                crate::inference::evaluator::EvalResult<ChessState>,
-                crate::inference::evaluator::EvalError,
-            >,
-        > {
-            self.1.extend(requests.iter().map(|r| (r.state.clone(), r.history.clone())));
-            self.0.evaluate(requests)
-        }
-    }
-
     #[test]
     fn a_review_with_search_searches_with_the_games_positions_before_each_move() {
         let tree = game("1. e4 e5 2. Nf3 Nc6 *");
         let options = ReviewOptions { simulations: Some(8), ..ReviewOptions::default() };
-        let mut eval = Recording(MaterialEvaluator::new(3), Vec::new());
+        let mut eval = crate::inference::mock::RecordingEvaluator::new(MaterialEvaluator::new(3));
+        let asked = eval.asked();
         review_game(&tree, &mut eval, &options).expect("review");
+        let asked = asked.borrow();
         let positions = review_requests(&tree).expect("requests");
         for (ply, want) in positions.iter().enumerate() {
-            let (_, history) = eval.1.iter().find(|(s, _)| *s == want.state).expect("the root was valued");
+            let (_, history) = asked.iter().find(|(s, _)| *s == want.state).expect("the root was valued");
             assert_eq!(history, &want.history, "ply {ply}");
         }
         // Below a root, a request's history runs on through the root.
         let last = positions.last().expect("four positions");
-        let deeper = eval.1.iter().find(|(_, h)| h.len() == 4).expect("a leaf below the last root");
+        let deeper = asked.iter().find(|(_, h)| h.len() == 4).expect("a leaf below the last root");
         assert_eq!(deeper.1[3], last.state);
     }
 
