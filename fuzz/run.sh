@@ -76,6 +76,23 @@ seed() {
             for f in "$repo"/tests/fixtures/lc0/leela2onnx-*.onnx.gz; do
                 gzip -dc "$f" > "$dir/$(basename "$f" .gz)"
             done ;;
+        tls_config)
+            # A CA, a client certificate and its key made here with openssl (no key is committed): the
+            # endpoint line, then the three PEM files separated by NUL bytes, in the combinations a package has.
+            local tmp; tmp=$(mktemp -d)
+            for kind in ec rsa; do
+                local opt=(-newkey ec -pkeyopt ec_paramgen_curve:P-256)
+                [[ $kind == rsa ]] && opt=(-newkey rsa:2048)
+                openssl req -x509 "${opt[@]}" -nodes -keyout "$tmp/$kind.key" -out "$tmp/$kind.pem" \
+                    -subj "/CN=mavboard fuzz seed" -days 2 2>/dev/null
+                { printf 'https://127.0.0.1:8443\n'; cat "$tmp/$kind.pem"; } > "$dir/ca-$kind"
+                { printf 'https://[::1]:9/v2\n'; cat "$tmp/$kind.pem"; printf '\0'; cat "$tmp/$kind.pem"; printf '\0'
+                  cat "$tmp/$kind.key"; } > "$dir/mtls-$kind"
+                { printf 'http://user@localhost\n\0'; cat "$tmp/$kind.pem"; printf '\0'; cat "$tmp/$kind.key"; } \
+                    > "$dir/client-$kind"
+            done
+            { printf 'https://gpu-box\n\0'; cat "$tmp/ec.pem"; printf '\0'; cat "$tmp/rsa.key"; } > "$dir/mismatch"
+            rm -rf "$tmp" ;;
         manifest)
             for m in "$repo"/assets/models/*/mav.json "$repo"/tests/fixtures/models/*/mav.json; do
                 cp "$m" "$dir/$(basename "$(dirname "$m")").json"

@@ -1,5 +1,6 @@
-//! Why a remote model could not be opened or run ([`RemoteError`]): a file of its own below the remote
-//! backend, so that the backend interface's error can carry it without importing the backend.
+//! Why a remote model could not be opened or run ([`RemoteError`], with a TLS file's [`PemError`] and a
+//! handshake's [`TlsFailure`]): a file of its own below the remote backend, so that the backend interface's
+//! error can carry it without importing the backend.
 
 use crate::model::ModelError;
 
@@ -161,6 +162,32 @@ pub enum RemoteError {
         /// The server's.
         theirs: String,
     },
+    /// A file of mav.json's `remote.tls` cannot be used.
+    #[error("mav.json remote.tls.{field} ({path}): {reason}")]
+    TlsFile {
+        /// `ca_file`, `client_cert` or `client_key`.
+        field: &'static str,
+        /// The file, as resolved against the package's folder.
+        path: String,
+        /// Why.
+        reason: PemError,
+    },
+    /// The TLS handshake (or a TLS record after it) failed.
+    #[error("TLS with {url} failed: {failure}")]
+    Tls {
+        /// The URL called.
+        url: String,
+        /// The cause, with its fix.
+        failure: TlsFailure,
+    },
+    /// The package would send its token in clear across a network.
+    #[error(
+        "mav.json remote.token_env: the token would go over plain HTTP to {host}, which is not this machine, and anyone on the way could read it: use an https:// endpoint, or an SSH tunnel to a loopback port (ssh -L 8000:localhost:8000 {host}); on a network you trust, set remote.insecure_http to true"
+    )]
+    TokenInClear {
+        /// The endpoint's host.
+        host: String,
+    },
     /// The served inputs/outputs do not match the package (the same check as a local model.onnx).
     #[error("the model served at {url} does not match the package: {mismatch}")]
     Signature {
@@ -183,4 +210,97 @@ impl RemoteError {
             _ => false,
         }
     }
+}
+
+/// Why a TLS file of mav.json's `remote.tls` cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PemError {
+    /// The file cannot be read.
+    #[error("cannot be read: {0}")]
+    Read(String),
+    /// The file is larger than any certificate file.
+    #[error("is larger than 4 MiB, which no certificate or key file is")]
+    TooLarge,
+    /// A PEM block is malformed.
+    #[error("is not valid PEM: {0}")]
+    Syntax(String),
+    /// No `CERTIFICATE` block.
+    #[error("holds no certificate (a PEM file with -----BEGIN CERTIFICATE----- blocks is expected)")]
+    NoCertificate,
+    /// No private key block.
+    #[error(
+        "holds no private key (a PEM file with a -----BEGIN PRIVATE KEY-----, RSA PRIVATE KEY or EC PRIVATE KEY block is expected; an encrypted key must be decrypted first: openssl pkey -in KEY -out KEY.pem)"
+    )]
+    NoKey,
+    /// More than one private key.
+    #[error("holds {0} private keys where one is expected")]
+    ManyKeys(usize),
+    /// A certificate that cannot be a root.
+    #[error("certificate {index} of the file is not a usable X.509 certificate: {reason}")]
+    BadCertificate {
+        /// Its place in the file, from 1.
+        index: usize,
+        /// Why.
+        reason: String,
+    },
+    /// Half of a client certificate.
+    #[error("is given without remote.tls.{missing}: a client certificate needs its chain and its key")]
+    Unpaired {
+        /// The other field.
+        missing: &'static str,
+    },
+    /// The key cannot be used, or does not belong to the client certificate.
+    #[error("cannot be used with remote.tls.client_cert: {0}")]
+    Unusable(String),
+}
+
+/// Why a TLS connection failed, each with its fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TlsFailure {
+    /// The server's certificate chain does not lead to a trusted root.
+    #[error(
+        "the server's certificate is signed by an unknown authority: if the server uses a private CA, set mav.json remote.tls.ca_file to that CA's certificate (PEM); else the system's roots lack it"
+    )]
+    UnknownIssuer,
+    /// The certificate names other hosts.
+    #[error(
+        "the server's certificate is not valid for {host}{}: call the server by a name the certificate carries (mav.json remote.endpoint), or reissue the certificate for {host}",
+        if presented.is_empty() { String::new() } else { format!(" (it names {presented})") }
+    )]
+    NameMismatch {
+        /// The name called.
+        host: String,
+        /// The names the certificate carries, when known.
+        presented: String,
+    },
+    /// The certificate's validity ended.
+    #[error("the server's certificate has expired: renew it on the server (or correct this machine's clock)")]
+    Expired,
+    /// The certificate's validity has not begun.
+    #[error(
+        "the server's certificate is not valid yet: correct this machine's clock, or the server's certificate"
+    )]
+    NotYetValid,
+    /// Another problem with the server's certificate.
+    #[error("the server's certificate is not acceptable: {0}")]
+    BadCertificate(String),
+    /// The server asks for a client certificate and none was given.
+    #[error(
+        "the server requires a client certificate (mutual TLS): set mav.json remote.tls.client_cert and remote.tls.client_key to a certificate its CA signed and its key"
+    )]
+    ClientCertRequired,
+    /// The server refused the client certificate given.
+    #[error(
+        "the server refused the client certificate ({0}): give one signed by the CA the server trusts for clients"
+    )]
+    ClientCertRefused(String),
+    /// The server ended the handshake with an alert.
+    #[error("the server refused the handshake ({0})")]
+    Refused(String),
+    /// What came back is not TLS.
+    #[error("the server does not speak TLS on this port: if it serves plain HTTP, the endpoint is http://")]
+    NotTls,
+    /// Anything else rustls reports.
+    #[error("{0}")]
+    Other(String),
 }

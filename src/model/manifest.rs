@@ -127,7 +127,8 @@ impl RemoteProtocol {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RemoteSpec {
-    /// The server's base URL (`http://host:port`); the protocol's paths (`v2/...`) are appended.
+    /// The server's base URL (`http://host:port` or `https://host:port`); the protocol's paths (`v2/...`)
+    /// are appended.
     pub endpoint: String,
     /// The model's name on the server.
     pub model: String,
@@ -152,6 +153,30 @@ pub struct RemoteSpec {
     /// allows but below the bucket count leaves the buckets it does not list at probability 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_logprobs: Option<usize>,
+    /// An `https://` endpoint's certificates: a private CA to trust instead of the system's roots, a client
+    /// certificate for mutual TLS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<RemoteTls>,
+    /// Lets `token_env`'s token go over plain `http://` to a host that is not this machine (refused
+    /// otherwise: a token sent in clear across a network can be read by anyone on the way).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub insecure_http: bool,
+}
+
+/// mav.json `remote.tls`: PEM files for an `https://` endpoint, each a path relative to the package's folder
+/// or absolute.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteTls {
+    /// The certificate(s) of a private certificate authority, trusted instead of the system's roots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<String>,
+    /// The client's certificate chain, for a server that requires mutual TLS (with `client_key`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cert: Option<String>,
+    /// The client certificate's private key (PKCS#8, PKCS#1 or SEC1 PEM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_key: Option<String>,
 }
 
 fn default_remote_timeout_ms() -> u64 {

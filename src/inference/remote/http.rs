@@ -1,11 +1,13 @@
 //! The HTTP client both remote protocols share: one keep-alive connection pool bounded by the package's
-//! `timeout_ms`, an optional bearer token (never shown), idempotent GETs retried with backoff, and transport
-//! failures turned into [`RemoteError`]s that name the URL.
+//! `timeout_ms`, TLS for an `https://` endpoint ([`super::tls`]), an optional bearer token (never shown,
+//! never sent in clear beyond this machine unless the package says so), idempotent GETs retried with
+//! backoff, and transport failures turned into [`RemoteError`]s that name the URL and, for TLS, the cause.
 
 use std::fmt;
+use std::path::Path;
 use std::time::Duration;
 
-use super::RemoteError;
+use super::{RemoteError, tls};
 use crate::model::manifest::RemoteSpec;
 
 /// Attempts of an idempotent GET (the first try and its retries).
@@ -34,12 +36,19 @@ pub(super) struct Http {
     token: Option<Token>,
     /// The limit on each call, in milliseconds.
     pub(super) timeout_ms: u64,
+    /// The endpoint's host (for TLS errors).
+    host: String,
+    /// Whether a client certificate is offered.
+    client_cert: bool,
+    /// Said in the status bar: the token goes in clear (`remote.insecure_http`).
+    pub(super) notice: Option<String>,
 }
 
 impl Http {
-    /// A client for `spec`: its timeout, room for `max_in_flight` concurrent calls, and the token read from
-    /// the variable `token_env` names.
-    pub(super) fn new(spec: &RemoteSpec) -> Result<Http, RemoteError> {
+    /// A client for `spec` (already checked by `check_spec`): its timeout, room for `max_in_flight`
+    /// concurrent calls, the token read from the variable `token_env` names, and for an `https://` endpoint
+    /// its TLS files read from the package's folder `dir`.
+    pub(super) fn new(spec: &RemoteSpec, dir: &Path) -> Result<Http, RemoteError> {
         let token = match &spec.token_env {
             None => None,
             Some(var) => match std::env::var(var) {
@@ -47,19 +56,36 @@ impl Http {
                 _ => return Err(RemoteError::MissingToken { var: var.clone() }),
             },
         };
+        let host = tls::endpoint_host(&spec.endpoint).to_owned();
+        let https = spec.endpoint.starts_with("https://");
         let timeout = Duration::from_millis(spec.timeout_ms);
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let mut config = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
             .timeout_connect(Some(timeout))
             .http_status_as_error(false)
-            .max_idle_connections_per_host(spec.max_in_flight + 1)
-            .build()
-            .into();
-        Ok(Http { agent, token, timeout_ms: spec.timeout_ms })
+            .max_idle_connections_per_host(spec.max_in_flight + 1);
+        let mut client_cert = false;
+        if https {
+            let tls = tls::package_tls(spec, dir)?;
+            client_cert = tls.client_cert().is_some();
+            config = config.tls_config(tls);
+        }
+        let notice = (!https && token.is_some() && !tls::is_loopback(&host))
+            .then(|| format!("the token goes over plain HTTP to {host} (mav.json remote.insecure_http)"));
+        let agent: ureq::Agent = config.build().into();
+        Ok(Http { agent, token, timeout_ms: spec.timeout_ms, host, client_cert, notice })
     }
 
     fn map_err(&self, url: &str, e: ureq::Error) -> RemoteError {
         let url = url.to_owned();
+        let tls_failure = match &e {
+            ureq::Error::Rustls(r) => Some(r),
+            ureq::Error::Io(io) => io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()),
+            _ => None,
+        };
+        if let Some(r) = tls_failure {
+            return RemoteError::Tls { url, failure: tls::failure(r, &self.host, self.client_cert) };
+        }
         match e {
             ureq::Error::Timeout(_) => RemoteError::Timeout { url, ms: self.timeout_ms },
             ureq::Error::Io(io) => match io.kind() {
@@ -159,6 +185,32 @@ mod tests {
     fn token_is_never_in_debug_output() {
         let t = Token("secret-value".into());
         assert!(!format!("{t:?}").contains("secret"));
+    }
+
+    fn spec(endpoint: &str, insecure_http: bool) -> RemoteSpec {
+        RemoteSpec {
+            endpoint: endpoint.into(),
+            model: "m".into(),
+            version: None,
+            protocol: Default::default(),
+            // A variable every process has: the token's value does not matter here.
+            token_env: Some("PATH".into()),
+            timeout_ms: 1000,
+            max_in_flight: 1,
+            top_logprobs: None,
+            tls: None,
+            insecure_http,
+        }
+    }
+
+    #[test]
+    fn the_status_says_when_a_token_goes_in_clear() {
+        let dir = Path::new(".");
+        let far = Http::new(&spec("http://gpu-box:8000", true), dir).expect("client");
+        let notice = far.notice.expect("a notice");
+        assert!(notice.contains("plain HTTP to gpu-box") && notice.contains("insecure_http"), "{notice}");
+        assert!(Http::new(&spec("http://127.0.0.1:8000", false), dir).expect("client").notice.is_none());
+        assert!(Http::new(&spec("https://gpu-box:8000", false), dir).expect("client").notice.is_none());
     }
 
     #[test]

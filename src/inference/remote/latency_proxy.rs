@@ -109,7 +109,7 @@ pub fn endpoint_authority(endpoint: &str) -> Result<String, ProxyError> {
     let bad =
         |reason: &str| ProxyError::Upstream { upstream: endpoint.to_owned(), reason: reason.to_owned() };
     if endpoint.starts_with("https://") {
-        return Err(bad("https endpoints cannot be proxied (no TLS stack)"));
+        return Err(bad("https endpoints cannot be proxied (the proxy speaks plain HTTP only)"));
     }
     let rest = endpoint.strip_prefix("http://").unwrap_or(endpoint);
     let authority = rest.split('/').next().unwrap_or("");

@@ -18,6 +18,7 @@ mod http;
 pub mod latency_proxy;
 pub mod openai;
 pub mod openai_wire;
+pub mod tls;
 pub mod triton;
 pub mod wire;
 
@@ -27,7 +28,7 @@ use ndarray::{Array2, ArrayD, Axis};
 
 use super::backend::{BackendError, TensorBackend};
 use super::device::{Device, DeviceStatus, Provider};
-pub use super::remote_error::RemoteError;
+pub use super::remote_error::{PemError, RemoteError, TlsFailure};
 use crate::model::manifest::{RemoteProtocol, RemoteSpec};
 use crate::model::signature::check_graph;
 use crate::model::{ModelFormat, ModelPackage};
@@ -121,21 +122,34 @@ pub(super) fn check_spec(spec: &RemoteSpec, format: ModelFormat) -> Result<Strin
         });
     }
     let endpoint = spec.endpoint.trim_end_matches('/');
-    if endpoint.starts_with("https://") {
-        return Err(RemoteError::NotSupported {
-            what: "an https endpoint".into(),
-            hint: "this build has no TLS stack: use http:// on a trusted network or through an SSH tunnel"
-                .into(),
-        });
-    }
-    let Some(host) = endpoint.strip_prefix("http://") else {
-        return Err(spec_err("endpoint", format!("{:?} must start with http://", spec.endpoint)));
+    let (https, rest) = match (endpoint.strip_prefix("https://"), endpoint.strip_prefix("http://")) {
+        (Some(rest), _) => (true, rest),
+        (None, Some(rest)) => (false, rest),
+        (None, None) => {
+            return Err(spec_err(
+                "endpoint",
+                format!("{:?} must start with http:// or https://", spec.endpoint),
+            ));
+        }
     };
-    if host.is_empty() || host.contains(['?', '#', ' ']) {
+    let host = tls::endpoint_host(endpoint);
+    if rest.is_empty() || host.is_empty() || rest.contains(['?', '#', ' ']) {
         return Err(spec_err(
             "endpoint",
-            format!("{:?} is not a server URL (http://host:port)", spec.endpoint),
+            format!("{:?} is not a server URL (http://host:port or https://host:port)", spec.endpoint),
         ));
+    }
+    if https && spec.insecure_http {
+        return Err(spec_err("insecure_http", "applies to http:// endpoints only: remove it"));
+    }
+    if !https && spec.tls.is_some() {
+        return Err(spec_err(
+            "tls",
+            "applies to https:// endpoints only: make remote.endpoint https://, or remove remote.tls",
+        ));
+    }
+    if !https && spec.token_env.is_some() && !spec.insecure_http && !tls::is_loopback(host) {
+        return Err(RemoteError::TokenInClear { host: host.to_owned() });
     }
     check_segment("model", &spec.model)?;
     if let Some(v) = &spec.version {
@@ -163,17 +177,17 @@ impl RemoteBackend {
             .as_ref()
             .ok_or_else(|| spec_err("endpoint", "the package has no remote section"))?;
         let endpoint = check_spec(spec, package.manifest.format)?;
-        let http = Http::new(spec)?;
+        let http = Http::new(spec, &package.dir)?;
         let mut model_url = format!("{endpoint}/v2/models/{}", spec.model);
         if let Some(v) = &spec.version {
             model_url.push_str(&format!("/versions/{v}"));
         }
         let mut backend = RemoteBackend {
+            status: DeviceStatus { requested, provider: Provider::Remote, notice: http.notice.clone() },
             http,
             model_url,
             endpoint: endpoint.clone(),
             max_in_flight: spec.max_in_flight,
-            status: DeviceStatus { requested, provider: Provider::Remote, notice: None },
             metadata: ModelMetadata { name: spec.model.clone(), inputs: Vec::new(), outputs: Vec::new() },
         };
         let ready = format!("{endpoint}/v2/health/ready");
@@ -333,7 +347,38 @@ mod tests {
             timeout_ms: 1000,
             max_in_flight: 4,
             top_logprobs: None,
+            tls: None,
+            insecure_http: false,
         }
+    }
+
+    #[test]
+    fn a_token_never_goes_in_clear_beyond_this_machine() {
+        let token = |endpoint: &str, insecure_http| RemoteSpec {
+            endpoint: endpoint.into(),
+            token_env: Some("MAV_TOKEN".into()),
+            insecure_http,
+            ..spec()
+        };
+        for local in ["http://127.0.0.1:8080", "http://localhost:8000/", "http://[::1]:9"] {
+            assert!(check_spec(&token(local, false), ModelFormat::MavEncoder).is_ok(), "{local}");
+        }
+        let err =
+            check_spec(&token("http://gpu-box:8000", false), ModelFormat::MavEncoder).expect_err("clear");
+        assert!(matches!(&err, RemoteError::TokenInClear { host } if host == "gpu-box"), "{err}");
+        assert!(err.to_string().contains("https://") && err.to_string().contains("insecure_http"), "{err}");
+        assert!(check_spec(&token("http://gpu-box:8000", true), ModelFormat::MavEncoder).is_ok());
+        assert!(check_spec(&token("https://gpu-box:8000", false), ModelFormat::MavEncoder).is_ok());
+        // Without a token, plain HTTP to another host is the user's choice.
+        let plain = RemoteSpec { endpoint: "http://gpu-box:8000".into(), ..spec() };
+        assert!(check_spec(&plain, ModelFormat::MavEncoder).is_ok());
+        let msg = check_spec(&token("https://gpu-box:8000", true), ModelFormat::MavEncoder)
+            .expect_err("insecure on https")
+            .to_string();
+        assert!(msg.contains("remote.insecure_http"), "{msg}");
+        let with_tls = RemoteSpec { tls: Some(Default::default()), ..spec() };
+        let msg = check_spec(&with_tls, ModelFormat::MavEncoder).expect_err("tls on http").to_string();
+        assert!(msg.contains("remote.tls") && msg.contains("https://"), "{msg}");
     }
 
     #[test]

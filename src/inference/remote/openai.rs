@@ -47,8 +47,9 @@ impl OpenAiLm {
             reason: "the package has no remote section".into(),
         })?;
         let endpoint = check_spec(spec, m.format)?;
-        let http = Http::new(spec)?;
+        let http = Http::new(spec, &package.dir)?;
         let mut lm = OpenAiLm {
+            status: DeviceStatus { requested, provider: Provider::Remote, notice: http.notice.clone() },
             http,
             completions_url: format!("{endpoint}/v1/completions"),
             endpoint,
@@ -59,12 +60,14 @@ impl OpenAiLm {
             max_in_flight: spec.max_in_flight,
             tokenizer: tokenizer.clone(),
             eos: m.eos_token_id.unwrap_or(tokenizer.eos_id()),
-            status: DeviceStatus { requested, provider: Provider::Remote, notice: None },
         };
         lm.check_model()?;
         let unchecked = lm.check_vocabulary()?;
         lm.probe()?;
-        lm.status.notice = unchecked;
+        lm.status.notice = match (lm.status.notice.take(), unchecked) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        };
         Ok(lm)
     }
 
