@@ -10,6 +10,11 @@
 #   ./packaging/dev.sh serve PACKAGE [--port N]
 #                                      serve a package's model.onnx with MLServer (Open Inference Protocol,
 #                                      REST on N, default 8080; gRPC on N+1) from its own venv, .venv-serve/
+#   ./packaging/dev.sh serve-triton PACKAGE [--port N]
+#                                      serve a package with Triton Inference Server (Open Inference Protocol,
+#                                      REST on N, default 8000; gRPC on N+1, metrics on N+2): the repository
+#                                      `mavboard package triton` writes, run by the tritonserver that PyPI's
+#                                      nvidia-pytriton bundles (Python backend + ONNX Runtime), .venv-triton/
 #   ./packaging/dev.sh serve-lm PACKAGE [--port N]
 #                                      serve a mav-lm package with llama.cpp's server (OpenAI completions API
 #                                      on N, default 8081): built from the llama-cpp-python source on PyPI into
@@ -181,6 +186,39 @@ PY
     "mlserver==$MLSERVER_VERSION" "onnxruntime==$ORT_VERSION"
 }
 
+# Triton Inference Server for `serve-triton` and tests/remote_triton_server.rs, in its own virtual environment,
+# .venv-triton/ (from PyPI, pinned): the nvidia-pytriton wheel bundles Triton's own tritonserver binary
+# (2.51, CPU-only here) with its Python backend, and no ONNX Runtime backend; packaging/triton/model.py runs the
+# package's model.onnx on the onnxruntime wheel in that backend. The backend's stub embeds the venv's Python
+# through its libpython, which Debian's python3 keeps in a package of its own.
+PYTRITON_VERSION=0.7.0
+install_triton() {
+  local py=.venv-triton/bin/python
+  if ! { [ -x "$py" ] && "$py" - "$PYTRITON_VERSION" "$ORT_VERSION" <<'PY' 2>/dev/null; }; then
+import sys
+from importlib.metadata import version
+sys.exit(0 if (version("nvidia-pytriton"), version("onnxruntime")) == (sys.argv[1], sys.argv[2]) else 1)
+PY
+    log "installing nvidia-pytriton==$PYTRITON_VERSION onnxruntime==$ORT_VERSION into .venv-triton/"
+    python3 -m venv .venv-triton
+    .venv-triton/bin/pip install --quiet --disable-pip-version-check \
+      "nvidia-pytriton==$PYTRITON_VERSION" "onnxruntime==$ORT_VERSION"
+  fi
+  local libpython
+  libpython="$("$py" - <<'PY'
+import sys, sysconfig
+from pathlib import Path
+name = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY") or ""
+libdir = sysconfig.get_config_var("LIBDIR") or ""
+if not (name and (Path(libdir) / name).exists()):
+    print(f"libpython{sys.version_info[0]}.{sys.version_info[1]}")
+PY
+)"
+  if [ -n "$libpython" ]; then
+    install_apt "$libpython"
+  fi
+}
+
 # python-chess for the UCI check (tests/uci_python_chess.rs: a strict third-party UCI client), in its own
 # virtual environment, .venv-uci/ (from PyPI, pinned).
 PYTHON_CHESS_VERSION=1.11.2
@@ -288,6 +326,19 @@ case "$cmd" in
     install_serve
     exec .venv-serve/bin/python packaging/mlserver/serve.py "$@"
     ;;
+  serve-triton)
+    if [ $# -lt 1 ]; then
+      echo "usage: $0 serve-triton PACKAGE [--port N]" >&2
+      exit 2
+    fi
+    install_apt
+    install_rust
+    install_ort
+    install_triton
+    # serve.py writes the repository with this build's `mavboard package triton`.
+    cargo build --release --locked
+    exec .venv-triton/bin/python packaging/triton/serve.py --mavboard "${CARGO_TARGET_DIR:-./target}/release/mavboard" "$@"
+    ;;
   serve-lm)
     if [ $# -lt 1 ]; then
       echo "usage: $0 serve-lm PACKAGE [--port N]" >&2
@@ -371,6 +422,7 @@ PY
     install_ort
     install_import
     install_serve
+    install_triton
     install_uci_check
     # llama.cpp's server builds beside the Rust build (about 9 minutes of 2 cores); the remote mav-lm tests
     # wait for it below.
@@ -380,6 +432,8 @@ PY
     export MAVBOARD_REQUIRE_IMPORT=1
     # The remote-evaluation tests start MLServer from .venv-serve/: here (and so in CI) they must not skip.
     export MAVBOARD_REQUIRE_SERVE=1
+    # tests/remote_triton_server.rs starts Triton from .venv-triton/: here (and so in CI) it must not skip.
+    export MAVBOARD_REQUIRE_TRITON=1
     # The python-chess UCI check (.venv-uci/ and Stockfish) must run here, not skip.
     export MAVBOARD_REQUIRE_UCI_CHECK=1
     # No incremental caches: the test binaries link egui/wgpu and would fill a small disk.
@@ -415,7 +469,7 @@ PY
     cargo test --locked --doc
     ;;
   *)
-    echo "usage: $0 run [ARGS...] | test | package [CARGO-DEB ARGS...] | ort | import-deps | serve PACKAGE [--port N] | serve-lm PACKAGE [--port N]" >&2
+    echo "usage: $0 run [ARGS...] | test | package [CARGO-DEB ARGS...] | ort | import-deps | serve PACKAGE [--port N] | serve-triton PACKAGE [--port N] | serve-lm PACKAGE [--port N]" >&2
     exit 2
     ;;
 esac
