@@ -6,6 +6,7 @@
 use super::evaluator::{DecodeMode, EvalAnswer, EvalError, EvalRequest, EvalResult};
 use crate::game::{GameKind, GameState};
 use crate::mav::tokenizer::Tokenizer;
+use crate::model::bounded_read::{MAX_TOKENIZER_BYTES, read_text};
 use crate::model::{ModelError, ModelPackage};
 
 /// Checks that the package's tokenizer.json has mavboard's vocabulary (the one its protocol module
@@ -13,8 +14,7 @@ use crate::model::{ModelError, ModelPackage};
 /// the tokenizer over exactly the package's tokens.
 pub fn check_tokenizer(package: &ModelPackage) -> Result<Tokenizer, ModelError> {
     let path = package.tokenizer_path();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| ModelError::Io { path: path.clone(), reason: e.to_string() })?;
+    let text = read_text(&path, MAX_TOKENIZER_BYTES, "tokenizer.json")?;
     let theirs: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| ModelError::Manifest { path: path.clone(), reason: format!("tokenizer.json: {e}") })?;
     let tokenizer = Tokenizer::matching(&theirs).map_err(|found| ModelError::Mismatch {

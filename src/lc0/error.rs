@@ -8,10 +8,15 @@ pub enum Lc0Error {
     #[error("not a readable gzip file: {0} (an lc0 network is a .pb.gz file)")]
     Gzip(String),
     /// The unpacked file is larger than any network this reader takes.
-    #[error("the unpacked network is over {limit} bytes: refused (a corrupt file or a gzip bomb)")]
+    #[error(
+        "the file's {packed} bytes unpack to more than {limit}: refused before unpacking further (no network \
+         compresses so well: a corrupt file or a gzip bomb)"
+    )]
     TooLarge {
         /// The limit in bytes.
         limit: u64,
+        /// The gzip stream's size in bytes.
+        packed: u64,
     },
     /// The protobuf stream is malformed at this byte offset.
     #[error("corrupt protobuf at byte {offset} of {message}: {why}")]

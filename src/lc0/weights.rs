@@ -535,14 +535,32 @@ fn named_head<'a>(
     Err(Lc0Error::Missing(format!("{kind} head \"{name}\" (it has: {})", have.join(", "))))
 }
 
-/// A `.pb.gz` file's protobuf: gzip unpacked, at most [`MAX_UNPACKED`] bytes (more is refused: a corrupt
-/// file or a gzip bomb).
+/// How many times its packed size a network may unpack to beyond [`UNPACK_FLOOR`]: weights barely compress
+/// (the fixture nets of random weights unpack to at most 20 times their size, real nets to about 1.4), so
+/// more is a gzip bomb.
+pub const MAX_RATIO: u64 = 64;
+
+/// What any gzip stream may unpack to, whatever its packed size.
+pub const UNPACK_FLOOR: u64 = 64 << 20;
+
+/// The most bytes a gzip stream of `packed` bytes is unpacked to: [`MAX_UNPACKED`] at most, and no more than
+/// [`MAX_RATIO`] times its size above [`UNPACK_FLOOR`], so that memory stays bounded by the file's size.
+pub fn unpack_limit(packed: u64) -> u64 {
+    packed.saturating_mul(MAX_RATIO).clamp(UNPACK_FLOOR, MAX_UNPACKED)
+}
+
+/// A `.pb.gz` file's protobuf: gzip unpacked, at most [`unpack_limit`] bytes (more is refused, having
+/// unpacked no more than that: a corrupt file or a gzip bomb).
 pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, Lc0Error> {
+    gunzip_at_most(bytes, unpack_limit(bytes.len() as u64))
+}
+
+fn gunzip_at_most(bytes: &[u8], limit: u64) -> Result<Vec<u8>, Lc0Error> {
     let mut out = Vec::new();
-    let mut decoder = flate2::read::GzDecoder::new(bytes).take(MAX_UNPACKED + 1);
+    let mut decoder = flate2::read::GzDecoder::new(bytes).take(limit + 1);
     decoder.read_to_end(&mut out).map_err(|e| Lc0Error::Gzip(e.to_string()))?;
-    if out.len() as u64 > MAX_UNPACKED {
-        return Err(Lc0Error::TooLarge { limit: MAX_UNPACKED });
+    if out.len() as u64 > limit {
+        return Err(Lc0Error::TooLarge { limit, packed: bytes.len() as u64 });
     }
     Ok(out)
 }
@@ -1188,6 +1206,23 @@ mod tests {
         assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
         assert_eq!(f16_to_f32(0x7bff), 65504.0);
         assert!(f16_to_f32(0x7c00).is_infinite());
+    }
+
+    #[test]
+    fn a_gzip_bomb_is_refused_at_its_limit() {
+        use std::io::Write;
+        let mut packed = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        packed.write_all(&vec![0u8; 4 << 20]).expect("gzip");
+        let packed = packed.finish().expect("gzip");
+        assert!(packed.len() < 16 << 10, "4 MiB of zeros pack small: {}", packed.len());
+        assert_eq!(gunzip_at_most(&packed, 4 << 20).expect("at the limit").len(), 4 << 20);
+        let e = gunzip_at_most(&packed, 1 << 20).expect_err("over");
+        assert_eq!(e, Lc0Error::TooLarge { limit: 1 << 20, packed: packed.len() as u64 });
+        assert!(e.to_string().contains("gzip bomb"), "{e}");
+        // The limit follows the packed size above the floor, never past MAX_UNPACKED.
+        assert_eq!(unpack_limit(1000), UNPACK_FLOOR);
+        assert_eq!(unpack_limit(8 << 20), (8 * MAX_RATIO) << 20);
+        assert_eq!(unpack_limit(u64::MAX), MAX_UNPACKED);
     }
 
     #[test]

@@ -26,8 +26,8 @@ use crate::lc0::planes::PLANES;
 use crate::lc0::policy_index::{POLICY_SIZE, Promotion, conv_gather, index};
 use crate::lc0::position_map;
 use crate::lc0::weights::{
-    AttentionBody, AttentionPolicy, Body, ConvBlock, Dense, DenseHead, EncoderLayer, Ffn, LayerNorm, Net,
-    PolicyHead,
+    AttentionBody, AttentionPolicy, Body, ConvBlock, Dense, DenseHead, EncoderLayer, Ffn, LayerNorm,
+    MAX_UNPACKED, Net, PolicyHead,
 };
 use crate::lc0::{InputFormat, Lc0Error};
 
@@ -144,10 +144,32 @@ pub struct Lc0Imported {
     pub caveat: Option<String>,
 }
 
+/// Reads a network file whole, refusing one larger than any network ([`MAX_UNPACKED`]) before reading it.
+fn read_file(path: &Path) -> Result<Vec<u8>, Lc0ImportError> {
+    use std::io::Read;
+    let io = |reason: String| Lc0ImportError::Io { path: path.into(), reason };
+    let too_large = || {
+        io(format!(
+            "is larger than {} MiB, which no lc0 network or ONNX export is: not a network file",
+            MAX_UNPACKED >> 20
+        ))
+    };
+    let file = std::fs::File::open(path).map_err(|e| io(e.to_string()))?;
+    // The size first, so that a huge file is refused unread; the read is bounded too (a pipe has no size).
+    if file.metadata().is_ok_and(|m| m.len() > MAX_UNPACKED) {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_UNPACKED + 1).read_to_end(&mut bytes).map_err(|e| io(e.to_string()))?;
+    if bytes.len() as u64 > MAX_UNPACKED {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
 /// Reads a weights file.
 pub fn read_net(path: &Path) -> Result<Net, Lc0ImportError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Lc0ImportError::Io { path: path.into(), reason: e.to_string() })?;
+    let bytes = read_file(path)?;
     Net::from_gz(&bytes).map_err(|error| Lc0ImportError::Net { path: path.into(), error })
 }
 
@@ -178,8 +200,7 @@ fn convert(options: &Lc0ImportOptions) -> Result<Imported, Lc0ImportError> {
     let path = &options.net;
     let net_error = |error| Lc0ImportError::Net { path: path.clone(), error };
     let onnx_error = |error| Lc0ImportError::Onnx { path: path.clone(), error };
-    let bytes =
-        std::fs::read(path).map_err(|e| Lc0ImportError::Io { path: path.clone(), reason: e.to_string() })?;
+    let bytes = read_file(path)?;
     let onnx_heads = || match options.heads {
         Some(_) => Err(Lc0ImportError::HeadsOfOnnx { path: path.clone() }),
         None => Ok(()),

@@ -341,8 +341,7 @@ pub fn read_inspection(dir: &std::path::Path) -> Result<Option<InspectionSpec>, 
         inspection: Option<InspectionSpec>,
     }
     let path = dir.join("mav.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| super::ModelError::Io { path: path.clone(), reason: e.to_string() })?;
+    let text = super::bounded_read::read_text(&path, super::bounded_read::MAX_MANIFEST_BYTES, "mav.json")?;
     let entry: Entry = serde_json::from_str(&text)
         .map_err(|e| super::ModelError::Manifest { path: path.clone(), reason: e.to_string() })?;
     Ok(entry.inspection)

@@ -3,6 +3,7 @@
 //! Nothing about a model is hard-coded in Rust: token ids, bucket count, layer count and KV shapes come from
 //! [`manifest::Manifest`] and are checked against the ONNX graph by [`signature`].
 
+pub mod bounded_read;
 pub mod capabilities;
 pub mod checksum;
 pub mod error;

@@ -35,8 +35,11 @@ impl ModelPackage {
         if !manifest_path.is_file() {
             return Err(ModelError::MissingFile { dir: dir.to_path_buf(), file: "mav.json" });
         }
-        let text = std::fs::read_to_string(&manifest_path)
-            .map_err(|e| ModelError::Io { path: manifest_path.clone(), reason: e.to_string() })?;
+        let text = super::bounded_read::read_text(
+            &manifest_path,
+            super::bounded_read::MAX_MANIFEST_BYTES,
+            "mav.json",
+        )?;
         let manifest: Manifest = serde_json::from_str(&text)
             .map_err(|e| ModelError::Manifest { path: manifest_path.clone(), reason: e.to_string() })?;
         // A remote package's weights live on its server (mav.json `remote`): no model.onnx.
