@@ -119,6 +119,7 @@ const OPTIONS: &[&str] = &[
     "option name WorldModel type combo default rules var rules var learned",
     "option name SearchStyle type combo default auto var auto var mav var lc0",
     "option name Lc0CPuct type string default 1.745",
+    "option name TwoFoldDraws type check default true",
     "option name ModelPath type string default <empty>",
     "option name Device type combo default auto var auto var cpu var cuda var coreml",
     "option name Threads type spin default 1 min 1 max 256",
@@ -528,6 +529,9 @@ impl<W: Write> Server<W> {
                 }
                 _ => Err(bad(&format!("is not a whole number from 1 to {MAX_MULTIPV}"))),
             },
+            "twofolddraws" => parse_check(&value)
+                .map(|on| self.params.lc0.two_fold_draws = on)
+                .map_err(|()| bad("is not true or false")),
             "uci_showwdl" => {
                 parse_check(&value).map(|on| self.info.wdl = on).map_err(|()| bad("is not true or false"))
             }

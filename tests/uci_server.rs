@@ -100,6 +100,7 @@ fn handshake_search_options_and_errors_over_pipes() {
         "WorldModel",
         "SearchStyle",
         "Lc0CPuct",
+        "TwoFoldDraws",
         "ModelPath",
         "Device",
         "Threads",

@@ -25,6 +25,52 @@ pub(crate) fn backup<S: GameState>(tree: &mut Tree<S>, leaf: u32, q: f64) {
     }
 }
 
+/// Undoes two-fold draws that no longer hold after tree reuse (lc0's `EnsureNodeTwoFoldCorrectForDepth`): a
+/// node made a draw because its position occurred `cycle` plies earlier is one only while that earlier
+/// occurrence lies in the tree (depth ≥ cycle) and at least 4 plies below the root. Each such node's visits
+/// (draws, worth ½ to either player) are taken off it and its ancestors, and it becomes unexpanded, to be
+/// evaluated by the network when next reached. Returns how many nodes were reverted.
+pub(crate) fn revert_twofolds<S: GameState>(tree: &mut Tree<S>) -> usize {
+    let mut reverted = 0;
+    for node in 0..tree.nodes.len() {
+        let node = u32::try_from(node).unwrap_or(NONE - 1);
+        let cycle = u32::from(tree.node(node).cycle);
+        if cycle == 0 {
+            continue;
+        }
+        let mut depth = 0u32;
+        let mut up = node;
+        while tree.node(up).parent != NONE {
+            up = tree.node(up).parent;
+            depth += 1;
+        }
+        if depth >= 4 && depth >= cycle {
+            continue;
+        }
+        let (visits, value) = {
+            let n = tree.node_mut(node);
+            let taken = (n.visits, n.value_sum);
+            n.status = super::tree::NodeStatus::Unexpanded;
+            n.cycle = 0;
+            n.own = 0;
+            taken
+        };
+        // A draw is worth ½ to both players: the same sum comes off every node of the path.
+        let mut at = node;
+        loop {
+            let n = tree.node_mut(at);
+            n.visits = n.visits.saturating_sub(visits);
+            n.value_sum -= value;
+            if n.parent == NONE {
+                break;
+            }
+            at = n.parent;
+        }
+        reverted += 1;
+    }
+    reverted
+}
+
 /// Adds each path entry's virtual count to its node.
 pub(crate) fn add_virtual<S: GameState>(tree: &mut Tree<S>, path: &[(u32, u32)]) {
     for &(node, count) in path {

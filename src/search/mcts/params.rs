@@ -128,6 +128,9 @@ pub struct Lc0Params {
     pub fpu_reduction: f64,
     /// The policy's softmax temperature (`PolicyTemperature`, 1.359): priors ∝ p^(1/T).
     pub policy_temperature: f64,
+    /// A position that occurred before, at least 4 plies below the root with its earlier occurrence in the
+    /// tree, is a draw (`TwoFoldDraws`, on). A third occurrence is a draw either way.
+    pub two_fold_draws: bool,
 }
 
 impl Default for Lc0Params {
@@ -138,6 +141,7 @@ impl Default for Lc0Params {
             cpuct_factor: 3.894,
             fpu_reduction: 0.330,
             policy_temperature: 1.359,
+            two_fold_draws: true,
         }
     }
 }

@@ -19,12 +19,12 @@ use std::collections::{BTreeMap, HashMap};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::backup::{add_virtual, backup, remove_virtual};
+use super::backup::{add_virtual, backup, remove_virtual, revert_twofolds};
 use super::params::{MctsParams, PriorSource, SearchStyle, VirtualCounts, WorldModel};
 use super::prior::{policy_prior, prior};
 use super::puct::{select_child, select_child_lc0};
 use super::tree::{NONE, NodeData, NodeStatus, ROOT, Tree};
-use crate::game::GameState;
+use crate::game::{GameState, Outcome, OutcomeReason};
 use crate::inference::evaluator::{DecodeMode, EvalError, EvalRequest, EvalResult, PositionOutcome};
 use crate::mav::buckets::ValueDistribution;
 use crate::search::SearchError;
@@ -517,10 +517,22 @@ impl<S: GameState> Mcts<S> {
                 }
             }
         };
-        if !learned && let Some(outcome) = state.outcome() {
+        let history = self.history_for(path);
+        let repeated = if !learned && self.tree.by_prior && leaf != ROOT {
+            self.repetition_draw(&state, &history, path.len())
+        } else {
+            None
+        };
+        let outcome = match repeated {
+            Some(_) => Some(Outcome::Draw { reason: OutcomeReason::Repetition }),
+            None if !learned => state.outcome(),
+            None => None,
+        };
+        if let Some(outcome) = outcome {
             let n = self.tree.node_mut(leaf);
             n.status = NodeStatus::Terminal;
             n.terminal_value = outcome.value_for(n.player) as f32;
+            n.cycle = repeated.unwrap_or(0);
             let v = f64::from(n.terminal_value);
             backup(&mut self.tree, leaf, v);
             self.stats.simulations += 1;
@@ -531,7 +543,7 @@ impl<S: GameState> Mcts<S> {
             state: state.clone(),
             want_next_state: false,
             previous,
-            history: self.history_for(path),
+            history,
             top_k: self.params.request_top_k,
             mode: if learned { DecodeMode::Free } else { self.params.decode },
             want_best_action: self.params.prior_source == PriorSource::Policy || self.tree.by_prior,
@@ -548,6 +560,24 @@ impl<S: GameState> Mcts<S> {
         self.pending_leaf.insert(leaf, ticket);
         self.stats.model_calls += 1;
         Pass::Eval(EvalTicket { ticket: Ticket(ticket), request })
+    }
+
+    /// lc0's draws by repetition below the root, for `state` reached `depth` plies below it after `history`
+    /// (oldest first): a third occurrence is a draw (`Some(0)`); a second one is a two-fold draw
+    /// (`Some(cycle)`, the plies back to the earlier occurrence) when [`super::params::Lc0Params::two_fold_draws`] is on,
+    /// the leaf is at least 4 plies deep and the earlier occurrence lies in the tree (at or below the
+    /// root). Positions are compared by their hash (for chess: pieces, side to move, castling rights and
+    /// en passant).
+    fn repetition_draw(&self, state: &S, history: &[S], depth: usize) -> Option<u16> {
+        let key = state.hash64();
+        let mut earlier =
+            history.iter().rev().enumerate().filter(|(_, s)| s.hash64() == key).map(|(i, _)| i + 1);
+        let last = earlier.next()?;
+        if earlier.next().is_some() {
+            return Some(0);
+        }
+        (self.params.lc0.two_fold_draws && depth >= 4 && depth >= last)
+            .then(|| u16::try_from(last).unwrap_or(u16::MAX))
     }
 
     /// The request that values an expanded root's moves (see `refresh_root`).
@@ -892,6 +922,8 @@ impl<S: GameState> Mcts<S> {
         };
         let root_status_terminal = tree.state(ROOT).and_then(|s| s.outcome());
         self.tree = tree;
+        // Two-fold draws whose earlier occurrence was the old root (or above it) are draws no more.
+        revert_twofolds(&mut self.tree);
         self.root_history.push(root_state);
         keep_last(&mut self.root_history);
         if let Some(outcome) = root_status_terminal {
@@ -972,6 +1004,119 @@ mod tests {
         let mut m = Mcts::new(s, 0, forced).expect("params");
         m.run(&mut net, RunLimits { simulations: 8, batch_size: 1 }).expect("search");
         assert!(!m.tree.by_prior, "the style can be forced");
+    }
+
+    /// Depth of `node` below the root.
+    fn depth_of(t: &Tree<ChessState>, mut node: u32) -> u32 {
+        let mut d = 0;
+        while t.node(node).parent != NONE {
+            node = t.node(node).parent;
+            d += 1;
+        }
+        d
+    }
+
+    #[test]
+    fn repetitions_are_draws_as_lc0_counts_them() {
+        let mcts = Mcts::new(ChessState::startpos(), 0, MctsParams::default()).expect("params");
+        let mut line = vec![ChessState::startpos()];
+        for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"] {
+            let last = line.last().expect("a position");
+            let next = last.play(last.parse_action(m).expect("legal")).expect("legal");
+            line.push(next);
+        }
+        // The start position again 4 plies on: a two-fold draw when those plies are in the tree.
+        assert_eq!(mcts.repetition_draw(&line[4], &line[..4], 4), Some(4));
+        // Its earlier occurrence before the root (the leaf 3 plies deep): not a draw in the tree.
+        assert_eq!(mcts.repetition_draw(&line[4], &line[..4], 3), None);
+        // A third occurrence is a draw wherever the others were.
+        assert_eq!(mcts.repetition_draw(&line[8], &line[..8], 1), Some(0));
+        // A position seen once before is nothing when two-fold draws are off; a third still is.
+        let mut off = MctsParams::default();
+        off.lc0.two_fold_draws = false;
+        let mcts = Mcts::new(ChessState::startpos(), 0, off).expect("params");
+        assert_eq!(mcts.repetition_draw(&line[4], &line[..4], 4), None);
+        assert_eq!(mcts.repetition_draw(&line[8], &line[..8], 1), Some(0));
+        assert_eq!(mcts.repetition_draw(&line[3], &line[..3], 3), None, "a new position");
+    }
+
+    #[test]
+    fn shuffling_kings_make_two_fold_draws_and_tree_reuse_undoes_the_stale_ones() {
+        // Blocked pawns: only the kings move, so lines repeat early.
+        let s = ChessState::from_fen("7k/8/8/p1p1p1p1/P1P1P1P1/8/8/7K w - - 0 1").expect("fen");
+        let (mut mcts, mut net) = searched(&s, 600, 4, 3);
+        assert!(mcts.tree.by_prior);
+        let twofolds: Vec<u32> =
+            (0..mcts.tree.nodes.len() as u32).filter(|&n| mcts.tree.node(n).cycle > 0).collect();
+        assert!(!twofolds.is_empty(), "king shuffles repeat within 600 simulations");
+        for &n in &twofolds {
+            let node = mcts.tree.node(n);
+            let depth = depth_of(&mcts.tree, n);
+            assert_eq!(node.status, NodeStatus::Terminal);
+            assert!((node.terminal_value - 0.5).abs() < 1e-6, "a draw");
+            assert!(depth >= 4 && depth >= u32::from(node.cycle), "depth {depth}, cycle {}", node.cycle);
+        }
+        // Play the most visited move: the draws that repeated the old root are undone, the tree stays
+        // consistent, and the search goes on from there.
+        let best = mcts.tree.node(ROOT).children().max_by_key(|&c| mcts.tree.node(c).visits).expect("moves");
+        let action = mcts.tree.node(best).action.expect("a move");
+        let under_best = |n: u32| {
+            let mut up = n;
+            while mcts.tree.node(up).parent != ROOT && mcts.tree.node(up).parent != NONE {
+                up = mcts.tree.node(up).parent;
+            }
+            up == best
+        };
+        let stale = twofolds
+            .iter()
+            .filter(|&&n| under_best(n))
+            .filter(|&&n| {
+                let d = depth_of(&mcts.tree, n) - 1;
+                d < 4 || d < u32::from(mcts.tree.node(n).cycle)
+            })
+            .count();
+        assert!(stale > 0, "some kept two-fold draws repeated the old root");
+        mcts.advance(action).expect("advance");
+        mcts.check_consistency().expect("consistent after reuse");
+        for n in 0..mcts.tree.nodes.len() as u32 {
+            let node = mcts.tree.node(n);
+            if node.cycle > 0 {
+                let depth = depth_of(&mcts.tree, n);
+                assert!(depth >= 4 && depth >= u32::from(node.cycle), "a stale two-fold draw kept");
+            }
+        }
+        mcts.run(&mut net, RunLimits { simulations: 200, batch_size: 4 }).expect("search on");
+        mcts.check_consistency().expect("consistent");
+    }
+
+    #[test]
+    fn reverting_a_two_fold_draw_takes_its_visits_off_the_path() {
+        let s = ChessState::startpos();
+        let mut t = Tree::new(s.clone());
+        let m = s.legal_actions();
+        t.add_children(ROOT, vec![(m[0], 1.0, f32::NAN)]);
+        let mut node = t.node(ROOT).first_child;
+        for &action in &m[1..4] {
+            t.node_mut(node).status = NodeStatus::Expanded;
+            t.add_children(node, vec![(action, 1.0, f32::NAN)]);
+            node = t.node(node).first_child;
+        }
+        // A leaf 4 plies deep repeating the position 4 plies back (the root): a draw, visited 3 times.
+        t.node_mut(node).status = NodeStatus::Terminal;
+        t.node_mut(node).cycle = 4;
+        for _ in 0..3 {
+            backup(&mut t, node, 0.5);
+        }
+        backup(&mut t, ROOT, 0.7);
+        assert_eq!(revert_twofolds(&mut t), 0, "still a draw at depth 4");
+        let sub = t.extract(t.node(ROOT).first_child);
+        let mut sub = sub;
+        assert_eq!(revert_twofolds(&mut sub), 1, "at depth 3 its earlier occurrence is above the root");
+        let leaf = (0..sub.nodes.len() as u32).find(|&n| sub.node(n).num_children == 0).expect("a leaf");
+        assert_eq!(sub.node(leaf).status, NodeStatus::Unexpanded);
+        assert_eq!((sub.node(leaf).visits, sub.node(leaf).cycle), (0, 0));
+        assert_eq!(sub.node(ROOT).visits, 0, "the draws were all its visits");
+        assert!(sub.node(ROOT).value_sum.abs() < 1e-12);
     }
 
     #[test]

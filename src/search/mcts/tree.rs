@@ -62,6 +62,10 @@ pub(crate) struct Node<A> {
     /// A root move left out of the search ([`crate::search::mcts::MctsParams::root_moves`]): never selected
     /// nor chosen, like a failed one, but only while the restriction lasts.
     pub excluded: bool,
+    /// A draw by two-fold repetition in lc0's search: how many plies back the position occurred before
+    /// (0 for any other node). Valid only while that occurrence is in the tree (see
+    /// `backup::revert_twofolds`).
+    pub cycle: u16,
 }
 
 impl<A> Node<A> {
@@ -78,6 +82,7 @@ impl<A> Node<A> {
             model_value: f32::NAN,
             terminal_value: 0.0,
             excluded: false,
+            cycle: 0,
             data: NONE,
             action,
             player,
