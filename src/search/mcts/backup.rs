@@ -8,20 +8,24 @@
 use super::tree::{NONE, Tree};
 use crate::game::GameState;
 
-/// Backs up `q` (the value for the player to move at `leaf`) from `leaf` to the root.
-pub(crate) fn backup<S: GameState>(tree: &mut Tree<S>, leaf: u32, q: f64) {
+/// Backs up `q` (the value for the player to move at `leaf`) from `leaf` to the root, with `moves_left`
+/// (the moves left in the game from `leaf`, one more at each ply up; 0 when unknown).
+pub(crate) fn backup<S: GameState>(tree: &mut Tree<S>, leaf: u32, q: f64, moves_left: f64) {
     tree.node_mut(leaf).own += 1;
     let mut node = leaf;
     let mut q = q;
+    let mut m = moves_left;
     loop {
         let n = tree.node_mut(node);
         n.visits += 1;
         n.value_sum += q;
+        n.moves_left_sum += m;
         if n.parent == NONE {
             break;
         }
         node = n.parent;
         q = 1.0 - q;
+        m += 1.0;
     }
 }
 
@@ -47,24 +51,28 @@ pub(crate) fn revert_twofolds<S: GameState>(tree: &mut Tree<S>) -> usize {
         if depth >= 4 && depth >= cycle {
             continue;
         }
-        let (visits, value) = {
+        let (visits, value, moves_left) = {
             let n = tree.node_mut(node);
-            let taken = (n.visits, n.value_sum);
+            let taken = (n.visits, n.value_sum, n.moves_left_sum);
             n.status = super::tree::NodeStatus::Unexpanded;
             n.cycle = 0;
             n.own = 0;
             taken
         };
-        // A draw is worth ½ to both players: the same sum comes off every node of the path.
+        // A draw is worth ½ to both players: the same sum comes off every node of the path; its moves left
+        // grew by one a ply.
         let mut at = node;
+        let mut m = moves_left;
         loop {
             let n = tree.node_mut(at);
             n.visits = n.visits.saturating_sub(visits);
             n.value_sum -= value;
+            n.moves_left_sum -= m;
             if n.parent == NONE {
                 break;
             }
             at = n.parent;
+            m += f64::from(visits);
         }
         reverted += 1;
     }
@@ -97,6 +105,24 @@ mod tests {
 
     /// Builds the tree of Figure 5 and puts three simulations' dynamic counts (n_max = 8, n_min = 2) on it:
     /// root → X → {Y1 → L1, Y2 → L2} and root → W → Z → L3.
+    #[test]
+    fn moves_left_grow_by_one_a_ply_up() {
+        let s = ChessState::startpos();
+        let mut t = Tree::new(s.clone());
+        let m = s.legal_actions();
+        t.add_children(ROOT, vec![(m[0], 1.0, f32::NAN)]);
+        let a = t.node(ROOT).first_child;
+        t.add_children(a, vec![(m[1], 1.0, f32::NAN)]);
+        let b = t.node(a).first_child;
+        backup(&mut t, b, 0.25, 12.0);
+        backup(&mut t, b, 0.25, 8.0);
+        assert_eq!(
+            [t.node(b).moves_left_sum, t.node(a).moves_left_sum, t.node(ROOT).moves_left_sum],
+            [20.0, 22.0, 24.0]
+        );
+        assert_eq!([t.node(b).value_sum, t.node(a).value_sum, t.node(ROOT).value_sum], [0.5, 1.5, 0.5]);
+    }
+
     #[test]
     fn figure_5_counts_add_up() {
         let s = ChessState::startpos();
@@ -139,7 +165,7 @@ mod tests {
         let c = t.node(ROOT).first_child;
         t.add_children(c, vec![(m[1], 1.0, f32::NAN)]);
         let g = t.node(c).first_child;
-        backup(&mut t, g, 0.9);
+        backup(&mut t, g, 0.9, 0.0);
         assert_eq!(t.node(g).value_sum, 0.9);
         assert!((t.node(c).value_sum - 0.1).abs() < 1e-12);
         assert!((t.node(ROOT).value_sum - 0.9).abs() < 1e-12);

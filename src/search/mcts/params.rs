@@ -131,6 +131,20 @@ pub struct Lc0Params {
     /// A position that occurred before, at least 4 plies below the root with its earlier occurrence in the
     /// tree, is a draw (`TwoFoldDraws`, on). A third occurrence is a draw either way.
     pub two_fold_draws: bool,
+    /// The moves-left utility's cap (`MovesLeftMaxEffect`, 0.0345), for a network that predicts the moves
+    /// left (lc0's moves-left head): among winning moves the shorter win is preferred, among losing ones the
+    /// longer loss.
+    pub moves_left_max_effect: f64,
+    /// The |Q| of the parent above which the utility applies (`MovesLeftThreshold`, 0.8).
+    pub moves_left_threshold: f64,
+    /// The utility per move of difference from the parent's moves left (`MovesLeftSlope`, 0.0027).
+    pub moves_left_slope: f64,
+    /// The utility's constant factor (`MovesLeftConstantFactor`, 0).
+    pub moves_left_constant_factor: f64,
+    /// Its factor linear in the rescaled |Q| (`MovesLeftScaledFactor`, 1.6521).
+    pub moves_left_scaled_factor: f64,
+    /// Its factor quadratic in the rescaled Q (`MovesLeftQuadraticFactor`, −0.6521).
+    pub moves_left_quadratic_factor: f64,
 }
 
 impl Default for Lc0Params {
@@ -142,6 +156,12 @@ impl Default for Lc0Params {
             fpu_reduction: 0.330,
             policy_temperature: 1.359,
             two_fold_draws: true,
+            moves_left_max_effect: 0.0345,
+            moves_left_threshold: 0.8,
+            moves_left_slope: 0.0027,
+            moves_left_constant_factor: 0.0,
+            moves_left_scaled_factor: 1.6521,
+            moves_left_quadratic_factor: -0.6521,
         }
     }
 }
@@ -152,13 +172,38 @@ impl Lc0Params {
         self.cpuct + self.cpuct_factor * ((n + self.cpuct_base) / self.cpuct_base).ln()
     }
 
+    /// lc0's moves-left utility of a visited child whose Q (from −1 to 1, for the player choosing) is `q`
+    /// and whose moves left are `child_m`, below a parent with `parent_m` moves left whose |Q| is over the
+    /// threshold: the difference in moves left, scaled and capped, signed against Q (a shorter line is
+    /// worth more when winning, less when losing), weighted by how far |Q| is past the threshold.
+    pub fn moves_left_utility(&self, child_m: f64, parent_m: f64, q: f64) -> f64 {
+        let cap = self.moves_left_max_effect;
+        let mut m = (self.moves_left_slope * (child_m - parent_m)).clamp(-cap, cap);
+        m *= if -q < 0.0 { -1.0 } else { 1.0 };
+        let t = self.moves_left_threshold;
+        let q = if t > 0.0 && t < 1.0 { (q.abs() - t).max(0.0) / (1.0 - t) } else { q };
+        m * (self.moves_left_constant_factor
+            + self.moves_left_scaled_factor * q.abs()
+            + self.moves_left_quadratic_factor * q * q)
+    }
+
     fn validate(&self) -> Result<(), SearchError> {
-        let checks: [(&'static str, f64, bool); 5] = [
+        let checks: [(&'static str, f64, bool); 11] = [
             ("lc0.cpuct", self.cpuct, self.cpuct >= 0.0),
             ("lc0.cpuct_base", self.cpuct_base, self.cpuct_base > 0.0),
             ("lc0.cpuct_factor", self.cpuct_factor, self.cpuct_factor >= 0.0),
             ("lc0.fpu_reduction", self.fpu_reduction, true),
             ("lc0.policy_temperature", self.policy_temperature, self.policy_temperature > 0.0),
+            ("lc0.moves_left_max_effect", self.moves_left_max_effect, self.moves_left_max_effect >= 0.0),
+            (
+                "lc0.moves_left_threshold",
+                self.moves_left_threshold,
+                (0.0..=1.0).contains(&self.moves_left_threshold),
+            ),
+            ("lc0.moves_left_slope", self.moves_left_slope, self.moves_left_slope >= 0.0),
+            ("lc0.moves_left_constant_factor", self.moves_left_constant_factor, true),
+            ("lc0.moves_left_scaled_factor", self.moves_left_scaled_factor, true),
+            ("lc0.moves_left_quadratic_factor", self.moves_left_quadratic_factor, true),
         ];
         for (name, v, ok) in checks {
             if !(v.is_finite() && ok) {

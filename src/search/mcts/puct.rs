@@ -89,8 +89,13 @@ pub(crate) fn select_child_lc0<S: GameState>(
     node: u32,
     parent_n: f64,
     parent_value: f64,
+    parent_moves_left: Option<f64>,
     params: &Lc0Params,
 ) -> Option<u32> {
+    // lc0's moves-left utility: for a network with a moves-left head, below a parent whose |Q| is past the
+    // threshold, on visited children only.
+    let parent_m =
+        parent_moves_left.filter(|_| (2.0 * parent_value - 1.0).abs() > params.moves_left_threshold);
     let range = tree.node(node).children();
     let mut children_visits = 0.0;
     let mut visited_policy = 0.0;
@@ -110,8 +115,14 @@ pub(crate) fn select_child_lc0<S: GameState>(
             continue;
         }
         let q = q(tree, c).map_or(fpu, |q| 2.0 * q - 1.0);
+        let utility = match parent_m {
+            Some(pm) if child.visits > 0 => {
+                params.moves_left_utility(child.moves_left_sum / f64::from(child.visits), pm, q)
+            }
+            _ => 0.0,
+        };
         let started = f64::from(child.visits) + f64::from(child.virtual_count);
-        let score = q + f64::from(child.prior) * puct_mult / (1.0 + started);
+        let score = q + utility + f64::from(child.prior) * puct_mult / (1.0 + started);
         let better = match best {
             None => true,
             Some((_, s, p)) => score > s || (score == s && child.prior > p),
@@ -172,7 +183,7 @@ mod tests {
         let p = Lc0Params::default();
         let mut t = tree(&[0.5, 0.3, 0.2], &[f32::NAN; 3]);
         // Nothing visited: every child's Q is the first-play value, the highest prior wins.
-        assert_eq!(select_child_lc0(&t, ROOT, 1.0, 0.5, &p), Some(1));
+        assert_eq!(select_child_lc0(&t, ROOT, 1.0, 0.5, None, &p), Some(1));
         // Child 1 (prior 0.5) visited 3 times at 0.9 for the child's player: Q = 2·0.1 − 1 = −0.8 for the root.
         t.node_mut(1).visits = 3;
         t.node_mut(1).value_sum = 2.7;
@@ -183,13 +194,47 @@ mod tests {
         let s1 = -0.8 + c * 0.5 * 3f64.sqrt() / 4.0;
         let s2 = fpu + c * 0.3 * 3f64.sqrt();
         assert!(s2 > s1);
-        assert_eq!(select_child_lc0(&t, ROOT, 4.0, 0.6, &p), Some(2));
+        assert_eq!(select_child_lc0(&t, ROOT, 4.0, 0.6, None, &p), Some(2));
         // Pending visits on child 2 weigh on its exploration term only: enough of them and child 3 wins.
         t.node_mut(2).virtual_count = 10;
-        assert_eq!(select_child_lc0(&t, ROOT, 4.0, 0.6, &p), Some(3));
+        assert_eq!(select_child_lc0(&t, ROOT, 4.0, 0.6, None, &p), Some(3));
         // An excluded root move is never chosen.
         t.node_mut(3).excluded = true;
-        assert_eq!(select_child_lc0(&t, ROOT, 4.0, 0.6, &p), Some(2));
+        assert_eq!(select_child_lc0(&t, ROOT, 4.0, 0.6, None, &p), Some(2));
+    }
+
+    #[test]
+    fn moves_left_utility_by_hand() {
+        let p = Lc0Params::default();
+        // Winning (Q 0.95): 10 moves shorter than the parent is worth 0.0027·10, weighted by the rescaled
+        // |Q| 0.75: 1.6521·0.75 − 0.6521·0.75².
+        let w = 1.6521 * 0.75 - 0.6521 * 0.5625;
+        assert!((p.moves_left_utility(30.0, 40.0, 0.95) - 0.027 * w).abs() < 1e-12);
+        // Losing, the shorter line costs as much.
+        assert!((p.moves_left_utility(30.0, 40.0, -0.95) + 0.027 * w).abs() < 1e-12);
+        // Capped at 0.0345 before the weight; nothing at or below the threshold.
+        assert!((p.moves_left_utility(0.0, 100.0, 0.95) - 0.0345 * w).abs() < 1e-12);
+        assert_eq!(p.moves_left_utility(30.0, 40.0, 0.8), 0.0);
+    }
+
+    #[test]
+    fn lc0_prefers_the_shorter_win_with_a_moves_left_head() {
+        let p = Lc0Params::default();
+        let mut t = tree(&[0.5, 0.5], &[f32::NAN; 2]);
+        // Both children visited 10 times and lost for the child's player (a win for the root's), the second
+        // one with fewer moves left.
+        for (c, m) in [(1, 40.0), (2, 20.0)] {
+            let n = t.node_mut(c);
+            n.visits = 10;
+            n.value_sum = 0.2;
+            n.moves_left_sum = 10.0 * m;
+        }
+        t.node_mut(ROOT).visits = 20;
+        // Without moves left the first (same score, same prior) is kept; with them, the shorter win.
+        assert_eq!(select_child_lc0(&t, ROOT, 21.0, 0.98, None, &p), Some(1));
+        assert_eq!(select_child_lc0(&t, ROOT, 21.0, 0.98, Some(31.0), &p), Some(2));
+        // A parent below the threshold leaves it out.
+        assert_eq!(select_child_lc0(&t, ROOT, 21.0, 0.85, Some(31.0), &p), Some(1));
     }
 
     #[test]

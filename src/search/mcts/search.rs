@@ -433,7 +433,8 @@ impl<S: GameState> Mcts<S> {
                     let p = &self.params;
                     let chosen = if self.tree.by_prior {
                         let (n, value) = self.lc0_node_value(node);
-                        select_child_lc0(&self.tree, node, n, value, &p.lc0)
+                        let m = self.lc0_moves_left(node);
+                        select_child_lc0(&self.tree, node, n, value, m, &p.lc0)
                     } else {
                         select_child(&self.tree, node, p.c_puct, p.first_play, &mut self.rng)
                     };
@@ -453,7 +454,8 @@ impl<S: GameState> Mcts<S> {
                 NodeStatus::Terminal if node == ROOT => return Pass::Stuck,
                 NodeStatus::Terminal => {
                     let v = f64::from(self.tree.node(node).terminal_value);
-                    backup(&mut self.tree, node, v);
+                    let m = f64::from(self.tree.node(node).cycle);
+                    backup(&mut self.tree, node, v, m);
                     self.stats.simulations += 1;
                     self.stats.terminal_simulations += 1;
                     return Pass::Terminal;
@@ -491,6 +493,19 @@ impl<S: GameState> Mcts<S> {
         let visits = f64::from(n.visits) + f64::from(u8::from(own.is_some()));
         let sum = n.value_sum + own.unwrap_or(0.0);
         (visits, if visits > 0.0 { sum / visits } else { 0.5 })
+    }
+
+    /// lc0's M of an expanded node: the average moves left backed up through it, its own evaluation counted
+    /// as in [`Self::lc0_node_value`]; `None` when the network predicts no moves left.
+    fn lc0_moves_left(&self, node: u32) -> Option<f64> {
+        let n = self.tree.node(node);
+        let own = self.tree.node_data(node).and_then(|d| d.outcome.as_ref())?.moves_left?;
+        let (visits, sum) = if n.own == 0 {
+            (f64::from(n.visits) + 1.0, n.moves_left_sum + own)
+        } else {
+            (f64::from(n.visits), n.moves_left_sum)
+        };
+        Some(if visits > 0.0 { sum / visits } else { own })
     }
 
     /// Reaching an unexpanded leaf: a terminal state (rules), a dead end, or a new ticket.
@@ -534,7 +549,9 @@ impl<S: GameState> Mcts<S> {
             n.terminal_value = outcome.value_for(n.player) as f32;
             n.cycle = repeated.unwrap_or(0);
             let v = f64::from(n.terminal_value);
-            backup(&mut self.tree, leaf, v);
+            // The game ends here (lc0: 0 moves left), or a two-fold draw's cycle length.
+            let m = f64::from(n.cycle);
+            backup(&mut self.tree, leaf, v, m);
             self.stats.simulations += 1;
             self.stats.terminal_simulations += 1;
             return Pass::Terminal;
@@ -704,7 +721,7 @@ impl<S: GameState> Mcts<S> {
             self.tree
                 .set_data(leaf, NodeData { state, dists: None, policy: None, outcome: None, hallucinations });
             if leaf != ROOT {
-                backup(&mut self.tree, leaf, v);
+                backup(&mut self.tree, leaf, v, 0.0);
                 self.stats.simulations += 1;
             }
             return Completion::Applied;
@@ -780,6 +797,7 @@ impl<S: GameState> Mcts<S> {
             }
             _ => prior(&values, self.params.prior_top_k, tau, self.params.epsilon),
         };
+        let position: Option<PositionOutcome> = result.position.as_deref().copied();
         let keep = depth < self.params.keep_distributions_depth;
         let mut dists = keep.then(|| Vec::with_capacity(actions.len()));
         let kept_policy = policy.filter(|_| keep).map(|p| {
@@ -799,13 +817,7 @@ impl<S: GameState> Mcts<S> {
         self.tree.add_children(leaf, children);
         self.tree.set_data(
             leaf,
-            NodeData {
-                state,
-                dists,
-                policy: kept_policy,
-                outcome: result.position.map(|p| *p),
-                hallucinations,
-            },
+            NodeData { state, dists, policy: kept_policy, outcome: position, hallucinations },
         );
         self.tree.node_mut(leaf).status = NodeStatus::Expanded;
         if leaf == ROOT {
@@ -813,7 +825,8 @@ impl<S: GameState> Mcts<S> {
             let _ = self.restrict_root();
         }
         if leaf != ROOT {
-            backup(&mut self.tree, leaf, leaf_value);
+            let moves_left = position.and_then(|p| p.moves_left).unwrap_or(0.0);
+            backup(&mut self.tree, leaf, leaf_value, moves_left);
             self.stats.simulations += 1;
         }
         Completion::Applied
@@ -1105,9 +1118,9 @@ mod tests {
         t.node_mut(node).status = NodeStatus::Terminal;
         t.node_mut(node).cycle = 4;
         for _ in 0..3 {
-            backup(&mut t, node, 0.5);
+            backup(&mut t, node, 0.5, 4.0);
         }
-        backup(&mut t, ROOT, 0.7);
+        backup(&mut t, ROOT, 0.7, 30.0);
         assert_eq!(revert_twofolds(&mut t), 0, "still a draw at depth 4");
         let sub = t.extract(t.node(ROOT).first_child);
         let mut sub = sub;
@@ -1117,6 +1130,7 @@ mod tests {
         assert_eq!((sub.node(leaf).visits, sub.node(leaf).cycle), (0, 0));
         assert_eq!(sub.node(ROOT).visits, 0, "the draws were all its visits");
         assert!(sub.node(ROOT).value_sum.abs() < 1e-12);
+        assert!(sub.node(ROOT).moves_left_sum.abs() < 1e-12, "their moves left too");
     }
 
     #[test]

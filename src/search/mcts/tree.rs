@@ -44,6 +44,9 @@ pub(crate) struct Node<A> {
     pub own: u32,
     /// Σ of backed-up values, each a win probability for `player` (the player to move here).
     pub value_sum: f64,
+    /// Σ of backed-up moves left from here (lc0's M: a network's moves-left at the leaf, plus one per ply
+    /// up to this node; 0 at the end of the game). 0 when the network predicts none.
+    pub moves_left_sum: f64,
     /// P(s, a) of the edge into this node.
     pub prior: f32,
     /// The parent evaluation's value of this move under the search's scoring, parent's perspective (NaN:
@@ -78,6 +81,7 @@ impl<A> Node<A> {
             virtual_count: 0,
             own: 0,
             value_sum: 0.0,
+            moves_left_sum: 0.0,
             prior,
             model_value: f32::NAN,
             terminal_value: 0.0,
