@@ -70,9 +70,10 @@ struct Active {
     stopping: Option<Instant>,
 }
 
-/// What woke the thread.
+/// What woke the thread. A command is boxed: it carries the search settings, several times the size of the
+/// other wake-ups.
 enum Wake<S: MavState> {
-    Command(Option<Command<S>>),
+    Command(Option<Box<Command<S>>>),
     Result(Option<Done<EvalOut<S>, FactoryError>>),
     Loaded(Option<LoadResult<S>>),
     Timeout,
@@ -158,8 +159,9 @@ impl<S: MavState> Controller<S> {
                 self.tick();
             }
             match self.wait() {
-                Wake::Command(Some(Command::Quit)) | Wake::Command(None) => break,
-                Wake::Command(Some(c)) => self.command(c),
+                Wake::Command(None) => break,
+                Wake::Command(Some(c)) if matches!(*c, Command::Quit) => break,
+                Wake::Command(Some(c)) => self.command(*c),
                 Wake::Result(Some(done)) => self.result(done),
                 Wake::Result(None) => {
                     // Every worker lost its evaluator.
@@ -216,7 +218,7 @@ impl<S: MavState> Controller<S> {
         let none_loads = never();
         let loads = self.loading.as_ref().unwrap_or(&none_loads);
         select! {
-            recv(self.commands) -> c => Wake::Command(c.ok()),
+            recv(self.commands) -> c => Wake::Command(c.ok().map(Box::new)),
             recv(results) -> r => Wake::Result(r.ok()),
             recv(loads) -> l => Wake::Loaded(l.ok()),
             default(timeout) => Wake::Timeout,

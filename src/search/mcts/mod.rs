@@ -14,6 +14,7 @@
 pub mod backup;
 pub mod driver;
 pub mod final_move;
+pub mod noise;
 pub mod params;
 pub mod prior;
 pub mod puct;

@@ -145,6 +145,11 @@ pub struct Lc0Params {
     pub moves_left_scaled_factor: f64,
     /// Its factor quadratic in the rescaled Q (`MovesLeftQuadraticFactor`, −0.6521).
     pub moves_left_quadratic_factor: f64,
+    /// The weight of Dirichlet noise on the root's priors when the root is evaluated
+    /// (`DirichletNoiseEpsilon`, 0: off, as in play; self-play uses 0.25).
+    pub noise_epsilon: f64,
+    /// The noise's concentration α (`DirichletNoiseAlpha`, 0.3).
+    pub noise_alpha: f64,
 }
 
 impl Default for Lc0Params {
@@ -162,6 +167,8 @@ impl Default for Lc0Params {
             moves_left_constant_factor: 0.0,
             moves_left_scaled_factor: 1.6521,
             moves_left_quadratic_factor: -0.6521,
+            noise_epsilon: 0.0,
+            noise_alpha: 0.3,
         }
     }
 }
@@ -188,7 +195,7 @@ impl Lc0Params {
     }
 
     fn validate(&self) -> Result<(), SearchError> {
-        let checks: [(&'static str, f64, bool); 11] = [
+        let checks: [(&'static str, f64, bool); 13] = [
             ("lc0.cpuct", self.cpuct, self.cpuct >= 0.0),
             ("lc0.cpuct_base", self.cpuct_base, self.cpuct_base > 0.0),
             ("lc0.cpuct_factor", self.cpuct_factor, self.cpuct_factor >= 0.0),
@@ -204,6 +211,8 @@ impl Lc0Params {
             ("lc0.moves_left_constant_factor", self.moves_left_constant_factor, true),
             ("lc0.moves_left_scaled_factor", self.moves_left_scaled_factor, true),
             ("lc0.moves_left_quadratic_factor", self.moves_left_quadratic_factor, true),
+            ("lc0.noise_epsilon", self.noise_epsilon, (0.0..=1.0).contains(&self.noise_epsilon)),
+            ("lc0.noise_alpha", self.noise_alpha, self.noise_alpha > 0.0),
         ];
         for (name, v, ok) in checks {
             if !(v.is_finite() && ok) {

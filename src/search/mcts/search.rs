@@ -20,6 +20,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::backup::{add_virtual, backup, remove_virtual, revert_twofolds};
+use super::noise::add_dirichlet_noise;
 use super::params::{MctsParams, PriorSource, SearchStyle, VirtualCounts, WorldModel};
 use super::prior::{policy_prior, prior};
 use super::puct::{select_child, select_child_lc0};
@@ -788,7 +789,12 @@ impl<S: GameState> Mcts<S> {
             Some(p) if lc0 => {
                 let listed: Vec<Option<f64>> =
                     actions.iter().map(|a| by_action.get(a).map(|&i| p[i])).collect();
-                tempered(&listed, self.params.lc0.policy_temperature)
+                let mut priors = tempered(&listed, self.params.lc0.policy_temperature);
+                if leaf == ROOT {
+                    let p = &self.params.lc0;
+                    add_dirichlet_noise(&mut priors, p.noise_epsilon, p.noise_alpha, &mut self.rng);
+                }
+                priors
             }
             Some(p) if self.params.prior_source == PriorSource::Policy => {
                 let listed: Vec<Option<f64>> =
@@ -1131,6 +1137,27 @@ mod tests {
         assert_eq!(sub.node(ROOT).visits, 0, "the draws were all its visits");
         assert!(sub.node(ROOT).value_sum.abs() < 1e-12);
         assert!(sub.node(ROOT).moves_left_sum.abs() < 1e-12, "their moves left too");
+    }
+
+    #[test]
+    fn root_noise_moves_the_root_priors_and_is_reproducible() {
+        let s = ChessState::startpos();
+        let priors = |eps: f64, seed: u64| {
+            let mut params = MctsParams { seed, ..MctsParams::default() };
+            params.lc0.noise_epsilon = eps;
+            let mut mcts = Mcts::new(s.clone(), 0, params).expect("params");
+            let mut net = MaterialNet::new(7);
+            mcts.run(&mut net, RunLimits { simulations: 64, batch_size: 1 }).expect("search");
+            mcts.tree.node(ROOT).children().map(|c| mcts.tree.node(c).prior).collect::<Vec<f32>>()
+        };
+        let plain = priors(0.0, 1);
+        let noisy = priors(0.25, 1);
+        assert_ne!(plain, noisy, "ε = 0.25 moves the root's priors");
+        assert!(noisy.iter().zip(&plain).all(|(n, p)| *n >= 0.75 * p - 1e-6), "at least (1 − ε) of each");
+        assert!((noisy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        assert_eq!(priors(0.25, 1), noisy, "the same seed, the same noise");
+        assert_ne!(priors(0.25, 2), noisy, "another seed, other noise");
+        assert_eq!(priors(0.0, 2), plain, "without noise the seed does not matter to the priors");
     }
 
     #[test]
