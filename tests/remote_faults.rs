@@ -70,7 +70,12 @@ type Answer = fn(&str, &str, &str) -> Option<(u16, String)>;
 
 impl FakeServer {
     fn start(answer: Answer) -> FakeServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        FakeServer::start_on("127.0.0.1:0", answer)
+    }
+
+    /// The server on `addr` (`0.0.0.0:0` to be reached by the machine's network address too).
+    fn start_on(addr: &str, answer: Answer) -> FakeServer {
+        let listener = TcpListener::bind(addr).expect("bind");
         let port = listener.local_addr().expect("addr").port();
         listener.set_nonblocking(true).expect("nonblocking");
         let stop = Arc::new(AtomicBool::new(false));
@@ -516,4 +521,49 @@ fn the_app_names_a_server_that_hangs_or_is_overloaded() {
         "within 500 ms",
     );
     app_shows_a_failing_server("app-503", overloaded, "HTTP 503: overloaded");
+}
+
+/// This machine's address on its network (not loopback), if it has a route out: the local end of a UDP
+/// socket "connected" to a documentation address (nothing is sent).
+fn network_address() -> Option<std::net::IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("192.0.2.1:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+#[test]
+fn the_status_bar_says_when_a_token_goes_in_clear() {
+    use egui_kittest::kittest::Queryable;
+    let Some(ip) = network_address() else {
+        eprintln!("skipped: this machine has no network address other than loopback");
+        return;
+    };
+    let server = FakeServer::start_on("0.0.0.0:0", |_, path, _| ready_and_metadata(path));
+    let endpoint = format!("http://{ip}:{}", server.port);
+    // Refused without the package's consent...
+    let with_token = |insecure: bool| {
+        let mut s = spec(&endpoint);
+        s["token_env"] = serde_json::json!("PATH");
+        s["insecure_http"] = serde_json::json!(insecure);
+        s
+    };
+    let err = remote_error(load_evaluator(
+        &remote_package("clear-refused", with_token(false)),
+        &SessionOptions::default(),
+    ));
+    assert!(matches!(err, RemoteError::TokenInClear { .. }), "{err}");
+    // ...and said in the status bar with it.
+    let dir = remote_package("clear-allowed", with_token(true));
+    let settings = mavboard::app::settings::Settings { model_dir: Some(dir.clone()), ..Default::default() };
+    let mut h = ui_common::app_with_model(settings);
+    let loaded =
+        ui_common::step_until(&mut h, Duration::from_secs(20), |app| app.state.analysis.device.is_some());
+    assert!(loaded, "the package loads against {endpoint}");
+    assert!(
+        h.get_all_by_label_contains(&format!("the token goes over plain HTTP to {ip}")).next().is_some(),
+        "the status bar says the token goes in clear"
+    );
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
 }

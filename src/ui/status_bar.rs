@@ -157,6 +157,11 @@ fn model_status_ui(ui: &mut egui::Ui, analysis: &crate::app::analysis::AnalysisS
             if let Some(d) = &analysis.device {
                 let text = format!("on {}", d.provider);
                 match &d.notice {
+                    // A remote package's notice is about the connection (a token in clear, a vocabulary
+                    // left unchecked): said as it is.
+                    Some(n) if i.served_by.is_some() => {
+                        ui.colored_label(ui.visuals().warn_fg_color, format!("{text}: {n}"));
+                    }
                     Some(n) => {
                         ui.colored_label(ui.visuals().warn_fg_color, format!("{text} (fallback)"))
                             .on_hover_text(n.as_str());
