@@ -116,18 +116,28 @@ pub fn candidates_for(
     out
 }
 
-/// Finds the library: the first candidate that exists. An explicit path that does not exist is an error
-/// (the user asked for that file), not a reason to look elsewhere.
+/// Finds the library: the first candidate that exists, as an absolute path ([`absolute_lib_path`]). An
+/// explicit path that does not exist is an error (the user asked for that file), not a reason to look
+/// elsewhere.
 pub fn locate(explicit: Option<&Path>) -> Result<PathBuf, OrtLibError> {
     if let Some(p) = explicit {
         return if p.is_file() {
-            Ok(p.to_path_buf())
+            Ok(absolute_lib_path(p))
         } else {
             Err(OrtLibError::NotFound { tried: vec![p.to_path_buf()] })
         };
     }
     let tried = candidates(None);
-    tried.iter().find(|p| p.is_file()).cloned().ok_or(OrtLibError::NotFound { tried })
+    tried.iter().find(|p| p.is_file()).map(|p| absolute_lib_path(p)).ok_or(OrtLibError::NotFound { tried })
+}
+
+/// The path handed to the loader, made absolute against the working folder (nothing is read). Windows'
+/// `LoadLibrary` looks a relative name up along its own search order (the executable's folder, then
+/// System32, and the working folder only after those), so `--ort-lib onnxruntime.dll` or a relative
+/// `ORT_DYLIB_PATH` could load another copy than the file checked here, such as an older ONNX Runtime in
+/// System32; an absolute path loads exactly that file, everywhere.
+pub fn absolute_lib_path(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The loaded runtime: where it came from and its environment (kept alive for the whole process).
@@ -181,6 +191,33 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("/nonexistent/libonnxruntime.so"), "{msg}");
         assert!(msg.contains("dev.sh ort"), "{msg}");
+    }
+
+    #[test]
+    fn a_relative_library_path_is_loaded_by_its_absolute_path() {
+        let cwd = std::env::current_dir().expect("working folder");
+        let name = LIB_NAMES[0];
+        let abs = absolute_lib_path(Path::new(name));
+        assert!(abs.is_absolute(), "{}", abs.display());
+        assert_eq!(abs, cwd.join(name));
+        let nested = absolute_lib_path(&Path::new("lib").join(name));
+        assert_eq!(nested, cwd.join("lib").join(name));
+        // An absolute path is kept as it is.
+        assert_eq!(absolute_lib_path(&cwd.join(name)), cwd.join(name));
+    }
+
+    #[test]
+    fn an_explicit_relative_library_that_exists_is_located_by_its_absolute_path() {
+        // A file under the working folder (the crate root under cargo test), named relatively.
+        let dir = Path::new("target").join(format!("ort-lib-relative-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("folder");
+        let rel = dir.join(LIB_NAMES[0]);
+        std::fs::write(&rel, b"").expect("library stand-in");
+        let found = locate(Some(&rel));
+        std::fs::remove_dir_all(&dir).ok();
+        let found = found.expect("the file exists");
+        assert!(found.is_absolute(), "{}", found.display());
+        assert_eq!(found, std::env::current_dir().expect("working folder").join(&rel));
     }
 
     #[test]
