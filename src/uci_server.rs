@@ -120,6 +120,8 @@ const OPTIONS: &[&str] = &[
     "option name SearchStyle type combo default auto var auto var mav var lc0",
     "option name Lc0CPuct type string default 1.745",
     "option name TwoFoldDraws type check default true",
+    "option name DirichletNoiseEpsilon type string default 0",
+    "option name DirichletNoiseAlpha type string default 0.3",
     "option name ModelPath type string default <empty>",
     "option name Device type combo default auto var auto var cpu var cuda var coreml",
     "option name Threads type spin default 1 min 1 max 256",
@@ -528,6 +530,20 @@ impl<W: Write> Server<W> {
                     Ok(())
                 }
                 _ => Err(bad(&format!("is not a whole number from 1 to {MAX_MULTIPV}"))),
+            },
+            "dirichletnoiseepsilon" => match value.parse::<f64>() {
+                Ok(e) if (0.0..=1.0).contains(&e) => {
+                    self.params.lc0.noise_epsilon = e;
+                    Ok(())
+                }
+                _ => Err(bad("is not a number from 0 to 1")),
+            },
+            "dirichletnoisealpha" => match value.parse::<f64>() {
+                Ok(a) if a.is_finite() && a > 0.0 => {
+                    self.params.lc0.noise_alpha = a;
+                    Ok(())
+                }
+                _ => Err(bad("is not a positive number")),
             },
             "twofolddraws" => parse_check(&value)
                 .map(|on| self.params.lc0.two_fold_draws = on)

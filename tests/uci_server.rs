@@ -101,6 +101,8 @@ fn handshake_search_options_and_errors_over_pipes() {
         "SearchStyle",
         "Lc0CPuct",
         "TwoFoldDraws",
+        "DirichletNoiseEpsilon",
+        "DirichletNoiseAlpha",
         "ModelPath",
         "Device",
         "Threads",

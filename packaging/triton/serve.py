@@ -148,6 +148,7 @@ def main():
         f"--http-port={args.port}",
         f"--grpc-address={args.host}",
         f"--grpc-port={grpc}",
+        f"--metrics-address={args.host}",
         f"--metrics-port={metrics}",
         "--allow-metrics=true",
         "--allow-gpu-metrics=false",

@@ -294,6 +294,20 @@ pub enum TlsFailure {
         "the server refused the client certificate ({0}): give one signed by the CA the server trusts for clients"
     )]
     ClientCertRefused(String),
+    /// The server ended the handshake with a `handshake_failure` alert (TLS 1.2's answer to a missing or
+    /// refused client certificate, and to no common version, cipher or key exchange).
+    #[error(
+        "the server refused the handshake (handshake_failure): {}, or it offers no TLS version, cipher or key exchange this client has (TLS 1.2 or 1.3 with ECDHE)",
+        if *client_cert {
+            "it may refuse the client certificate (remote.tls.client_cert)"
+        } else {
+            "it may require a client certificate (set remote.tls.client_cert and remote.tls.client_key)"
+        }
+    )]
+    HandshakeFailure {
+        /// Whether a client certificate was offered.
+        client_cert: bool,
+    },
     /// The server ended the handshake with an alert.
     #[error("the server refused the handshake ({0})")]
     Refused(String),

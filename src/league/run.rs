@@ -480,7 +480,12 @@ fn pair_mut<G: GameState>(
 /// The model package's `training` block from its mav.json (to say which model played), if it has one.
 pub fn model_provenance(dir: &Path) -> Option<String> {
     let package = ModelPackage::open(dir).ok()?;
-    let text = std::fs::read_to_string(dir.join("mav.json")).ok()?;
+    let text = crate::model::bounded_read::read_text(
+        &dir.join("mav.json"),
+        crate::model::bounded_read::MAX_MANIFEST_BYTES,
+        "mav.json",
+    )
+    .ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).ok()?;
     let training = json.get("training").map(|t| t.to_string()).unwrap_or_else(|| "no training block".into());
     Some(format!("{} ({}): {training}", package.manifest.name, package.manifest.format.name()))

@@ -12,18 +12,43 @@ pub const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 /// The largest tokenizer.json read (mavboard's vocabulary is about 56 KB).
 pub const MAX_TOKENIZER_BYTES: u64 = 64 << 20;
 
+/// Why [`read_bytes`] read nothing.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file could not be opened or read.
+    Io(std::io::Error),
+    /// It holds more than the limit (said by its size before reading, or found while reading a file without
+    /// one, such as a pipe).
+    TooLarge,
+}
+
+/// Reads the file `path` whole if it holds at most `limit` bytes: a larger one is refused unread (by its
+/// size) or after `limit + 1` bytes, and the buffer never grows past what the file holds.
+pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let size = file.metadata().map(|m| m.len()).ok();
+    if size.is_some_and(|s| s > limit) {
+        return Err(ReadError::TooLarge);
+    }
+    let capacity = usize::try_from(size.unwrap_or(0).min(limit) + 1).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity);
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(bytes)
+}
+
 /// Reads the text file `path`, at most `limit` bytes; `what` names it in the error (`mav.json`).
 pub fn read_text(path: &Path, limit: u64, what: &str) -> Result<String, ModelError> {
     let io = |reason: String| ModelError::Io { path: path.to_path_buf(), reason };
-    let file = std::fs::File::open(path).map_err(|e| io(e.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| io(e.to_string()))?;
-    if bytes.len() as u64 > limit {
-        return Err(io(format!(
+    let bytes = read_bytes(path, limit).map_err(|e| match e {
+        ReadError::Io(e) => io(e.to_string()),
+        ReadError::TooLarge => io(format!(
             "is larger than {} MiB, which no {what} is: the package is damaged (or not a model package)",
             limit >> 20
-        )));
-    }
+        )),
+    })?;
     String::from_utf8(bytes).map_err(|e| io(format!("{what} is not UTF-8 text: {e}")))
 }
 

@@ -146,25 +146,17 @@ pub struct Lc0Imported {
 
 /// Reads a network file whole, refusing one larger than any network ([`MAX_UNPACKED`]) before reading it.
 fn read_file(path: &Path) -> Result<Vec<u8>, Lc0ImportError> {
-    use std::io::Read;
-    let io = |reason: String| Lc0ImportError::Io { path: path.into(), reason };
-    let too_large = || {
-        io(format!(
-            "is larger than {} MiB, which no lc0 network or ONNX export is: not a network file",
-            MAX_UNPACKED >> 20
-        ))
-    };
-    let file = std::fs::File::open(path).map_err(|e| io(e.to_string()))?;
-    // The size first, so that a huge file is refused unread; the read is bounded too (a pipe has no size).
-    if file.metadata().is_ok_and(|m| m.len() > MAX_UNPACKED) {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_UNPACKED + 1).read_to_end(&mut bytes).map_err(|e| io(e.to_string()))?;
-    if bytes.len() as u64 > MAX_UNPACKED {
-        return Err(too_large());
-    }
-    Ok(bytes)
+    use super::bounded_read::{ReadError, read_bytes};
+    read_bytes(path, MAX_UNPACKED).map_err(|e| Lc0ImportError::Io {
+        path: path.into(),
+        reason: match e {
+            ReadError::Io(e) => e.to_string(),
+            ReadError::TooLarge => format!(
+                "is larger than {} MiB, which no lc0 network or ONNX export is: not a network file",
+                MAX_UNPACKED >> 20
+            ),
+        },
+    })
 }
 
 /// Reads a weights file.

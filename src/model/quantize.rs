@@ -138,7 +138,9 @@ fn write_copy(
         std::fs::copy(entry.path(), dir.join(&name)).map_err(io(&entry.path()))?;
     }
     let manifest_path = source.dir.join("mav.json");
-    let text = std::fs::read_to_string(&manifest_path).map_err(io(&manifest_path))?;
+    let text =
+        super::bounded_read::read_text(&manifest_path, super::bounded_read::MAX_MANIFEST_BYTES, "mav.json")
+            .map_err(|e| QuantizeError::Io { path: manifest_path.clone(), reason: e.to_string() })?;
     let mut value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| QuantizeError::Io { path: manifest_path.clone(), reason: e.to_string() })?;
     report.name = format!("{}-int8", source.manifest.name);

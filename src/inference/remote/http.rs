@@ -63,7 +63,17 @@ impl Http {
             .timeout_global(Some(timeout))
             .timeout_connect(Some(timeout))
             .http_status_as_error(false)
+            // A model server's API does not redirect: a redirect (to another host, or from https to http)
+            // is answered as its status, never followed.
+            .max_redirects(0)
+            .https_only(https)
             .max_idle_connections_per_host(spec.max_in_flight + 1);
+        if !https {
+            // A proxy from the environment (HTTP_PROXY, ALL_PROXY) would carry a plain-HTTP call, token and
+            // all, off this machine: plain HTTP goes straight to the endpoint. HTTPS keeps the environment's
+            // proxy (a CONNECT tunnel, the token inside TLS).
+            config = config.proxy(None);
+        }
         let mut client_cert = false;
         if https {
             let tls = tls::package_tls(spec, dir)?;

@@ -16,6 +16,7 @@ use rustls::{AlertDescription, CertificateError};
 use ureq::tls::{Certificate, ClientCert, PemItem, PrivateKey, RootCerts, TlsConfig, TlsProvider};
 
 use super::{PemError, RemoteError, TlsFailure};
+use crate::model::bounded_read::{ReadError, read_bytes};
 use crate::model::manifest::RemoteSpec;
 
 /// The most bytes read from one TLS file (a bundle of every public root is about 200 KB).
@@ -33,12 +34,10 @@ pub fn endpoint_host(endpoint: &str) -> &str {
     authority.split(':').next().unwrap_or("")
 }
 
-/// Whether `host` is this machine: `localhost` (or a name under it) or a loopback address.
+/// Whether `host` is this machine: `localhost` or a loopback address (`127.0.0.0/8`, `::1`). Names under
+/// `localhost` are not taken: a resolver may send them out.
 pub fn is_loopback(host: &str) -> bool {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    host == "localhost"
-        || host.ends_with(".localhost")
-        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The PEM contents of a package's TLS files.
@@ -173,16 +172,10 @@ fn resolve(dir: &Path, file: &str) -> PathBuf {
 
 /// Reads one TLS file, at most [`MAX_PEM_BYTES`].
 fn read_pem(field: &'static str, path: &Path) -> Result<Vec<u8>, RemoteError> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| file_err(field, path, PemError::Read(e.to_string())))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_PEM_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| file_err(field, path, PemError::Read(e.to_string())))?;
-    if bytes.len() as u64 > MAX_PEM_BYTES {
-        return Err(file_err(field, path, PemError::TooLarge));
-    }
-    Ok(bytes)
+    read_bytes(path, MAX_PEM_BYTES).map_err(|e| match e {
+        ReadError::Io(e) => file_err(field, path, PemError::Read(e.to_string())),
+        ReadError::TooLarge => file_err(field, path, PemError::TooLarge),
+    })
 }
 
 /// The TLS configuration of a package's `https://` endpoint (see [`tls_config`]), its files read from the
@@ -251,16 +244,15 @@ pub(super) fn failure(e: &rustls::Error, host: &str, client_cert: bool) -> TlsFa
             other => TlsFailure::BadCertificate(other.to_string()),
         },
         E::AlertReceived(AlertDescription::CertificateRequired) => TlsFailure::ClientCertRequired,
-        E::AlertReceived(AlertDescription::HandshakeFailure) if !client_cert => {
-            TlsFailure::ClientCertRequired
-        }
+        // TLS 1.2 servers say this both for a missing or refused client certificate and for no common
+        // version, cipher or group: both are said.
+        E::AlertReceived(AlertDescription::HandshakeFailure) => TlsFailure::HandshakeFailure { client_cert },
         E::AlertReceived(
             alert @ (AlertDescription::BadCertificate
             | AlertDescription::UnknownCA
             | AlertDescription::CertificateUnknown
             | AlertDescription::DecryptError
-            | AlertDescription::AccessDenied
-            | AlertDescription::HandshakeFailure),
+            | AlertDescription::AccessDenied),
         ) if client_cert => TlsFailure::ClientCertRefused(format!("{alert:?}")),
         E::AlertReceived(alert) => TlsFailure::Refused(format!("{alert:?}")),
         E::InvalidMessage(_) => TlsFailure::NotTls,
@@ -289,10 +281,10 @@ mod tests {
 
     #[test]
     fn loopback_hosts() {
-        for h in ["localhost", "LOCALHOST.", "api.localhost", "127.0.0.1", "127.8.9.10", "::1"] {
+        for h in ["localhost", "LOCALHOST", "127.0.0.1", "127.8.9.10", "::1"] {
             assert!(is_loopback(h), "{h}");
         }
-        for h in ["10.0.0.2", "localhost.example.com", "192.168.1.1", "::2", "gpu-box", ""] {
+        for h in ["10.0.0.2", "localhost.example.com", "api.localhost", "0.0.0.0", "::2", "gpu-box", ""] {
             assert!(!is_loopback(h), "{h}");
         }
     }
@@ -332,5 +324,7 @@ mod tests {
         assert!(required.contains("remote.tls.client_cert"), "{required}");
         let refused = f(rustls::Error::AlertReceived(AlertDescription::UnknownCA), true);
         assert!(refused.contains("refused the client certificate"), "{refused}");
+        let either = f(rustls::Error::AlertReceived(AlertDescription::HandshakeFailure), false);
+        assert!(either.contains("require a client certificate") && either.contains("cipher"), "{either}");
     }
 }

@@ -943,6 +943,13 @@ impl<S: GameState> Mcts<S> {
         self.tree = tree;
         // Two-fold draws whose earlier occurrence was the old root (or above it) are draws no more.
         revert_twofolds(&mut self.tree);
+        if root_status_terminal.is_none() && self.tree.node(ROOT).status == NodeStatus::Terminal {
+            // A draw by repetition below the root is a position to search once it is the root (lc0 makes the
+            // new head non-terminal): only the rules' own ends stay terminal there.
+            let r = self.tree.node_mut(ROOT);
+            r.status = NodeStatus::Unexpanded;
+            (r.visits, r.own, r.cycle, r.value_sum, r.moves_left_sum) = (0, 0, 0, 0.0, 0.0);
+        }
         self.root_history.push(root_state);
         keep_last(&mut self.root_history);
         if let Some(outcome) = root_status_terminal {
@@ -1106,6 +1113,29 @@ mod tests {
         }
         mcts.run(&mut net, RunLimits { simulations: 200, batch_size: 4 }).expect("search on");
         mcts.check_consistency().expect("consistent");
+    }
+
+    #[test]
+    fn playing_into_a_third_repetition_leaves_a_root_to_search() {
+        let mut line = vec![ChessState::startpos()];
+        for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"] {
+            let last = line.last().expect("a position");
+            line.push(last.play(last.parse_action(m).expect("legal")).expect("legal"));
+        }
+        // The root: after 7 plies, Black to move; Ng8 brings the start position a third time.
+        let mut mcts = Mcts::new(line[7].clone(), 7, MctsParams::default()).expect("params");
+        mcts.set_root_history(line[..7].to_vec());
+        let mut net = MaterialNet::new(7);
+        mcts.run(&mut net, RunLimits { simulations: 400, batch_size: 1 }).expect("search");
+        let back = line[7].parse_action("f6g8").expect("legal");
+        let child = mcts.tree.child_by_action(ROOT, back).expect("the move");
+        assert_eq!(mcts.tree.node(child).status, NodeStatus::Terminal, "a third occurrence is a draw");
+        assert_eq!(mcts.tree.node(child).cycle, 0);
+        mcts.advance(back).expect("advance");
+        assert_ne!(mcts.tree.node(ROOT).status, NodeStatus::Terminal, "the new root is searched");
+        mcts.check_consistency().expect("consistent");
+        mcts.run(&mut net, RunLimits { simulations: 50, batch_size: 1 }).expect("search on");
+        assert!(mcts.root_visits() > 0 && mcts.tree.node(ROOT).num_children > 0, "the root has moves");
     }
 
     #[test]
