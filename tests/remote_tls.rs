@@ -385,6 +385,7 @@ fn mutual_tls_is_required_given_and_refused_by_name() {
         matches!(&err, RemoteError::TlsFile { field: "client_key", reason: PemError::Unusable(_), .. }),
         "{err}"
     );
+    assert!(err.to_string().contains("the key of another certificate"), "{err}");
     eprintln!("a key of another certificate: {err}");
 }
 

@@ -149,9 +149,14 @@ pub fn tls_config(pem: TlsPem<'_>) -> Result<TlsConfig, TlsPemError> {
             let der = PrivateKeyDer::from_pem_slice(key)
                 .map_err(|e| TlsPemError { field: "client_key", reason: PemError::Syntax(e.to_string()) })?;
             let ders = chain.iter().map(|c| CertificateDer::from(c.der().to_vec())).collect();
-            rustls::sign::CertifiedKey::from_der(ders, der, &provider).map_err(|e| TlsPemError {
-                field: "client_key",
-                reason: PemError::Unusable(e.to_string()),
+            rustls::sign::CertifiedKey::from_der(ders, der, &provider).map_err(|e| {
+                let why = match e {
+                    rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch) => {
+                        "it is the key of another certificate".to_owned()
+                    }
+                    other => other.to_string(),
+                };
+                TlsPemError { field: "client_key", reason: PemError::Unusable(why) }
             })?;
             Some(ClientCert::new_with_certs(&chain, parsed))
         }
