@@ -16,37 +16,21 @@ mod common;
 mod mlserver_common;
 mod ui_common;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use common::chess;
-use mavboard::game::chess::ChessState;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::{GameKind, GameState};
-use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
+use mavboard::inference::evaluator::{EvalRequest, EvalResult, Evaluator};
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::inference::remote::RemoteError;
 use mavboard::inference::{LoadError, load_evaluator, load_evaluator_for};
 use mavboard::search::mcts::{Mcts, MctsParams, RunLimits};
-use mlserver_common::{Server, asset, remote_package, root, serve_python};
+use mlserver_common::{
+    Server, asset, line, remote_package, requests, root, search_through_a_kill, serve_python,
+};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-/// `n` positions along a fixed line from `start` (each the previous one after its (7·ply)-th legal move).
-fn line<S: GameState>(start: S, n: usize) -> Vec<S> {
-    let mut out = vec![start];
-    while out.len() < n {
-        let last = out.last().expect("not empty");
-        let moves = last.legal_actions();
-        if moves.is_empty() {
-            break;
-        }
-        let next = last.play(moves[(7 * out.len()) % moves.len()]).expect("legal");
-        out.push(next);
-    }
-    out
-}
 
 /// Every move's distribution and the best-action distribution agree within 1e-5 per bucket.
 fn assert_close<S: GameState>(local: &EvalResult<S>, remote: &EvalResult<S>, what: &str) -> f64 {
@@ -71,10 +55,6 @@ fn assert_close<S: GameState>(local: &EvalResult<S>, remote: &EvalResult<S>, wha
     }
     assert!(worst <= 1e-5, "{what}: remote and local differ by {worst:e} in a bucket");
     worst
-}
-
-fn requests<S: GameState>(states: &[S]) -> Vec<EvalRequest<S>> {
-    states.iter().map(|s| EvalRequest { want_best_action: true, ..EvalRequest::values(s.clone()) }).collect()
 }
 
 #[test]
@@ -133,31 +113,6 @@ fn remote_results_match_local_and_mcts_runs_remotely() {
     assert!(!snap.moves.is_empty());
 }
 
-/// Counts evaluate calls and signals after the `at`-th one.
-struct Counting {
-    inner: Box<dyn Evaluator<ChessState> + Send>,
-    calls: Arc<AtomicU64>,
-    at: u64,
-    signal: Option<mpsc::Sender<()>>,
-}
-
-impl Evaluator<ChessState> for Counting {
-    fn evaluate(
-        &mut self,
-        requests: &[EvalRequest<ChessState>],
-    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
-        let out = self.inner.evaluate(requests);
-        if self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.at
-            && let Some(s) = self.signal.take()
-        {
-            s.send(()).ok();
-            // Give the test time to kill the server before the next batch goes out.
-            std::thread::sleep(Duration::from_millis(300));
-        }
-        out
-    }
-}
-
 #[test]
 fn killing_the_server_mid_search_fails_evaluations_and_a_restart_recovers() {
     let Some(python) = serve_python() else { return };
@@ -166,36 +121,7 @@ fn killing_the_server_mid_search_fails_evaluations_and_a_restart_recovers() {
     let remote = remote_package(&package, "kill", &server.endpoint(), "mav-enc-tiny", 4);
     let mavboard::inference::LoadedModel { evaluator: far, .. } =
         load_evaluator(&remote, &SessionOptions::default()).expect("remote opens");
-    let (tx, rx) = mpsc::channel();
-    let (done_tx, done_rx) = mpsc::channel();
-    let calls = Arc::new(AtomicU64::new(0));
-    let counter = calls.clone();
-    let search = std::thread::spawn(move || {
-        let mut e = Counting { inner: far, calls: counter, at: 5, signal: Some(tx) };
-        let mut mcts = Mcts::new(chess(START), 0, MctsParams::default()).expect("valid params");
-        let result = mcts.run(&mut e, RunLimits { simulations: 1_000_000, batch_size: 8 });
-        let after = e.evaluate(&[EvalRequest::values(chess(START))]).remove(0);
-        done_tx.send((result, mcts.stats(), after, e)).ok();
-    });
-    rx.recv_timeout(Duration::from_secs(120)).expect("the search made 5 batches of evaluations");
-    server.kill();
-    let (result, stats, after, mut e) = done_rx
-        .recv_timeout(Duration::from_secs(120))
-        .expect("the search ends after the server is gone (no hang)");
-    search.join().expect("search thread");
-    result.expect("the root was evaluated before the kill: the search itself succeeds");
-    eprintln!("after the kill: {stats:?} ({} evaluate calls)", calls.load(Ordering::SeqCst));
-    assert!(stats.failed > 0, "evaluations after the kill are failed evaluations: {stats:?}");
-    assert!(stats.simulations < 1_000_000, "the search stopped when every move had failed: {stats:?}");
-    match after {
-        Err(EvalError::Server(msg)) => assert!(
-            msg.contains("connection refused") || msg.contains("connection failed"),
-            "a named connection error: {msg}"
-        ),
-        other => {
-            panic!("expected a failed evaluation after the kill, got {:?}", other.map(|r| r.moves.len()))
-        }
-    }
+    let mut e = search_through_a_kill(far, || server.kill());
 
     // The server restarts on the same port: the same evaluator works again (new connections).
     let ports = server.ports;

@@ -20,12 +20,9 @@ mod mlserver_common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use common::chess;
-use mavboard::game::chess::ChessState;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::{GameKind, GameState};
 use mavboard::inference::evaluator::{EvalError, EvalRequest, EvalResult, Evaluator};
@@ -33,7 +30,7 @@ use mavboard::inference::onnx::SessionOptions;
 use mavboard::inference::remote::RemoteError;
 use mavboard::inference::{LoadError, LoadedModel, load_evaluator, load_evaluator_for};
 use mavboard::search::mcts::{Mcts, MctsParams, RunLimits};
-use mlserver_common::{asset, free_ports, remote_package, root, temp};
+use mlserver_common::{asset, free_ports, line, remote_package, requests, root, search_through_a_kill, temp};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -183,21 +180,6 @@ impl Drop for Triton {
     }
 }
 
-/// `n` positions along a fixed line from `start` (each the previous one after its (7·ply)-th legal move).
-fn line<S: GameState>(start: S, n: usize) -> Vec<S> {
-    let mut out = vec![start];
-    while out.len() < n {
-        let last = out.last().expect("not empty");
-        let moves = last.legal_actions();
-        if moves.is_empty() {
-            break;
-        }
-        let next = last.play(moves[(7 * out.len()) % moves.len()]).expect("legal");
-        out.push(next);
-    }
-    out
-}
-
 /// The largest difference per bucket between two results (every move's distribution and, when both have
 /// it, the best-action distribution); the moves must be the same, in the same order.
 fn worst_difference<S: GameState>(local: &EvalResult<S>, remote: &EvalResult<S>, what: &str) -> f64 {
@@ -220,10 +202,6 @@ fn worst_difference<S: GameState>(local: &EvalResult<S>, remote: &EvalResult<S>,
     }
     assert!(worst <= 1e-5, "{what}: remote and local differ by {worst:e} in a bucket");
     worst
-}
-
-fn requests<S: GameState>(states: &[S]) -> Vec<EvalRequest<S>> {
-    states.iter().map(|s| EvalRequest { want_best_action: true, ..EvalRequest::values(s.clone()) }).collect()
 }
 
 /// Evaluates `reqs` locally and remotely and returns the largest difference per bucket.
@@ -309,31 +287,6 @@ fn triton_action_value_matches_local() {
     std::fs::remove_dir_all(remote).ok();
 }
 
-/// Counts evaluate calls and signals after the `at`-th one.
-struct Counting {
-    inner: Box<dyn Evaluator<ChessState> + Send>,
-    calls: Arc<AtomicU64>,
-    at: u64,
-    signal: Option<mpsc::Sender<()>>,
-}
-
-impl Evaluator<ChessState> for Counting {
-    fn evaluate(
-        &mut self,
-        requests: &[EvalRequest<ChessState>],
-    ) -> Vec<Result<EvalResult<ChessState>, EvalError>> {
-        let out = self.inner.evaluate(requests);
-        if self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.at
-            && let Some(s) = self.signal.take()
-        {
-            s.send(()).ok();
-            // Give the test time to kill the server before the next batch goes out.
-            std::thread::sleep(Duration::from_millis(300));
-        }
-        out
-    }
-}
-
 #[test]
 fn killing_triton_mid_search_fails_evaluations_and_a_restart_recovers() {
     let Some(python) = triton_python() else { return };
@@ -342,36 +295,7 @@ fn killing_triton_mid_search_fails_evaluations_and_a_restart_recovers() {
     let remote = remote_package(&package, "triton-kill", &server.endpoint(), "mav-enc-tiny", 4);
     let LoadedModel { evaluator: far, .. } =
         load_evaluator(&remote, &SessionOptions::default()).expect("remote opens");
-    let (tx, rx) = mpsc::channel();
-    let (done_tx, done_rx) = mpsc::channel();
-    let calls = Arc::new(AtomicU64::new(0));
-    let counter = calls.clone();
-    let search = std::thread::spawn(move || {
-        let mut e = Counting { inner: far, calls: counter, at: 5, signal: Some(tx) };
-        let mut mcts = Mcts::new(chess(START), 0, MctsParams::default()).expect("valid params");
-        let result = mcts.run(&mut e, RunLimits { simulations: 1_000_000, batch_size: 8 });
-        let after = e.evaluate(&[EvalRequest::values(chess(START))]).remove(0);
-        done_tx.send((result, mcts.stats(), after, e)).ok();
-    });
-    rx.recv_timeout(Duration::from_secs(120)).expect("the search made 5 batches of evaluations");
-    server.kill();
-    let (result, stats, after, mut e) = done_rx
-        .recv_timeout(Duration::from_secs(120))
-        .expect("the search ends after the server is gone (no hang)");
-    search.join().expect("search thread");
-    result.expect("the root was evaluated before the kill: the search itself succeeds");
-    eprintln!("after the kill: {stats:?} ({} evaluate calls)", calls.load(Ordering::SeqCst));
-    assert!(stats.failed > 0, "evaluations after the kill are failed evaluations: {stats:?}");
-    assert!(stats.simulations < 1_000_000, "the search stopped when every move had failed: {stats:?}");
-    match after {
-        Err(EvalError::Server(msg)) => assert!(
-            msg.contains("connection refused") || msg.contains("connection failed"),
-            "a named connection error: {msg}"
-        ),
-        other => {
-            panic!("expected a failed evaluation after the kill, got {:?}", other.map(|r| r.moves.len()))
-        }
-    }
+    let mut e = search_through_a_kill(far, || server.kill());
 
     // Triton restarts on the same ports: the same evaluator works again (new connections).
     let mut restarted = Triton::spawn(&python, &package, "mav-enc-tiny", server.ports, 0);

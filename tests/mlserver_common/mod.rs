@@ -176,3 +176,103 @@ pub fn remote_package(src: &Path, tag: &str, endpoint: &str, model: &str, in_fli
     std::fs::write(dir.join("mav.json"), serde_json::to_string_pretty(&m).expect("json")).expect("write");
     dir
 }
+
+/// `n` positions along a fixed line from `start` (each the previous one after its (7·ply)-th legal move).
+pub fn line<S: mavboard::game::GameState>(start: S, n: usize) -> Vec<S> {
+    let mut out = vec![start];
+    while out.len() < n {
+        let last = out.last().expect("not empty");
+        let moves = last.legal_actions();
+        if moves.is_empty() {
+            break;
+        }
+        let next = last.play(moves[(7 * out.len()) % moves.len()]).expect("legal");
+        out.push(next);
+    }
+    out
+}
+
+/// Value requests that also ask for the best-action distribution.
+pub fn requests<S: mavboard::game::GameState>(
+    states: &[S],
+) -> Vec<mavboard::inference::evaluator::EvalRequest<S>> {
+    use mavboard::inference::evaluator::EvalRequest;
+    states.iter().map(|s| EvalRequest { want_best_action: true, ..EvalRequest::values(s.clone()) }).collect()
+}
+
+/// A chess evaluator over a remote model.
+pub type Remote =
+    Box<dyn mavboard::inference::evaluator::Evaluator<mavboard::game::chess::ChessState> + Send>;
+
+/// Counts evaluate calls and signals after the `at`-th one.
+pub struct Counting {
+    inner: Remote,
+    calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    at: u64,
+    signal: Option<std::sync::mpsc::Sender<()>>,
+}
+
+impl mavboard::inference::evaluator::Evaluator<mavboard::game::chess::ChessState> for Counting {
+    fn evaluate(
+        &mut self,
+        requests: &[mavboard::inference::evaluator::EvalRequest<mavboard::game::chess::ChessState>],
+    ) -> Vec<
+        Result<
+            mavboard::inference::evaluator::EvalResult<mavboard::game::chess::ChessState>,
+            mavboard::inference::evaluator::EvalError,
+        >,
+    > {
+        let out = self.inner.evaluate(requests);
+        if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == self.at
+            && let Some(s) = self.signal.take()
+        {
+            s.send(()).ok();
+            // Give the test time to kill the server before the next batch goes out.
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        out
+    }
+}
+
+/// A long MAV-MCTS from the start position over `far`, with `kill` called (the server killed) after its
+/// fifth batch: the search must end (no hang) having evaluated its root, with failed evaluations, and the
+/// next evaluation must fail naming the lost connection. Returns the evaluator, to try again after a restart.
+pub fn search_through_a_kill(far: Remote, kill: impl FnOnce()) -> Counting {
+    use mavboard::game::chess::ChessState;
+    use mavboard::inference::evaluator::{EvalError, EvalRequest, Evaluator};
+    use mavboard::search::mcts::{Mcts, MctsParams, RunLimits};
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = calls.clone();
+    let search = std::thread::spawn(move || {
+        let mut e = Counting { inner: far, calls: counter, at: 5, signal: Some(tx) };
+        let mut mcts = Mcts::new(ChessState::startpos(), 0, MctsParams::default()).expect("valid params");
+        let result = mcts.run(&mut e, RunLimits { simulations: 1_000_000, batch_size: 8 });
+        let after = e.evaluate(&[EvalRequest::values(ChessState::startpos())]).remove(0);
+        done_tx.send((result, mcts.stats(), after, e)).ok();
+    });
+    rx.recv_timeout(Duration::from_secs(120)).expect("the search made 5 batches of evaluations");
+    kill();
+    let (result, stats, after, e) = done_rx
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the search ends after the server is gone (no hang)");
+    search.join().expect("search thread");
+    result.expect("the root was evaluated before the kill: the search itself succeeds");
+    eprintln!(
+        "after the kill: {stats:?} ({} evaluate calls)",
+        calls.load(std::sync::atomic::Ordering::SeqCst)
+    );
+    assert!(stats.failed > 0, "evaluations after the kill are failed evaluations: {stats:?}");
+    assert!(stats.simulations < 1_000_000, "the search stopped when every move had failed: {stats:?}");
+    match after {
+        Err(EvalError::Server(msg)) => assert!(
+            msg.contains("connection refused") || msg.contains("connection failed"),
+            "a named connection error: {msg}"
+        ),
+        other => {
+            panic!("expected a failed evaluation after the kill, got {:?}", other.map(|r| r.moves.len()))
+        }
+    }
+    e
+}

@@ -42,12 +42,7 @@ pub(crate) fn revert_twofolds<S: GameState>(tree: &mut Tree<S>) -> usize {
         if cycle == 0 {
             continue;
         }
-        let mut depth = 0u32;
-        let mut up = node;
-        while tree.node(up).parent != NONE {
-            up = tree.node(up).parent;
-            depth += 1;
-        }
+        let depth = tree.depth(node);
         if depth >= 4 && depth >= cycle {
             continue;
         }

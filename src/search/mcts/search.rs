@@ -1032,16 +1032,6 @@ mod tests {
         assert!(!m.tree.by_prior, "the style can be forced");
     }
 
-    /// Depth of `node` below the root.
-    fn depth_of(t: &Tree<ChessState>, mut node: u32) -> u32 {
-        let mut d = 0;
-        while t.node(node).parent != NONE {
-            node = t.node(node).parent;
-            d += 1;
-        }
-        d
-    }
-
     #[test]
     fn repetitions_are_draws_as_lc0_counts_them() {
         let mcts = Mcts::new(ChessState::startpos(), 0, MctsParams::default()).expect("params");
@@ -1077,7 +1067,7 @@ mod tests {
         assert!(!twofolds.is_empty(), "king shuffles repeat within 600 simulations");
         for &n in &twofolds {
             let node = mcts.tree.node(n);
-            let depth = depth_of(&mcts.tree, n);
+            let depth = mcts.tree.depth(n);
             assert_eq!(node.status, NodeStatus::Terminal);
             assert!((node.terminal_value - 0.5).abs() < 1e-6, "a draw");
             assert!(depth >= 4 && depth >= u32::from(node.cycle), "depth {depth}, cycle {}", node.cycle);
@@ -1097,7 +1087,7 @@ mod tests {
             .iter()
             .filter(|&&n| under_best(n))
             .filter(|&&n| {
-                let d = depth_of(&mcts.tree, n) - 1;
+                let d = mcts.tree.depth(n) - 1;
                 d < 4 || d < u32::from(mcts.tree.node(n).cycle)
             })
             .count();
@@ -1107,7 +1097,7 @@ mod tests {
         for n in 0..mcts.tree.nodes.len() as u32 {
             let node = mcts.tree.node(n);
             if node.cycle > 0 {
-                let depth = depth_of(&mcts.tree, n);
+                let depth = mcts.tree.depth(n);
                 assert!(depth >= 4 && depth >= u32::from(node.cycle), "a stale two-fold draw kept");
             }
         }
