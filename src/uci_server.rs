@@ -38,7 +38,7 @@ use crate::engine::{
 use crate::game::chess::ChessState;
 use crate::game::fen::ModeChoice;
 use crate::game::{GameState, Player};
-use crate::inference::device::Device;
+use crate::inference::device::{Device, SessionThreads};
 use crate::inference::evaluator::Scoring;
 use crate::mav::buckets::cp_from_win_prob;
 use crate::mav::wdl::wdl;
@@ -55,12 +55,21 @@ pub struct ModelChoice {
     pub model: Option<PathBuf>,
     /// Where it runs (`Device`).
     pub device: Device,
-    /// How many inference workers (`Threads`).
+    /// The CPU threads the model may use (`Threads`; by default the automatic count of
+    /// [`SessionThreads::default`]): the builder splits them into inference workers and session threads.
     pub threads: usize,
 }
 
+/// What a [`FactoryBuilder`] makes of a model choice.
+pub struct BuiltModel {
+    /// Opens an evaluator on each inference worker.
+    pub factory: EvaluatorFactory,
+    /// Inference workers: batches out at once.
+    pub workers: usize,
+}
+
 /// Builds the evaluator factory for a model choice (fast: the factory does the loading, on the workers).
-pub type FactoryBuilder = Box<dyn Fn(&ModelChoice) -> Result<EvaluatorFactory, NoModelSet> + Send>;
+pub type FactoryBuilder = Box<dyn Fn(&ModelChoice) -> Result<BuiltModel, NoModelSet> + Send>;
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -124,7 +133,6 @@ const OPTIONS: &[&str] = &[
     "option name DirichletNoiseAlpha type string default 0.3",
     "option name ModelPath type string default <empty>",
     "option name Device type combo default auto var auto var cpu var cuda var coreml",
-    "option name Threads type spin default 1 min 1 max 256",
     "option name UCI_Chess960 type check default false",
     "option name MultiPV type spin default 1 min 1 max 500",
     "option name UCI_ShowWDL type check default false",
@@ -213,7 +221,7 @@ where
         config,
         params: MctsParams::default(),
         simulations: 800,
-        model: ModelChoice { model: None, device: Device::Auto, threads: 1 },
+        model: ModelChoice { model: None, device: Device::Auto, threads: SessionThreads::default().intra_op },
         chess960: false,
         info: InfoOptions::default(),
         move_overhead_ms: clock::DEFAULT_MOVE_OVERHEAD_MS,
@@ -269,6 +277,8 @@ impl<W: Write> Server<W> {
                 for option in OPTIONS {
                     self.say(option)?;
                 }
+                let threads = SessionThreads::default().intra_op;
+                self.say(&format!("option name Threads type spin default {threads} min 1 max 256"))?;
                 self.say("uciok")?;
             }
             "isready" => {
@@ -313,8 +323,8 @@ impl<W: Write> Server<W> {
         }
         self.needs_load = false;
         match (self.builder)(&self.model) {
-            Ok(factory) => {
-                self.engine.send(Command::LoadEvaluator { factory, workers: self.model.threads.max(1) })?;
+            Ok(BuiltModel { factory, workers }) => {
+                self.engine.send(Command::LoadEvaluator { factory, workers: workers.max(1) })?;
                 self.loading = true;
             }
             Err(e) => self.problem(&e.to_string())?,

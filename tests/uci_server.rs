@@ -7,19 +7,23 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
-use mavboard::engine::{EngineConfig, EvaluatorBox};
+use mavboard::engine::{EngineConfig, EvaluatorBox, EvaluatorFactory};
 use mavboard::game::GameState;
 use mavboard::game::chess::ChessState;
 use mavboard::game::fen::ModeChoice;
 use mavboard::inference::material::MaterialEvaluator;
 use mavboard::uci::info::parse_info;
 use mavboard::uci::line_reader::spawn_line_reader;
-use mavboard::uci_server::{FactoryBuilder, serve};
+use mavboard::uci_server::{BuiltModel, FactoryBuilder, serve};
 
 const WAIT: Duration = Duration::from_secs(20);
 
 fn mock_builder() -> FactoryBuilder {
-    Box::new(|_| Ok(Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox))))
+    Box::new(|choice| {
+        let factory: EvaluatorFactory =
+            Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox));
+        Ok(BuiltModel { factory, workers: choice.threads })
+    })
 }
 
 /// Reads lines until one starts with `prefix`; returns every line read, that one last.

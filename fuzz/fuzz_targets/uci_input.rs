@@ -8,12 +8,16 @@ use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use mavboard::engine::EngineConfig;
-use mavboard::engine::EvaluatorBox;
+use mavboard::engine::{EvaluatorBox, EvaluatorFactory};
 use mavboard::inference::material::MaterialEvaluator;
-use mavboard::uci_server::{FactoryBuilder, serve};
+use mavboard::uci_server::{BuiltModel, FactoryBuilder, serve};
 
 fn material() -> FactoryBuilder {
-    Box::new(|_| Ok(Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox))))
+    Box::new(|choice| {
+        let factory: EvaluatorFactory =
+            Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox));
+        Ok(BuiltModel { factory, workers: choice.threads })
+    })
 }
 
 const ANSWERS: &[&str] = &["id", "option", "uciok", "readyok", "info", "bestmove"];

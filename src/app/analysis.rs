@@ -32,8 +32,9 @@ pub struct ModelInfo {
     pub parameters: u64,
     /// For a remote package: the server and the model's name there (`http://host:8000 · mav-enc-tiny`).
     pub served_by: Option<String>,
-    /// Inference workers, i.e. batches out at once: one locally (ONNX Runtime threads inside it), the
-    /// package's `max_in_flight` for a remote one, so that the server's latency is hidden.
+    /// Inference workers, i.e. batches out at once: locally one per thread of the settings, each session
+    /// single-threaded ([`crate::inference::thread_plan::ThreadPlan`]; one with every thread for a large
+    /// model), the package's `max_in_flight` for a remote one, so that the server's latency is hidden.
     pub workers: usize,
 }
 

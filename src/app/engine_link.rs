@@ -30,8 +30,6 @@ use crate::model::package::default_package_dir;
 use crate::search::SearchError;
 use crate::search::internal::InternalConfig;
 
-/// Inference workers for the app: one keeps a 2-core laptop responsive; ONNX Runtime threads inside it.
-const APP_WORKERS: usize = 1;
 /// The most inference workers for a remote package (each holds one batch out at the server).
 const MAX_REMOTE_WORKERS: usize = 16;
 
@@ -90,13 +88,15 @@ impl EngineLink {
                 );
             }
         };
+        // Locally, the settings' threads as workers of one thread each (or one session with them all, for a
+        // large model); remotely, one worker per batch the package lets out at once.
+        let (plan, options) = model_runtime::engine_plan(&state.settings, &dir);
         let workers = package
             .manifest
             .remote
             .as_ref()
-            .map_or(APP_WORKERS, |r| r.max_in_flight.clamp(1, MAX_REMOTE_WORKERS));
+            .map_or(plan.workers, |r| r.max_in_flight.clamp(1, MAX_REMOTE_WORKERS));
         let info = ModelInfo::of_package(&package, dir.clone(), workers);
-        let options = model_runtime::session_options(&state.settings);
         let factory = model_runtime::model_factory(dir.clone(), options.clone(), self.device.clone());
         self.load_with(factory, info, InternalSource::Package { dir, options }, state);
     }

@@ -14,6 +14,7 @@ use crate::inference::device::{Device, DeviceStatus, SessionThreads};
 use crate::inference::load::load_evaluator;
 use crate::inference::onnx::SessionOptions;
 use crate::inference::onnx::session::SessionError;
+use crate::inference::thread_plan::ThreadPlan;
 use crate::inference::{LoadError, LoadedModel};
 
 /// Where the loader thread leaves the device status of the session it opened, for the UI.
@@ -30,6 +31,14 @@ pub fn session_options(settings: &Settings) -> SessionOptions {
         SessionThreads { intra_op: settings.model_threads.min(MAX_THREADS) }
     };
     SessionOptions { device: settings.model_device, threads, ..SessionOptions::default() }
+}
+
+/// How the app's engine runs the local package in `dir`: the settings' threads (0: automatic) split into
+/// inference workers and each one's session threads by [`ThreadPlan`], on the settings' device.
+pub fn engine_plan(settings: &Settings, dir: &Path) -> (ThreadPlan, SessionOptions) {
+    let total = settings.model_threads.min(MAX_THREADS);
+    let plan = ThreadPlan::for_package(settings.model_device, total, dir);
+    (plan, SessionOptions { threads: plan.threads, ..session_options(settings) })
 }
 
 /// Opens the package with `options`; when the requested provider cannot be used, opens it on the CPU and
@@ -86,6 +95,21 @@ mod tests {
         assert_eq!((o.device, o.threads.intra_op), (Device::Cpu, 3));
         s.model_threads = 1000;
         assert_eq!(session_options(&s).threads.intra_op, MAX_THREADS);
+    }
+
+    #[test]
+    fn the_engine_gets_one_worker_per_thread_for_a_small_model() {
+        let dir = match crate::model::package::default_package_dir() {
+            Ok(d) => d,
+            Err(e) => return println!("SKIPPED: no shipped model ({e})"),
+        };
+        let mut s = Settings { model_threads: 3, model_device: Device::Cpu, ..Settings::default() };
+        let (plan, options) = engine_plan(&s, &dir);
+        assert_eq!((plan.workers, options.threads.intra_op), (3, 1));
+        s.model_threads = 0;
+        let (plan, options) = engine_plan(&s, &dir);
+        assert_eq!((plan.workers, options.threads.intra_op), (SessionThreads::default().intra_op, 1));
+        assert_eq!(options.device, Device::Cpu);
     }
 
     #[test]

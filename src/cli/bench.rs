@@ -199,8 +199,9 @@ struct SearchArgs {
     /// Milliseconds a proxy of ours adds to every remote request, comma-separated [default: 0, no proxy].
     #[arg(long, value_delimiter = ',')]
     latency_ms: Vec<u64>,
-    /// With --in-flight or a remote --model: measure every row this many times, local and remote in turn,
-    /// and keep the fastest of each (on a machine busy with other work the slower ones measure that work).
+    /// Measure every row this many times and keep the fastest: with --in-flight or a remote --model, local
+    /// and remote in turn; with --lc0, mavboard's row and lc0's in turn (on a machine busy with other work
+    /// the slower passes measure that work).
     #[arg(long, default_value_t = 1)]
     repeat: usize,
     /// Searches per batch size (one per position, drawn by seeded random play).
@@ -216,8 +217,9 @@ struct SearchArgs {
     #[arg(long)]
     ort_lib: Option<PathBuf>,
     /// lc0's binary (built from its source): its own benchmark runs the same positions at the same
-    /// simulations, batch sizes (its minibatch) and threads with --lc0-weights, as the reference rows of the
-    /// same run.
+    /// simulations and batch sizes (its minibatch) with --lc0-weights, as the reference rows of the same run,
+    /// in turn with mavboard's. Its search threads: --threads, or with --in-flight, one per inference worker
+    /// and ONNX Runtime thread (each lc0 search thread computes its own batches, on one BLAS thread).
     #[arg(long, requires = "lc0_weights")]
     lc0: Option<PathBuf>,
     /// The lc0 weights file the package was imported from (for --lc0).
@@ -524,6 +526,7 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
         );
     }
     let mut rows = Vec::new();
+    let mut lc0_rows = Vec::new();
     let print = |row: &EngineRow| {
         if a.json {
             return;
@@ -573,7 +576,17 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
             let mut best_local: Option<EngineRun> = None;
             let mut best_remote: Vec<Option<(EngineRun, Option<usize>)>> =
                 proxies.iter().map(|_| None).collect();
+            let mut best_lc0: Option<super::bench_lc0::Lc0Run> = None;
             for _ in 0..a.repeat.max(1) {
+                // lc0 with one search thread per inference worker (each computing its own batches).
+                if let (Some(bin), Some(weights)) = (&a.lc0, &a.lc0_weights) {
+                    let threads = n * a.threads.max(1);
+                    let run =
+                        super::bench_lc0::run(bin, weights, &a.lc0_backend, &positions, a.sims, threads, b)?;
+                    if best_lc0.is_none_or(|r| run.nodes_per_s() > r.nodes_per_s()) {
+                        best_lc0 = Some(run);
+                    }
+                }
                 let (ldir, lopts) = (local_dir.clone(), options.clone());
                 let local = engine_run(
                     move || Ok(load_evaluator(&ldir, &lopts).map(|m| m.evaluator)?),
@@ -617,6 +630,7 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
             let row = row_of("local", 0, local, None, None);
             print(&row);
             let local_rate = row.sims_per_s;
+            lc0_rows.extend(best_lc0.map(|run| Lc0Row::new(b, n * a.threads.max(1), run, local_rate)));
             rows.push(row);
             for ((ms, _), best) in proxies.iter().zip(best_remote) {
                 if let Some((remote, peak)) = best {
@@ -631,10 +645,21 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
         let out = serde_json::json!({
             "model": package.manifest.name, "format": package.manifest.format.name(), "sims": a.sims,
             "threads": options.threads.intra_op, "local": local_dir, "driver": "engine", "repeat": a.repeat.max(1),
-            "remote": spec.as_ref().map(|s| s.endpoint.clone()), "rows": rows,
+            "remote": spec.as_ref().map(|s| s.endpoint.clone()), "rows": rows, "lc0": lc0_rows,
         });
         outln!("{}", serde_json::to_string_pretty(&out)?);
     } else {
+        if let Some(bin) = &a.lc0 {
+            outln!(
+                "lc0 ({}, backend {}), the same {} positions at {} nodes, its minibatch = the batch, one search \
+                 thread per inference worker and ONNX Runtime thread, run in turn with mavboard's rows:",
+                bin.display(),
+                a.lc0_backend,
+                positions.len(),
+                a.sims
+            );
+            print_lc0_rows(&lc0_rows);
+        }
         outln!(
             "(in-flight: batches out at once, one inference worker each; +ms: latency added to every remote \
              request by a proxy; vs local: simulations/s over the local twin's at the same batch and in-flight; \
@@ -705,156 +730,203 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
     let mavboard::inference::LoadedModel { mut evaluator, package, .. } =
         load_evaluator(&dir, &options).with_context(|| format!("opening {}", dir.display()))?;
     let positions = random_positions(a.positions.max(1), a.seed);
-    let params = |sims: u64| MctsParams {
-        virtual_counts: VirtualCounts::paper_dynamic(sims),
-        ..MctsParams::default()
-    };
     // Warm-up: one search at the largest batch (first runs of a session allocate).
     let warm_b = a.batch.iter().copied().max().unwrap_or(16).max(1);
-    let mut warm = Mcts::new(positions[0].clone(), 0, params(a.sims))?;
+    let mut warm = Mcts::new(positions[0].clone(), 0, search_params(a.sims))?;
     warm.run(evaluator.as_mut(), RunLimits { simulations: a.sims.min(64), batch_size: warm_b })?;
     let style = if warm.searches_as_lc0() { "lc0's PUCT" } else { "MAV-MCTS" };
-    if !a.json {
-        outln!(
-            "{} ({}), {style}, {} searches of {} simulations per row, {} ONNX Runtime thread(s), mean scoring, \
-             rules world model, synchronous driver (Mcts::run)",
-            package.manifest.name,
-            package.manifest.format.name(),
-            positions.len(),
-            a.sims,
-            options.threads.intra_op
-        );
-        outln!(
-            "{:>6} {:>9} {:>9} {:>8} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
-            "batch",
-            "sims",
-            "requests",
-            "batches",
-            "fill",
-            "wall ms",
-            "eval ms",
-            "ORT ms",
-            "sims/s",
-            "wall/ORT",
-            "wall/eval"
-        );
-    }
+    let lc0_ref = a.lc0.as_deref().zip(a.lc0_weights.as_deref());
+    // Each batch size `--repeat` times, mavboard's row and lc0's in turn, keeping the fastest of each: on a
+    // machine busy with other work the slower passes measure that work, and both sides see the same load.
     let mut rows = Vec::new();
+    let mut lc0 = Vec::new();
     for &b in &a.batch {
         let b = b.max(1);
-        let mut timed = Timed {
-            inner: evaluator.as_mut(),
-            model: Duration::ZERO,
-            inside: Duration::ZERO,
-            batches: 0,
-            requests: 0,
-        };
-        let (mut wall, mut sims) = (Duration::ZERO, 0u64);
-        for s in &positions {
-            let mut mcts = Mcts::new(s.clone(), 0, params(a.sims))?;
-            let start = Instant::now();
-            mcts.run(&mut timed, RunLimits { simulations: a.sims, batch_size: b })?;
-            wall += start.elapsed();
-            sims += mcts.stats().simulations;
-        }
-        let secs = wall.as_secs_f64().max(1e-9);
-        let row = SearchRow {
-            batch: b,
-            searches: positions.len(),
-            simulations: sims,
-            model_calls: timed.requests,
-            evaluate_calls: timed.batches,
-            mean_fill: timed.requests as f64 / timed.batches.max(1) as f64,
-            wall_s: secs,
-            evaluate_s: timed.inside.as_secs_f64(),
-            ort_s: timed.model.as_secs_f64(),
-            sims_per_s: sims as f64 / secs,
-            wall_over_ort: secs / timed.model.as_secs_f64().max(1e-9),
-            wall_over_evaluate: secs / timed.inside.as_secs_f64().max(1e-9),
-        };
-        if !a.json {
-            outln!(
-                "{:>6} {:>9} {:>9} {:>8} {:>6.1} {:>10.1} {:>10.1} {:>10.1} {:>9.1} {:>9.3} {:>10.3}",
-                row.batch,
-                row.simulations,
-                row.model_calls,
-                row.evaluate_calls,
-                row.mean_fill,
-                row.wall_s * 1e3,
-                row.evaluate_s * 1e3,
-                row.ort_s * 1e3,
-                row.sims_per_s,
-                row.wall_over_ort,
-                row.wall_over_evaluate
-            );
-        }
-        rows.push(row);
-    }
-    let mut lc0 = Vec::new();
-    if let (Some(bin), Some(weights)) = (&a.lc0, &a.lc0_weights) {
-        if !a.json {
-            outln!(
-                "lc0 ({}, backend {}, {} thread(s)), the same {} positions at {} nodes, its minibatch = the batch:",
-                bin.display(),
-                a.lc0_backend,
-                a.threads.max(1),
-                positions.len(),
-                a.sims
-            );
-            outln!(
-                "{:>6} {:>9} {:>9} {:>12} {:>14} {:>12}",
-                "batch",
-                "nodes",
-                "ms",
-                "lc0 nodes/s",
-                "mavboard sims/s",
-                "mavboard/lc0"
-            );
-        }
-        for row in &rows {
-            let run = super::bench_lc0::run(
-                bin,
-                weights,
-                &a.lc0_backend,
-                &positions,
-                a.sims,
-                a.threads,
-                row.batch,
-            )?;
-            let ratio = row.sims_per_s / run.nodes_per_s().max(1e-9);
-            if !a.json {
-                outln!(
-                    "{:>6} {:>9} {:>9} {:>12.1} {:>14.1} {:>12.2}",
-                    row.batch,
-                    run.nodes,
-                    run.millis,
-                    run.nodes_per_s(),
-                    row.sims_per_s,
-                    ratio
-                );
+        let mut best: Option<SearchRow> = None;
+        let mut best_lc0: Option<super::bench_lc0::Lc0Run> = None;
+        for _ in 0..a.repeat.max(1) {
+            let row = sync_search_row(evaluator.as_mut(), &positions, a.sims, b)?;
+            if best.as_ref().is_none_or(|r| row.sims_per_s > r.sims_per_s) {
+                best = Some(row);
             }
-            lc0.push(serde_json::json!({
-                "batch": row.batch, "nodes": run.nodes, "millis": run.millis, "nodes_per_s": run.nodes_per_s(),
-                "mavboard_over_lc0": ratio,
-            }));
+            if let Some((bin, weights)) = lc0_ref {
+                let run =
+                    super::bench_lc0::run(bin, weights, &a.lc0_backend, &positions, a.sims, a.threads, b)?;
+                if best_lc0.is_none_or(|r| run.nodes_per_s() > r.nodes_per_s()) {
+                    best_lc0 = Some(run);
+                }
+            }
         }
+        if let (Some(run), Some(row)) = (best_lc0, &best) {
+            lc0.push(Lc0Row::new(b, a.threads.max(1), run, row.sims_per_s));
+        }
+        rows.extend(best);
     }
     if a.json {
         let out = serde_json::json!({
             "model": package.manifest.name, "format": package.manifest.format.name(), "sims": a.sims,
-            "threads": options.threads.intra_op, "style": style, "rows": rows,
+            "threads": options.threads.intra_op, "style": style, "repeat": a.repeat.max(1), "rows": rows,
             "lc0": lc0,
         });
         outln!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
+        return Ok(());
+    }
+    outln!(
+        "{} ({}), {style}, {} searches of {} simulations per row, {} ONNX Runtime thread(s), mean scoring, \
+         rules world model, synchronous driver (Mcts::run), the fastest of {} pass(es) per row",
+        package.manifest.name,
+        package.manifest.format.name(),
+        positions.len(),
+        a.sims,
+        options.threads.intra_op,
+        a.repeat.max(1)
+    );
+    print_search_rows(&rows);
+    if let Some((bin, _)) = lc0_ref {
         outln!(
-            "(requests: leaves sent to the model, one per expanded node at any batch size; batches: evaluator \
-             calls; fill: requests per call; wall: the searches' wall time; eval: time inside the evaluator's calls; ORT: the summed time inside \
-             ONNX Runtime's Session::run. wall/ORT is the search overhead over pure model time, wall/eval the \
-             tree's own share; 1.000 = none)"
+            "lc0 ({}, backend {}), the same {} positions at {} nodes, its minibatch = the batch, \
+             run in turn with mavboard's rows:",
+            bin.display(),
+            a.lc0_backend,
+            positions.len(),
+            a.sims
+        );
+        print_lc0_rows(&lc0);
+    }
+    outln!(
+        "(requests: leaves sent to the model, one per expanded node at any batch size; batches: evaluator \
+         calls; fill: requests per call; wall: the searches' wall time; eval: time inside the evaluator's calls; ORT: the summed time inside \
+         ONNX Runtime's Session::run. wall/ORT is the search overhead over pure model time, wall/eval the \
+         tree's own share; 1.000 = none)"
+    );
+    Ok(())
+}
+
+/// lc0's reference row beside mavboard's.
+#[derive(Debug, serde::Serialize)]
+struct Lc0Row {
+    batch: usize,
+    /// lc0's search threads.
+    threads: usize,
+    nodes: u64,
+    millis: u64,
+    nodes_per_s: f64,
+    /// mavboard's simulations per second in the same configuration.
+    mavboard_sims_per_s: f64,
+    mavboard_over_lc0: f64,
+}
+
+impl Lc0Row {
+    fn new(batch: usize, threads: usize, run: super::bench_lc0::Lc0Run, mavboard: f64) -> Lc0Row {
+        Lc0Row {
+            batch,
+            threads,
+            nodes: run.nodes,
+            millis: run.millis,
+            nodes_per_s: run.nodes_per_s(),
+            mavboard_sims_per_s: mavboard,
+            mavboard_over_lc0: mavboard / run.nodes_per_s().max(1e-9),
+        }
+    }
+}
+
+/// Prints lc0's reference rows as a table.
+fn print_lc0_rows(rows: &[Lc0Row]) {
+    outln!(
+        "{:>6} {:>8} {:>9} {:>9} {:>12} {:>15} {:>12}",
+        "batch",
+        "threads",
+        "nodes",
+        "ms",
+        "lc0 nodes/s",
+        "mavboard sims/s",
+        "mavboard/lc0"
+    );
+    for r in rows {
+        outln!(
+            "{:>6} {:>8} {:>9} {:>9} {:>12.1} {:>15.1} {:>12.2}",
+            r.batch,
+            r.threads,
+            r.nodes,
+            r.millis,
+            r.nodes_per_s,
+            r.mavboard_sims_per_s,
+            r.mavboard_over_lc0
         );
     }
-    Ok(())
+}
+
+/// The search settings of `bench search`'s synchronous rows.
+fn search_params(sims: u64) -> MctsParams {
+    MctsParams { virtual_counts: VirtualCounts::paper_dynamic(sims), ..MctsParams::default() }
+}
+
+/// One pass of the synchronous driver: a search of `sims` simulations from each of `positions` at batch `b`.
+fn sync_search_row(
+    evaluator: &mut (dyn Evaluator<ChessState> + Send),
+    positions: &[ChessState],
+    sims: u64,
+    b: usize,
+) -> anyhow::Result<SearchRow> {
+    let mut timed =
+        Timed { inner: evaluator, model: Duration::ZERO, inside: Duration::ZERO, batches: 0, requests: 0 };
+    let (mut wall, mut simulations) = (Duration::ZERO, 0u64);
+    for s in positions {
+        let mut mcts = Mcts::new(s.clone(), 0, search_params(sims))?;
+        let start = Instant::now();
+        mcts.run(&mut timed, RunLimits { simulations: sims, batch_size: b })?;
+        wall += start.elapsed();
+        simulations += mcts.stats().simulations;
+    }
+    let secs = wall.as_secs_f64().max(1e-9);
+    Ok(SearchRow {
+        batch: b,
+        searches: positions.len(),
+        simulations,
+        model_calls: timed.requests,
+        evaluate_calls: timed.batches,
+        mean_fill: timed.requests as f64 / timed.batches.max(1) as f64,
+        wall_s: secs,
+        evaluate_s: timed.inside.as_secs_f64(),
+        ort_s: timed.model.as_secs_f64(),
+        sims_per_s: simulations as f64 / secs,
+        wall_over_ort: secs / timed.model.as_secs_f64().max(1e-9),
+        wall_over_evaluate: secs / timed.inside.as_secs_f64().max(1e-9),
+    })
+}
+
+/// Prints the synchronous rows as a table.
+fn print_search_rows(rows: &[SearchRow]) {
+    outln!(
+        "{:>6} {:>9} {:>9} {:>8} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9} {:>10}",
+        "batch",
+        "sims",
+        "requests",
+        "batches",
+        "fill",
+        "wall ms",
+        "eval ms",
+        "ORT ms",
+        "sims/s",
+        "wall/ORT",
+        "wall/eval"
+    );
+    for row in rows {
+        outln!(
+            "{:>6} {:>9} {:>9} {:>8} {:>6.1} {:>10.1} {:>10.1} {:>10.1} {:>9.1} {:>9.3} {:>10.3}",
+            row.batch,
+            row.simulations,
+            row.model_calls,
+            row.evaluate_calls,
+            row.mean_fill,
+            row.wall_s * 1e3,
+            row.evaluate_s * 1e3,
+            row.ort_s * 1e3,
+            row.sims_per_s,
+            row.wall_over_ort,
+            row.wall_over_evaluate
+        );
+    }
 }
 
 /// Arguments of `mavboard bench inference`.

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use mavboard::engine::{EngineConfig, EvaluatorBox, EvaluatorFactory, FactoryError};
-use mavboard::inference::device::SessionThreads;
 use mavboard::inference::material::MaterialEvaluator;
 use mavboard::inference::onnx::session::SessionOptions;
-use mavboard::uci_server::{FactoryBuilder, ModelChoice, NoModelSet, serve};
+use mavboard::inference::thread_plan::ThreadPlan;
+use mavboard::uci_server::{BuiltModel, FactoryBuilder, ModelChoice, NoModelSet, serve};
 
 /// Arguments of `mavboard uci`.
 #[derive(Debug, clap::Args)]
@@ -30,19 +30,23 @@ fn load_model(path: &Path, options: &SessionOptions) -> Result<EvaluatorBox, Fac
 }
 
 fn builder(mock: bool, ort_lib: Option<PathBuf>) -> FactoryBuilder {
-    Box::new(move |choice: &ModelChoice| -> Result<EvaluatorFactory, NoModelSet> {
+    Box::new(move |choice: &ModelChoice| -> Result<BuiltModel, NoModelSet> {
         if mock {
-            return Ok(Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox)));
+            let factory: EvaluatorFactory =
+                Arc::new(|w| Ok(Box::new(MaterialEvaluator::new(w as u64)) as EvaluatorBox));
+            return Ok(BuiltModel { factory, workers: choice.threads.max(1) });
         }
         let Some(path) = choice.model.clone() else {
             return Err(NoModelSet);
         };
-        let options = SessionOptions {
-            ort_lib: ort_lib.clone(),
-            device: choice.device,
-            threads: SessionThreads::default(),
-        };
-        Ok(Arc::new(move |_worker| load_model(&path, &options)))
+        // `Threads` as workers of one session thread each (one session with them all for a large model).
+        let plan = ThreadPlan::for_package(choice.device, choice.threads.max(1), &path);
+        let options =
+            SessionOptions { ort_lib: ort_lib.clone(), device: choice.device, threads: plan.threads };
+        Ok(BuiltModel {
+            factory: Arc::new(move |_worker| load_model(&path, &options)),
+            workers: plan.workers,
+        })
     })
 }
 

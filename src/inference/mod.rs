@@ -32,3 +32,4 @@ pub mod remote_error;
 pub mod screen;
 pub mod state_value;
 mod synthetic;
+pub mod thread_plan;

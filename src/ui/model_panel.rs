@@ -68,9 +68,11 @@ pub fn model_panel_ui(ui: &mut egui::Ui, state: &AppState) -> Vec<Command> {
             .response
             .labelled_by(l.id);
         ui.end_row();
-        let l = ui
-            .label("Threads")
-            .on_hover_text("ONNX Runtime threads for the model; changing it reloads the model");
+        let l = ui.label("Threads").on_hover_text(
+            "CPU threads for the model: a search runs one inference worker of one ONNX Runtime thread \
+                 per thread (one session with them all for a model of 256 MiB or more); changing it reloads \
+                 the model",
+        );
         egui::ComboBox::from_id_salt("model_threads")
             .selected_text(threads_label(threads))
             .show_ui(ui, |ui| {
