@@ -23,7 +23,7 @@ import torch
 
 from . import data as D
 from .models import ModelConfig, build_model, count_parameters
-from .train import read_log
+from .run_log import read_log
 
 OPSET = 17
 

@@ -37,6 +37,7 @@ from .models import FORMATS, ModelConfig, build_model, count_parameters
 from .tasks import TASKS
 from .distill import Distiller, DistillError, describe, load_teacher, student_init
 from .warmstart import WarmStartError, load_package_weights
+from .run_log import RunLog, read_log  # noqa: F401 (read_log: the run log's reader, also imported from here)
 
 # --time-budget: the steps (counted from the start or resume) whose pace sets max_steps, and the share
 # of the budget planned for steps (the rest covers evaluations, checkpoints and the final evaluation)
@@ -283,44 +284,6 @@ def atomic_save(obj, path: str) -> None:
     tmp = path + ".tmp"
     torch.save(obj, tmp)
     os.replace(tmp, path)
-
-
-class RunLog:
-    """log.jsonl in the run dir; on resume the entries after the checkpoint step are dropped.
-
-    `enabled=False` (ranks other than 0) touches no file and prints nothing.
-    """
-
-    def __init__(self, path: str, resume_step: int | None, enabled: bool = True):
-        self.path = path
-        self.enabled = enabled
-        if not enabled:
-            return
-        if resume_step is not None and os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                keep = [ln for ln in f if ln.strip() and json.loads(ln).get("step", 0) <= resume_step]
-            with open(path, "w", encoding="utf-8") as f:
-                f.writelines(keep)
-        elif resume_step is None and os.path.exists(path):
-            os.remove(path)
-
-    def write(self, entry: dict, echo: bool = True) -> None:
-        """Append one entry (and print it unless `echo` is False)."""
-        if not self.enabled:
-            return
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(entry) + "\n")
-        if echo:
-            print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in entry.items()), flush=True)
-
-
-def read_log(run_dir: str) -> list[dict]:
-    """The entries of a run dir's log.jsonl (empty when there is none)."""
-    path = os.path.join(run_dir, "log.jsonl")
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(ln) for ln in f if ln.strip()]
 
 
 @torch.no_grad()
