@@ -124,7 +124,6 @@ const OPTIONS: &[&str] = &[
     "option name Simulations type spin default 800 min 1 max 100000000",
     "option name CPuct type string default 1.0",
     "option name Batch type spin default 16 min 1 max 4096",
-    "option name Scoring type combo default mean var mean var max var quantile:0.25 var mean-sd:1",
     "option name WorldModel type combo default rules var rules var learned",
     "option name SearchStyle type combo default auto var auto var mav var lc0",
     "option name Lc0CPuct type string default 1.745",
@@ -139,6 +138,19 @@ const OPTIONS: &[&str] = &[
     "option name Ponder type check default false",
     "option name Move Overhead type spin default 30 min 0 max 5000",
 ];
+
+/// The `Scoring` option line: its choices every rule of [`Scoring::ALL`] (and `default` if it is not one); a
+/// GUI may also set any other rule by its text (`quantile:0.1`).
+fn scoring_option(default: Scoring) -> String {
+    let mut line = format!("option name Scoring type combo default {default}");
+    for rule in Scoring::ALL {
+        line.push_str(&format!(" var {rule}"));
+    }
+    if !Scoring::ALL.contains(&default) {
+        line.push_str(&format!(" var {default}"));
+    }
+    line
+}
 
 /// The largest `MultiPV`.
 const MAX_MULTIPV: usize = 500;
@@ -277,6 +289,7 @@ impl<W: Write> Server<W> {
                 for option in OPTIONS {
                     self.say(option)?;
                 }
+                self.say(&scoring_option(MctsParams::default().scoring))?;
                 let threads = SessionThreads::default().intra_op;
                 self.say(&format!("option name Threads type spin default {threads} min 1 max 256"))?;
                 self.say("uciok")?;
@@ -768,10 +781,22 @@ pub fn info_lines(report: &SearchReport, options: InfoOptions) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::inference::material::MaterialEvaluator;
     use crate::search::mcts::Mcts;
     use crate::search::mcts::RunLimits;
     use crate::uci::info::{ScoreValue, parse_info};
+
+    #[test]
+    fn the_scoring_option_lists_every_rule() {
+        let line = scoring_option(Scoring::Mean);
+        assert!(line.starts_with("option name Scoring type combo default mean var "), "{line}");
+        for rule in Scoring::ALL {
+            assert!(line.contains(&format!(" var {rule}")), "{rule} missing: {line}");
+        }
+        let odd = Scoring::quantile(0.1).expect("a rule");
+        assert!(scoring_option(odd).ends_with(" var quantile:0.1"), "{}", scoring_option(odd));
+    }
 
     fn report(fen: &str, simulations: u64) -> SearchReport {
         let start = ChessState::from_fen(fen).expect("valid FEN");

@@ -174,6 +174,34 @@ fn space_starts_and_stops_an_open_ended_search() {
     assert_eq!(h.state().state.analysis.report.as_ref().map(|r| r.snapshot.totals.root_visits), visits);
 }
 
+/// Changing the scoring rule while a search runs starts the search again under the new rule: its reports
+/// then say so (the rule values the search's leaves).
+#[test]
+fn a_running_search_follows_a_new_scoring_rule() {
+    let settings = Settings {
+        search: SearchSettings { simulations: 0, ..SearchSettings::default() },
+        ..Settings::default()
+    };
+    let mut h = app_with_model(settings);
+    assert!(step_until(&mut h, WAIT, has_values));
+    h.key_press(eframe::egui::Key::Space);
+    h.step();
+    let scoring_of =
+        |app: &mavboard::shell::MavboardApp| app.state.analysis.report.as_ref().map(|r| r.snapshot.scoring);
+    assert!(step_until(&mut h, WAIT, |app| scoring_of(app) == Some(Scoring::Mean)));
+    h.get_by_label("Max").click();
+    h.step();
+    assert_eq!(h.state().state.settings.scoring, Scoring::Max);
+    assert!(h.state().state.analysis.searching, "the search goes on");
+    assert!(
+        step_until(&mut h, WAIT, |app| scoring_of(app) == Some(Scoring::Max)),
+        "the running search's reports name the new rule"
+    );
+    h.key_press(eframe::egui::Key::Space);
+    h.step();
+    assert!(step_until(&mut h, WAIT, |app| app.engine.as_ref().is_some_and(|e| !e.searching())));
+}
+
 #[test]
 fn a_model_folder_that_is_not_a_package_is_reported_and_the_board_still_works() {
     let settings = Settings { model_dir: Some(PathBuf::from("/nonexistent/model")), ..Settings::default() };

@@ -225,6 +225,10 @@ impl AppState {
         match command {
             AnalysisCommand::Inside(c) => self.analysis.inside.apply(c),
             AnalysisCommand::SetScoring(s) => {
+                // A running search values its leaves under the rule: it starts again under the new one.
+                if self.analysis.searching && self.settings.scoring != s {
+                    self.analysis.requests.push(EngineRequest::StartSearch);
+                }
                 self.settings.scoring = s;
                 if let Some(r) = self.analysis.game_review.as_mut()
                     && let Err(e) = r.rescore(s)
@@ -248,7 +252,13 @@ impl AppState {
             }
             AnalysisCommand::StartSearch => self.analysis.requests.push(EngineRequest::StartSearch),
             AnalysisCommand::StopSearch => self.analysis.requests.push(EngineRequest::StopSearch),
-            AnalysisCommand::SetSearchSettings(s) => self.settings.search = s,
+            AnalysisCommand::SetSearchSettings(s) => {
+                // A running search goes on with the new settings.
+                if self.analysis.searching && self.settings.search != s {
+                    self.analysis.requests.push(EngineRequest::StartSearch);
+                }
+                self.settings.search = s;
+            }
             AnalysisCommand::SelectMove(m) => self.analysis.selected_move = m,
             AnalysisCommand::HoverMove(m) => self.analysis.hovered_move = m,
             AnalysisCommand::LoadModel(dir) => self.apply_model_folder(dir),
