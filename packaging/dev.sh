@@ -324,7 +324,7 @@ make_tarball() {
 # packaging/windows/mavboard.nsi. Wine (and Xvfb) only for `test-windows`.
 WIN_TARGET=x86_64-pc-windows-gnu
 WIN_APT_PACKAGES=(mingw-w64 nsis zip librsvg2-bin imagemagick)
-WIN_TEST_APT_PACKAGES=(wine wine64 xvfb imagemagick)
+WIN_TEST_APT_PACKAGES=(wine wine64 xvfb xdotool mesa-vulkan-drivers imagemagick)
 MSVC_RUNTIME_VERSION=14.44.35112
 VC_RUNTIME_DLLS=(msvcp140.dll msvcp140_1.dll vcruntime140.dll vcruntime140_1.dll)
 WIN_DLL_DIR=.ort/windows
@@ -387,6 +387,12 @@ build_windows() {
   local target_dir version out dir
   target_dir="$(realpath -m "${CARGO_TARGET_DIR:-./target}")"
   version="$(cargo metadata --no-deps --format-version 1 --locked | python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mavboard"))')"
+  # The icon, rendered from the SVG (packaging/icons.sh; a build output): build.rs compiles it into
+  # mavboard.exe with mingw's windres, and the installer shows it. Rendered again only when the drawing is
+  # newer, so that an unchanged icon does not make cargo run build.rs and rebuild mavboard.
+  if [ ! packaging/windows/mavboard.ico -nt packaging/linux/mavboard.svg ]; then
+    bash packaging/icons.sh >/dev/null
+  fi
   local started=$SECONDS
   log "cross-building mavboard $version for $WIN_TARGET"
   CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
@@ -417,8 +423,6 @@ build_windows() {
     find . -mindepth 1 -type d | sort -r | sed 's|^\./||; s|/|\\|g; s|^|  RMDir "$INSTDIR\\|; s|$|"|'
   ) > "$list"
   local setup="$out/mavboard-$version-windows-x86_64-setup.exe"
-  # The installer's icon, rendered from the SVG (packaging/icons.sh; a build output).
-  bash packaging/icons.sh >/dev/null
   makensis -V2 -INPUTCHARSET UTF8 "-DVERSION=$version" "-DSRCDIR=$dir" "-DFILELIST=$list" "-DOUTFILE=$setup" \
     "-DICON=$PWD/packaging/windows/mavboard.ico" packaging/windows/mavboard.nsi >&2
   log "folder: $dir ($(du -sh "$dir" | cut -f1)); mavboard.exe $(stat -c %s "$dir/mavboard.exe") bytes"
@@ -606,6 +610,9 @@ PY
     export MAVBOARD_WINDOWS_INSTALLER="$WIN_SETUP"
     export MAVBOARD_WINE_PRNG_DLL="$shim_dir/bcryptprimitives.dll"
     export MAVBOARD_REQUIRE_WINDOWS=1
+    # MLServer for the remote package under wine (tests/mlserver_common, as `test` uses it).
+    install_serve
+    export MAVBOARD_REQUIRE_SERVE=1
     export CARGO_INCREMENTAL=0
     cargo test --locked --test windows_wine -- --nocapture
     ;;
