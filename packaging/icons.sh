@@ -2,9 +2,11 @@
 # Renders mavboard's raster icons from the one drawing, packaging/linux/mavboard.svg:
 #   packaging/macos/icons/*.png   the PNG set that cargo-packager turns into the app bundle's .icns
 #                                 (a name's @2x marks the Retina size of the same icon)
-#   packaging/windows/mavboard.ico  16 to 256 pixels, the Windows installer's icon
+#   packaging/windows/mavboard.ico  16 to 256 pixels, the Windows installer's icon and mavboard.exe's own
+#                                   (build.rs compiles it into the exe as a resource)
 # Needs rsvg-convert (Debian: librsvg2-bin) and ImageMagick's convert (Debian: imagemagick). cargo-packager's
-# before-packaging-command runs it; the results are build outputs, not kept in git.
+# before-packaging-command (macOS) and `./packaging/dev.sh windows` run it; the results are build outputs, not
+# kept in git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
