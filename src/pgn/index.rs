@@ -23,18 +23,17 @@
 //! assert_eq!((err.game, err.line), (2, 7)); // numbered and placed as in the whole file
 //! ```
 
-use std::cell::RefCell;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::{ControlFlow, Range};
-use std::rc::Rc;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 
 use super::blank_lines::JoinParagraphs;
 use super::reader::{GameError, PgnReader, ReadOptions};
 use super::tree::GameTree;
+use super::window::{Tracked, Window, lock};
 
 /// Why indexing stopped before the end of the source.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -288,61 +287,6 @@ impl IndexedGame {
     }
 }
 
-/// Bytes before the current game are dropped from the [`Window`] once they exceed this (dropping them
-/// at every game would move the read-ahead each time).
-const KEEP: usize = 1 << 16;
-
-/// What was read from the source since (about) the game being indexed began.
-#[derive(Debug, Default)]
-struct Window {
-    bytes: Vec<u8>,
-    /// Source offset of `bytes[0]`.
-    base: u64,
-    failure: Option<String>,
-}
-
-impl Window {
-    fn index(&self, offset: u64) -> usize {
-        (offset.saturating_sub(self.base) as usize).min(self.bytes.len())
-    }
-}
-
-/// A source that copies what it reads into the shared [`Window`] and reports its position.
-struct Tracked<R> {
-    inner: R,
-    window: Rc<RefCell<Window>>,
-    pos: u64,
-}
-
-impl<R: Read> Read for Tracked<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self.inner.read(buf) {
-            Ok(n) => {
-                self.window.borrow_mut().bytes.extend_from_slice(&buf[..n]);
-                self.pos += n as u64;
-                Ok(n)
-            }
-            Err(e) => {
-                self.window.borrow_mut().failure = Some(e.to_string());
-                Err(e)
-            }
-        }
-    }
-}
-
-impl<R> Seek for Tracked<R> {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        match pos {
-            SeekFrom::Current(0) => Ok(self.pos),
-            _ => Err(io::Error::new(io::ErrorKind::Unsupported, "the PGN source only reports its position")),
-        }
-    }
-
-    fn stream_position(&mut self) -> io::Result<u64> {
-        Ok(self.pos)
-    }
-}
-
 /// A visitor that keeps the tags and skips the movetext.
 struct TagsOnly;
 
@@ -395,23 +339,21 @@ pub fn index_games<R: Read>(
     stop: &AtomicBool,
     mut on_game: impl FnMut(IndexedGame, &[u8]),
 ) -> Result<u64, IndexError> {
-    let window = Rc::new(RefCell::new(Window::default()));
-    let tracked = Tracked { inner: source, window: Rc::clone(&window), pos: 0 };
+    let window = Arc::new(Mutex::new(Window::default()));
+    let tracked = Tracked::new(source, Arc::clone(&window));
     let mut reader = Reader::build(JoinParagraphs::new(tracked))
         .set_supported_tag_line_length(super::tag_line::TAG_LINE_BYTES)
         .finish();
     let position = |reader: &mut Reader<JoinParagraphs<Tracked<R>>>| reader.stream_position().unwrap_or(0);
-    // Newlines counted up to `counted` (a source offset still inside the window, or its base).
-    let (mut counted, mut lines) = (0u64, 0u64);
     let mut open: Option<Open> = None;
     let mut number = 0usize;
-    let io_error = |window: &Rc<RefCell<Window>>, offset: u64| {
-        window.borrow_mut().failure.take().map(|message| IndexError::Io { offset, message })
+    let io_error = |window: &Mutex<Window>, offset: u64| {
+        lock(window).failure.take().map(|message| IndexError::Io { offset, message })
     };
-    let mut close = |open: Option<Open>, end: u64, number: usize, window: &Rc<RefCell<Window>>| {
+    let mut close = |open: Option<Open>, end: u64, number: usize, window: &Mutex<Window>| {
         let Some(open) = open else { return };
-        let w = window.borrow();
-        let bytes = &w.bytes[w.index(open.offset)..w.index(end)];
+        let w = lock(window);
+        let bytes = w.range(open.offset, end);
         let game = IndexedGame {
             number,
             offset: open.offset,
@@ -445,34 +387,17 @@ pub fn index_games<R: Read>(
                 }
             }
         };
-        let start = if more {
-            position(&mut reader)
-        } else {
-            window.borrow().base + window.borrow().bytes.len() as u64
-        };
+        let start = if more { position(&mut reader) } else { lock(&window).end() };
         close(open.take(), start, number, &window);
         if !more {
             return Ok(start);
         }
         // Count the lines up to this game's start and forget the bytes before it.
         let (line, column) = {
-            let mut w = window.borrow_mut();
-            let (from, to) = (w.index(counted), w.index(start));
-            lines += w.bytes[from..to].iter().filter(|&&b| b == b'\n').count() as u64;
-            counted = start;
-            let before = &w.bytes[..to];
-            let line_start = match before.iter().rposition(|&b| b == b'\n') {
-                Some(newline) => &before[newline + 1..],
-                None if w.base == 0 => before.strip_prefix(super::movetext::BOM).unwrap_or(before),
-                None => before,
-            };
-            let column = super::movetext::columns(line_start) + 1;
-            let cut = w.index(start);
-            if cut > KEEP {
-                w.bytes.drain(..cut);
-                w.base += cut as u64;
-            }
-            (lines + 1, column)
+            let mut w = lock(&window);
+            // The column first: counting the lines may forget the bytes before the game.
+            let column = w.column(start);
+            (w.advance_to(start, start), column)
         };
         number += 1;
         let tags = match reader.read_game(&mut TagsOnly) {

@@ -30,6 +30,7 @@
 
 pub mod blank_lines;
 pub mod comment;
+mod cursor;
 pub mod index;
 mod movetext;
 pub mod reader;
@@ -37,6 +38,7 @@ mod spans;
 pub mod tag_line;
 pub mod tree;
 pub mod variant;
+mod window;
 pub mod writer;
 
 pub use comment::{Comment, Eval};

@@ -20,6 +20,7 @@ use std::ops::Range;
 
 use shakmaty::san::SanPlus;
 
+use super::cursor::{Cursor, is_token_end};
 use super::tag_line::{is_name_byte, without_bracket};
 
 /// PGN syntax that the parser underneath would read past without a word (or split a game at): what is
@@ -149,76 +150,28 @@ fn malformed(at: Range<usize>, kind: Malformed) -> Stop {
 /// The UTF-8 byte order mark, which the parser skips at the start of a file.
 pub(crate) const BOM: &[u8] = b"\xef\xbb\xbf";
 
-/// Whether the parser takes `b` as the end of a movetext token (pgn-reader's list).
-pub(crate) fn is_token_end(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b'!' | b'?' | b'$' | b';' | b'.' | b'*'
-    )
-}
-
 /// Where the scan is in one game's text.
 struct Scan<'a> {
-    text: &'a [u8],
-    at: usize,
+    cur: Cursor<'a>,
     /// The open variations, innermost last: whether each has a move yet.
     vars: Vec<bool>,
 }
 
+impl<'a> std::ops::Deref for Scan<'a> {
+    type Target = Cursor<'a>;
+
+    fn deref(&self) -> &Cursor<'a> {
+        &self.cur
+    }
+}
+
+impl std::ops::DerefMut for Scan<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.cur
+    }
+}
+
 impl Scan<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.text.get(self.at).copied()
-    }
-
-    fn rest(&self) -> &[u8] {
-        self.text.get(self.at..).unwrap_or_default()
-    }
-
-    fn bump(&mut self) {
-        self.at = (self.at + 1).min(self.text.len());
-    }
-
-    fn eat(&mut self, bytes: &[u8]) -> bool {
-        let found = self.rest().starts_with(bytes);
-        if found {
-            self.at += bytes.len();
-        }
-        found
-    }
-
-    /// A hyphen, an en dash or an em dash (the parser takes all three in results and castling).
-    fn eat_dash(&mut self) -> bool {
-        self.eat(b"-") || self.eat("–".as_bytes()) || self.eat("—".as_bytes())
-    }
-
-    /// To the next `byte` (or the end of the text).
-    fn skip_until(&mut self, byte: u8) {
-        self.at = self.rest().iter().position(|&b| b == byte).map_or(self.text.len(), |p| self.at + p);
-    }
-
-    /// Past the next `byte`; false (at the end of the text) when there is none.
-    fn skip_until_after(&mut self, byte: u8) -> bool {
-        self.skip_until(byte);
-        let found = self.peek() == Some(byte);
-        self.bump();
-        found
-    }
-
-    /// Where the token that goes on at `from` ends (the next token end, or the end of the text).
-    fn token_end(&self, from: usize) -> usize {
-        let from = from.min(self.text.len());
-        self.text[from..].iter().position(|&b| is_token_end(b)).map_or(self.text.len(), |p| from + p)
-    }
-
-    fn skip_digits_and_dots(&mut self) {
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.bump();
-        }
-        while matches!(self.peek(), Some(b'.' | b' ')) {
-            self.bump();
-        }
-    }
-
     /// Whitespace and `%` escape lines (a `%` at the start of a line), as between games and tags.
     fn skip_whitespace(&mut self, mut new_line: bool) {
         while let Some(b) = self.peek() {
@@ -513,7 +466,7 @@ impl Scan<'_> {
 /// `!`, `?`, `;`, `.` or `*`), and is at least one byte long: `Nf3x`, `pawn`, `$x`. A pawn move written
 /// with a `P` (`Pe4`) is not PGN either, though the parser reads it as a move.
 pub(crate) fn first_problem(text: &[u8]) -> Option<Problem> {
-    let mut s = Scan { text, at: 0, vars: Vec::new() };
+    let mut s = Scan { cur: Cursor::new(text), vars: Vec::new() };
     s.eat(BOM);
     s.skip_whitespace(true);
     match s.scan() {

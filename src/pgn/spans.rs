@@ -7,7 +7,7 @@
 
 use shakmaty::san::SanPlus;
 
-use super::movetext::is_token_end;
+use super::cursor::{Cursor, is_token_end};
 use super::tree::{GameTree, NodeId};
 
 /// Insertion points in a game's source.
@@ -20,54 +20,9 @@ pub(crate) struct Spans {
     pub ends: Vec<Option<usize>>,
 }
 
-struct Scan<'a> {
-    text: &'a [u8],
-    at: usize,
-}
-
-impl Scan<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.text.get(self.at).copied()
-    }
-
-    fn eat(&mut self, bytes: &[u8]) -> bool {
-        if self.text[self.at..].starts_with(bytes) {
-            self.at += bytes.len();
-            true
-        } else {
-            false
-        }
-    }
-
-    fn eat_dash(&mut self) -> bool {
-        self.eat(b"-") || self.eat("–".as_bytes()) || self.eat("—".as_bytes())
-    }
-
-    fn skip_until(&mut self, byte: u8) {
-        self.at =
-            self.text[self.at..].iter().position(|&b| b == byte).map_or(self.text.len(), |p| self.at + p);
-    }
-
-    fn skip_token(&mut self) {
-        self.at = self.text[self.at..]
-            .iter()
-            .position(|&b| is_token_end(b))
-            .map_or(self.text.len(), |p| self.at + p);
-    }
-
-    fn skip_digits_and_dots(&mut self) {
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.at += 1;
-        }
-        while matches!(self.peek(), Some(b'.' | b' ')) {
-            self.at += 1;
-        }
-    }
-}
-
 /// Skips the header section the way pgn-reader does: tag lines starting with `[`, with whitespace and
 /// `%` escape lines around them.
-fn skip_headers(s: &mut Scan<'_>) {
+fn skip_headers(s: &mut Cursor<'_>) {
     let mut line_start = true;
     loop {
         match s.peek() {
@@ -89,7 +44,7 @@ fn skip_headers(s: &mut Scan<'_>) {
 
 /// Scans `source` (the text `tree` was read from, structure unchanged since) for insertion points.
 pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
-    let mut s = Scan { text: source.as_bytes(), at: 0 };
+    let mut s = Cursor::new(source.as_bytes());
     skip_headers(&mut s);
     let movetext_start = s.at;
     let mut w = Walk::new(tree);
@@ -192,7 +147,7 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
 
 /// After a `0`: reads `-1` (a result) or `-0`, `-0-0` with a check sign (castling written with zeros).
 /// True for castling.
-fn zero_castling(s: &mut Scan<'_>) -> bool {
+fn zero_castling(s: &mut Cursor<'_>) -> bool {
     if !s.eat_dash() || s.eat(b"1") || !s.eat(b"0") {
         return false;
     }
