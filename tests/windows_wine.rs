@@ -779,15 +779,11 @@ fn remote_package_under_wine_equals_local() {
 
 // ---- Where the Windows build keeps its files ----
 
-/// The prefix's user folder (wine names it after the Unix user).
-fn wine_home(s: &Setup) -> PathBuf {
+/// `%APPDATA%` and `%LOCALAPPDATA%` of a wine prefix, as Linux paths (wine names the user folder after the
+/// Unix user).
+fn app_data(prefix: &Path) -> (PathBuf, PathBuf) {
     let user = std::env::var("USER").unwrap_or_else(|_| "root".into());
-    s.prefix.join("drive_c").join("users").join(user)
-}
-
-/// `%APPDATA%` and `%LOCALAPPDATA%` of the prefix, as Linux paths.
-fn app_data(s: &Setup) -> (PathBuf, PathBuf) {
-    let home = wine_home(s);
+    let home = prefix.join("drive_c").join("users").join(user);
     (home.join("AppData").join("Roaming"), home.join("AppData").join("Local"))
 }
 
@@ -810,7 +806,7 @@ fn journals(dir: &Path) -> Vec<String> {
 #[test]
 fn crash_journal_goes_to_local_app_data() {
     let Some(s) = setup() else { return };
-    let dir = app_data(s).1.join("mavboard").join("journal");
+    let dir = app_data(&s.prefix).1.join("mavboard").join("journal");
     if dir.exists() {
         std::fs::remove_dir_all(&dir).expect("remove an old journal folder");
     }
@@ -955,7 +951,16 @@ fn window_keeps_settings_and_log_in_the_windows_places() {
             return;
         }
     }
-    let (roaming, local) = app_data(s);
+    // A prefix of its own: the prefix's desktop process takes the display of the first program that starts
+    // it, and the other tests run wine without one (then: "Application tried to create a window, but no
+    // driver could be loaded"). Made once, kept between runs like the shared one.
+    let prefix = s.prefix.with_file_name("prefix-window");
+    let boot =
+        wine(s).env("WINEPREFIX", &prefix).args(["wineboot", "--init"]).output().expect("run wineboot");
+    assert!(boot.status.success(), "wineboot failed: {}", String::from_utf8_lossy(&boot.stderr));
+    let idle = Command::new("wineserver").env("WINEPREFIX", &prefix).arg("-w").status();
+    assert!(idle.is_ok_and(|s| s.success()), "wineserver -w failed");
+    let (roaming, local) = app_data(&prefix);
     let (settings_dir, log_dir) = (roaming.join("mavboard"), local.join("mavboard").join("logs"));
     for dir in [&settings_dir, &log_dir] {
         if dir.exists() {
@@ -976,6 +981,7 @@ fn window_keeps_settings_and_log_in_the_windows_places() {
     let wine_log = target_dir().join("windows").join("wine-test").join("window-wine-stderr.txt");
     let mut app = wine(s)
         .arg(s.dir.join("mavboard.exe"))
+        .env("WINEPREFIX", &prefix)
         .env("DISPLAY", &x.display)
         .env("WGPU_BACKEND", "vulkan")
         .current_dir(std::env::temp_dir())
