@@ -473,41 +473,128 @@ struct EngineRow {
 }
 
 fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> anyhow::Result<()> {
-    let spec = package.manifest.remote.clone();
-    let local_dir = match spec {
-        Some(_) => local_twin(package, a.local.as_deref())?,
-        None => dir.to_path_buf(),
-    };
-    let in_flight = if a.in_flight.is_empty() { vec![1] } else { a.in_flight.clone() };
-    check_in_flight(&in_flight)?;
-    let latencies = if a.latency_ms.is_empty() { vec![0] } else { a.latency_ms.clone() };
-    let proxies = match &spec {
-        Some(spec) => start_proxies(&spec.endpoint, &latencies)?,
-        None => {
-            anyhow::ensure!(
-                latencies.iter().all(|&l| l == 0),
-                "--latency-ms needs a remote --model (a package whose mav.json has a remote section)"
-            );
-            Vec::new()
-        }
-    };
-    let mut options = SessionOptions { ort_lib: a.ort_lib.clone(), ..SessionOptions::default() };
-    options.threads.intra_op = a.threads.max(1);
-    let positions = random_positions(a.positions.max(1), a.seed);
-    let params = MctsParams { virtual_counts: VirtualCounts::paper_dynamic(a.sims), ..MctsParams::default() };
+    let bench = EngineBench::new(a, dir, package)?;
     if !a.json {
+        bench.print_header();
+    }
+    let (mut rows, mut lc0_rows) = (Vec::new(), Vec::new());
+    let in_flight = if a.in_flight.is_empty() { vec![1] } else { a.in_flight.clone() };
+    for &b in &a.batch {
+        let b = b.max(1);
+        for &n in &in_flight {
+            let best = bench.measure(b, n)?;
+            let Some(local) = best.local else { continue };
+            let row = bench.row(b, n, "local", 0, local, None, None);
+            let local_rate = row.sims_per_s;
+            let threads = n * a.threads.max(1);
+            lc0_rows.extend(best.lc0.map(|run| Lc0Row::new(b, threads, run, local_rate)));
+            rows.push(row);
+            for ((ms, _), remote) in bench.proxies.iter().zip(best.remote) {
+                if let Some((run, peak)) = remote {
+                    rows.push(bench.row(b, n, "remote", *ms, run, Some(local_rate), peak));
+                }
+            }
+        }
+    }
+    if a.json {
+        let out = serde_json::json!({
+            "model": package.manifest.name, "format": package.manifest.format.name(), "sims": a.sims,
+            "threads": bench.options.threads.intra_op, "local": bench.local_dir, "driver": "engine",
+            "repeat": a.repeat.max(1), "remote": bench.spec.as_ref().map(|s| s.endpoint.clone()), "rows": rows,
+            "lc0": lc0_rows,
+        });
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    if let Some(bin) = &a.lc0 {
+        outln!(
+            "lc0 ({}, backend {}), the same {} positions at {} nodes, its minibatch = the batch, one search \
+             thread per inference worker and ONNX Runtime thread, run in turn with mavboard's rows:",
+            bin.display(),
+            a.lc0_backend,
+            bench.positions.len(),
+            a.sims
+        );
+        print_lc0_rows(&lc0_rows);
+    }
+    outln!(
+        "(in-flight: batches out at once, one inference worker each; +ms: latency added to every remote \
+         request by a proxy; vs local: simulations/s over the local twin's at the same batch and in-flight; \
+         peak: the most batches that were out at once; proxy: the most requests the proxy saw out at once)"
+    );
+    Ok(())
+}
+
+/// What every configuration of `bench search` on the engine's asynchronous batches shares.
+struct EngineBench<'a> {
+    a: &'a SearchArgs,
+    package: &'a ModelPackage,
+    /// The package's remote section, for a remote package.
+    spec: Option<mavboard::model::manifest::RemoteSpec>,
+    /// The local package (the remote one's twin).
+    local_dir: PathBuf,
+    /// One latency proxy per `--latency-ms` (none for 0 ms or a local package).
+    proxies: Vec<(u64, Option<LatencyProxy>)>,
+    options: SessionOptions,
+    positions: Vec<ChessState>,
+    params: MctsParams,
+}
+
+/// The fastest of a configuration's `--repeat` passes: local, through each proxy, and lc0's.
+struct EngineBest {
+    local: Option<EngineRun>,
+    remote: Vec<Option<(EngineRun, Option<usize>)>>,
+    lc0: Option<super::bench_lc0::Lc0Run>,
+}
+
+impl<'a> EngineBench<'a> {
+    fn new(a: &'a SearchArgs, dir: &Path, package: &'a ModelPackage) -> anyhow::Result<EngineBench<'a>> {
+        let spec = package.manifest.remote.clone();
+        let local_dir = match spec {
+            Some(_) => local_twin(package, a.local.as_deref())?,
+            None => dir.to_path_buf(),
+        };
+        if !a.in_flight.is_empty() {
+            check_in_flight(&a.in_flight)?;
+        }
+        let latencies = if a.latency_ms.is_empty() { vec![0] } else { a.latency_ms.clone() };
+        let proxies = match &spec {
+            Some(spec) => start_proxies(&spec.endpoint, &latencies)?,
+            None => {
+                anyhow::ensure!(
+                    latencies.iter().all(|&l| l == 0),
+                    "--latency-ms needs a remote --model (a package whose mav.json has a remote section)"
+                );
+                Vec::new()
+            }
+        };
+        let mut options = SessionOptions { ort_lib: a.ort_lib.clone(), ..SessionOptions::default() };
+        options.threads.intra_op = a.threads.max(1);
+        Ok(EngineBench {
+            a,
+            package,
+            spec,
+            local_dir,
+            proxies,
+            options,
+            positions: random_positions(a.positions.max(1), a.seed),
+            params: search_params(a.sims),
+        })
+    }
+
+    fn print_header(&self) {
         outln!(
             "{} ({}), {} searches of {} simulations per row (the fastest of {}), {} ONNX Runtime thread(s) \
              per session, mean scoring, rules world model, the engine's asynchronous batches (no result cache)",
-            package.manifest.name,
-            package.manifest.format.name(),
-            positions.len(),
-            a.sims,
-            a.repeat.max(1),
-            options.threads.intra_op
+            self.package.manifest.name,
+            self.package.manifest.format.name(),
+            self.positions.len(),
+            self.a.sims,
+            self.a.repeat.max(1),
+            self.options.threads.intra_op
         );
-        outln!("local: {}", local_dir.display());
-        if let Some(spec) = &spec {
+        outln!("local: {}", self.local_dir.display());
+        if let Some(spec) = &self.spec {
             outln!("remote: {} model {} (one request per batch)", spec.endpoint, spec.model);
         }
         outln!(
@@ -525,148 +612,136 @@ fn bench_search_engine(a: &SearchArgs, dir: &Path, package: &ModelPackage) -> an
             "proxy"
         );
     }
-    let mut rows = Vec::new();
-    let mut lc0_rows = Vec::new();
-    let print = |row: &EngineRow| {
-        if a.json {
-            return;
-        }
-        outln!(
-            "{:>6} {:>9} {:>7} {:>6} {:>9} {:>8} {:>10.1} {:>9.1} {:>9} {:>6} {:>6}",
-            row.batch,
-            row.in_flight,
-            row.source,
-            if row.source == "local" { "-".to_owned() } else { row.latency_ms.to_string() },
-            row.simulations,
-            row.evaluate_calls,
-            row.wall_s * 1e3,
-            row.sims_per_s,
-            row.vs_local.map_or("-".to_owned(), |r| format!("{:.0} %", r * 100.0)),
-            row.peak_batches,
-            row.proxy_peak.map_or("-".to_owned(), |p| p.to_string()),
-        );
-        if row.failed > 0 {
-            outln!("       ({} evaluations failed in this row)", row.failed);
-        }
-    };
-    for &b in &a.batch {
-        let b = b.max(1);
-        for &n in &in_flight {
-            let row_of = |source, latency_ms, run: EngineRun, local: Option<f64>, proxy_peak| {
-                let secs = run.wall.as_secs_f64().max(1e-9);
-                let sims_per_s = run.simulations as f64 / secs;
-                EngineRow {
-                    batch: b,
-                    in_flight: n,
-                    source,
-                    latency_ms,
-                    searches: positions.len(),
-                    simulations: run.simulations,
-                    evaluate_calls: run.batches,
-                    model_calls: run.requests,
-                    failed: run.failed,
-                    wall_s: secs,
-                    sims_per_s,
-                    vs_local: local.map(|l| sims_per_s / l.max(1e-9)),
-                    peak_batches: run.peak_batches,
-                    proxy_peak,
-                }
-            };
-            // Each configuration `--repeat` times, local and remote in turn, keeping the fastest of each.
-            let mut best_local: Option<EngineRun> = None;
-            let mut best_remote: Vec<Option<(EngineRun, Option<usize>)>> =
-                proxies.iter().map(|_| None).collect();
-            let mut best_lc0: Option<super::bench_lc0::Lc0Run> = None;
-            for _ in 0..a.repeat.max(1) {
-                // lc0 with one search thread per inference worker (each computing its own batches).
-                if let (Some(bin), Some(weights)) = (&a.lc0, &a.lc0_weights) {
-                    let threads = n * a.threads.max(1);
-                    let run =
-                        super::bench_lc0::run(bin, weights, &a.lc0_backend, &positions, a.sims, threads, b)?;
-                    if best_lc0.is_none_or(|r| run.nodes_per_s() > r.nodes_per_s()) {
-                        best_lc0 = Some(run);
-                    }
-                }
-                let (ldir, lopts) = (local_dir.clone(), options.clone());
-                let local = engine_run(
-                    move || Ok(load_evaluator(&ldir, &lopts).map(|m| m.evaluator)?),
-                    n,
+
+    /// Batch `b` on `n` workers `--repeat` times, local, remote and lc0 in turn, keeping the fastest of each.
+    fn measure(&self, b: usize, n: usize) -> anyhow::Result<EngineBest> {
+        let mut best =
+            EngineBest { local: None, remote: self.proxies.iter().map(|_| None).collect(), lc0: None };
+        for _ in 0..self.a.repeat.max(1) {
+            // lc0 with one search thread per inference worker (each computing its own batches).
+            if let (Some(bin), Some(weights)) = (&self.a.lc0, &self.a.lc0_weights) {
+                let threads = n * self.a.threads.max(1);
+                let run = super::bench_lc0::run(
+                    bin,
+                    weights,
+                    &self.a.lc0_backend,
+                    &self.positions,
+                    self.a.sims,
+                    threads,
                     b,
-                    &positions,
-                    a.sims,
-                    &params,
-                )
-                .with_context(|| format!("local {}", local_dir.display()))?;
-                if best_local.as_ref().is_none_or(|b| local.rate() > b.rate()) {
-                    best_local = Some(local);
-                }
-                for ((_, proxy), best) in proxies.iter().zip(best_remote.iter_mut()) {
-                    let endpoint = match (proxy, &spec) {
-                        (Some(p), _) => p.endpoint(),
-                        (None, Some(s)) => s.endpoint.clone(),
-                        (None, None) => continue,
-                    };
-                    let variant = remote_variant(package, &endpoint, 1);
-                    let ropts = options.clone();
-                    if let Some(p) = proxy {
-                        p.reset_peak();
-                    }
-                    let remote = engine_run(
-                        move || Ok(load_package_evaluator(&variant, &ropts).map(|m| m.evaluator)?),
-                        n,
-                        b,
-                        &positions,
-                        a.sims,
-                        &params,
-                    )
-                    .with_context(|| format!("remote {endpoint}"))?;
-                    let peak = proxy.as_ref().map(|p| p.stats().peak_in_flight);
-                    if best.as_ref().is_none_or(|(b, _)| remote.rate() > b.rate()) {
-                        *best = Some((remote, peak));
-                    }
+                )?;
+                if best.lc0.is_none_or(|r| run.nodes_per_s() > r.nodes_per_s()) {
+                    best.lc0 = Some(run);
                 }
             }
-            let Some(local) = best_local else { continue };
-            let row = row_of("local", 0, local, None, None);
-            print(&row);
-            let local_rate = row.sims_per_s;
-            lc0_rows.extend(best_lc0.map(|run| Lc0Row::new(b, n * a.threads.max(1), run, local_rate)));
-            rows.push(row);
-            for ((ms, _), best) in proxies.iter().zip(best_remote) {
-                if let Some((remote, peak)) = best {
-                    let row = row_of("remote", *ms, remote, Some(local_rate), peak);
-                    print(&row);
-                    rows.push(row);
+            let (ldir, lopts) = (self.local_dir.clone(), self.options.clone());
+            let local = engine_run(
+                move || Ok(load_evaluator(&ldir, &lopts).map(|m| m.evaluator)?),
+                n,
+                b,
+                &self.positions,
+                self.a.sims,
+                &self.params,
+            )
+            .with_context(|| format!("local {}", self.local_dir.display()))?;
+            if best.local.as_ref().is_none_or(|r| local.rate() > r.rate()) {
+                best.local = Some(local);
+            }
+            for ((_, proxy), slot) in self.proxies.iter().zip(best.remote.iter_mut()) {
+                let Some((remote, peak)) = self.remote_pass(proxy.as_ref(), b, n)? else { continue };
+                if slot.as_ref().is_none_or(|(r, _)| remote.rate() > r.rate()) {
+                    *slot = Some((remote, peak));
                 }
             }
         }
+        Ok(best)
     }
-    if a.json {
-        let out = serde_json::json!({
-            "model": package.manifest.name, "format": package.manifest.format.name(), "sims": a.sims,
-            "threads": options.threads.intra_op, "local": local_dir, "driver": "engine", "repeat": a.repeat.max(1),
-            "remote": spec.as_ref().map(|s| s.endpoint.clone()), "rows": rows, "lc0": lc0_rows,
-        });
-        outln!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        if let Some(bin) = &a.lc0 {
-            outln!(
-                "lc0 ({}, backend {}), the same {} positions at {} nodes, its minibatch = the batch, one search \
-                 thread per inference worker and ONNX Runtime thread, run in turn with mavboard's rows:",
-                bin.display(),
-                a.lc0_backend,
-                positions.len(),
-                a.sims
-            );
-            print_lc0_rows(&lc0_rows);
+
+    /// One pass through `proxy` (or straight to the server); `None` for a local package.
+    fn remote_pass(
+        &self,
+        proxy: Option<&LatencyProxy>,
+        b: usize,
+        n: usize,
+    ) -> anyhow::Result<Option<(EngineRun, Option<usize>)>> {
+        let endpoint = match (proxy, &self.spec) {
+            (Some(p), _) => p.endpoint(),
+            (None, Some(s)) => s.endpoint.clone(),
+            (None, None) => return Ok(None),
+        };
+        let variant = remote_variant(self.package, &endpoint, 1);
+        let ropts = self.options.clone();
+        if let Some(p) = proxy {
+            p.reset_peak();
         }
-        outln!(
-            "(in-flight: batches out at once, one inference worker each; +ms: latency added to every remote \
-             request by a proxy; vs local: simulations/s over the local twin's at the same batch and in-flight; \
-             peak: the most batches that were out at once; proxy: the most requests the proxy saw out at once)"
-        );
+        let remote = engine_run(
+            move || Ok(load_package_evaluator(&variant, &ropts).map(|m| m.evaluator)?),
+            n,
+            b,
+            &self.positions,
+            self.a.sims,
+            &self.params,
+        )
+        .with_context(|| format!("remote {endpoint}"))?;
+        Ok(Some((remote, proxy.map(|p| p.stats().peak_in_flight))))
     }
-    Ok(())
+
+    /// The row of `run`, printed unless the output is JSON.
+    #[allow(clippy::too_many_arguments)]
+    fn row(
+        &self,
+        b: usize,
+        n: usize,
+        source: &'static str,
+        latency_ms: u64,
+        run: EngineRun,
+        local: Option<f64>,
+        proxy_peak: Option<usize>,
+    ) -> EngineRow {
+        let secs = run.wall.as_secs_f64().max(1e-9);
+        let sims_per_s = run.simulations as f64 / secs;
+        let row = EngineRow {
+            batch: b,
+            in_flight: n,
+            source,
+            latency_ms,
+            searches: self.positions.len(),
+            simulations: run.simulations,
+            evaluate_calls: run.batches,
+            model_calls: run.requests,
+            failed: run.failed,
+            wall_s: secs,
+            sims_per_s,
+            vs_local: local.map(|l| sims_per_s / l.max(1e-9)),
+            peak_batches: run.peak_batches,
+            proxy_peak,
+        };
+        if !self.a.json {
+            print_engine_row(&row);
+        }
+        row
+    }
+}
+
+/// Prints one row of the engine's table.
+fn print_engine_row(row: &EngineRow) {
+    outln!(
+        "{:>6} {:>9} {:>7} {:>6} {:>9} {:>8} {:>10.1} {:>9.1} {:>9} {:>6} {:>6}",
+        row.batch,
+        row.in_flight,
+        row.source,
+        if row.source == "local" { "-".to_owned() } else { row.latency_ms.to_string() },
+        row.simulations,
+        row.evaluate_calls,
+        row.wall_s * 1e3,
+        row.sims_per_s,
+        row.vs_local.map_or("-".to_owned(), |r| format!("{:.0} %", r * 100.0)),
+        row.peak_batches,
+        row.proxy_peak.map_or("-".to_owned(), |p| p.to_string()),
+    );
+    if row.failed > 0 {
+        outln!("       ({} evaluations failed in this row)", row.failed);
+    }
 }
 
 /// An evaluator decorator that adds up where the time of its calls went.
