@@ -152,6 +152,9 @@ fn scoring_option(default: Scoring) -> String {
     line
 }
 
+/// The most `Threads` (each a session of the model, with its own copy of the weights).
+const MAX_THREADS: usize = 256;
+
 /// The largest `MultiPV`.
 const MAX_MULTIPV: usize = 500;
 
@@ -291,7 +294,9 @@ impl<W: Write> Server<W> {
                 }
                 self.say(&scoring_option(MctsParams::default().scoring))?;
                 let threads = SessionThreads::default().intra_op;
-                self.say(&format!("option name Threads type spin default {threads} min 1 max 256"))?;
+                self.say(&format!(
+                    "option name Threads type spin default {threads} min 1 max {MAX_THREADS}"
+                ))?;
                 self.say("uciok")?;
             }
             "isready" => {
@@ -537,12 +542,12 @@ impl<W: Write> Server<W> {
                 self.needs_load = true;
             }),
             "threads" => match value.parse::<usize>() {
-                Ok(n) if n > 0 => {
+                Ok(n) if (1..=MAX_THREADS).contains(&n) => {
                     self.model.threads = n;
                     self.needs_load = true;
                     Ok(())
                 }
-                _ => Err(bad("is not a positive whole number")),
+                _ => Err(bad(&format!("is not a whole number from 1 to {MAX_THREADS}"))),
             },
             "uci_chess960" => {
                 parse_check(&value).map(|on| self.chess960 = on).map_err(|()| bad("is not true or false"))

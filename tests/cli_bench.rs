@@ -43,7 +43,9 @@ fn thread_counts_are_measured_in_one_run_with_their_ratio() {
 #[cfg(unix)]
 #[test]
 fn lc0_rows_run_with_the_same_batch_and_threads() {
-    let dir = std::env::temp_dir().join(format!("mavboard-bench-lc0-{}", std::process::id()));
+    // Under the target folder: the stand-in runs from there (a temporary folder may be mounted noexec).
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-lc0-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let calls = dir.join("calls.txt");
     let fake = dir.join("lc0");

@@ -168,6 +168,9 @@ fn handshake_search_options_and_errors_over_pipes() {
     assert!(until(&s.lines, "info string")[0].contains("option Move Overhead: '9999' is not a whole number"));
     s.send("setoption name Hash value 16");
     assert!(until(&s.lines, "info string")[0].contains("unknown option 'Hash'"));
+    s.send("setoption name Threads value 1000");
+    let said = until(&s.lines, "info string").pop().unwrap_or_default();
+    assert!(said.contains("Threads") && said.contains("1 to 256"), "{said}");
     s.send("setoption name SearchStyle value alphabeta");
     assert!(until(&s.lines, "info string")[0].contains("not a search style: auto, mav or lc0"));
     s.send("position startpos moves e2e5");

@@ -97,8 +97,11 @@ impl EngineLink {
             .as_ref()
             .map_or(plan.workers, |r| r.max_in_flight.clamp(1, MAX_REMOTE_WORKERS));
         let info = ModelInfo::of_package(&package, dir.clone(), workers);
-        let factory = model_runtime::model_factory(dir.clone(), options.clone(), self.device.clone());
-        self.load_with(factory, info, InternalSource::Package { dir, options }, state);
+        let factory = model_runtime::model_factory(dir.clone(), options, self.device.clone());
+        // Internal search runs one session, decoding one step at a time: it takes every thread.
+        let internal =
+            InternalSource::Package { dir, options: model_runtime::session_options(&state.settings) };
+        self.load_with(factory, info, internal, state);
     }
 
     /// Loads evaluators from `factory` (the real model, or a mock in tests) described by `info`.

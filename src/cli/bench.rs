@@ -825,8 +825,15 @@ fn bench_search(a: SearchArgs) -> anyhow::Result<()> {
                 best = Some(row);
             }
             if let Some((bin, weights)) = lc0_ref {
-                let run =
-                    super::bench_lc0::run(bin, weights, &a.lc0_backend, &positions, a.sims, a.threads, b)?;
+                let run = super::bench_lc0::run(
+                    bin,
+                    weights,
+                    &a.lc0_backend,
+                    &positions,
+                    a.sims,
+                    a.threads.max(1),
+                    b,
+                )?;
                 if best_lc0.is_none_or(|r| run.nodes_per_s() > r.nodes_per_s()) {
                     best_lc0 = Some(run);
                 }

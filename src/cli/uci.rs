@@ -4,9 +4,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use mavboard::engine::{EngineConfig, EvaluatorBox, EvaluatorFactory, FactoryError};
+use mavboard::inference::device::SessionThreads;
 use mavboard::inference::material::MaterialEvaluator;
 use mavboard::inference::onnx::session::SessionOptions;
 use mavboard::inference::thread_plan::ThreadPlan;
+use mavboard::model::ModelPackage;
 use mavboard::uci_server::{BuiltModel, FactoryBuilder, ModelChoice, NoModelSet, serve};
 
 /// Arguments of `mavboard uci`.
@@ -39,8 +41,14 @@ fn builder(mock: bool, ort_lib: Option<PathBuf>) -> FactoryBuilder {
         let Some(path) = choice.model.clone() else {
             return Err(NoModelSet);
         };
-        // `Threads` as workers of one session thread each (one session with them all for a large model).
-        let plan = ThreadPlan::for_package(choice.device, choice.threads.max(1), &path);
+        // `Threads` as workers of one session thread each (one session with them all for a large model); a
+        // remote package's workers each keep one batch out at the server.
+        let remote = ModelPackage::open(&path).is_ok_and(|p| p.manifest.remote.is_some());
+        let plan = if remote {
+            ThreadPlan { workers: choice.threads.max(1), threads: SessionThreads { intra_op: 1 } }
+        } else {
+            ThreadPlan::for_package(choice.device, choice.threads.max(1), &path)
+        };
         let options =
             SessionOptions { ort_lib: ort_lib.clone(), device: choice.device, threads: plan.threads };
         Ok(BuiltModel {

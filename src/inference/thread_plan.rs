@@ -43,9 +43,11 @@ impl ThreadPlan {
         }
     }
 
-    /// The plan for the package in `dir`: [`ThreadPlan::new`] with the size of its `model.onnx`.
+    /// The plan for the package in `dir`: [`ThreadPlan::new`] with the size of its `model.onnx` and of the
+    /// weights stored beside it (`model.onnx.data`, ONNX's external data, where the largest models keep them).
     pub fn for_package(device: Device, total: usize, dir: &std::path::Path) -> ThreadPlan {
-        let bytes = std::fs::metadata(dir.join("model.onnx")).ok().map(|m| m.len());
+        let size = |name: &str| std::fs::metadata(dir.join(name)).ok().map(|m| m.len());
+        let bytes = size("model.onnx").map(|graph| graph + size("model.onnx.data").unwrap_or(0));
         ThreadPlan::new(device, total, bytes)
     }
 }
@@ -95,6 +97,11 @@ mod tests {
         assert_eq!((p.workers, p.threads.intra_op), (2, 1));
         let none = ThreadPlan::for_package(Device::Cpu, 2, &dir.join("absent"));
         assert_eq!(none.workers, 2);
+        // Weights stored beside the graph count: a sparse file as large as a big net's.
+        let data = std::fs::File::create(dir.join("model.onnx.data")).expect("create");
+        data.set_len(SHARED_SESSION_BYTES).expect("sparse length");
+        let p = ThreadPlan::for_package(Device::Cpu, 2, &dir);
+        assert_eq!((p.workers, p.threads.intra_op), (1, 2));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

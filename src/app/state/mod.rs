@@ -220,13 +220,19 @@ impl AppState {
         }
     }
 
+    /// Whether the running search is the analysis's own: during a game against the model the search is the
+    /// model's move, with the game's limits, and goes on as it started.
+    fn analysis_search_running(&self) -> bool {
+        self.analysis.searching && self.play.game.as_ref().is_none_or(|g| g.ended.is_some())
+    }
+
     /// Applies a command for the model and its analyses.
     fn apply_analysis(&mut self, command: AnalysisCommand) {
         match command {
             AnalysisCommand::Inside(c) => self.analysis.inside.apply(c),
             AnalysisCommand::SetScoring(s) => {
                 // A running search values its leaves under the rule: it starts again under the new one.
-                if self.analysis.searching && self.settings.scoring != s {
+                if self.analysis_search_running() && self.settings.scoring != s {
                     self.analysis.requests.push(EngineRequest::StartSearch);
                 }
                 self.settings.scoring = s;
@@ -254,7 +260,7 @@ impl AppState {
             AnalysisCommand::StopSearch => self.analysis.requests.push(EngineRequest::StopSearch),
             AnalysisCommand::SetSearchSettings(s) => {
                 // A running search goes on with the new settings.
-                if self.analysis.searching && self.settings.search != s {
+                if self.analysis_search_running() && self.settings.search != s {
                     self.analysis.requests.push(EngineRequest::StartSearch);
                 }
                 self.settings.search = s;
@@ -590,4 +596,38 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::play::{PlayGame, PlaySetup};
+    use crate::mav::scoring::Scoring;
+
+    fn starts(state: &AppState) -> usize {
+        state.analysis.requests.iter().filter(|r| matches!(r, EngineRequest::StartSearch)).count()
+    }
+
+    #[test]
+    fn a_new_rule_or_new_settings_restart_the_analysis_search_only() {
+        let mut state = AppState::new(Settings::default());
+        state.apply(Command::Analysis(AnalysisCommand::SetScoring(Scoring::Max)));
+        assert_eq!(starts(&state), 0, "no search runs");
+        state.analysis.searching = true;
+        state.apply(Command::Analysis(AnalysisCommand::SetScoring(Scoring::Max)));
+        assert_eq!(starts(&state), 0, "the same rule");
+        state.apply(Command::Analysis(AnalysisCommand::SetScoring(Scoring::Mean)));
+        assert_eq!(starts(&state), 1, "a new rule restarts the search");
+        let mut search = state.settings.search.clone();
+        search.c_puct += 0.5;
+        state.apply(Command::Analysis(AnalysisCommand::SetSearchSettings(search.clone())));
+        assert_eq!(starts(&state), 2, "new settings restart it");
+        // During a game against the model, the running search is the model's move: it goes on.
+        state.play.game = Some(PlayGame::new(PlaySetup::default(), "model".into()));
+        state.apply(Command::Analysis(AnalysisCommand::SetScoring(Scoring::Max)));
+        search.c_puct += 0.5;
+        state.apply(Command::Analysis(AnalysisCommand::SetSearchSettings(search)));
+        assert_eq!(starts(&state), 2, "the game's search is left alone");
+        assert_eq!(state.settings.scoring, Scoring::Max, "the rule is still chosen");
+    }
 }
