@@ -145,8 +145,8 @@ fn a_short_search_shows_visits_and_stops_at_its_budget() {
     assert!(current_rows(&h.state().state).iter().any(|r| r.visits > 1));
 }
 
-#[test]
-fn space_starts_and_stops_an_open_ended_search() {
+/// The app with the shipped model, its values in, and a search without a budget started with Space.
+fn open_ended_search() -> egui_kittest::Harness<'static, mavboard::shell::MavboardApp> {
     let settings = Settings {
         search: SearchSettings { simulations: 0, ..SearchSettings::default() },
         ..Settings::default()
@@ -155,6 +155,12 @@ fn space_starts_and_stops_an_open_ended_search() {
     assert!(step_until(&mut h, WAIT, has_values));
     h.key_press(eframe::egui::Key::Space);
     h.step();
+    h
+}
+
+#[test]
+fn space_starts_and_stops_an_open_ended_search() {
+    let mut h = open_ended_search();
     assert!(h.state().state.analysis.searching);
     assert!(step_until(&mut h, WAIT, |app| {
         app.state.analysis.report.as_ref().is_some_and(|r| r.snapshot.totals.root_visits > 20)
@@ -178,14 +184,7 @@ fn space_starts_and_stops_an_open_ended_search() {
 /// then say so (the rule values the search's leaves).
 #[test]
 fn a_running_search_follows_a_new_scoring_rule() {
-    let settings = Settings {
-        search: SearchSettings { simulations: 0, ..SearchSettings::default() },
-        ..Settings::default()
-    };
-    let mut h = app_with_model(settings);
-    assert!(step_until(&mut h, WAIT, has_values));
-    h.key_press(eframe::egui::Key::Space);
-    h.step();
+    let mut h = open_ended_search();
     let scoring_of =
         |app: &mavboard::shell::MavboardApp| app.state.analysis.report.as_ref().map(|r| r.snapshot.scoring);
     assert!(step_until(&mut h, WAIT, |app| scoring_of(app) == Some(Scoring::Mean)));
