@@ -193,7 +193,7 @@ PY
     "mlserver==$MLSERVER_VERSION" "onnxruntime==$ORT_VERSION"
 }
 
-# Triton Inference Server for `serve-triton` and tests/remote_triton_server.rs, in its own virtual environment,
+# Triton Inference Server for `serve-triton` and tests/cli/remote_triton_server.rs, in its own virtual environment,
 # .venv-triton/ (from PyPI, pinned): the nvidia-pytriton wheel bundles Triton's own tritonserver binary
 # (2.51, CPU-only here) with its Python backend, and no ONNX Runtime backend; packaging/triton/model.py runs the
 # package's model.onnx on the onnxruntime wheel in that backend. The backend's stub embeds the venv's Python
@@ -226,7 +226,7 @@ PY
   fi
 }
 
-# python-chess for the UCI check (tests/uci_python_chess.rs: a strict third-party UCI client), in its own
+# python-chess for the UCI check (tests/cli/uci_python_chess.rs: a strict third-party UCI client), in its own
 # virtual environment, .venv-uci/ (from PyPI, pinned).
 PYTHON_CHESS_VERSION=1.11.2
 install_uci_check() {
@@ -558,27 +558,27 @@ PY
     export MAVBOARD_REQUIRE_IMPORT=1
     # The remote-evaluation tests start MLServer from .venv-serve/: here (and so in CI) they must not skip.
     export MAVBOARD_REQUIRE_SERVE=1
-    # tests/remote_triton_server.rs starts Triton from .venv-triton/: here (and so in CI) it must not skip.
+    # tests/cli/remote_triton_server.rs starts Triton from .venv-triton/: here (and so in CI) it must not skip.
     export MAVBOARD_REQUIRE_TRITON=1
     # The python-chess UCI check (.venv-uci/ and Stockfish) must run here, not skip.
     export MAVBOARD_REQUIRE_UCI_CHECK=1
-    # No incremental caches: the test binaries link egui/wgpu and would fill a small disk.
+    # No incremental caches: they would double what a clean build writes to a small disk.
     export CARGO_INCREMENTAL=0
     # Built once, with the test profile: `cargo build --all-targets` would build every test target a second
     # time with the dev profile (other settings, other files), which doubled the disk a CI run needs and
     # filled its disk. The binary the package takes, target/debug/mavboard, is built here too (the
     # integration tests run it).
-    cargo test --locked --all-targets --no-run
+    cargo test --locked --workspace --all-targets --no-run
     install_maia "${CARGO_TARGET_DIR:-./target}/debug/mavboard"
     # The Debian package, made from the binary just built (no release build here) with fast
-    # compression, into its own folder so that it never replaces a release .deb; tests/packaging_deb.rs
+    # compression, into its own folder so that it never replaces a release .deb; tests/cli/packaging_deb.rs
     # unpacks it and runs it, and must not skip.
     install_cargo_deb
     deb_dir="$(realpath -m "${CARGO_TARGET_DIR:-./target}/debian-dev")"
     rm -rf "$deb_dir" && mkdir -p "$deb_dir"
     cargo deb --locked --no-build --profile dev --fast --no-dbgsym --quiet --output "$deb_dir/mavboard-dev.deb"
     export MAVBOARD_DEB="$deb_dir/mavboard-dev.deb"
-    # The tarball from that package, quickly compressed; tests/packaging_deb.rs unpacks and runs it too.
+    # The tarball from that package, quickly compressed; tests/cli/packaging_deb.rs unpacks and runs it too.
     make_tarball "$MAVBOARD_DEB" "$deb_dir/mavboard-dev.tar.gz" mavboard-dev 1
     export MAVBOARD_TARBALL="$deb_dir/mavboard-dev.tar.gz"
     export MAVBOARD_REQUIRE_DEB=1
@@ -591,8 +591,8 @@ PY
     test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/mavboard-tests.XXXXXX")"
     trap 'rm -rf "$test_tmp"' EXIT
     export TMPDIR="$test_tmp"
-    cargo test --locked --all-targets
-    cargo test --locked --doc
+    cargo test --locked --workspace --all-targets
+    cargo test --locked --workspace --doc
     ;;
   windows)
     build_windows

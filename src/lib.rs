@@ -7,24 +7,11 @@
 //! [`shell`] (the window). The map, with one line per module and the path of an analysis request, is
 //! `docs/ARCHITECTURE.md`; `tests/architecture.rs` checks the import graph against its layer table.
 
-pub mod app;
-pub mod bounded_map;
-pub mod c_heap;
-pub mod datagen;
-pub mod engine;
-pub mod eval;
-pub mod game;
-pub mod inference;
-pub mod lc0;
-pub mod league;
-pub mod logging;
-pub mod mav;
-pub mod model;
-pub mod pgn;
-pub mod review;
-pub mod search;
 pub mod shell;
-pub mod solve;
-pub mod uci;
-pub mod uci_server;
 pub mod ui;
+
+pub use mavboard_app::app;
+pub use mavboard_core::{bounded_map, c_heap, checkout_dir, game, lc0, logging, mav, pgn};
+pub use mavboard_inference::{inference, model, solve, uci};
+pub use mavboard_search::{engine, search};
+pub use mavboard_tools::{datagen, eval, league, review, uci_server};

@@ -742,7 +742,7 @@ fn lc0_import_equals_linux() {
 }
 
 /// A remote package (mav-enc-tiny's manifest with a `remote` section, no model.onnx) pointing at MLServer
-/// on 127.0.0.1 (`packaging/mlserver/`, started here on Linux, as tests/remote_mlserver.rs does): the
+/// on 127.0.0.1 (`packaging/mlserver/`, started here on Linux, as tests/ui/remote_mlserver.rs does): the
 /// Windows exe analyses through it under wine — plain HTTP over wine's sockets — and its values equal the
 /// Linux build's local analysis of the shipped package within 1e-5. Needs `.venv-serve/` as well
 /// (`dev.sh test-windows` installs it and sets MAVBOARD_REQUIRE_SERVE=1).

@@ -134,7 +134,7 @@ def main():
     metrics = args.metrics_port if args.metrics_port is not None else args.port + 2
     # Shared-memory regions of the Python backend (in /dev/shm), named after this server's port and process
     # id (tritonserver keeps this process's id), so that whoever kills the server can remove them
-    # (tests/remote_triton_server.rs does).
+    # (tests/cli/remote_triton_server.rs does).
     shm_prefix = f"mavboard_triton_{args.port}_{os.getpid()}_"
     tritonserver = dist / "bin" / "tritonserver"
     argv = [

@@ -1,5 +1,5 @@
 //! `mavboard journal-drill` (hidden): the crash journal under a scripted run of edits, without a window, for
-//! the test that kills the app at random moments (`tests/journal_kill.rs`).
+//! the test that kills the app at random moments (`tests/cli/journal_kill.rs`).
 //!
 //! It builds the app's real state, starts the real journal in the state folder (`$XDG_STATE_HOME`), restores
 //! the newest journal left by a run that died (through the same command as the *Restore* button), then

@@ -1,4 +1,4 @@
-//! Shared by the labels tests (tests/datagen_run.rs, tests/datagen_shard.rs): a small deterministic
+//! Shared by the labels tests (tests/cli/datagen_run.rs, tests/cli/datagen_shard.rs): a small deterministic
 //! labeller standing in for Stockfish, the fixture opening files as sources, and the run's settings.
 
 #![allow(dead_code)]

@@ -1,4 +1,4 @@
-//! Shared by the tests that need a real MLServer (tests/remote_mlserver.rs, tests/remote_bench.rs): the
+//! Shared by the tests that need a real MLServer (tests/ui/remote_mlserver.rs, tests/cli/remote_bench.rs): the
 //! serving venv, a server on free loopback ports killed with its process group on drop, and remote packages
 //! pointing at it.
 

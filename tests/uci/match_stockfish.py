@@ -1,6 +1,6 @@
 """mavboard as a UCI engine under a strict client: python-chess's chess.engine.
 
-Run by tests/uci_python_chess.rs (with .venv-uci/bin/python; `./packaging/dev.sh test` creates it):
+Run by tests/cli/uci_python_chess.rs (with .venv-uci/bin/python; `./packaging/dev.sh test` creates it):
 
     match_stockfish.py MAVBOARD STOCKFISH OUT_PGN [--games N] [--plies N] [--nodes N]
 

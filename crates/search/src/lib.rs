@@ -1,0 +1,10 @@
+//! mavboard's search (MAV-MCTS, minimax, internal search over evaluation requests) and the engine's threads.
+//!
+//! One layer of mavboard as a crate (the map is `docs/ARCHITECTURE.md` in the repository).
+//! The modules of the crates below it are re-exported here under their own names, so that code in this
+//! crate names every layer it may use the same way (`crate::game`, `crate::inference`, …).
+
+pub mod engine;
+pub mod search;
+pub use mavboard_core::{bounded_map, c_heap, checkout_dir, game, lc0, logging, mav, pgn};
+pub use mavboard_inference::{inference, model, solve, uci};

@@ -1,0 +1,3 @@
+//! mavboard-tools' integration tests: training labels for Connect Four and Hex.
+
+mod datagen_games;
