@@ -133,7 +133,6 @@ install_import() {
 # CMake and Ninja from PyPI; only the llama-server target (about 9 minutes on 2 cores). The converter scripts
 # of the same tree are kept in .llama/convert/ for `serve-lm`.
 LLAMA_CPP_PYTHON_VERSION=0.3.36
-LLAMA_CPP_SDIST_URL=https://files.pythonhosted.org/packages/ec/e9/e7de2b0463ea3ffbf0ede6cb21b58c1258a8f6521aae45ca773a59fe7cf3/llama_cpp_python-0.3.36.tar.gz
 LLAMA_CPP_SDIST_SHA256=832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
 install_llama() {
   if [ -x .llama/bin/llama-server ] && [ "$(cat .llama/VERSION 2>/dev/null)" = "$LLAMA_CPP_PYTHON_VERSION" ]; then
@@ -143,12 +142,16 @@ install_llama() {
   rm -rf .llama && mkdir -p .llama/bin .llama/src
   python3 -m venv .llama/venv
   .llama/venv/bin/pip install --quiet --disable-pip-version-check cmake==4.4.5 ninja==1.13.2
-  .llama/venv/bin/python - "$LLAMA_CPP_SDIST_URL" .llama/sdist.tar.gz <<'PY'
-import sys, urllib.request
-urllib.request.urlretrieve(sys.argv[1], sys.argv[2])
-PY
-  echo "$LLAMA_CPP_SDIST_SHA256  .llama/sdist.tar.gz" | sha256sum -c --quiet
-  tar -xzf .llama/sdist.tar.gz -C .llama/src --strip-components=1
+  # The source distribution by name and version through pip, so that the user's pip configuration (an index
+  # mirror, a proxy) applies; pip checks its SHA-256 (--require-hashes). Only this package is taken as source
+  # (--no-binary llama-cpp-python): with `--no-binary :all:` pip would also build the build backend's CMake
+  # from source just to read the package's metadata (still compiling after 10 minutes here; this takes 13 s).
+  echo "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION --hash=sha256:$LLAMA_CPP_SDIST_SHA256" > .llama/sdist.txt
+  .llama/venv/bin/pip download --quiet --disable-pip-version-check --no-deps --no-binary llama-cpp-python \
+    --require-hashes -r .llama/sdist.txt -d .llama/sdist
+  local sdist=".llama/sdist/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz"
+  echo "$LLAMA_CPP_SDIST_SHA256  $sdist" | sha256sum -c --quiet
+  tar -xzf "$sdist" -C .llama/src --strip-components=1
   local src=.llama/src/vendor/llama.cpp
   PATH="$PWD/.llama/venv/bin:$PATH" cmake -S "$src" -B .llama/build -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
@@ -157,7 +160,7 @@ PY
   cp .llama/build/bin/llama-server .llama/bin/
   mkdir -p .llama/convert
   cp -r "$src/convert_hf_to_gguf.py" "$src/conversion" "$src/gguf-py" .llama/convert/
-  rm -rf .llama/build .llama/src .llama/sdist.tar.gz
+  rm -rf .llama/build .llama/src .llama/sdist .llama/sdist.txt
   echo "$LLAMA_CPP_PYTHON_VERSION" > .llama/VERSION
 }
 
