@@ -75,7 +75,7 @@ install_rust() {
 }
 
 # ONNX Runtime: the shared library from the PyPI wheel (no other download site is needed), unpacked into
-# .ort/lib/ where mavboard looks for it (see src/inference/ort_lib.rs). ORT_WHEEL=onnxruntime-gpu for CUDA.
+# .ort/lib/ where mavboard looks for it (see crates/inference/src/inference/ort_lib.rs). ORT_WHEEL=onnxruntime-gpu for CUDA.
 ORT_VERSION=1.31.1
 ORT_WHEEL="${ORT_WHEEL:-onnxruntime}"
 install_ort() {

@@ -3,7 +3,7 @@
 
 The library comes from the PyPI wheel `onnxruntime` (the same version as `./packaging/dev.sh ort`), through
 pip; no other download site. It is unpacked under the name mavboard looks for on that system
-(src/inference/ort_lib.rs), which is also the name the cargo-packager configuration in Cargo.toml
+(crates/inference/src/inference/ort_lib.rs), which is also the name the cargo-packager configuration in Cargo.toml
 (`[package.metadata.packager]`) copies into the bundle or installer:
 
     macOS    .ort/lib/libonnxruntime.dylib              -> mavboard.app/Contents/Frameworks/

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The soak test (run by hand, not in CI): the release app under Xvfb for an hour (by default) with the
-# scripted workload of `mavboard soak` (src/app/soak.rs: a 1 GB PGN opened, games stepped through, a review
+# scripted workload of `mavboard soak` (crates/app/src/app/soak.rs: a 1 GB PGN opened, games stepped through, a review
 # by the model and one by Stockfish, MAV-MCTS started and stopped, the UCI panel, the Inside panel, another
 # model and back, a game against the model, over and over). Every 10 s it samples the app's resident memory,
 # threads and open file descriptors into a CSV, then plots them to a PNG and prints the figures: resident

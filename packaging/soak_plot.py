@@ -24,7 +24,7 @@ import csv
 import sys
 
 WARM_UP_S = 300
-CYCLE_S = 180  # src/app/soak.rs CYCLE
+CYCLE_S = 180  # crates/app/src/app/soak.rs CYCLE
 
 
 def read(path):

@@ -91,7 +91,7 @@ fn start_app_log() -> Option<mavboard::app::command::Command> {
 }
 
 fn main() -> std::process::ExitCode {
-    // Before any thread starts: glibc's settings for the C and C++ libraries' memory (src/c_heap.rs).
+    // Before any thread starts: glibc's settings for the C and C++ libraries' memory (crates/core/src/c_heap.rs).
     if let Err(e) = mavboard::c_heap::tune() {
         eprintln!("mavboard: {e}");
     }

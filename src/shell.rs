@@ -1,6 +1,6 @@
 //! The eframe application on top of the layers: loads and saves settings, draws the panels (`ui`) over the
-//! app state (`app`), applies their commands and wires the engine glue. The only module that sees both the
-//! app and the UI.
+//! app state (`app`), applies their commands, runs the app's frame hooks and starts the engine glue. The only
+//! module that sees both the app and the UI.
 
 use eframe::egui;
 
@@ -75,8 +75,6 @@ pub struct MavboardApp {
     pub state: AppState,
     /// Widget state.
     pub ui: UiState,
-    /// The engine that runs the model (none in tests that only drive the board).
-    pub engine: Option<EngineLink>,
     applied_theme: Option<ThemeChoice>,
     seen_generation: u64,
     repaint: Option<crate::engine::Repaint>,
@@ -156,7 +154,7 @@ impl MavboardApp {
             Ok(mut link) => {
                 let dir = app.state.settings.model_dir.clone();
                 link.load_model(dir.as_deref(), &mut app.state);
-                app.engine = Some(link);
+                app.state.engine = Some(Box::new(link));
             }
             Err(e) => {
                 app.state.view.messages.error(format!("The analysis engine could not start: {e}"));
@@ -170,7 +168,6 @@ impl MavboardApp {
         MavboardApp {
             state: AppState::new(settings),
             ui: UiState::default(),
-            engine: None,
             applied_theme: None,
             seen_generation: 0,
             repaint: None,
@@ -186,9 +183,9 @@ impl MavboardApp {
         self
     }
 
-    /// One frame: the features' hooks before the panels ([`crate::app::state::frame`]), the engine's events,
-    /// the panels, the commands they returned, the engine glue, the hooks after the commands, and what the
-    /// commands asked of the window ([`Effect`]).
+    /// One frame: the features' hooks before the panels ([`crate::app::state::frame`], the engine's events
+    /// among them), the panels, the commands they returned, the hooks after the commands (the engine glue
+    /// first), and what the commands asked of the window ([`Effect`]).
     pub fn frame_ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         // Background threads of the app (file dialog, PGN reading, UCI engine) wake this window.
@@ -212,9 +209,6 @@ impl MavboardApp {
             now: Instant::now(),
         };
         self.state.run_frame_hooks(FrameStage::BeforePanels, &input);
-        if let Some(link) = self.engine.as_mut() {
-            link.drain(&mut self.state);
-        }
         let mut commands = std::mem::take(&mut self.startup);
         if let Some(soak) = self.soak.as_mut() {
             commands.extend(soak.frame(&ctx, &self.state));
@@ -223,30 +217,9 @@ impl MavboardApp {
         for command in commands {
             self.state.apply(command);
         }
-        if let Some(link) = self.engine.as_mut() {
-            link.frame(&mut self.state);
-        } else {
-            self.state.analysis.requests.clear();
-        }
-        let repaint = &repaint;
-        // The model beside a Connect Four / Hex board, in the app with an engine (tests that only drive the
-        // board have none).
-        if self.engine.is_some() {
-            let settings = &self.state.settings;
-            let search = &settings.search;
-            let run = (search.engine_config(), search.params(settings.scoring), search.go_limits());
-            let options = crate::app::model_runtime::session_options(settings);
-            let preferred = settings.model_dir.clone();
-            self.state.board_analysis.model.follow(
-                self.state.doc.board_game.as_ref(),
-                preferred.as_deref(),
-                &options,
-                run,
-                repaint,
-            );
-        }
-        // The features' steps after the commands (the UCI panel, the solver, Inside, the game against the
-        // model, the crash journal); commands they return were applied, and the window draws again.
+        // The features' steps after the commands (the engine glue, the UCI panel, the solver, Inside, the game
+        // against the model, the crash journal); commands they return were applied, and the window draws
+        // again.
         if self.state.run_frame_hooks(FrameStage::AfterCommands, &input) {
             ctx.request_repaint();
         }
@@ -275,7 +248,7 @@ impl Drop for MavboardApp {
     /// batch being finished, a model still loading, an internal search) end, so that the process never exits
     /// with one of them inside ONNX Runtime.
     fn drop(&mut self) {
-        self.engine = None;
+        self.state.engine = None;
         self.state.board_analysis.model = Default::default();
         self.state.analysis.inside = Default::default();
         crate::engine::detached::wait(std::time::Duration::from_secs(10));

@@ -412,7 +412,7 @@ fn documented_circles(doc: &str) -> BTreeSet<String> {
     line.split('`')
         .skip(1)
         .step_by(2)
-        .map(|s| s.trim_start_matches("src/").trim_end_matches('/').to_owned())
+        .map(|s| s.rsplit_once("src/").map_or(s, |(_, folder)| folder).trim_end_matches('/').to_owned())
         .collect()
 }
 
@@ -453,7 +453,7 @@ fn engine_and_uci_do_not_import_each_other_in_a_cycle() {
 #[test]
 fn the_uci_client_does_not_import_the_engine() {
     let files = importers(&src_tree(), "uci", "engine");
-    assert!(files.is_empty(), "these files under src/uci use crate::engine: {files:?}");
+    assert!(files.is_empty(), "these files under crates/inference/src/uci use crate::engine: {files:?}");
 }
 
 #[test]
@@ -463,7 +463,7 @@ fn the_app_does_not_import_the_ui() {
     let files = importers(&sources, "app", "ui");
     assert!(
         files.is_empty(),
-        "these files under src/app use crate::ui (the shell wires app and ui): {files:?}"
+        "these files under crates/app/src/app use crate::ui (the shell wires app and ui): {files:?}"
     );
 }
 
@@ -488,7 +488,10 @@ fn files_with(sources: &[Source], module: &str, signs: &[&str]) -> Vec<(String, 
 fn no_module_under_app_parses_fen_itself() {
     let sources = src_tree();
     let found = files_with(&sources, "app", &FEN_PARSING);
-    assert!(found.is_empty(), "FEN parsing under src/app (use game::fen / ChessState::from_fen): {found:?}");
+    assert!(
+        found.is_empty(),
+        "FEN parsing under crates/app/src/app (use game::fen / ChessState::from_fen): {found:?}"
+    );
     // The check sees a parser where there is one.
     let game = files_with(&sources, "game", &FEN_PARSING);
     assert!(
@@ -663,7 +666,8 @@ fn the_folder_scan_finds_a_circle_through_groups_super_and_crate_paths() {
     assert_eq!(found[0].0, BTreeSet::from(["a".to_owned(), "b".to_owned(), "state".to_owned()]));
     assert!(circles(&graphs["app/state"]).is_empty(), "a child naming its folder is no circle");
     assert_eq!(
-        documented_circles("Folders with a circle among their files: `src/app/`, `league`.\n").len(),
+        documented_circles("Folders with a circle among their files: `crates/app/src/app/`, `league`.\n")
+            .len(),
         2
     );
     assert!(documented_circles("Folders with a circle among their files: none.\n").is_empty());
@@ -678,7 +682,7 @@ fn the_app_does_not_use_egui() {
     let found = files_with(&sources, "app", &EGUI);
     assert!(
         found.is_empty(),
-        "egui under src/app (return an app::effect::Effect for the shell, take input as values): {found:?}"
+        "egui under crates/app/src/app (return an app::effect::Effect for the shell, take input as values): {found:?}"
     );
     assert!(!files_with(&sources, "ui", &EGUI).is_empty(), "the check should see egui in src/ui");
 }

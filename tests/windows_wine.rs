@@ -799,7 +799,7 @@ fn journals(dir: &Path) -> Vec<String> {
     names
 }
 
-/// The crash journal of unsaved work goes to `%LOCALAPPDATA%\mavboard\journal` (src/app/journal): the
+/// The crash journal of unsaved work goes to `%LOCALAPPDATA%\mavboard\journal` (crates/app/src/app/journal): the
 /// hidden `journal-drill` runs the app's real state and journal without a window; while it edits, its
 /// journal is there and reads as JSON (written through a temporary file renamed over it, under wine's
 /// file locks), and when it ends normally the journal is gone.

@@ -9,7 +9,7 @@ use mavboard::eval::compare::ranks;
 use mavboard::game::GameKind;
 use mavboard::game::connect_four::ConnectFourState;
 use mavboard::game::hex::HexState;
-use mavboard::inference::evaluator::{DecodeMode, EvalRequest, Scoring, TopK};
+use mavboard::inference::evaluator::{DecodeMode, EvalRequest, EvalResult, Evaluator, Scoring, TopK};
 use mavboard::inference::onnx::SessionOptions;
 use mavboard::inference::policy_value::PolicyAndValue;
 use mavboard::inference::{LoadedModel, load_evaluator, load_evaluator_for};
@@ -18,6 +18,7 @@ use mavboard::model::package::default_package_dir;
 use mavboard::search::mcts::driver::RunLimits;
 use mavboard::search::mcts::params::{MctsParams, PriorSource, VirtualCounts, WorldModel};
 use mavboard::search::mcts::search::Mcts;
+use mavboard::search::mcts::snapshot::MctsSnapshot;
 
 use super::choice::{DecodeArg, WorldArg};
 use super::position::{Position, PositionArgs};
@@ -175,66 +176,13 @@ fn analyse<S: MavState>(
     if !result.has_values() && result.terminal.is_none() {
         return print_policy(&state, &package.manifest.name, &result, args.json);
     }
-    // The paper's two rules, and the chosen one when it is another; the chosen one orders the table.
-    let mut rules = vec![Scoring::Max, Scoring::Mean];
-    if !rules.contains(&scoring) {
-        rules.push(scoring);
-    }
-    let values: Vec<Vec<f64>> = rules
-        .iter()
-        .map(|r| result.moves.iter().map(|m| m.value(*r).unwrap_or(f64::NAN)).collect())
-        .collect();
-    let ranks: Vec<Vec<usize>> = values.iter().map(|v| ranks(v)).collect();
-    let chosen = rules.iter().position(|&r| r == scoring).unwrap_or(1);
+    let scored = Scored::of(&result, scoring);
     let snapshot = match args.sims {
-        Some(n) => {
-            let world_model = WorldModel::from(args.world);
-            let virtual_counts = match args.virtual_counts.as_deref() {
-                None => VirtualCounts::paper_dynamic(n),
-                Some(text) => parse_virtual(text)?,
-            };
-            let prior_source = if args.policy.is_some() { PriorSource::Policy } else { args.prior };
-            let params =
-                MctsParams { scoring, world_model, virtual_counts, prior_source, ..MctsParams::default() };
-            let mut mcts = Mcts::new(state.clone(), state.ply(), params)?;
-            let limits = RunLimits { simulations: n, batch_size: args.batch.max(1) };
-            match &args.policy {
-                Some(p) => {
-                    let policy =
-                        open(p, options).with_context(|| format!("the policy (--policy {})", p.display()))?;
-                    let mut both = PolicyAndValue { value: evaluator, policy: policy.evaluator };
-                    mcts.run(&mut both, limits)?;
-                }
-                None => mcts.run(evaluator.as_mut(), limits)?,
-            }
-            Some(mcts.snapshot())
-        }
+        Some(n) => Some(search(&state, n, args, evaluator, open, options)?),
         None => None,
     };
     if args.json {
-        let moves: Vec<_> = result
-            .moves
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let by_rule = |v: &[Vec<f64>]| -> serde_json::Map<String, serde_json::Value> {
-                    rules.iter().zip(v).map(|(r, v)| (r.to_string(), serde_json::json!(v[i]))).collect()
-                };
-                let rank_by_rule: serde_json::Map<String, serde_json::Value> =
-                    rules.iter().zip(&ranks).map(|(r, k)| (r.to_string(), serde_json::json!(k[i]))).collect();
-                serde_json::json!({
-                    "move": m.text, "values": by_rule(&values), "ranks": rank_by_rule,
-                    "best_prob": result.best_action.as_ref().map(|b| b[i]), "distribution": m.dist.as_ref().map(|d| d.probs()),
-                })
-            })
-            .collect();
-        let out = serde_json::json!({
-            "fen": state.to_text(), "model": package.manifest.name, "terminal": result.terminal.map(|o| o.result_str()),
-            "moves": moves, "search": snapshot, "raw_text": result.raw_text,
-            "hallucinations": result.hallucinations.iter().map(|h| serde_json::json!({"kind": h.kind, "detail": h.detail})).collect::<Vec<_>>(),
-        });
-        outln!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        return print_json(&state, &package.manifest.name, &result, &scored, snapshot);
     }
     outln!("position  {}", state.to_text());
     outln!("model     {} ({}, {})", package.manifest.name, package.manifest.format.name(), dir.display());
@@ -242,30 +190,7 @@ fn analyse<S: MavState>(
         outln!("the game is over: {o} ({:?})", o.reason());
         return Ok(());
     }
-    // Values, then ranks, one column per rule: with the default rules, `move max % mean % rank max rank mean`.
-    let value_heads: Vec<String> = rules.iter().map(|r| format!("{r} %")).collect();
-    let rank_heads: Vec<String> = rules.iter().map(|r| format!("rank {r}")).collect();
-    let mut head = format!("\n{:<8}", "move");
-    for h in value_heads.iter().chain(&rank_heads) {
-        head.push_str(&format!(" {h:>7}"));
-    }
-    outln!("{head} {:>7}", "best %");
-    let mut order: Vec<usize> = (0..result.moves.len()).collect();
-    order.sort_by_key(|&i| ranks[chosen][i]);
-    for i in order {
-        let best = result.best_action.as_ref().map_or(String::from("-"), |b| format!("{:.1}", 100.0 * b[i]));
-        let flag = if ranks.iter().any(|k| k[i] != ranks[chosen][i]) { "  ≠" } else { "" };
-        let mut line = format!("{:<8}", result.moves[i].text);
-        for (v, h) in values.iter().zip(&value_heads) {
-            line.push_str(&format!(" {:>w$.1}", 100.0 * v[i], w = h.chars().count().max(7)));
-        }
-        for (k, h) in ranks.iter().zip(&rank_heads) {
-            line.push_str(&format!(" {:>w$}", k[i], w = h.chars().count().max(7)));
-        }
-        outln!("{line} {best:>7}{flag}");
-    }
-    let names: Vec<String> = rules.iter().map(|r| r.to_string()).collect();
-    outln!("(ordered by {scoring} scoring; ≠: {} rank the move differently)", names.join(", "));
+    print_table(&result, &scored);
     if mode == DecodeMode::Free {
         outln!("\nthe model wrote:\n{}", result.raw_text);
         if result.hallucinations.is_empty() {
@@ -276,29 +201,161 @@ fn analyse<S: MavState>(
         }
     }
     if let Some(s) = snapshot {
-        outln!(
-            "\nMCTS {} simulations, {} model calls: best {} value {}",
-            s.totals.stats.simulations,
-            s.totals.stats.model_calls,
-            s.best.as_deref().unwrap_or("-"),
-            s.value.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v))
-        );
-        outln!("{:<8} {:>7} {:>7} {:>7} {:>7}  pv", "move", "visits", "share%", "Q %", "prior%");
-        let mut moves = s.moves.clone();
-        moves.sort_by_key(|m| std::cmp::Reverse(m.visits));
-        for m in moves.iter().take(12) {
-            outln!(
-                "{:<8} {:>7} {:>7.1} {:>7} {:>7.1}  {}",
-                m.action,
-                m.visits,
-                100.0 * m.visit_share,
-                m.q.map_or("-".into(), |q| format!("{:.1}", 100.0 * q)),
-                100.0 * m.prior,
-                m.pv.join(" ")
-            );
-        }
+        print_search(&s);
     }
     Ok(())
+}
+
+/// Every move's value and rank under each rule shown: the paper's two, and the chosen one when it is
+/// another; the chosen one orders the table.
+struct Scored {
+    rules: Vec<Scoring>,
+    /// Per rule, every move's value (NaN where the move has none).
+    values: Vec<Vec<f64>>,
+    /// Per rule, every move's rank.
+    ranks: Vec<Vec<usize>>,
+    /// The chosen rule's index.
+    chosen: usize,
+}
+
+impl Scored {
+    fn of<S: MavState>(result: &EvalResult<S>, scoring: Scoring) -> Scored {
+        let mut rules = vec![Scoring::Max, Scoring::Mean];
+        if !rules.contains(&scoring) {
+            rules.push(scoring);
+        }
+        let values: Vec<Vec<f64>> = rules
+            .iter()
+            .map(|r| result.moves.iter().map(|m| m.value(*r).unwrap_or(f64::NAN)).collect())
+            .collect();
+        let ranks: Vec<Vec<usize>> = values.iter().map(|v| ranks(v)).collect();
+        let chosen = rules.iter().position(|&r| r == scoring).unwrap_or(1);
+        Scored { rules, values, ranks, chosen }
+    }
+}
+
+/// `--sims N`: MCTS from `state` on the model (the value side) and, with `--policy`, another model's prior.
+fn search<S: MavState>(
+    state: &S,
+    n: u64,
+    args: &Args,
+    mut evaluator: Box<dyn Evaluator<S> + Send>,
+    open: Opener<S>,
+    options: &SessionOptions,
+) -> anyhow::Result<MctsSnapshot> {
+    let world_model = WorldModel::from(args.world);
+    let virtual_counts = match args.virtual_counts.as_deref() {
+        None => VirtualCounts::paper_dynamic(n),
+        Some(text) => parse_virtual(text)?,
+    };
+    let prior_source = if args.policy.is_some() { PriorSource::Policy } else { args.prior };
+    let params = MctsParams {
+        scoring: args.scoring,
+        world_model,
+        virtual_counts,
+        prior_source,
+        ..MctsParams::default()
+    };
+    let mut mcts = Mcts::new(state.clone(), state.ply(), params)?;
+    let limits = RunLimits { simulations: n, batch_size: args.batch.max(1) };
+    match &args.policy {
+        Some(p) => {
+            let policy =
+                open(p, options).with_context(|| format!("the policy (--policy {})", p.display()))?;
+            let mut both = PolicyAndValue { value: evaluator, policy: policy.evaluator };
+            mcts.run(&mut both, limits)?;
+        }
+        None => mcts.run(evaluator.as_mut(), limits)?,
+    }
+    Ok(mcts.snapshot())
+}
+
+/// `--json`: the position, every move's values, ranks and distribution, and the search.
+fn print_json<S: MavState>(
+    state: &S,
+    model: &str,
+    result: &EvalResult<S>,
+    scored: &Scored,
+    snapshot: Option<MctsSnapshot>,
+) -> anyhow::Result<()> {
+    let rules = &scored.rules;
+    let moves: Vec<_> = result
+        .moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let by_rule = |v: &[Vec<f64>]| -> serde_json::Map<String, serde_json::Value> {
+                rules.iter().zip(v).map(|(r, v)| (r.to_string(), serde_json::json!(v[i]))).collect()
+            };
+            let rank_by_rule: serde_json::Map<String, serde_json::Value> =
+                rules.iter().zip(&scored.ranks).map(|(r, k)| (r.to_string(), serde_json::json!(k[i]))).collect();
+            serde_json::json!({
+                "move": m.text, "values": by_rule(&scored.values), "ranks": rank_by_rule,
+                "best_prob": result.best_action.as_ref().map(|b| b[i]), "distribution": m.dist.as_ref().map(|d| d.probs()),
+            })
+        })
+        .collect();
+    let out = serde_json::json!({
+        "fen": state.to_text(), "model": model, "terminal": result.terminal.map(|o| o.result_str()),
+        "moves": moves, "search": snapshot, "raw_text": result.raw_text,
+        "hallucinations": result.hallucinations.iter().map(|h| serde_json::json!({"kind": h.kind, "detail": h.detail})).collect::<Vec<_>>(),
+    });
+    outln!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+/// The moves' table: values, then ranks, one column per rule (with the default rules, `move max % mean %
+/// rank max rank mean`), the model's best-move probability, and `≠` where the rules rank a move differently.
+fn print_table<S: MavState>(result: &EvalResult<S>, scored: &Scored) {
+    let Scored { rules, values, ranks, chosen } = scored;
+    let value_heads: Vec<String> = rules.iter().map(|r| format!("{r} %")).collect();
+    let rank_heads: Vec<String> = rules.iter().map(|r| format!("rank {r}")).collect();
+    let mut head = format!("\n{:<8}", "move");
+    for h in value_heads.iter().chain(&rank_heads) {
+        head.push_str(&format!(" {h:>7}"));
+    }
+    outln!("{head} {:>7}", "best %");
+    let mut order: Vec<usize> = (0..result.moves.len()).collect();
+    order.sort_by_key(|&i| ranks[*chosen][i]);
+    for i in order {
+        let best = result.best_action.as_ref().map_or(String::from("-"), |b| format!("{:.1}", 100.0 * b[i]));
+        let flag = if ranks.iter().any(|k| k[i] != ranks[*chosen][i]) { "  ≠" } else { "" };
+        let mut line = format!("{:<8}", result.moves[i].text);
+        for (v, h) in values.iter().zip(&value_heads) {
+            line.push_str(&format!(" {:>w$.1}", 100.0 * v[i], w = h.chars().count().max(7)));
+        }
+        for (k, h) in ranks.iter().zip(&rank_heads) {
+            line.push_str(&format!(" {:>w$}", k[i], w = h.chars().count().max(7)));
+        }
+        outln!("{line} {best:>7}{flag}");
+    }
+    let names: Vec<String> = rules.iter().map(|r| r.to_string()).collect();
+    outln!("(ordered by {} scoring; ≠: {} rank the move differently)", rules[*chosen], names.join(", "));
+}
+
+/// The search's summary and its most visited moves.
+fn print_search(s: &MctsSnapshot) {
+    outln!(
+        "\nMCTS {} simulations, {} model calls: best {} value {}",
+        s.totals.stats.simulations,
+        s.totals.stats.model_calls,
+        s.best.as_deref().unwrap_or("-"),
+        s.value.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v))
+    );
+    outln!("{:<8} {:>7} {:>7} {:>7} {:>7}  pv", "move", "visits", "share%", "Q %", "prior%");
+    let mut moves = s.moves.clone();
+    moves.sort_by_key(|m| std::cmp::Reverse(m.visits));
+    for m in moves.iter().take(12) {
+        outln!(
+            "{:<8} {:>7} {:>7.1} {:>7} {:>7.1}  {}",
+            m.action,
+            m.visits,
+            100.0 * m.visit_share,
+            m.q.map_or("-".into(), |q| format!("{:.1}", 100.0 * q)),
+            100.0 * m.prior,
+            m.pv.join(" ")
+        );
+    }
 }
 
 /// A model's answer to `request`, with its package (for the comparison's headings).

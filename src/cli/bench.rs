@@ -1203,12 +1203,17 @@ fn inference_variants(
 
 /// Runs `mavboard bench`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let a = match args.what {
-        What::Inference(a) => a,
-        What::Search(a) => return bench_search(a),
-        What::Solve(a) => return super::solve::run_bench(a),
-        What::PgnIndex(a) => return bench_pgn_index(a),
-    };
+    match args.what {
+        What::Inference(a) => bench_inference(a),
+        What::Search(a) => bench_search(a),
+        What::Solve(a) => super::solve::run_bench(a),
+        What::PgnIndex(a) => bench_pgn_index(a),
+    }
+}
+
+/// `bench inference`: positions/s of each model (local and its remote variants) at each thread count, k
+/// and batch size, the fastest of `--repeat` passes.
+fn bench_inference(a: InferenceArgs) -> anyhow::Result<()> {
     let dirs = if a.model.is_empty() { shipped_package_dirs() } else { a.model.clone() };
     anyhow::ensure!(!dirs.is_empty(), "no shipped model package found; pass --model DIR");
     let ks: Vec<TopK> = a.k.iter().map(|k| parse_k(k)).collect::<anyhow::Result<_>>()?;
@@ -1218,30 +1223,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mode = if a.free { DecodeMode::Free } else { DecodeMode::Constrained };
     let mut rows = Vec::new();
     if !a.json {
-        outln!(
-            "{} positions per row (the fastest of {}), ONNX Runtime threads {} ({} cores here), {}",
-            positions.len(),
-            a.repeat.max(1),
-            threads.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-            if a.free { "free decoding" } else { "constrained decoding" }
-        );
-        outln!(
-            "{:<14} {:<13} {:<17} {:>7} {:>4} {:>6} {:>9} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9}",
-            "model",
-            "format",
-            "where",
-            "threads",
-            "k",
-            "batch",
-            "pos/s",
-            "tokens/s",
-            "wall ms",
-            "ORT ms",
-            "wall/ORT",
-            "vs local",
-            "vs first"
-        );
+        print_inference_header(&a, positions.len(), &threads);
     }
     // Positions/s at the first thread count, by (model, where, k, batch), for the later counts' ratios.
     let mut first_rate: std::collections::HashMap<(String, String, String, usize), f64> =
@@ -1256,15 +1238,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             for mut v in variants {
                 let name = v.name.clone();
                 for (&k, k_text) in ks.iter().zip(&a.k) {
-                    let requests: Vec<EvalRequest<ChessState>> = positions
-                        .iter()
-                        .map(|s| {
-                            let mut r = EvalRequest::values(s.clone());
-                            r.top_k = k;
-                            r.mode = mode;
-                            r
-                        })
-                        .collect();
+                    let requests = value_requests(&positions, k, mode);
                     // Warm-up at the largest batch: the first runs of a session allocate.
                     let warm = a.batch.iter().copied().max().unwrap_or(1).clamp(1, requests.len());
                     for r in v.evaluator.evaluate(&requests[..warm]) {
@@ -1272,25 +1246,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     }
                     for &b in &a.batch {
                         let b = b.max(1);
-                        // The fastest of `--repeat` passes over the positions.
-                        let (mut wall, mut model, mut tokens) = (Duration::MAX, Duration::ZERO, 0usize);
-                        for _ in 0..a.repeat.max(1) {
-                            let start = Instant::now();
-                            let mut results = Vec::with_capacity(requests.len());
-                            for chunk in requests.chunks(b) {
-                                results.extend(v.evaluator.evaluate(chunk));
-                            }
-                            let this_wall = start.elapsed();
-                            let (mut this_model, mut this_tokens) = (Duration::ZERO, 0usize);
-                            for r in results {
-                                let r = r.with_context(|| format!("{name}: an evaluation failed"))?;
-                                this_model += r.timing.model;
-                                this_tokens += r.timing.tokens;
-                            }
-                            if this_wall < wall {
-                                (wall, model, tokens) = (this_wall, this_model, this_tokens);
-                            }
-                        }
+                        let (wall, model, tokens) =
+                            fastest_pass(v.evaluator.as_mut(), &requests, b, a.repeat.max(1))
+                                .with_context(|| format!("{name}: an evaluation failed"))?;
                         let secs = wall.as_secs_f64().max(1e-9);
                         let positions_per_s = requests.len() as f64 / secs;
                         let key = (k_text.clone(), b);
@@ -1333,27 +1291,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                             vs_local,
                         };
                         if !a.json {
-                            outln!(
-                                "{:<14} {:<13} {:<17} {:>7} {:>4} {:>6} {:>9} {:>10.0} {:>10.1} {:>10.1} {:>9.3} {:>8} {:>9}",
-                                row.model,
-                                row.format,
-                                place,
-                                row.threads,
-                                row.k,
-                                row.batch,
-                                // Three significant digits: a large model does well under one position a second.
-                                if row.positions_per_s >= 10.0 {
-                                    format!("{:.1}", row.positions_per_s)
-                                } else {
-                                    format!("{:.3}", row.positions_per_s)
-                                },
-                                row.tokens_per_s,
-                                row.wall_s * 1e3,
-                                row.ort_s * 1e3,
-                                row.wall_over_ort,
-                                row.vs_local.map_or("-".to_owned(), |r| format!("{:.0} %", r * 100.0)),
-                                row.vs_first_threads.map_or("-".to_owned(), |r| format!("{r:.2}×")),
-                            );
+                            print_inference_row(&row, &place);
                         }
                         rows.push(row);
                     }
@@ -1377,4 +1315,99 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Every position's request for its moves' values, with `k` and `mode`.
+fn value_requests(positions: &[ChessState], k: TopK, mode: DecodeMode) -> Vec<EvalRequest<ChessState>> {
+    positions
+        .iter()
+        .map(|s| {
+            let mut r = EvalRequest::values(s.clone());
+            r.top_k = k;
+            r.mode = mode;
+            r
+        })
+        .collect()
+}
+
+/// The fastest of `repeat` passes over `requests` in batches of `batch`: its wall time, the time inside
+/// the model it reported, and the tokens.
+fn fastest_pass(
+    evaluator: &mut (dyn Evaluator<ChessState> + Send),
+    requests: &[EvalRequest<ChessState>],
+    batch: usize,
+    repeat: usize,
+) -> Result<(Duration, Duration, usize), EvalError> {
+    let (mut wall, mut model, mut tokens) = (Duration::MAX, Duration::ZERO, 0usize);
+    for _ in 0..repeat {
+        let start = Instant::now();
+        let mut results = Vec::with_capacity(requests.len());
+        for chunk in requests.chunks(batch) {
+            results.extend(evaluator.evaluate(chunk));
+        }
+        let this_wall = start.elapsed();
+        let (mut this_model, mut this_tokens) = (Duration::ZERO, 0usize);
+        for r in results {
+            let r = r?;
+            this_model += r.timing.model;
+            this_tokens += r.timing.tokens;
+        }
+        if this_wall < wall {
+            (wall, model, tokens) = (this_wall, this_model, this_tokens);
+        }
+    }
+    Ok((wall, model, tokens))
+}
+
+/// The table's first lines: what each row measured, and the columns.
+fn print_inference_header(a: &InferenceArgs, positions: usize, threads: &[usize]) {
+    outln!(
+        "{} positions per row (the fastest of {}), ONNX Runtime threads {} ({} cores here), {}",
+        positions,
+        a.repeat.max(1),
+        threads.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        if a.free { "free decoding" } else { "constrained decoding" }
+    );
+    outln!(
+        "{:<14} {:<13} {:<17} {:>7} {:>4} {:>6} {:>9} {:>10} {:>10} {:>10} {:>9} {:>8} {:>9}",
+        "model",
+        "format",
+        "where",
+        "threads",
+        "k",
+        "batch",
+        "pos/s",
+        "tokens/s",
+        "wall ms",
+        "ORT ms",
+        "wall/ORT",
+        "vs local",
+        "vs first"
+    );
+}
+
+/// One row of the table; `place` is where the model ran (local, or remote with its concurrency and delay).
+fn print_inference_row(row: &Row, place: &str) {
+    outln!(
+        "{:<14} {:<13} {:<17} {:>7} {:>4} {:>6} {:>9} {:>10.0} {:>10.1} {:>10.1} {:>9.3} {:>8} {:>9}",
+        row.model,
+        row.format,
+        place,
+        row.threads,
+        row.k,
+        row.batch,
+        // Three significant digits: a large model does well under one position a second.
+        if row.positions_per_s >= 10.0 {
+            format!("{:.1}", row.positions_per_s)
+        } else {
+            format!("{:.3}", row.positions_per_s)
+        },
+        row.tokens_per_s,
+        row.wall_s * 1e3,
+        row.ort_s * 1e3,
+        row.wall_over_ort,
+        row.vs_local.map_or("-".to_owned(), |r| format!("{:.0} %", r * 100.0)),
+        row.vs_first_threads.map_or("-".to_owned(), |r| format!("{r:.2}×")),
+    );
 }

@@ -13,8 +13,8 @@ use mavboard::eval::internal::{InternalMetrics, eval_internal};
 use mavboard::eval::move_matching::{MatchingReport, RatedMove, move_matching};
 use mavboard::eval::plot::{Series, rating_svg, series};
 use mavboard::eval::puzzles::read_puzzles;
-use mavboard::eval::run::PuzzleSearch;
 use mavboard::eval::run::{EvalReport, LabelMetrics, eval_connect_four_labels, eval_hex_labels};
+use mavboard::eval::run::{PuzzleMetrics, PuzzleSearch};
 use mavboard::eval::{eval_labels, eval_puzzles};
 use mavboard::game::GameKind;
 use mavboard::game::connect_four::ConnectFourState;
@@ -445,38 +445,13 @@ fn eval_model(
         if let Some(note) = &report.free_note {
             outln!("free decoding not measured: {note}");
         }
-        if let Some(((breadth, depth), scoring)) = internal {
+        if let Some((shape, scoring)) = internal {
             anyhow::ensure!(
                 !chess.is_empty(),
                 "--internal measures chess positions, and {} has no chess validation records",
                 labels.dir.display()
             );
-            let (mut model, package) = open_trace_model(dir, options)
-                .with_context(|| format!("opening the model in {}", dir.display()))?;
-            args.repeat_guard.apply(&mut model);
-            let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
-                .context("mav.json num_buckets")?;
-            // A package that writes no trace is measured once: the decodings differ only in its trace.
-            let writes = matches!(model, TraceModel::Writer(_));
-            let decodings = args.trace_decoding.iter().take(if writes { usize::MAX } else { 1 });
-            for (i, &decoding) in decodings.enumerate() {
-                let config = InternalConfig {
-                    breadth,
-                    depth,
-                    scoring,
-                    state_format: StateFormat::Fen,
-                    buckets,
-                    decoding,
-                };
-                let pb = bar(chess.len() as u64, &format!("internal ({decoding})"));
-                let mut m = eval_internal(&mut model, chess, &config, |n| pb.set_position(n));
-                m.repeat_guard = args.repeat_guard == super::internal::RepeatGuard::On
-                    && decoding == TraceDecoding::Free
-                    && m.parsed.count > 0;
-                pb.finish_and_clear();
-                print_internal(&m, i == 0);
-                report.internal.push(m);
-            }
+            eval_internal_runs(dir, args, options, chess, shape, scoring, &mut report)?;
         }
     }
     if let Some(ps) = puzzles {
@@ -486,41 +461,79 @@ fn eval_model(
         let search = args.sims.map(|simulations| PuzzleSearch { simulations, batch: args.batch.max(1) });
         let m = eval_puzzles(evaluator.as_mut(), ps, search, &args.scoring, |n| pb.set_position(n))?;
         pb.finish_and_clear();
-        let how = match args.sims {
-            Some(n) => format!(" (MAV-MCTS, {n} simulations per move)"),
-            None => String::new(),
-        };
-        outln!("puzzles: {}{how}", m.puzzles);
-        if !package.manifest.format.capabilities().values {
-            outln!("  (a policy without values: every rule plays its most likely move)");
-        }
-        for s in &m.scored {
-            outln!(
-                "  {:<13} solved {:5.1}%   first move found {:5.1}%",
-                s.scoring.to_string(),
-                100.0 * s.solved.mean,
-                100.0 * s.first_move.mean
-            );
-        }
-        if !m.by_rating.is_empty() {
-            let mut head = format!("  {:<11} {:>7}", "rating", "puzzles");
-            for s in &m.scored {
-                head.push_str(&format!(" {:>13}", s.scoring.to_string()));
-            }
-            outln!("{head}");
-            for b in &m.by_rating {
-                let count = b.solved.first().map_or(0, |s| s.count);
-                let mut line = format!("  {:<11} {count:>7}", format!("{}-{}", b.from, b.to - 1));
-                for s in &b.solved {
-                    line.push_str(&format!(" {:>12.1}%", 100.0 * s.mean));
-                }
-                outln!("{line}");
-            }
-        }
-        if let Some(why) = &m.skipped_why {
-            outln!("{} puzzle(s) left out: their solution does not replay (the first: {why})", m.skipped);
-        }
+        print_puzzles(&m, args.sims, package.manifest.format.capabilities().values);
         report.puzzles = Some(m);
     }
     Ok((name, report))
+}
+
+/// `--internal`: the model's own search trace over the chess validation records, once per trace decoding
+/// (once only for a package that writes no trace: the decodings differ only in its trace).
+fn eval_internal_runs(
+    dir: &std::path::Path,
+    args: &Args,
+    options: &SessionOptions,
+    chess: &[LabelRecord],
+    (breadth, depth): (usize, u32),
+    scoring: Scoring,
+    report: &mut EvalReport,
+) -> anyhow::Result<()> {
+    let (mut model, package) =
+        open_trace_model(dir, options).with_context(|| format!("opening the model in {}", dir.display()))?;
+    args.repeat_guard.apply(&mut model);
+    let buckets = Buckets::new(u32::try_from(package.manifest.num_buckets).unwrap_or(u32::MAX))
+        .context("mav.json num_buckets")?;
+    let writes = matches!(model, TraceModel::Writer(_));
+    let decodings = args.trace_decoding.iter().take(if writes { usize::MAX } else { 1 });
+    for (i, &decoding) in decodings.enumerate() {
+        let config =
+            InternalConfig { breadth, depth, scoring, state_format: StateFormat::Fen, buckets, decoding };
+        let pb = bar(chess.len() as u64, &format!("internal ({decoding})"));
+        let mut m = eval_internal(&mut model, chess, &config, |n| pb.set_position(n));
+        m.repeat_guard = args.repeat_guard == super::internal::RepeatGuard::On
+            && decoding == TraceDecoding::Free
+            && m.parsed.count > 0;
+        pb.finish_and_clear();
+        print_internal(&m, i == 0);
+        report.internal.push(m);
+    }
+    Ok(())
+}
+
+/// The puzzles' lines: solved and first move found per rule, by rating band, and the puzzles left out.
+fn print_puzzles(m: &PuzzleMetrics, sims: Option<u64>, values: bool) {
+    let how = match sims {
+        Some(n) => format!(" (MAV-MCTS, {n} simulations per move)"),
+        None => String::new(),
+    };
+    outln!("puzzles: {}{how}", m.puzzles);
+    if !values {
+        outln!("  (a policy without values: every rule plays its most likely move)");
+    }
+    for s in &m.scored {
+        outln!(
+            "  {:<13} solved {:5.1}%   first move found {:5.1}%",
+            s.scoring.to_string(),
+            100.0 * s.solved.mean,
+            100.0 * s.first_move.mean
+        );
+    }
+    if !m.by_rating.is_empty() {
+        let mut head = format!("  {:<11} {:>7}", "rating", "puzzles");
+        for s in &m.scored {
+            head.push_str(&format!(" {:>13}", s.scoring.to_string()));
+        }
+        outln!("{head}");
+        for b in &m.by_rating {
+            let count = b.solved.first().map_or(0, |s| s.count);
+            let mut line = format!("  {:<11} {count:>7}", format!("{}-{}", b.from, b.to - 1));
+            for s in &b.solved {
+                line.push_str(&format!(" {:>12.1}%", 100.0 * s.mean));
+            }
+            outln!("{line}");
+        }
+    }
+    if let Some(why) = &m.skipped_why {
+        outln!("{} puzzle(s) left out: their solution does not replay (the first: {why})", m.skipped);
+    }
 }

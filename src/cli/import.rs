@@ -134,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 && value_head == mavboard::lc0::weights::DEFAULT_VALUE_HEAD;
             let options = Lc0ImportOptions {
                 net,
-                out: out.clone(),
+                out,
                 name,
                 origin,
                 license,
@@ -142,32 +142,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 input_format,
                 heads: (!defaults).then_some((policy_head, value_head)),
             };
-            let start = std::time::Instant::now();
-            let imported = import_lc0(&options)?;
-            outln!(
-                "converted {}: {}, {} parameters in {:.1} s",
-                options.net.display(),
-                imported.description,
-                imported.parameters,
-                start.elapsed().as_secs_f64()
-            );
-            match &imported.caveat {
-                // The package is written; that it does not run on this build's provider is said, not an error.
-                Some(caveat) => {
-                    eprintln!("note: {caveat}");
-                    if let Err(e) = check_package(&out) {
-                        eprintln!("note: not run here: {e:#}");
-                    }
-                }
-                None => check_package(&out)?,
-            }
-            outln!("wrote the package {}", out.display());
-            Ok(())
+            run_lc0(&options)
         }
         ImportCommand::Searchless { checkpoint, out, step, ema, heads, kind, name, python } => {
             let options = ImportOptions {
                 checkpoint,
-                out: out.clone(),
+                out,
                 step,
                 ema,
                 heads,
@@ -177,34 +157,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 // mav.json dates are YYYY-MM-DD; the league's helper writes PGN's YYYY.MM.DD.
                 created: mavboard::league::record::utc_date().replace('.', "-"),
             };
-            let start = std::time::Instant::now();
-            let cfg = import_searchless(&options)?;
-            let head = if cfg.kind.format().capabilities().values {
-                format!("{} buckets", cfg.buckets)
-            } else {
-                format!("a policy over {} actions", cfg.buckets)
-            };
-            outln!(
-                "converted {} (step {}, {}): {} model, {} layers, width {}, {} heads, {head}, {} parameters{} in {:.1} s",
-                cfg.checkpoint,
-                cfg.step.map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
-                cfg.params,
-                cfg.kind.format().name(),
-                cfg.layers,
-                cfg.width,
-                cfg.heads,
-                cfg.parameters,
-                cfg.published.map(|p| format!(" (the published {p} shape)")).unwrap_or_default(),
-                start.elapsed().as_secs_f64(),
-            );
-            check_package(&out)?;
-            outln!("wrote the package {}", out.display());
-            Ok(())
+            run_searchless(&options)
         }
         ImportCommand::Hf { folder, out, name, games, buckets, internal_search, python } => {
             let options = HfImportOptions {
                 folder,
-                out: out.clone(),
+                out,
                 name,
                 games,
                 buckets,
@@ -212,34 +170,93 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 python,
                 created: mavboard::league::record::utc_date().replace('.', "-"),
             };
-            let start = std::time::Instant::now();
-            let (cfg, manifest) = import_hf(&options)?;
-            let gqa = if cfg.kv_heads != cfg.heads {
-                format!(" ({} key/value heads, repeated)", cfg.kv_heads)
-            } else {
-                String::new()
-            };
-            outln!(
-                "converted {} ({}): {} layers, width {}, {} heads{gqa}, vocabulary {}, {} parameters, \
-                 games {}, {} buckets in {:.1} s",
-                options.folder.display(),
-                cfg.class_name(),
-                cfg.layers,
-                cfg.width,
-                cfg.heads,
-                cfg.vocab,
-                cfg.parameters,
-                manifest.games.iter().map(|g| g.name()).collect::<Vec<_>>().join(", "),
-                manifest.num_buckets,
-                start.elapsed().as_secs_f64(),
-            );
-            if manifest.games.contains(&GameKind::Chess) {
-                check_package(&out)?;
-            }
-            outln!("wrote the package {}", out.display());
-            Ok(())
+            run_hf(&options)
         }
     }
+}
+
+/// `import lc0`: converts the network, says what it is, and checks the package (a caveat, such as a
+/// provider that cannot run it, is said, not an error).
+fn run_lc0(options: &Lc0ImportOptions) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
+    let imported = import_lc0(options)?;
+    outln!(
+        "converted {}: {}, {} parameters in {:.1} s",
+        options.net.display(),
+        imported.description,
+        imported.parameters,
+        start.elapsed().as_secs_f64()
+    );
+    match &imported.caveat {
+        // The package is written; that it does not run on this build's provider is said, not an error.
+        Some(caveat) => {
+            eprintln!("note: {caveat}");
+            if let Err(e) = check_package(&options.out) {
+                eprintln!("note: not run here: {e:#}");
+            }
+        }
+        None => check_package(&options.out)?,
+    }
+    outln!("wrote the package {}", options.out.display());
+    Ok(())
+}
+
+/// `import searchless`: converts the checkpoint, says what it holds, and checks the package.
+fn run_searchless(options: &ImportOptions) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
+    let cfg = import_searchless(options)?;
+    let head = if cfg.kind.format().capabilities().values {
+        format!("{} buckets", cfg.buckets)
+    } else {
+        format!("a policy over {} actions", cfg.buckets)
+    };
+    outln!(
+        "converted {} (step {}, {}): {} model, {} layers, width {}, {} heads, {head}, {} parameters{} in {:.1} s",
+        cfg.checkpoint,
+        cfg.step.map(|s| s.to_string()).unwrap_or_else(|| "?".into()),
+        cfg.params,
+        cfg.kind.format().name(),
+        cfg.layers,
+        cfg.width,
+        cfg.heads,
+        cfg.parameters,
+        cfg.published.map(|p| format!(" (the published {p} shape)")).unwrap_or_default(),
+        start.elapsed().as_secs_f64(),
+    );
+    check_package(&options.out)?;
+    outln!("wrote the package {}", options.out.display());
+    Ok(())
+}
+
+/// `import hf`: converts the Hugging Face folder, says what it holds, and checks the package (chess
+/// packages only: the check values the chess start position).
+fn run_hf(options: &HfImportOptions) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
+    let (cfg, manifest) = import_hf(options)?;
+    let gqa = if cfg.kv_heads != cfg.heads {
+        format!(" ({} key/value heads, repeated)", cfg.kv_heads)
+    } else {
+        String::new()
+    };
+    outln!(
+        "converted {} ({}): {} layers, width {}, {} heads{gqa}, vocabulary {}, {} parameters, \
+         games {}, {} buckets in {:.1} s",
+        options.folder.display(),
+        cfg.class_name(),
+        cfg.layers,
+        cfg.width,
+        cfg.heads,
+        cfg.vocab,
+        cfg.parameters,
+        manifest.games.iter().map(|g| g.name()).collect::<Vec<_>>().join(", "),
+        manifest.num_buckets,
+        start.elapsed().as_secs_f64(),
+    );
+    if manifest.games.contains(&GameKind::Chess) {
+        check_package(&options.out)?;
+    }
+    outln!("wrote the package {}", options.out.display());
+    Ok(())
 }
 
 /// Opens the new package like any other and values the start position, so a broken conversion shows now.

@@ -171,30 +171,6 @@ fn inspect<S: MavState>(
         Some(n) if n > 0 => Some(time_both(&mut inspector, &state, &package, options, n)?),
         _ => None,
     };
-    let moves: Vec<Value> = clean
-        .moves
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let mut v = json!({
-                "move": m.text,
-                "token": m.token,
-                "mean": m.value.mean_value(),
-                "max": m.value.max_value(),
-                "mode_bucket": m.value.mode_bucket(),
-                "layers": m.layers.iter().enumerate().map(|(l, d)| json!({
-                    "layer": l, "mean": d.mean_value(), "max": d.max_value(), "mode_bucket": d.mode_bucket(),
-                    "probs": d.probs(),
-                })).collect::<Vec<_>>(),
-            });
-            if let Some(a) = &ablated {
-                let d = &a.moves[i].value;
-                v["head_off"] =
-                    json!({ "mean": d.mean_value(), "max": d.max_value(), "mode_bucket": d.mode_bucket() });
-            }
-            v
-        })
-        .collect();
     if args.json {
         let out = json!({
             "model": package.manifest.name,
@@ -214,7 +190,7 @@ fn inspect<S: MavState>(
                 "to_cells": board.iter().map(|(c, p)| json!({ "cell": c.name, "p": p })).collect::<Vec<_>>(),
             },
             "head_off": ablated.as_ref().map(|_| json!({ "layer": layer, "head": head })),
-            "moves": moves,
+            "moves": moves_json(&clean, ablated.as_ref()),
             "timing": {
                 "first_inspection_ms": clean_ms,
                 "onnx_run_ms": clean.run_time.as_secs_f64() * 1e3,
@@ -239,6 +215,34 @@ fn inspect<S: MavState>(
         );
     }
     Ok(())
+}
+
+/// Every move's value, its readout after each layer, and its value with the head switched off, as JSON.
+fn moves_json(clean: &Inspection, ablated: Option<&Inspection>) -> Vec<Value> {
+    clean
+        .moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let mut v = json!({
+                "move": m.text,
+                "token": m.token,
+                "mean": m.value.mean_value(),
+                "max": m.value.max_value(),
+                "mode_bucket": m.value.mode_bucket(),
+                "layers": m.layers.iter().enumerate().map(|(l, d)| json!({
+                    "layer": l, "mean": d.mean_value(), "max": d.max_value(), "mode_bucket": d.mode_bucket(),
+                    "probs": d.probs(),
+                })).collect::<Vec<_>>(),
+            });
+            if let Some(a) = ablated {
+                let d = &a.moves[i].value;
+                v["head_off"] =
+                    json!({ "mean": d.mean_value(), "max": d.max_value(), "mode_bucket": d.mode_bucket() });
+            }
+            v
+        })
+        .collect()
 }
 
 fn print_text(

@@ -178,6 +178,31 @@ struct Row {
     mnodes_per_s: f64,
 }
 
+/// One row of the bench: `s` solved from an empty table (every move when `all`, else its value only).
+fn solve_row(solver: &mut Solver, plies: u32, s: &ConnectFourState, moves: String, all: bool) -> Row {
+    solver.clear();
+    solver.reset_nodes();
+    let start = Instant::now();
+    let (value, best, nodes) = if all {
+        let a = solver.analyse(s);
+        (a.value, a.best.map(|c| c.number()), a.nodes)
+    } else {
+        let v = solver.value(s);
+        (v, None, solver.nodes())
+    };
+    let elapsed = start.elapsed();
+    Row {
+        plies,
+        all_moves: all,
+        moves,
+        value: value.describe(),
+        best,
+        nodes,
+        seconds: elapsed.as_secs_f64(),
+        mnodes_per_s: mnps(nodes, elapsed),
+    }
+}
+
 /// Runs `mavboard bench solve`: for each ply count, seeded quiet positions, each solved (every legal move's
 /// value) from an empty transposition table.
 pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
@@ -234,27 +259,7 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<()> {
         );
     }
     for (plies, s, moves, all) in jobs {
-        solver.clear();
-        solver.reset_nodes();
-        let start = Instant::now();
-        let (value, best, nodes) = if all {
-            let a = solver.analyse(&s);
-            (a.value, a.best.map(|c| c.number()), a.nodes)
-        } else {
-            let v = solver.value(&s);
-            (v, None, solver.nodes())
-        };
-        let elapsed = start.elapsed();
-        let row = Row {
-            plies,
-            all_moves: all,
-            moves,
-            value: value.describe(),
-            best,
-            nodes,
-            seconds: elapsed.as_secs_f64(),
-            mnodes_per_s: mnps(nodes, elapsed),
-        };
+        let row = solve_row(&mut solver, plies, &s, moves, all);
         if !args.json {
             outln!(
                 "{:>5}  {:<20} {:<4} {:<12} {:>4} {:>14} {:>10.3} {:>8.2}",

@@ -198,49 +198,58 @@ fn game_list_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState, out
                     let Some(e) = rows.get(row.index()).and_then(|&i| list.entries.get(i as usize)) else {
                         return;
                     };
-                    match &e.game {
-                        Ok(_) => {
-                            row.col(|ui| {
-                                if ui.link(e.number().to_string()).on_hover_text("Open this game").clicked() {
-                                    out.push(Command::File(FileCommand::OpenGame(e.number())));
-                                    out.push(Command::View(ViewCommand::ShowDialog(None)));
-                                }
-                            });
-                            for h in ["White", "Black", "Result", "Date", "Event"] {
-                                row.col(|ui| {
-                                    ui.label(e.header(h));
-                                });
-                            }
-                            row.col(|ui| {
-                                ui.label(e.plies().map_or_else(String::new, |p| p.div_ceil(2).to_string()));
-                            });
-                            if let Some(review) = review {
-                                review_cells_ui(&mut row, review, e.number());
-                            }
-                        }
-                        Err(err) => {
-                            let err = err.to_string();
-                            row.col(|ui| {
-                                ui.label(e.number().to_string());
-                            });
-                            row.col(|ui| {
-                                ui.colored_label(ui.visuals().error_fg_color, "cannot be read")
-                                    .on_hover_text(&err);
-                            });
-                            row.col(|ui| {
-                                ui.label(
-                                    egui::RichText::new(&err).small().color(ui.visuals().error_fg_color),
-                                )
-                                .on_hover_text(&err);
-                            });
-                            for _ in 0..columns - 3 {
-                                row.col(|_| {});
-                            }
-                        }
-                    }
+                    game_row_ui(&mut row, e, review, columns, out);
                 });
             });
     });
+}
+
+/// One game's row: its number (a link that opens it), its headers and length, and its review; or, for a
+/// game that could not be read, why.
+fn game_row_ui(
+    row: &mut egui_extras::TableRow<'_, '_>,
+    e: &crate::app::game_list::GameEntry,
+    review: Option<&crate::app::file_review::FileReview>,
+    columns: usize,
+    out: &mut Vec<Command>,
+) {
+    match &e.game {
+        Ok(_) => {
+            row.col(|ui| {
+                if ui.link(e.number().to_string()).on_hover_text("Open this game").clicked() {
+                    out.push(Command::File(FileCommand::OpenGame(e.number())));
+                    out.push(Command::View(ViewCommand::ShowDialog(None)));
+                }
+            });
+            for h in ["White", "Black", "Result", "Date", "Event"] {
+                row.col(|ui| {
+                    ui.label(e.header(h));
+                });
+            }
+            row.col(|ui| {
+                ui.label(e.plies().map_or_else(String::new, |p| p.div_ceil(2).to_string()));
+            });
+            if let Some(review) = review {
+                review_cells_ui(row, review, e.number());
+            }
+        }
+        Err(err) => {
+            let err = err.to_string();
+            row.col(|ui| {
+                ui.label(e.number().to_string());
+            });
+            row.col(|ui| {
+                ui.colored_label(ui.visuals().error_fg_color, "cannot be read").on_hover_text(&err);
+            });
+            row.col(|ui| {
+                ui.label(egui::RichText::new(&err).small().color(ui.visuals().error_fg_color))
+                    .on_hover_text(&err);
+            });
+            for _ in 0..columns - 3 {
+                row.col(|_| {});
+            }
+        }
+    }
 }
 
 /// The file review's buttons and progress above the game list.

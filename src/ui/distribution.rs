@@ -59,6 +59,34 @@ fn densities(probs: &[f64]) -> (Vec<f64>, f64) {
     (d, peak)
 }
 
+/// A distribution's mode (solid) and mean (dashed) as vertical lines across `plot`, whose width is win
+/// probability 0–1.
+fn mode_and_mean_lines(painter: &egui::Painter, plot: Rect, (mode, mean): (f64, f64), colour: egui::Color32) {
+    let x_of = |v: f64| plot.left() + v as f32 * plot.width();
+    painter.line_segment(
+        [Pos2::new(x_of(mode), plot.top()), Pos2::new(x_of(mode), plot.bottom())],
+        Stroke::new(2.0, colour),
+    );
+    painter.extend(egui::Shape::dashed_line(
+        &[Pos2::new(x_of(mean), plot.top()), Pos2::new(x_of(mean), plot.bottom())],
+        Stroke::new(1.5, colour),
+        4.0,
+        3.0,
+    ));
+}
+
+/// The win-probability axis under `plot`: 0%, 50% and 100%.
+fn axis_labels(painter: &egui::Painter, plot: Rect, font: &egui::FontId, colour: egui::Color32) {
+    for (v, label, align) in [
+        (0.0f32, "0%", egui::Align2::LEFT_TOP),
+        (0.5, "50%", egui::Align2::CENTER_TOP),
+        (1.0, "100%", egui::Align2::RIGHT_TOP),
+    ] {
+        let x = plot.left() + v * plot.width();
+        painter.text(Pos2::new(x, plot.bottom() + 1.0), align, label, font.clone(), colour);
+    }
+}
+
 fn chart_ui(ui: &mut egui::Ui, probs: &[f64], overlay: Option<&[f64]>, height: f32) -> egui::Response {
     let width = ui.available_width().max(120.0);
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), Sense::hover());
@@ -89,19 +117,8 @@ fn chart_ui(ui: &mut egui::Ui, probs: &[f64], overlay: Option<&[f64]>, height: f
         let centre = (i as f32 + 0.5) / k as f32;
         painter.rect_filled(bar, 0.0, value_color(centre));
     }
-    let x_of = |v: f64| plot.left() + v as f32 * plot.width();
     let text = visuals.text_color();
-    painter.line_segment(
-        [Pos2::new(x_of(mode), plot.top()), Pos2::new(x_of(mode), plot.bottom())],
-        Stroke::new(2.0, text),
-    );
-    let dashes = egui::Shape::dashed_line(
-        &[Pos2::new(x_of(mean), plot.top()), Pos2::new(x_of(mean), plot.bottom())],
-        Stroke::new(1.5, text),
-        4.0,
-        3.0,
-    );
-    painter.extend(dashes);
+    mode_and_mean_lines(&painter, plot, (mode, mean), text);
     let second = overlay.and_then(|o| mode_and_mean(o).map(|mm| (o.len(), mm)));
     if let Some((kb, (mode_b, mean_b))) = second {
         // Model B as a step outline over the same axis.
@@ -116,32 +133,10 @@ fn chart_ui(ui: &mut egui::Ui, probs: &[f64], overlay: Option<&[f64]>, height: f
         }
         points.push(Pos2::new(plot.right(), plot.bottom()));
         painter.add(egui::Shape::line(points, Stroke::new(1.5, colour)));
-        painter.line_segment(
-            [Pos2::new(x_of(mode_b), plot.top()), Pos2::new(x_of(mode_b), plot.bottom())],
-            Stroke::new(2.0, colour),
-        );
-        painter.extend(egui::Shape::dashed_line(
-            &[Pos2::new(x_of(mean_b), plot.top()), Pos2::new(x_of(mean_b), plot.bottom())],
-            Stroke::new(1.5, colour),
-            4.0,
-            3.0,
-        ));
+        mode_and_mean_lines(&painter, plot, (mode_b, mean_b), colour);
     }
     let font = egui::FontId::proportional(11.0);
-    for (v, label) in [(0.0, "0%"), (0.5, "50%"), (1.0, "100%")] {
-        let align = match label {
-            "0%" => egui::Align2::LEFT_TOP,
-            "100%" => egui::Align2::RIGHT_TOP,
-            _ => egui::Align2::CENTER_TOP,
-        };
-        painter.text(
-            Pos2::new(x_of(v), plot.bottom() + 1.0),
-            align,
-            label,
-            font.clone(),
-            visuals.weak_text_color(),
-        );
-    }
+    axis_labels(&painter, plot, &font, visuals.weak_text_color());
     painter.text(
         Pos2::new(plot.left() + 2.0, plot.top()),
         egui::Align2::LEFT_TOP,

@@ -123,10 +123,7 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
         egui::CentralPanel::default().show(ui, |ui| {
             out.extend(board_game_panel::board_game_board_ui(ui, state, game));
         });
-        out.extend(toasts::toasts_ui(ui.ctx(), &state.view));
-        out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
-        out.extend(unsaved_dialog::unsaved_dialog_ui(ui.ctx(), state));
-        out.extend(journal_dialog::journal_dialog_ui(ui.ctx(), state));
+        out.extend(windows_ui(ui.ctx(), state, ui_state));
         return out;
     }
     if state.settings.show_setup_panel {
@@ -150,55 +147,7 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
             .min_size(150.0)
             .show(ui, |ui| out.extend(moves_panel::moves_panel_ui(ui, state)));
     }
-    egui::CentralPanel::default().show(ui, |ui| {
-        if let Some(e) = ui_state.pieces.error() {
-            ui.colored_label(
-                ui.visuals().error_fg_color,
-                format!("Piece images could not be drawn ({e}); showing letters."),
-            );
-        }
-        let mut candidates = ui_state.candidate_arrows.clone();
-        if state.settings.show_analysis_panel {
-            candidates.extend(analysis_panel::analysis_arrows(state));
-        }
-        let preview = state
-            .settings
-            .show_analysis_panel
-            .then(|| {
-                crate::app::pv_preview::current_preview(
-                    state.view.pv_hover.as_ref(),
-                    state.current(),
-                    state.analysis.report.as_ref().map(|r| &r.snapshot),
-                )
-            })
-            .flatten();
-        let arrows = if preview.is_some() { Vec::new() } else { board_arrows(state, &candidates) };
-        let heat = if preview.is_some() { Vec::new() } else { inside_panel::board_heat(state) };
-        let view = BoardView {
-            heat: &heat,
-            state: preview.as_ref().map_or(state.current(), |p| &p.after),
-            flipped: state.settings.flipped,
-            last_move: preview
-                .as_ref()
-                .map_or(state.doc.line.last_move().map(|m| m.mv), |p| p.moves.last().copied()),
-            arrows: &arrows,
-            show_coordinates: state.settings.show_coordinates,
-            show_legal_moves: state.settings.show_legal_moves,
-        };
-        ui_state.shown_position = Some(view.state.fen());
-        match board_ui(ui, &view, &mut ui_state.board, &mut ui_state.pieces) {
-            // A previewed line is only looked at: moves go to the game's own position.
-            _ if preview.is_some() => {}
-            Some(BoardOutput::Move(mv)) => out.push(Command::Doc(DocCommand::PlayMove(BoardMove::Chess(mv)))),
-            Some(BoardOutput::Rejected(attempt)) => {
-                out.push(Command::Doc(DocCommand::RejectMove { attempt }))
-            }
-            None => {}
-        }
-        if let (Some(p), Some(rect)) = (&preview, ui_state.board.last_rect()) {
-            pv_preview_marker(ui.ctx(), rect, &p.text);
-        }
-    });
+    egui::CentralPanel::default().show(ui, |ui| out.extend(chess_board_ui(ui, state, ui_state)));
     if ui.ctx().input(|i| !i.raw.hovered_files.is_empty()) {
         egui::Area::new(egui::Id::unique("mavboard_drop_hint"))
             .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
@@ -207,9 +156,67 @@ pub fn root_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> V
                 egui::Frame::popup(ui.style()).show(ui, |ui| ui.heading("Drop a .pgn file to open it"));
             });
     }
-    out.extend(toasts::toasts_ui(ui.ctx(), &state.view));
-    out.extend(dialogs::dialogs_ui(ui.ctx(), state, ui_state));
-    out.extend(unsaved_dialog::unsaved_dialog_ui(ui.ctx(), state));
-    out.extend(journal_dialog::journal_dialog_ui(ui.ctx(), state));
+    out.extend(windows_ui(ui.ctx(), state, ui_state));
+    out
+}
+
+/// What floats over every game's screen: the messages' toasts and the dialogs.
+fn windows_ui(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState) -> Vec<Command> {
+    let mut out = toasts::toasts_ui(ctx, &state.view);
+    out.extend(dialogs::dialogs_ui(ctx, state, ui_state));
+    out.extend(unsaved_dialog::unsaved_dialog_ui(ctx, state));
+    out.extend(journal_dialog::journal_dialog_ui(ctx, state));
+    out
+}
+
+/// The chess board in the middle: the position (or a previewed line), its arrows and the *Inside* heat,
+/// and the move the user made on it.
+fn chess_board_ui(ui: &mut egui::Ui, state: &AppState, ui_state: &mut UiState) -> Vec<Command> {
+    let mut out = Vec::new();
+    if let Some(e) = ui_state.pieces.error() {
+        ui.colored_label(
+            ui.visuals().error_fg_color,
+            format!("Piece images could not be drawn ({e}); showing letters."),
+        );
+    }
+    let mut candidates = ui_state.candidate_arrows.clone();
+    if state.settings.show_analysis_panel {
+        candidates.extend(analysis_panel::analysis_arrows(state));
+    }
+    let preview = state
+        .settings
+        .show_analysis_panel
+        .then(|| {
+            crate::app::pv_preview::current_preview(
+                state.view.pv_hover.as_ref(),
+                state.current(),
+                state.analysis.report.as_ref().map(|r| &r.snapshot),
+            )
+        })
+        .flatten();
+    let arrows = if preview.is_some() { Vec::new() } else { board_arrows(state, &candidates) };
+    let heat = if preview.is_some() { Vec::new() } else { inside_panel::board_heat(state) };
+    let view = BoardView {
+        heat: &heat,
+        state: preview.as_ref().map_or(state.current(), |p| &p.after),
+        flipped: state.settings.flipped,
+        last_move: preview
+            .as_ref()
+            .map_or(state.doc.line.last_move().map(|m| m.mv), |p| p.moves.last().copied()),
+        arrows: &arrows,
+        show_coordinates: state.settings.show_coordinates,
+        show_legal_moves: state.settings.show_legal_moves,
+    };
+    ui_state.shown_position = Some(view.state.fen());
+    match board_ui(ui, &view, &mut ui_state.board, &mut ui_state.pieces) {
+        // A previewed line is only looked at: moves go to the game's own position.
+        _ if preview.is_some() => {}
+        Some(BoardOutput::Move(mv)) => out.push(Command::Doc(DocCommand::PlayMove(BoardMove::Chess(mv)))),
+        Some(BoardOutput::Rejected(attempt)) => out.push(Command::Doc(DocCommand::RejectMove { attempt })),
+        None => {}
+    }
+    if let (Some(p), Some(rect)) = (&preview, ui_state.board.last_rect()) {
+        pv_preview_marker(ui.ctx(), rect, &p.text);
+    }
     out
 }

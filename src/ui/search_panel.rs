@@ -3,7 +3,7 @@
 
 use eframe::egui::{self, RichText};
 
-use crate::app::analysis::{ModelStatus, pv_san};
+use crate::app::analysis::{AnalysisState, ModelStatus, pv_san};
 use crate::app::command::Command;
 use crate::app::command::{AnalysisCommand, ViewCommand};
 use crate::app::settings::SearchSettings;
@@ -121,16 +121,8 @@ pub fn search_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
     out
 }
 
-fn search_table_ui(
-    ui: &mut egui::Ui,
-    state: &AppState,
-    hovered: &mut Option<String>,
-    pv_hovered: &mut Option<String>,
-) -> Vec<Command> {
-    let mut out = Vec::new();
-    let a = &state.analysis;
-    let ready = matches!(a.model, ModelStatus::Ready(_) | ModelStatus::Loading(_));
-    let over = state.current().outcome().is_some();
+/// The Search / Stop button (enabled when `can_search`), the spinner and the search's counters.
+fn search_bar_ui(ui: &mut egui::Ui, a: &AnalysisState, can_search: bool, out: &mut Vec<Command>) {
     // Wrapped: the counters that grow during a search must not widen the panel (and move the board).
     ui.horizontal_wrapped(|ui| {
         let (text, hint) = if a.searching {
@@ -138,7 +130,7 @@ fn search_table_ui(
         } else {
             ("Search", "Search this position (Space)")
         };
-        if ui.add_enabled(ready && !over, egui::Button::new(text)).on_hover_text(hint).clicked() {
+        if ui.add_enabled(can_search, egui::Button::new(text)).on_hover_text(hint).clicked() {
             out.push(if a.searching {
                 Command::Analysis(AnalysisCommand::StopSearch)
             } else {
@@ -160,6 +152,19 @@ fn search_table_ui(
             ));
         }
     });
+}
+
+fn search_table_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    hovered: &mut Option<String>,
+    pv_hovered: &mut Option<String>,
+) -> Vec<Command> {
+    let mut out = Vec::new();
+    let a = &state.analysis;
+    let ready = matches!(a.model, ModelStatus::Ready(_) | ModelStatus::Loading(_));
+    let over = state.current().outcome().is_some();
+    search_bar_ui(ui, a, ready && !over, &mut out);
     egui::CollapsingHeader::new("Settings").default_open(false).show(ui, |ui| {
         if let Some(s) = settings_ui(ui, &state.settings.search) {
             out.push(Command::Analysis(AnalysisCommand::SetSearchSettings(s)));

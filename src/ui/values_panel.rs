@@ -115,9 +115,62 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
     // Columns in the catalogue's order (max before mean), whichever of the two ranks the rows.
     let mut columns: Vec<usize> = (0..rules.len()).collect();
     columns.sort_by_key(|&i| rules[i].catalogue_place());
-    let searched = state.analysis.report.as_ref().is_some_and(|r| r.snapshot.totals.root_visits > 1);
     // A model without values (behavioural cloning): one column, the policy's probability of each move.
     let policy = rows.iter().all(|r| r.probability.is_some());
+    summary_ui(ui, state, &rows, &rules, &columns, policy);
+    let answer = model_b_ui(ui, state, &mut out);
+    let comparison = answer.map(|a| (a, a.compare(&rows, rules[0], state.compare.margin)));
+    if let Some((_, c)) = &comparison {
+        comparison_summary_ui(ui, c, &rows, state.compare.margin, &mut out);
+    }
+    // With model B open, the table sets the two models side by side under the chosen rule (A's value, B's,
+    // the gap, the models' mark) and leaves out the second rule's column and mark, which the line above
+    // still counts; otherwise both rules side by side.
+    let compared = comparison.as_ref().map(|(_, c)| c);
+    let table = Table {
+        shown: if compared.is_some() || policy { vec![0] } else { columns.clone() },
+        rules: &rules,
+        columns: &columns,
+        compared,
+        policy,
+        // A model that values moves by win/draw/loss (an lc0 network) gets the split as a bar, and one that
+        // gives a policy beside its values, the policy's share.
+        wdl_column: rows.iter().any(|r| outcome_masses(&r.distribution).is_some()),
+        policy_column: rows.iter().any(|r| r.policy.is_some()),
+        searched: state.analysis.report.as_ref().is_some_and(|r| r.snapshot.totals.root_visits > 1),
+        margin: state.compare.margin,
+    };
+    // Both ways: a table wider than the panel scrolls instead of widening the panel (and moving the board).
+    egui::ScrollArea::both().id_salt("values_table").max_height(240.0).auto_shrink([false, true]).show(
+        ui,
+        |ui| {
+            let grid = egui::Grid::new("values_grid").num_columns(5).striped(true);
+            grid.spacing([10.0, 2.0]).show(ui, |ui| {
+                table.header_ui(ui);
+                for row in &rows {
+                    let selected = state.analysis.selected_move.as_deref() == Some(row.uci.as_str());
+                    table.row_ui(ui, row, selected, hovered, &mut out);
+                }
+            });
+        },
+    );
+    if let Some(focus) = state.analysis.focus_move(&rows) {
+        ui.separator();
+        focus_distribution_ui(ui, focus, comparison.as_ref().and_then(|(a, _)| a.distribution(&focus.uci)));
+    }
+    out
+}
+
+/// The line above the table: how many moves, how many the two rules rank differently (or the policy's
+/// note), and the position's own win/draw/loss when the network gives one.
+fn summary_ui(
+    ui: &mut egui::Ui,
+    state: &AppState,
+    rows: &[ValueRow],
+    rules: &[Scoring],
+    columns: &[usize],
+    policy: bool,
+) {
     if policy {
         ui.label(format!("{} moves · ", rows.len()) + POLICY_NOTE).on_hover_text(
             "A behavioural-cloning model predicts the move to play, not how good each move is",
@@ -142,164 +195,167 @@ pub fn values_panel_ui(ui: &mut egui::Ui, state: &AppState, hovered: &mut Option
             );
         });
     }
-    let answer = model_b_ui(ui, state, &mut out);
-    let comparison = answer.map(|a| (a, a.compare(&rows, rules[0], state.compare.margin)));
-    if let Some((_, c)) = &comparison {
-        comparison_summary_ui(ui, c, &rows, state.compare.margin, &mut out);
-    }
-    // With model B open, the table sets the two models side by side under the chosen rule (A's value, B's,
-    // the gap, the models' mark) and leaves out the second rule's column and mark, which the line above
-    // still counts; otherwise both rules side by side.
-    let compared = comparison.as_ref().map(|(_, c)| c);
-    let shown: Vec<usize> = if compared.is_some() || policy { vec![0] } else { columns.clone() };
-    // A model that values moves by win/draw/loss (an lc0 network) gets the split as a bar, and one that gives
-    // a policy beside its values, the policy's share.
-    let wdl_column = rows.iter().any(|r| outcome_masses(&r.distribution).is_some());
-    let policy_column = rows.iter().any(|r| r.policy.is_some());
-    // Both ways: a table wider than the panel scrolls instead of widening the panel (and moving the board).
-    egui::ScrollArea::both().id_salt("values_table").max_height(240.0).auto_shrink([false, true]).show(
-        ui,
-        |ui| {
-            let grid = egui::Grid::new("values_grid").num_columns(5).striped(true);
-            grid.spacing([10.0, 2.0]).show(ui, |ui| {
-                ui.strong("Move");
-                for &i in &shown {
-                    let who = if compared.is_some() { "A " } else { "" };
-                    if policy {
-                        ui.strong(format!("{who}Prob %"))
-                            .on_hover_text("The policy's probability of the move (rank)");
-                    } else {
-                        ui.strong(format!("{who}{} %", rules[i].title()))
-                            .on_hover_text(format!("Win % by {} scoring (rank)", rules[i]));
-                    }
-                }
-                if policy_column {
-                    ui.strong("Policy %").on_hover_text("The network's policy: how likely it plays the move");
-                }
-                if wdl_column {
-                    ui.strong("W/D/L").on_hover_text(
-                        "Win, draw and loss after the move, for the side to move (light, grey, dark). Over these \
-                         three outcomes max scoring is the most likely one (win 100%, draw 50%, loss 0%) and mean \
-                         scoring the expected score",
-                    );
-                }
-                if let Some(c) = compared {
-                    let b = overlay_color(ui.visuals());
-                    let (head, hint) = if c.b_values {
-                        ("B %", format!("Model B's win % by {} scoring (its rank)", rules[0]))
-                    } else {
-                        ("B prob %", "Model B's policy probability of the move (its rank)".to_owned())
-                    };
-                    ui.label(RichText::new(head).strong().color(b)).on_hover_text(hint);
-                    ui.label(RichText::new("B−A").strong().color(b))
-                        .on_hover_text("Model B's value less model A's, in points of win probability");
-                    ui.label(RichText::new("A≠B").strong().color(b)).on_hover_text(
-                        "The models disagree: the move is one model's best and not the other's, or their values \
-                         differ by more than the margin",
-                    );
-                } else if policy {
-                    ui.label("");
-                } else {
-                    ui.strong("≠").on_hover_text(format!(
-                        "{} and {} scoring rank this move differently",
-                        rules[columns[0]].title(),
-                        rules[columns[1]]
-                    ));
-                }
-                ui.strong("Visits");
-                ui.end_row();
-                for row in &rows {
-                    let selected = state.analysis.selected_move.as_deref() == Some(row.uci.as_str());
-                    let r = ui.selectable_label(selected, RichText::new(&row.san).monospace());
-                    if r.clicked() {
-                        out.push(Command::Analysis(AnalysisCommand::SelectMove(if selected {
-                            None
-                        } else {
-                            Some(row.uci.clone())
-                        })));
-                    }
-                    if r.hovered() {
-                        *hovered = Some(row.uci.clone());
-                    }
-                    let cell = |ui: &mut egui::Ui, v: f64, rank: usize, active: bool| {
-                        let t = RichText::new(format!("{:5.1}% ({rank})", v * 100.0)).monospace();
-                        ui.label(if active { t.strong() } else { t });
-                    };
-                    for &i in &shown {
-                        cell(ui, row.values[i], row.ranks[i], i == 0);
-                    }
-                    if policy_column {
-                        let p = row.policy.map(|p| format!("{:5.1}%", 100.0 * p)).unwrap_or_default();
-                        ui.label(RichText::new(p).monospace());
-                    }
-                    if wdl_column {
-                        match outcome_masses(&row.distribution) {
-                            Some(wdl) => {
-                                wdl_bar_ui(ui, wdl);
-                            }
-                            None => {
-                                ui.label("");
-                            }
-                        }
-                    }
-                    if let Some(c) = compared {
-                        comparison_cells_ui(ui, c.moves.iter().find(|m| m.text == row.uci), state.compare.margin);
-                    } else if row.disagrees() {
-                        ui.label(RichText::new("≠").strong().color(ui.visuals().warn_fg_color))
-                            .on_hover_text(format!(
-                                "rank {} by {}, {} by {}",
-                                row.ranks[columns[0]],
-                                rules[columns[0]],
-                                row.ranks[columns[1]],
-                                rules[columns[1]]
-                            ));
-                    } else {
-                        ui.label("");
-                    }
-                    // A fixed width, so the column does not grow when a search fills it.
-                    let visits = if searched { row.visits.to_string() } else { String::new() };
-                    ui.label(RichText::new(format!("{visits:>7}")).monospace());
-                    ui.end_row();
-                }
-            });
-        },
-    );
-    if let Some(focus) = state.analysis.focus_move(&rows) {
-        ui.separator();
-        let other = comparison.as_ref().and_then(|(a, _)| a.distribution(&focus.uci));
-        match other {
-            _ if focus.distribution.is_empty() => {
-                ui.label(format!(
-                    "{}: probability {:.1}% — this model gives no value distribution",
-                    focus.san,
-                    100.0 * focus.probability.unwrap_or_default()
-                ));
-                if let Some(b) = other {
-                    ui.label(format!("Model B over {} buckets (solid: mode, dashed: mean)", b.len()));
-                    distribution_chart_ui(ui, b, 110.0);
-                }
-            }
-            Some(b) => {
-                ui.label(format!(
-                    "{}: model A over {} buckets (bars), model B over {} (outline); solid: mode = max scoring, \
-                     dashed: mean",
-                    focus.san,
-                    focus.distribution.len(),
-                    b.len()
-                ));
-                distribution_pair_chart_ui(ui, &focus.distribution, b, 110.0);
-            }
-            None => {
-                ui.label(format!(
-                    "{}: distribution over {} buckets (solid: mode = max scoring, dashed: mean)",
-                    focus.san,
-                    focus.distribution.len()
-                ));
-                distribution_chart_ui(ui, &focus.distribution, 110.0);
+}
+
+/// What the values table shows: its columns, decided once for all its rows.
+struct Table<'a> {
+    /// The scoring rules' columns shown, as indices into `rules` (the chosen rule first).
+    shown: Vec<usize>,
+    rules: &'a [Scoring],
+    /// The rules in the catalogue's order (max before mean).
+    columns: &'a [usize],
+    /// Model B beside the model: its columns replace the second rule's.
+    compared: Option<&'a Comparison>,
+    /// A model without values: the policy's probability is the one column.
+    policy: bool,
+    wdl_column: bool,
+    policy_column: bool,
+    /// A search ran: the visits column is filled.
+    searched: bool,
+    margin: f64,
+}
+
+impl Table<'_> {
+    /// The header row.
+    fn header_ui(&self, ui: &mut egui::Ui) {
+        let rules = self.rules;
+        ui.strong("Move");
+        for &i in &self.shown {
+            let who = if self.compared.is_some() { "A " } else { "" };
+            if self.policy {
+                ui.strong(format!("{who}Prob %"))
+                    .on_hover_text("The policy's probability of the move (rank)");
+            } else {
+                ui.strong(format!("{who}{} %", rules[i].title()))
+                    .on_hover_text(format!("Win % by {} scoring (rank)", rules[i]));
             }
         }
+        if self.policy_column {
+            ui.strong("Policy %").on_hover_text("The network's policy: how likely it plays the move");
+        }
+        if self.wdl_column {
+            ui.strong("W/D/L").on_hover_text(
+                "Win, draw and loss after the move, for the side to move (light, grey, dark). Over these \
+                 three outcomes max scoring is the most likely one (win 100%, draw 50%, loss 0%) and mean \
+                 scoring the expected score",
+            );
+        }
+        if let Some(c) = self.compared {
+            let b = overlay_color(ui.visuals());
+            let (head, hint) = if c.b_values {
+                ("B %", format!("Model B's win % by {} scoring (its rank)", rules[0]))
+            } else {
+                ("B prob %", "Model B's policy probability of the move (its rank)".to_owned())
+            };
+            ui.label(RichText::new(head).strong().color(b)).on_hover_text(hint);
+            ui.label(RichText::new("B−A").strong().color(b))
+                .on_hover_text("Model B's value less model A's, in points of win probability");
+            ui.label(RichText::new("A≠B").strong().color(b)).on_hover_text(
+                "The models disagree: the move is one model's best and not the other's, or their values \
+                 differ by more than the margin",
+            );
+        } else if self.policy {
+            ui.label("");
+        } else {
+            ui.strong("≠").on_hover_text(format!(
+                "{} and {} scoring rank this move differently",
+                rules[self.columns[0]].title(),
+                rules[self.columns[1]]
+            ));
+        }
+        ui.strong("Visits");
+        ui.end_row();
     }
-    out
+
+    /// One move's row; a click selects it (or clears the selection), hovering names it in `hovered`.
+    fn row_ui(
+        &self,
+        ui: &mut egui::Ui,
+        row: &ValueRow,
+        selected: bool,
+        hovered: &mut Option<String>,
+        out: &mut Vec<Command>,
+    ) {
+        let (rules, columns) = (self.rules, self.columns);
+        let r = ui.selectable_label(selected, RichText::new(&row.san).monospace());
+        if r.clicked() {
+            out.push(Command::Analysis(AnalysisCommand::SelectMove(if selected {
+                None
+            } else {
+                Some(row.uci.clone())
+            })));
+        }
+        if r.hovered() {
+            *hovered = Some(row.uci.clone());
+        }
+        for &i in &self.shown {
+            let t = RichText::new(format!("{:5.1}% ({})", row.values[i] * 100.0, row.ranks[i])).monospace();
+            ui.label(if i == 0 { t.strong() } else { t });
+        }
+        if self.policy_column {
+            let p = row.policy.map(|p| format!("{:5.1}%", 100.0 * p)).unwrap_or_default();
+            ui.label(RichText::new(p).monospace());
+        }
+        if self.wdl_column {
+            match outcome_masses(&row.distribution) {
+                Some(wdl) => {
+                    wdl_bar_ui(ui, wdl);
+                }
+                None => {
+                    ui.label("");
+                }
+            }
+        }
+        if let Some(c) = self.compared {
+            comparison_cells_ui(ui, c.moves.iter().find(|m| m.text == row.uci), self.margin);
+        } else if row.disagrees() {
+            ui.label(RichText::new("≠").strong().color(ui.visuals().warn_fg_color)).on_hover_text(format!(
+                "rank {} by {}, {} by {}",
+                row.ranks[columns[0]], rules[columns[0]], row.ranks[columns[1]], rules[columns[1]]
+            ));
+        } else {
+            ui.label("");
+        }
+        // A fixed width, so the column does not grow when a search fills it.
+        let visits = if self.searched { row.visits.to_string() } else { String::new() };
+        ui.label(RichText::new(format!("{visits:>7}")).monospace());
+        ui.end_row();
+    }
+}
+
+/// The focused move's value distribution under the table, beside model B's when it gives one.
+fn focus_distribution_ui(ui: &mut egui::Ui, focus: &ValueRow, other: Option<&[f64]>) {
+    match other {
+        _ if focus.distribution.is_empty() => {
+            ui.label(format!(
+                "{}: probability {:.1}% — this model gives no value distribution",
+                focus.san,
+                100.0 * focus.probability.unwrap_or_default()
+            ));
+            if let Some(b) = other {
+                ui.label(format!("Model B over {} buckets (solid: mode, dashed: mean)", b.len()));
+                distribution_chart_ui(ui, b, 110.0);
+            }
+        }
+        Some(b) => {
+            ui.label(format!(
+                "{}: model A over {} buckets (bars), model B over {} (outline); solid: mode = max scoring, \
+                 dashed: mean",
+                focus.san,
+                focus.distribution.len(),
+                b.len()
+            ));
+            distribution_pair_chart_ui(ui, &focus.distribution, b, 110.0);
+        }
+        None => {
+            ui.label(format!(
+                "{}: distribution over {} buckets (solid: mode = max scoring, dashed: mean)",
+                focus.san,
+                focus.distribution.len()
+            ));
+            distribution_chart_ui(ui, &focus.distribution, 110.0);
+        }
+    }
 }
 
 /// Model B's line: loading, failed, valuing, or (returned) its answer for the board position.

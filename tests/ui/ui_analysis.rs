@@ -170,7 +170,7 @@ fn space_starts_and_stops_an_open_ended_search() {
     assert!(step_until(&mut h, WAIT, |app| !app.state.analysis.searching));
     // The panel says "stopped" at once; the engine's last report (with the visits it made before it read the
     // stop) may still be on its way. Once the engine has answered the stop, nothing more may arrive.
-    assert!(step_until(&mut h, WAIT, |app| app.engine.as_ref().is_some_and(|e| !e.searching())));
+    assert!(step_until(&mut h, WAIT, |app| app.state.engine.as_ref().is_some_and(|e| !e.searching())));
     let visits = h.state().state.analysis.report.as_ref().map(|r| r.snapshot.totals.root_visits);
     // Nothing runs any more: the count stays.
     for _ in 0..20 {
@@ -198,7 +198,7 @@ fn a_running_search_follows_a_new_scoring_rule() {
     );
     h.key_press(eframe::egui::Key::Space);
     h.step();
-    assert!(step_until(&mut h, WAIT, |app| app.engine.as_ref().is_some_and(|e| !e.searching())));
+    assert!(step_until(&mut h, WAIT, |app| app.state.engine.as_ref().is_some_and(|e| !e.searching())));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 """Reading a data dir written by `mavboard datagen render`.
 
-The MAV text format is defined once, in mavboard's Rust code (src/mav/). This module never formats
+The MAV text format is defined once, in mavboard's Rust code (crates/core/src/mav/). This module never formats
 MAV text: it reads the rendered examples and the tokenizer.json that mavboard exported, tokenizes
 them, and serves deterministic mini-batches.
 

@@ -587,6 +587,20 @@ impl EngineLink {
 
 /// Who judges a review: `Some(None)` when the model does, `Some(Some(engine))` when a UCI engine does (the
 /// engine panel's, else Stockfish), or `None` after telling the user why there is no engine and how to fix it.
+impl super::state::frame::EngineGlue for EngineLink {
+    fn drain(&mut self, state: &mut AppState) {
+        EngineLink::drain(self, state);
+    }
+
+    fn frame(&mut self, state: &mut AppState) {
+        EngineLink::frame(self, state);
+    }
+
+    fn searching(&self) -> bool {
+        EngineLink::searching(self)
+    }
+}
+
 fn review_judge(state: &mut AppState) -> Option<Option<JudgeSpec>> {
     if state.settings.review.reviewer != super::uci_review::Reviewer::Uci {
         return Some(None);

@@ -7,15 +7,15 @@
 //! package, `mavboard import searchless`), whose graph also puts their zero start token in front.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ndarray::Array2;
 
+use super::answers::BatchAnswers;
 use super::backend::TensorBackend;
 use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
-use super::screen::{Screened, screen_one_pass};
 use crate::game::{GameKind, GameState};
 use crate::mav::buckets::{Buckets, ValueDistribution};
 use crate::mav::searchless::{STATE_LEN, tokenize_fen};
@@ -41,7 +41,7 @@ impl ActionValueEvaluator {
         package: &ModelPackage,
         options: &SessionOptions,
     ) -> Result<ActionValueEvaluator, SessionError> {
-        Self::with_backend(package, || Ok(Box::new(OnnxBackend::open(package, options)?)))
+        Self::with_backend(package, || OnnxBackend::boxed(package, options))
     }
 
     /// The package's model on the backend `open_backend` opens once mav.json is checked.
@@ -49,19 +49,9 @@ impl ActionValueEvaluator {
         package: &ModelPackage,
         open_backend: impl FnOnce() -> Result<Box<dyn TensorBackend>, SessionError>,
     ) -> Result<ActionValueEvaluator, SessionError> {
-        let m = &package.manifest;
-        let mismatch = |field: &str, expected: String, found: String| {
-            SessionError::Model(ModelError::Mismatch {
-                dir: package.dir.clone(),
-                field: field.into(),
-                expected,
-                found,
-            })
-        };
-        let actions = checked_actions(package).map_err(SessionError::Model)?;
+        let actions = checked_actions(package)?;
+        let buckets = package.buckets()?;
         let backend = open_backend()?;
-        let buckets = Buckets::new(m.num_buckets as u32)
-            .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
         Ok(ActionValueEvaluator { backend, buckets, actions, model_time: Duration::ZERO })
     }
 
@@ -84,19 +74,11 @@ impl ActionValueEvaluator {
 /// for chess) and the moves' text (UCI), and requests of a game outside [`GAMES`] are refused by name.
 impl<S: GameState> Evaluator<S> for ActionValueEvaluator {
     fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
-        let queued = Instant::now();
-        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = vec![None; requests.len()];
+        let mut out = BatchAnswers::new(requests.len());
         // (request, its legal moves, first row in the batch).
         let mut jobs = Vec::new();
         let mut rows: Vec<Vec<u32>> = Vec::new();
-        for (i, r) in requests.iter().enumerate() {
-            let moves = match screen_one_pass(r, "action-value", &GAMES) {
-                Screened::Answered(a) => {
-                    out[i] = Some(a);
-                    continue;
-                }
-                Screened::Moves(m) => m,
-            };
+        for (i, r, moves) in out.screen(requests, "action-value", &GAMES) {
             let state_ids = match tokenize_fen(&r.state.to_text()) {
                 Ok(s) => s,
                 Err(e) => {
@@ -132,7 +114,7 @@ impl<S: GameState> Evaluator<S> for ActionValueEvaluator {
         }
         if !rows.is_empty() {
             let ids = Array2::from_shape_fn((rows.len(), STATE_LEN + 1), |(r, j)| i64::from(rows[r][j]));
-            let queue = queued.elapsed();
+            let queue = out.queue_time();
             let before = self.model_time;
             let run = self.run(ids);
             let model = (self.model_time - before) / jobs.len().max(1) as u32;
@@ -177,9 +159,7 @@ impl<S: GameState> Evaluator<S> for ActionValueEvaluator {
                 }
             }
         }
-        out.into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not evaluated".into()))))
-            .collect()
+        out.finish()
     }
 }
 
@@ -189,12 +169,7 @@ pub(crate) fn checked_actions(
     package: &ModelPackage,
 ) -> Result<std::collections::HashMap<String, u32>, ModelError> {
     let m = &package.manifest;
-    let mismatch = |field: &str, expected: String, found: String| ModelError::Mismatch {
-        dir: package.dir.clone(),
-        field: field.into(),
-        expected,
-        found,
-    };
+    let mismatch = |field: &str, expected: String, found: String| package.mismatch(field, expected, found);
     if m.av_state_length != Some(STATE_LEN) {
         return Err(mismatch(
             "mav.json av_state_length",
@@ -218,7 +193,7 @@ mod tests {
     use super::*;
     use crate::game::chess::ChessState;
     use crate::game::connect_four::ConnectFourState;
-    use crate::inference::screen::Screened;
+    use crate::inference::screen::{Screened, screen_one_pass};
 
     #[test]
     fn chess960_positions_pass_the_screening_as_standard_ones_do() {

@@ -7,15 +7,15 @@
 //! model call; free decoding and state prediction are refused, as for the other one-pass formats.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ndarray::Array2;
 
+use super::answers::BatchAnswers;
 use super::backend::TensorBackend;
 use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
-use super::screen::{Screened, screen_one_pass};
 use crate::game::{GameKind, GameState};
 use crate::mav::searchless::{STATE_LEN, tokenize_fen};
 use crate::model::ModelPackage;
@@ -39,7 +39,7 @@ pub struct PolicyEvaluator {
 impl PolicyEvaluator {
     /// Opens the package's model.onnx (its graph is checked against mav.json when the session opens).
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<PolicyEvaluator, SessionError> {
-        Self::with_backend(package, || Ok(Box::new(OnnxBackend::open(package, options)?)))
+        Self::with_backend(package, || OnnxBackend::boxed(package, options))
     }
 
     /// The package's model on the backend `open_backend` opens once mav.json is checked (the state length
@@ -48,7 +48,7 @@ impl PolicyEvaluator {
         package: &ModelPackage,
         open_backend: impl FnOnce() -> Result<Box<dyn TensorBackend>, SessionError>,
     ) -> Result<PolicyEvaluator, SessionError> {
-        let actions = super::action_value::checked_actions(package).map_err(SessionError::Model)?;
+        let actions = super::action_value::checked_actions(package)?;
         let backend = open_backend()?;
         Ok(PolicyEvaluator { backend, actions, model_time: Duration::ZERO })
     }
@@ -76,19 +76,11 @@ pub fn renormalised(logits: &[f32]) -> Option<Vec<f64>> {
 /// the moves' text (UCI); requests of a game outside [`GAMES`] are refused by name.
 impl<S: GameState> Evaluator<S> for PolicyEvaluator {
     fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
-        let queued = Instant::now();
-        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = vec![None; requests.len()];
+        let mut out = BatchAnswers::new(requests.len());
         // (request, its row, its legal moves with their action ids).
         let mut jobs: Vec<Job<S>> = Vec::new();
         let mut rows: Vec<Vec<u32>> = Vec::new();
-        for (i, r) in requests.iter().enumerate() {
-            let moves = match screen_one_pass(r, "behavioral-cloning", &GAMES) {
-                Screened::Answered(a) => {
-                    out[i] = Some(a);
-                    continue;
-                }
-                Screened::Moves(m) => m,
-            };
+        for (i, r, moves) in out.screen(requests, "behavioral-cloning", &GAMES) {
             let ids = match tokenize_fen(&r.state.to_text()) {
                 Ok(ids) => ids,
                 Err(e) => {
@@ -118,7 +110,7 @@ impl<S: GameState> Evaluator<S> for PolicyEvaluator {
                 rows.push(ids);
             }
         }
-        let queue = queued.elapsed();
+        let queue = out.queue_time();
         let before = self.model_time;
         let width = self.actions.len();
         let logits = if rows.is_empty() {
@@ -162,9 +154,7 @@ impl<S: GameState> Evaluator<S> for PolicyEvaluator {
                 ..EvalResult::values(mv, None)
             }));
         }
-        out.into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not evaluated".into()))))
-            .collect()
+        out.finish()
     }
 }
 

@@ -13,11 +13,12 @@ use std::time::Instant;
 
 use ndarray::{Array2, Axis, Ix2, Ix3};
 
+use super::answers::BatchAnswers;
 use super::backend::{BackendError, TensorBackend};
 use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
-use super::screen::{Screened, check_tokenizer, expect_shape, screen_one_pass};
+use super::screen::{check_tokenizer, expect_shape};
 use crate::game::GameKind;
 use crate::mav::buckets::{Buckets, ValueDistribution};
 use crate::mav::encoder_input::encoder_input;
@@ -43,8 +44,7 @@ impl EncoderEvaluator {
     /// Opens the package's model.onnx (its graph is checked against mav.json by
     /// [`OnnxSession::open`](super::onnx::OnnxSession::open)).
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<EncoderEvaluator, SessionError> {
-        let backend = OnnxBackend::open(package, options)?;
-        EncoderEvaluator::with_backend(package, Box::new(backend))
+        EncoderEvaluator::with_backend(package, OnnxBackend::boxed(package, options)?)
     }
 
     /// The package's model on `backend` (already checked against the package's mav.json).
@@ -54,14 +54,7 @@ impl EncoderEvaluator {
     ) -> Result<EncoderEvaluator, SessionError> {
         let tokenizer = check_tokenizer(package)?;
         let m = &package.manifest;
-        let buckets = Buckets::new(m.num_buckets as u32).map_err(|e| {
-            SessionError::Model(crate::model::ModelError::Mismatch {
-                dir: package.dir.clone(),
-                field: "mav.json num_buckets".into(),
-                expected: "a valid bucket count".into(),
-                found: e.to_string(),
-            })
-        })?;
+        let buckets = package.buckets()?;
         Ok(EncoderEvaluator {
             backend,
             tokenizer,
@@ -95,18 +88,10 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
     /// Evaluates positions of any game the package was trained on; a position of another game is answered
     /// with [`EvalError::Unsupported`] naming its game and the package's games.
     fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
-        let queued = Instant::now();
-        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = vec![None; requests.len()];
+        let mut out = BatchAnswers::new(requests.len());
         // (request index, moves, input) of the requests that need the model.
         let mut jobs = Vec::new();
-        for (i, r) in requests.iter().enumerate() {
-            let moves = match screen_one_pass(r, "mav-encoder", &self.games) {
-                Screened::Answered(a) => {
-                    out[i] = Some(a);
-                    continue;
-                }
-                Screened::Moves(m) => m,
-            };
+        for (i, r, moves) in out.screen(requests, "mav-encoder", &self.games) {
             match encoder_input(&self.tokenizer, &r.state, &moves) {
                 Ok(input) if input.ids.len() > self.context => {
                     out[i] = Some(Err(EvalError::ContextTooLong {
@@ -129,7 +114,7 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
                     mask[[r, j]] = 1;
                 }
             }
-            let queue = queued.elapsed();
+            let queue = out.queue_time();
             let start = Instant::now();
             let run = self
                 .backend
@@ -203,8 +188,6 @@ impl<S: MavState> Evaluator<S> for EncoderEvaluator {
                 }
             }
         }
-        out.into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not evaluated".into()))))
-            .collect()
+        out.finish()
     }
 }

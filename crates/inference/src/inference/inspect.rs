@@ -539,14 +539,6 @@ impl Inspector {
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<Inspector, InspectError> {
         let dir = &package.dir;
         let m = &package.manifest;
-        let mismatch = |field: &str, expected: String, found: String| {
-            InspectError::Model(ModelError::Mismatch {
-                dir: dir.clone(),
-                field: field.into(),
-                expected,
-                found,
-            })
-        };
         let layout = match m.format {
             ModelFormat::MavEncoder => Layout::Encoder(super::screen::check_tokenizer(package)?),
             ModelFormat::ActionValue => Layout::ActionValue(super::action_value::checked_actions(package)?),
@@ -560,8 +552,7 @@ impl Inspector {
         let spec = read_inspection(dir)?.ok_or_else(|| InspectError::NotDeclared { dir: dir.clone() })?;
         let path = package_file(dir, &spec.file, "inspection.file")?;
         check_shared_weights(dir, &spec)?;
-        let buckets = Buckets::new(m.num_buckets as u32)
-            .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
+        let buckets = package.buckets()?;
         let runtime = ort_lib::init(options.ort_lib.as_deref()).map_err(SessionError::from)?;
         let (mut builder, status) = session_builder(runtime, options.device, options.threads)
             .map_err(|e: DeviceError| InspectError::Session(e.into()))?;

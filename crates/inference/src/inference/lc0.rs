@@ -18,13 +18,14 @@ use ndarray::Array2;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 
+use super::answers::BatchAnswers;
 use super::backend::{BackendError, TensorBackend};
 use super::evaluator::{
     EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, PositionOutcome, TopK,
 };
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
-use super::screen::{Screened, expect_shape, screen_one_pass};
+use super::screen::expect_shape;
 use super::state_value::decided;
 use crate::game::chess::ChessState;
 use crate::game::fen::ModeChoice;
@@ -112,8 +113,7 @@ impl Lc0Evaluator {
     /// Opens the package's model.onnx.
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<Lc0Evaluator, SessionError> {
         let spec = Self::spec(package)?;
-        let backend = Box::new(OnnxBackend::open(package, options)?);
-        Ok(Lc0Evaluator::with_backend(spec, backend))
+        Ok(Lc0Evaluator::with_backend(spec, OnnxBackend::boxed(package, options)?))
     }
 
     /// The package's mav.json `lc0` section.
@@ -212,24 +212,16 @@ struct Job<A> {
 
 impl<S: GameState> Evaluator<S> for Lc0Evaluator {
     fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
-        let queued = Instant::now();
-        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = vec![None; requests.len()];
+        let mut out = BatchAnswers::new(requests.len());
         let mut jobs: Vec<Job<S::Action>> = Vec::new();
         let mut rows: Vec<[i64; INPUT_WIDTH]> = Vec::new();
-        for (i, r) in requests.iter().enumerate() {
-            let actions = match screen_one_pass(r, "lc0", &GAMES) {
-                Screened::Answered(a) => {
-                    out[i] = Some(a);
-                    continue;
-                }
-                Screened::Moves(m) => m,
-            };
+        for (i, r, actions) in out.screen(requests, "lc0", &GAMES) {
             match self.plan(r, actions, &mut rows) {
                 Ok(job) => jobs.push(Job { index: i, ..job }),
                 Err(e) => out[i] = Some(Err(e)),
             }
         }
-        let queue = queued.elapsed();
+        let queue = out.queue_time();
         let before = self.model_time;
         let outputs = if rows.is_empty() { Ok(Vec::new()) } else { self.run(&rows) };
         let share = (self.model_time - before) / u32::try_from(jobs.len().max(1)).unwrap_or(u32::MAX);
@@ -245,9 +237,7 @@ impl<S: GameState> Evaluator<S> for Lc0Evaluator {
             let index = job.index;
             out[index] = Some(self.answer(req, job, outputs, EvalTiming { queue, model: share, tokens: 0 }));
         }
-        out.into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not evaluated".into()))))
-            .collect()
+        out.finish()
     }
 }
 

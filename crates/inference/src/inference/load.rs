@@ -80,7 +80,7 @@ fn open_backend(
             .map_err(|e| LoadError::Remote { dir: package.dir.clone(), error: Box::new(e) })?;
         return Ok(Box::new(remote));
     }
-    Ok(Box::new(OnnxBackend::open(package, options)?))
+    Ok(OnnxBackend::boxed(package, options)?)
 }
 
 /// Opens an evaluator of `S` positions on an opened package. An `action-value` package is chess-only: it

@@ -6,6 +6,7 @@
 //! [`mock`].
 
 pub mod action_value;
+pub mod answers;
 pub mod backend;
 pub mod behavioral_cloning;
 pub mod cache;

@@ -9,19 +9,19 @@
 //! (`best_action` stays `None`, the moves come best first by mean value) and free decoding or state
 //! prediction is refused.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ndarray::Array2;
 
+use super::answers::BatchAnswers;
 use super::backend::TensorBackend;
 use super::evaluator::{EvalError, EvalRequest, EvalResult, EvalTiming, Evaluator, MoveValue, TopK};
 use super::onnx::OnnxBackend;
 use super::onnx::session::{SessionError, SessionOptions};
-use super::screen::{Screened, screen_one_pass};
 use crate::game::{GameKind, GameState, Outcome};
 use crate::mav::buckets::{BucketError, Buckets, ValueDistribution};
 use crate::mav::searchless::{STATE_LEN, tokenize_fen};
-use crate::model::{ModelError, ModelPackage};
+use crate::model::ModelPackage;
 
 /// The games a state-value model values: chess, standard or Chess960 (as for action-value, the FEN carries
 /// the castling rights either way). Requests of any other game are refused by name.
@@ -51,7 +51,7 @@ impl StateValueEvaluator {
         package: &ModelPackage,
         options: &SessionOptions,
     ) -> Result<StateValueEvaluator, SessionError> {
-        Self::with_backend(package, || Ok(Box::new(OnnxBackend::open(package, options)?)))
+        Self::with_backend(package, || OnnxBackend::boxed(package, options))
     }
 
     /// The package's model on the backend `open_backend` opens once mav.json is checked.
@@ -59,24 +59,12 @@ impl StateValueEvaluator {
         package: &ModelPackage,
         open_backend: impl FnOnce() -> Result<Box<dyn TensorBackend>, SessionError>,
     ) -> Result<StateValueEvaluator, SessionError> {
-        let m = &package.manifest;
-        let mismatch = |field: &str, expected: String, found: String| {
-            SessionError::Model(ModelError::Mismatch {
-                dir: package.dir.clone(),
-                field: field.into(),
-                expected,
-                found,
-            })
-        };
-        if m.av_state_length != Some(STATE_LEN) {
-            return Err(mismatch(
-                "mav.json av_state_length",
-                STATE_LEN.to_string(),
-                format!("{:?}", m.av_state_length),
-            ));
+        let length = package.manifest.av_state_length;
+        if length != Some(STATE_LEN) {
+            let found = format!("{length:?}");
+            return Err(package.mismatch("mav.json av_state_length", STATE_LEN.to_string(), found).into());
         }
-        let buckets = Buckets::new(m.num_buckets as u32)
-            .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
+        let buckets = package.buckets()?;
         let backend = open_backend()?;
         Ok(StateValueEvaluator { backend, buckets, model_time: Duration::ZERO })
     }
@@ -123,19 +111,11 @@ pub fn decided(
 /// requests of a game outside [`GAMES`] are refused by name.
 impl<S: GameState> Evaluator<S> for StateValueEvaluator {
     fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
-        let queued = Instant::now();
-        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = vec![None; requests.len()];
+        let mut out = BatchAnswers::new(requests.len());
         // (request, its legal moves and how each is valued).
         let mut jobs: Vec<Job<S>> = Vec::new();
         let mut rows: Vec<Vec<u32>> = Vec::new();
-        for (i, r) in requests.iter().enumerate() {
-            let moves = match screen_one_pass(r, "state-value", &GAMES) {
-                Screened::Answered(a) => {
-                    out[i] = Some(a);
-                    continue;
-                }
-                Screened::Moves(m) => m,
-            };
+        for (i, r, moves) in out.screen(requests, "state-value", &GAMES) {
             let first = rows.len();
             let mut sources = Vec::with_capacity(moves.len());
             let mut failed = None;
@@ -179,7 +159,7 @@ impl<S: GameState> Evaluator<S> for StateValueEvaluator {
             }
             jobs.push((i, sources));
         }
-        let queue = queued.elapsed();
+        let queue = out.queue_time();
         let before = self.model_time;
         let logits = if rows.is_empty() {
             Ok(Array2::zeros((0, self.buckets.k() as usize)))
@@ -231,9 +211,7 @@ impl<S: GameState> Evaluator<S> for StateValueEvaluator {
                 ..EvalResult::values(mv, None)
             }));
         }
-        out.into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not evaluated".into()))))
-            .collect()
+        out.finish()
     }
 }
 
@@ -244,6 +222,7 @@ mod tests {
     use crate::game::chess::ChessState;
     use crate::game::connect_four::ConnectFourState;
     use crate::game::outcome::OutcomeReason;
+    use crate::inference::screen::{Screened, screen_one_pass};
 
     #[test]
     fn finished_successors_are_valued_from_their_outcome() {

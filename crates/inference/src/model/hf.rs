@@ -18,6 +18,7 @@ use serde::Deserialize;
 
 use super::import::{ImportError, step_report};
 use super::manifest::{FORMAT_VERSION, Manifest, ModelFormat, ModelSource, TrainingInfo};
+use super::staging::{StagingError, io};
 use crate::game::GameKind;
 use crate::mav::tokenizer::Tokenizer;
 use crate::mav::vocab::value_token;
@@ -118,10 +119,6 @@ impl HfConfig {
     }
 }
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
-    move |e| ImportError::Io { path: path.to_path_buf(), reason: e.to_string() }
-}
-
 fn refused(folder: &Path, reason: impl Into<String>) -> ImportError {
     ImportError::Checkpoint { checkpoint: folder.to_path_buf(), reason: reason.into() }
 }
@@ -186,7 +183,7 @@ pub struct HfExport {
 /// [`super::python_step::find_python`]).
 pub fn export_hf(package: &Path, out: &Path, python: Option<&Path>) -> Result<HfExport, ImportError> {
     if out.exists() && std::fs::read_dir(out).map_err(io(out))?.next().is_some() {
-        return Err(ImportError::OutputExists(out.to_path_buf()));
+        return Err(StagingError::OutputExists(out.to_path_buf()).into());
     }
     let scratch = std::env::temp_dir().join(format!("mavboard-export-hf-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(io(&scratch))?;
@@ -235,7 +232,7 @@ fn convert_into(
     std::fs::write(&tok, tokenizer_text).map_err(io(&tok))?;
     let path = dir.join("mav.json");
     let text = serde_json::to_string_pretty(&manifest)
-        .map_err(|e| ImportError::Io { path: path.clone(), reason: e.to_string() })?;
+        .map_err(|e| ImportError::Files(StagingError::Io { path: path.clone(), reason: e.to_string() }))?;
     std::fs::write(&path, text + "\n").map_err(io(&path))?;
     let card = dir.join("MODEL_CARD.md");
     std::fs::write(&card, model_card(&manifest, &cfg, folder)).map_err(io(&card))?;

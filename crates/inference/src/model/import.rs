@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use super::manifest::{FORMAT_VERSION, Manifest, ModelFormat, ModelSource, TrainingInfo};
 use super::python_step::StepOutcome;
+use super::staging::{StagingError, io};
 use crate::game::GameKind;
 use crate::mav::searchless::{ActionOrder, STATE_LEN};
 
@@ -57,17 +58,9 @@ pub enum ImportError {
         /// The end of its standard error.
         stderr: String,
     },
-    /// The output folder exists and is not empty.
-    #[error("{} already exists and is not empty; choose another folder or remove it", .0.display())]
-    OutputExists(PathBuf),
-    /// A file could not be written or read.
-    #[error("{path}: {reason}", path = .path.display())]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// The OS error.
-        reason: String,
-    },
+    /// The output folder is taken, or a file could not be read or written.
+    #[error(transparent)]
+    Files(#[from] StagingError),
 }
 
 /// Which of the authors' predictors a checkpoint holds (their `policy`: the same transformer, other inputs
@@ -165,15 +158,6 @@ pub struct CheckpointConfig {
     pub kind: SearchlessKind,
 }
 
-impl From<super::staging::StagingError> for ImportError {
-    fn from(e: super::staging::StagingError) -> ImportError {
-        match e {
-            super::staging::StagingError::OutputExists(p) => ImportError::OutputExists(p),
-            super::staging::StagingError::Io { path, reason } => ImportError::Io { path, reason },
-        }
-    }
-}
-
 impl CheckpointConfig {
     /// The graph's input tokens: the 77 state tokens, and the action for action-value.
     pub fn inputs(&self) -> usize {
@@ -192,7 +176,9 @@ pub(super) fn step_report<T: serde::de::DeserializeOwned>(
     outcome: Result<StepOutcome, (PathBuf, std::io::Error)>,
     input: &Path,
 ) -> Result<T, ImportError> {
-    let line = match outcome.map_err(|(path, e)| ImportError::Io { path, reason: e.to_string() })? {
+    let line = match outcome
+        .map_err(|(path, e)| ImportError::Files(StagingError::Io { path, reason: e.to_string() }))?
+    {
         StepOutcome::Done(line) => line,
         StepOutcome::Refused(reason) => {
             return Err(ImportError::Checkpoint { checkpoint: input.to_path_buf(), reason });
@@ -204,10 +190,6 @@ pub(super) fn step_report<T: serde::de::DeserializeOwned>(
         status: "0".into(),
         stderr: format!("its report could not be read ({e}): {line}"),
     })
-}
-
-fn io(path: &Path) -> impl Fn(std::io::Error) -> ImportError + '_ {
-    move |e| ImportError::Io { path: path.to_path_buf(), reason: e.to_string() }
 }
 
 /// Converts the checkpoint into a package at `options.out`; returns the configuration found.
@@ -237,7 +219,9 @@ fn convert_into(options: &ImportOptions, dir: &Path) -> Result<CheckpointConfig,
     let cfg: CheckpointConfig = step_report(outcome, &options.checkpoint)?;
     let manifest = manifest_for(&cfg, options);
     let path = dir.join("mav.json");
-    let json_err = |e: serde_json::Error| ImportError::Io { path: path.clone(), reason: e.to_string() };
+    let json_err = |e: serde_json::Error| {
+        ImportError::Files(StagingError::Io { path: path.clone(), reason: e.to_string() })
+    };
     let mut value = serde_json::to_value(&manifest).map_err(json_err)?;
     if let Some(spec) = inspection_spec(dir)? {
         value["inspection"] = serde_json::to_value(spec).map_err(json_err)?;
@@ -482,7 +466,7 @@ mod tests {
         std::fs::write(dir.join("full").join("x"), "x").expect("write");
         let mut o = options();
         o.out = dir.join("full");
-        assert!(matches!(import_searchless(&o), Err(ImportError::OutputExists(_))));
+        assert!(matches!(import_searchless(&o), Err(ImportError::Files(StagingError::OutputExists(_)))));
         o.out = dir.join("new");
         o.python = Some(dir.join("no-such-python"));
         let err = import_searchless(&o).expect_err("no python");

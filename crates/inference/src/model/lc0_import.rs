@@ -18,7 +18,7 @@ use super::lc0_interface::{q_to_wdl, unpack_planes};
 use super::lc0_onnx::{Lc0OnnxError, LeelaOnnx};
 use super::manifest::{FORMAT_VERSION, Lc0Spec, Manifest, ModelFormat, ModelSource, TrainingInfo};
 use super::onnx_write::{Attr, Dim, ElemType, GraphBuilder};
-use super::staging::{StagingError, write_staged};
+use super::staging::{StagingError, io, write_staged};
 use crate::game::GameKind;
 use crate::lc0::embedded_onnx::{OnnxNames, embedded_onnx};
 use crate::lc0::format::{Activation, ValueFormat};
@@ -43,14 +43,6 @@ pub enum Lc0ImportError {
         path: PathBuf,
         /// What is wrong with it.
         error: Lc0Error,
-    },
-    /// A file could not be read or written.
-    #[error("{path}: {reason}", path = .path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The OS error.
-        reason: String,
     },
     /// The ONNX model (a `leela2onnx` file, or the one a weights file wraps).
     #[error("{path}: {error}", path = .path.display())]
@@ -95,9 +87,9 @@ pub enum Lc0ImportError {
         /// What was asked.
         asked: InputFormat,
     },
-    /// The output folder.
+    /// The output folder is taken, or a file could not be read or written.
     #[error(transparent)]
-    Staging(#[from] StagingError),
+    Files(#[from] StagingError),
     /// The network is too large for one ONNX file (protobuf's 2 GiB limit).
     #[error("{path}: the network's ONNX graph would be {bytes} bytes, over the 2 GiB an ONNX file can hold", path = .path.display())]
     TooLarge {
@@ -147,15 +139,17 @@ pub struct Lc0Imported {
 /// Reads a network file whole, refusing one larger than any network ([`MAX_UNPACKED`]) before reading it.
 fn read_file(path: &Path) -> Result<Vec<u8>, Lc0ImportError> {
     use super::bounded_read::{ReadError, read_bytes};
-    read_bytes(path, MAX_UNPACKED).map_err(|e| Lc0ImportError::Io {
-        path: path.into(),
-        reason: match e {
-            ReadError::Io(e) => e.to_string(),
-            ReadError::TooLarge => format!(
-                "is larger than {} MiB, which no lc0 network or ONNX export is: not a network file",
-                MAX_UNPACKED >> 20
-            ),
-        },
+    read_bytes(path, MAX_UNPACKED).map_err(|e| {
+        Lc0ImportError::Files(StagingError::Io {
+            path: path.into(),
+            reason: match e {
+                ReadError::Io(e) => e.to_string(),
+                ReadError::TooLarge => format!(
+                    "is larger than {} MiB, which no lc0 network or ONNX export is: not a network file",
+                    MAX_UNPACKED >> 20
+                ),
+            },
+        })
     })
 }
 
@@ -297,7 +291,7 @@ pub fn import_lc0(options: &Lc0ImportOptions) -> Result<Lc0Imported, Lc0ImportEr
     write_staged(&options.out, |dir| -> Result<(), Lc0ImportError> {
         let write = |leaf: &str, data: &[u8]| {
             let path = dir.join(leaf);
-            std::fs::write(&path, data).map_err(|e| Lc0ImportError::Io { path, reason: e.to_string() })
+            std::fs::write(&path, data).map_err(io(&path))
         };
         write("model.onnx", &imported.onnx)?;
         let json = serde_json::to_string_pretty(&manifest).unwrap_or_default();

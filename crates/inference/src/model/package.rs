@@ -21,6 +21,23 @@ pub struct ModelPackage {
 }
 
 impl ModelPackage {
+    /// The error for a mav.json (or tokenizer.json) `field` whose value a loader cannot use: what it needs
+    /// and what the package has.
+    pub fn mismatch(&self, field: &str, expected: impl Into<String>, found: impl Into<String>) -> ModelError {
+        ModelError::Mismatch {
+            dir: self.dir.clone(),
+            field: field.into(),
+            expected: expected.into(),
+            found: found.into(),
+        }
+    }
+
+    /// The package's value buckets (mav.json `num_buckets`), checked to be a count a distribution can have.
+    pub fn buckets(&self) -> Result<crate::mav::buckets::Buckets, ModelError> {
+        crate::mav::buckets::Buckets::new(self.manifest.num_buckets as u32)
+            .map_err(|e| self.mismatch("mav.json num_buckets", "a valid bucket count", e.to_string()))
+    }
+
     /// Opens the package in `dir`: checks that model.onnx (unless mav.json has a `remote` section) and
     /// mav.json (and tokenizer.json for the MAV formats) exist and that mav.json is valid and
     /// self-consistent.

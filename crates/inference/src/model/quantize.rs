@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use super::ModelPackage;
 use super::python_step::{self, StepOutcome};
+use super::staging::{StagingError, io};
 
 /// The conversion script, written to a scratch file and run by Python.
 const SCRIPT: &str = include_str!("../../../../training/quantize/quantize_onnx.py");
@@ -49,14 +50,9 @@ pub enum QuantizeError {
         /// Why.
         reason: String,
     },
-    /// A file could not be read or written.
-    #[error("{path}: {reason}", path = .path.display())]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// The OS error.
-        reason: String,
-    },
+    /// The output folder is taken, or a file could not be read or written.
+    #[error(transparent)]
+    Files(#[from] StagingError),
 }
 
 /// What the conversion did.
@@ -75,19 +71,6 @@ pub struct QuantizeReport {
     /// The new package's name.
     #[serde(default)]
     pub name: String,
-}
-
-impl From<super::staging::StagingError> for QuantizeError {
-    fn from(e: super::staging::StagingError) -> QuantizeError {
-        match e {
-            super::staging::StagingError::OutputExists(p) => QuantizeError::OutputExists(p),
-            super::staging::StagingError::Io { path, reason } => QuantizeError::Io { path, reason },
-        }
-    }
-}
-
-fn io(path: &Path) -> impl Fn(std::io::Error) -> QuantizeError + '_ {
-    move |e| QuantizeError::Io { path: path.to_path_buf(), reason: e.to_string() }
 }
 
 /// Writes the int8 copy of the package in `package` to `out` (which must not exist or be empty), with
@@ -112,7 +95,7 @@ fn write_copy(
     let graph = source.onnx_path();
     let args = vec![graph.clone().into_os_string(), dir.join("model.onnx").into_os_string()];
     let outcome = python_step::run(dir, "quantize_onnx.py", SCRIPT, &args, python)
-        .map_err(|(path, e)| QuantizeError::Io { path, reason: e.to_string() })?;
+        .map_err(|(path, e)| QuantizeError::Files(StagingError::Io { path, reason: e.to_string() }))?;
     let line = match outcome {
         StepOutcome::Done(line) => line,
         StepOutcome::Refused(reason) => return Err(QuantizeError::Graph { graph, reason }),
@@ -140,16 +123,20 @@ fn write_copy(
     let manifest_path = source.dir.join("mav.json");
     let text =
         super::bounded_read::read_text(&manifest_path, super::bounded_read::MAX_MANIFEST_BYTES, "mav.json")
-            .map_err(|e| QuantizeError::Io { path: manifest_path.clone(), reason: e.to_string() })?;
-    let mut value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| QuantizeError::Io { path: manifest_path.clone(), reason: e.to_string() })?;
+            .map_err(|e| {
+            QuantizeError::Files(StagingError::Io { path: manifest_path.clone(), reason: e.to_string() })
+        })?;
+    let mut value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        QuantizeError::Files(StagingError::Io { path: manifest_path.clone(), reason: e.to_string() })
+    })?;
     report.name = format!("{}-int8", source.manifest.name);
     value["name"] = serde_json::Value::String(report.name.clone());
     if let Some(fields) = value.as_object_mut() {
         fields.remove("inspection");
     }
-    let json = serde_json::to_string_pretty(&value)
-        .map_err(|e| QuantizeError::Io { path: manifest_path.clone(), reason: e.to_string() })?;
+    let json = serde_json::to_string_pretty(&value).map_err(|e| {
+        QuantizeError::Files(StagingError::Io { path: manifest_path.clone(), reason: e.to_string() })
+    })?;
     let path = dir.join("mav.json");
     std::fs::write(&path, json + "\n").map_err(io(&path))?;
     let card_path = source.dir.join("MODEL_CARD.md");
@@ -185,7 +172,7 @@ mod tests {
         std::fs::write(dir.join("full").join("x"), "x").expect("write");
         let shipped = crate::checkout_dir().join("assets/models/mav-enc-tiny");
         let err = quantize_package(&shipped, &dir.join("full"), None).expect_err("full");
-        assert!(matches!(err, QuantizeError::OutputExists(_)), "{err}");
+        assert!(matches!(err, QuantizeError::Files(StagingError::OutputExists(_))), "{err}");
         let err = quantize_package(&dir.join("nothing"), &dir.join("new"), None).expect_err("no package");
         assert!(matches!(err, QuantizeError::Package(_)), "{err}");
         let missing = dir.join("no-such-python");

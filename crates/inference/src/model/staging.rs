@@ -4,23 +4,27 @@
 
 use std::path::{Path, PathBuf};
 
-/// Why the target folder cannot be written.
+/// Why the target folder, or a file of the package written into it, cannot be written: the file-system
+/// error of every package tool (`import searchless`, `import hf`, `import lc0`, `package quantize`), which
+/// each keep it as their `Files` (or `Staging`) variant.
 #[derive(Debug, thiserror::Error)]
 pub enum StagingError {
     /// The target has files in it.
     #[error("{} already exists and is not empty; choose another folder or remove it", .0.display())]
     OutputExists(PathBuf),
-    /// A folder could not be read, made or renamed.
+    /// A file or folder could not be read, written, made or renamed.
     #[error("{path}: {reason}", path = .path.display())]
     Io {
-        /// The folder.
+        /// The file or folder.
         path: PathBuf,
         /// The OS error.
         reason: String,
     },
 }
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> StagingError + '_ {
+/// The error of a file operation on `path`, for the `?` of any error that holds a [`StagingError`]:
+/// `fs::read(p).map_err(io(p))?`.
+pub fn io(path: &Path) -> impl Fn(std::io::Error) -> StagingError + '_ {
     move |e| StagingError::Io { path: path.to_path_buf(), reason: e.to_string() }
 }
 

@@ -1,8 +1,9 @@
 //! What the app does once a frame besides applying commands: one hook per feature, in one list
 //! ([`FRAME_HOOKS`]) that the shell runs in order — the hooks of [`FrameStage::BeforePanels`] before the
-//! panels are drawn, those of [`FrameStage::AfterCommands`] once the frame's commands are applied and the
-//! engine glue has run. A hook may return commands; the shell applies them at once. A new feature with a
-//! per-frame step adds one row here.
+//! panels are drawn, those of [`FrameStage::AfterCommands`] once the frame's commands are applied. The
+//! engine glue is rows here too: the chess engine's events before the panels, then after the commands what
+//! they asked of it, and the model beside a Connect Four / Hex board. A hook may return commands; the shell
+//! applies them at once. A new feature with a per-frame step adds one row here.
 
 use std::time::{Duration, Instant};
 
@@ -21,12 +22,32 @@ pub struct FrameInput {
     pub now: Instant,
 }
 
+/// The chess engine's glue as the frame drives it (`app::engine_link::EngineLink`, which the shell starts
+/// and puts in [`AppState::engine`]). It takes the whole state: it is held outside it while it runs.
+pub trait EngineGlue {
+    /// Takes the engine's events into the state (before the panels draw them).
+    fn drain(&mut self, state: &mut AppState);
+    /// Takes the engine's events, then sends what changed and what the frame's commands asked (the position,
+    /// the state's `analysis.requests`).
+    fn frame(&mut self, state: &mut AppState);
+    /// Whether a search is running.
+    fn searching(&self) -> bool;
+}
+
+/// Runs `step` on the state's engine glue, if it has one, with the glue taken out of the state meanwhile.
+fn with_engine(state: &mut AppState, step: impl FnOnce(&mut dyn EngineGlue, &mut AppState)) -> bool {
+    let Some(mut engine) = state.engine.take() else { return false };
+    step(engine.as_mut(), state);
+    state.engine = Some(engine);
+    true
+}
+
 /// When in the frame a hook runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameStage {
     /// Before the panels are drawn (what they show must be up to date).
     BeforePanels,
-    /// After the frame's commands and the engine glue.
+    /// After the frame's commands.
     AfterCommands,
 }
 
@@ -41,7 +62,7 @@ pub struct FrameHook {
 }
 
 /// Every feature's per-frame step, in the order they run within their stage.
-pub const FRAME_HOOKS: [FrameHook; 10] = [
+pub const FRAME_HOOKS: [FrameHook; 13] = [
     FrameHook {
         feature: "file dialog",
         stage: FrameStage::BeforePanels,
@@ -71,6 +92,36 @@ pub const FRAME_HOOKS: [FrameHook; 10] = [
         stage: FrameStage::BeforePanels,
         run: |state, input| {
             state.unsaved_frame(input.close_requested);
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "chess engine's events",
+        stage: FrameStage::BeforePanels,
+        run: |state, _| {
+            with_engine(state, |engine, state| engine.drain(state));
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "chess engine: the position and the requests",
+        stage: FrameStage::AfterCommands,
+        run: |state, _| {
+            if !with_engine(state, |engine, state| engine.frame(state)) {
+                // No engine (tests that only drive the board): nothing will carry the requests out.
+                state.analysis.requests.clear();
+            }
+            Vec::new()
+        },
+    },
+    FrameHook {
+        feature: "model beside a Connect Four / Hex board",
+        stage: FrameStage::AfterCommands,
+        run: |state, _| {
+            // Only in the app with an engine: tests that only drive the board start no model.
+            if state.engine.is_some() {
+                board_model_frame(state);
+            }
             Vec::new()
         },
     },
@@ -126,6 +177,21 @@ pub const FRAME_HOOKS: [FrameHook; 10] = [
         },
     },
 ];
+
+/// The model beside a Connect Four / Hex board follows the board, with the search the settings describe.
+fn board_model_frame(state: &mut AppState) {
+    let settings = &state.settings;
+    let search = &settings.search;
+    let run = (search.engine_config(), search.params(settings.scoring), search.go_limits());
+    let options = crate::app::model_runtime::session_options(settings);
+    state.board_analysis.model.follow(
+        state.doc.board_game.as_ref(),
+        settings.model_dir.as_deref(),
+        &options,
+        run,
+        &state.wake,
+    );
+}
 
 /// The *Inside* panel follows the position on the board, with the model that values it: the chess model,
 /// or the model beside a Connect Four / Hex board.

@@ -55,6 +55,9 @@ pub struct AppState {
     /// Wakes the UI from a background thread (the file dialog, a PGN being read, the UCI engine); the
     /// shell sets it, and it does nothing until then.
     pub wake: Repaint,
+    /// The chess engine's glue, driven by [`frame::FRAME_HOOKS`]; the shell starts it (none in tests that
+    /// only drive the board).
+    pub engine: Option<Box<dyn frame::EngineGlue>>,
 }
 
 impl AppState {
@@ -73,6 +76,7 @@ impl AppState {
             play: Default::default(),
             effects: Vec::new(),
             wake: std::sync::Arc::new(|| {}),
+            engine: None,
         };
         // The last game chosen comes back (chess when it cannot be set up).
         if board_game.is_none() {

@@ -13,7 +13,7 @@ pub mod result;
 pub mod tokens;
 pub mod trace_rules;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use constrained::ConstrainedRow;
 use free::FreeRow;
@@ -29,7 +29,7 @@ use super::remote::openai::OpenAiLm;
 use crate::mav::buckets::Buckets;
 use crate::mav::command::Layout;
 use crate::mav::state::MavState;
-use crate::model::{ModelError, ModelPackage};
+use crate::model::ModelPackage;
 use cursor::Cursor;
 
 /// A decoding row of either mode.
@@ -154,19 +154,10 @@ impl MavLmEvaluator {
         status: super::device::DeviceStatus,
     ) -> Result<MavLmEvaluator, SessionError> {
         let m = &package.manifest;
-        let mismatch = |field: &str, expected: String, found: String| {
-            SessionError::Model(ModelError::Mismatch {
-                dir: package.dir.clone(),
-                field: field.into(),
-                expected,
-                found,
-            })
-        };
-        let buckets = Buckets::new(m.num_buckets as u32)
-            .map_err(|e| mismatch("mav.json num_buckets", "a valid bucket count".into(), e.to_string()))?;
+        let buckets = package.buckets()?;
         let eos = m.eos_token_id.unwrap_or(tokenizer.eos_id());
         let tokens = FormatTokens::new(tokenizer, &m.value_token_ids, eos).map_err(|e| {
-            mismatch("mav.json value_token_ids", "<ctrl0>.. in bucket order".into(), e.to_string())
+            package.mismatch("mav.json value_token_ids", "<ctrl0>.. in bucket order", e.to_string())
         })?;
         Ok(MavLmEvaluator {
             engine,
@@ -402,8 +393,7 @@ impl<S: MavState> Evaluator<S> for MavLmEvaluator {
     /// Evaluates positions of any game the package was trained on; a position of another game is answered
     /// with [`EvalError::Unsupported`] naming its game and the package's games.
     fn evaluate(&mut self, requests: &[EvalRequest<S>]) -> Vec<Result<EvalResult<S>, EvalError>> {
-        let queued = Instant::now();
-        let mut out: Vec<Option<Result<EvalResult<S>, EvalError>>> = vec![None; requests.len()];
+        let mut out = super::answers::BatchAnswers::new(requests.len());
         let mut jobs = Vec::new();
         for (i, r) in requests.iter().enumerate() {
             match self.job(i, r) {
@@ -413,7 +403,7 @@ impl<S: MavState> Evaluator<S> for MavLmEvaluator {
             }
         }
         if !jobs.is_empty() {
-            let queue = queued.elapsed();
+            let queue = out.queue_time();
             let (decoded, model) = match &mut self.engine {
                 Engine::Local(decoder) => {
                     let before = decoder.model_time;
@@ -457,9 +447,7 @@ impl<S: MavState> Evaluator<S> for MavLmEvaluator {
                 }
             }
         }
-        out.into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(EvalError::Backend("request was not answered".into()))))
-            .collect()
+        out.finish()
     }
 }
 

@@ -26,6 +26,15 @@ impl OnnxBackend {
     pub fn open(package: &ModelPackage, options: &SessionOptions) -> Result<OnnxBackend, SessionError> {
         Ok(OnnxBackend { session: OnnxSession::open(package, options)? })
     }
+
+    /// [`OnnxBackend::open`] as the boxed backend a one-pass evaluator's `with_backend` takes: every
+    /// evaluator's `open` is its `with_backend` on this.
+    pub fn boxed(
+        package: &ModelPackage,
+        options: &SessionOptions,
+    ) -> Result<Box<dyn TensorBackend>, SessionError> {
+        Ok(Box::new(OnnxBackend::open(package, options)?))
+    }
 }
 
 impl TensorBackend for OnnxBackend {

@@ -25,7 +25,7 @@ use crate::game::connect_four::bitboard::{BOTTOM, CELLS, WIDTH, column_mask, pla
 use crate::game::connect_four::{Column, ConnectFourState};
 use crate::game::{GameState, Outcome};
 use crate::mav::buckets::Buckets;
-use crate::solve::stop::{CHECK_MASK, StopFlag};
+use crate::solve::stop::{Control, StopFlag};
 use table::Table;
 
 /// Columns in the order they are tried when they make equally many threats: centre first.
@@ -208,9 +208,7 @@ impl Pos {
 #[derive(Debug, Clone)]
 pub struct Solver {
     table: Table,
-    nodes: u64,
-    stop: Option<StopFlag>,
-    stopped: bool,
+    control: Control,
 }
 
 impl Default for Solver {
@@ -227,17 +225,17 @@ impl Solver {
 
     /// A solver whose table has `2^bits` entries of 8 bytes (clamped to [`Table::BITS`]).
     pub fn with_table_bits(bits: u32) -> Solver {
-        Solver { table: Table::new(bits), nodes: 0, stop: None, stopped: false }
+        Solver { table: Table::new(bits), control: Control::default() }
     }
 
     /// Positions searched since the solver was made (or [`Solver::reset_nodes`]).
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.control.nodes()
     }
 
     /// Sets the node counter to 0.
     pub fn reset_nodes(&mut self) {
-        self.nodes = 0;
+        self.control.reset_nodes();
     }
 
     /// Forgets the transposition table (for timing from a cold start).
@@ -256,19 +254,18 @@ impl Solver {
 
     /// Lets `flag` stop the searches of [`Solver::value_until_stopped`].
     pub fn set_stop(&mut self, flag: StopFlag) {
-        self.stop = Some(flag);
+        self.control.set_flag(flag);
     }
 
     /// The exact value of `state` for the player to move, or `None` when the stop flag
     /// ([`Solver::set_stop`]) was set before the search ended. The table is then cleared: entries written
     /// while unwinding are not sound.
     pub fn value_until_stopped(&mut self, state: &ConnectFourState) -> Option<GameValue> {
-        if self.stop.as_ref().is_some_and(StopFlag::is_set) {
+        if self.control.flag_set() {
             return None;
         }
         let value = self.value(state);
-        if self.stopped {
-            self.stopped = false;
+        if self.control.take_stopped() {
             self.table.clear();
             return None;
         }
@@ -277,7 +274,7 @@ impl Solver {
 
     /// The exact value of every legal move of `state`, the best move and the position's value.
     pub fn analyse(&mut self, state: &ConnectFourState) -> Analysis {
-        let start = self.nodes;
+        let start = self.nodes();
         let buckets = Buckets::mav();
         let mut moves = Vec::new();
         for column in state.legal_actions() {
@@ -297,7 +294,7 @@ impl Solver {
             Some((_, v)) => v,
             None => self.value(state),
         };
-        Analysis { moves, best: best.map(|b| b.0), value, nodes: self.nodes - start }
+        Analysis { moves, best: best.map(|b| b.0), value, nodes: self.nodes() - start }
     }
 
     /// The exact score of a position that is not over.
@@ -333,12 +330,7 @@ impl Solver {
     /// alpha < r < beta is exact, `r <= alpha` an upper bound, `r >= beta` a lower bound. The player to
     /// move must not be able to win at once (checked by the caller).
     fn negamax(&mut self, p: Pos, mut alpha: i32, mut beta: i32) -> i32 {
-        if self.stopped {
-            return 0;
-        }
-        self.nodes += 1;
-        if self.nodes & CHECK_MASK == 0 && self.stop.as_ref().is_some_and(StopFlag::is_set) {
-            self.stopped = true;
+        if self.control.enter() {
             return 0;
         }
         let cells = CELLS as i32;

@@ -206,10 +206,10 @@ fn a_stop_flag_ends_a_long_solve_and_the_solver_stays_sound() {
     setter.join().expect("the setter thread ends");
     // A flag that is set stops the next solve at once.
     assert_eq!(solver.value_until_stopped(&ConnectFourState::default()), None);
-    // Without a flag the same solver gives exact values again (its table was cleared).
+    // With an unset flag the same solver gives exact values again (its table was cleared).
     let mut fresh = Solver::with_table_bits(16);
     let state = ConnectFourState::from_moves("4444443").expect("legal moves");
     let mut reused = solver.clone();
-    reused.stop = None;
+    reused.set_stop(crate::solve::stop::StopFlag::new());
     assert_eq!(reused.value_until_stopped(&state), Some(fresh.value(&state)));
 }

@@ -22,7 +22,7 @@ pub mod mcts;
 use crate::game::hex::{HexAction, HexState};
 use crate::game::{GameState, Player};
 use crate::mav::buckets::Buckets;
-use crate::solve::stop::{CHECK_MASK, StopFlag};
+use crate::solve::stop::{Control, StopFlag};
 
 /// The largest board the exact solver takes (the cells must fit a `u64` with one guard bit per row).
 pub const MAX_EXACT_SIZE: u32 = 7;
@@ -189,11 +189,9 @@ impl Geo {
 pub struct Solver {
     table: Vec<Entry>,
     shift: u32,
-    nodes: u64,
     geo: Option<Geo>,
     order: Vec<u32>,
-    stop: Option<StopFlag>,
-    stopped: bool,
+    control: Control,
 }
 
 impl Default for Solver {
@@ -214,22 +212,20 @@ impl Solver {
         Solver {
             table: vec![Entry::default(); 1 << bits],
             shift: 64 - bits,
-            nodes: 0,
             geo: None,
             order: Vec::new(),
-            stop: None,
-            stopped: false,
+            control: Control::default(),
         }
     }
 
     /// Positions searched since the solver was made (or [`Solver::reset_nodes`]).
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.control.nodes()
     }
 
     /// Sets the node counter to 0.
     pub fn reset_nodes(&mut self) {
-        self.nodes = 0;
+        self.control.reset_nodes();
     }
 
     /// Forgets the transposition table.
@@ -289,19 +285,18 @@ impl Solver {
 
     /// Lets `flag` stop the searches of [`Solver::value_until_stopped`].
     pub fn set_stop(&mut self, flag: StopFlag) {
-        self.stop = Some(flag);
+        self.control.set_flag(flag);
     }
 
     /// The exact value of `state` for the player to move, `Ok(None)` when the stop flag
     /// ([`Solver::set_stop`]) was set before the search ended. The table is then cleared: entries written
     /// while unwinding are not sound.
     pub fn value_until_stopped(&mut self, state: &HexState) -> Result<Option<HexValue>, SolveError> {
-        if self.stop.as_ref().is_some_and(StopFlag::is_set) {
+        if self.control.flag_set() {
             return Ok(None);
         }
         let value = self.value(state)?;
-        if self.stopped {
-            self.stopped = false;
+        if self.control.take_stopped() {
             self.clear();
             return Ok(None);
         }
@@ -310,7 +305,7 @@ impl Solver {
 
     /// The exact value of every legal move, the best move and the position's value.
     pub fn analyse(&mut self, state: &HexState) -> Result<Analysis, SolveError> {
-        let start = self.nodes;
+        let start = self.nodes();
         let buckets = Buckets::mav();
         let mut moves = Vec::new();
         for action in state.legal_actions() {
@@ -335,7 +330,7 @@ impl Solver {
             Some((_, v)) => v,
             None => self.value(state)?,
         };
-        Ok(Analysis { moves, best: best.map(|b| b.0), value, nodes: self.nodes - start })
+        Ok(Analysis { moves, best: best.map(|b| b.0), value, nodes: self.nodes() - start })
     }
 
     fn slot(&self, x: u64, o: u64) -> usize {
@@ -347,12 +342,7 @@ impl Solver {
     /// Whether the player to move wins; `x`/`o` are the first and second player's stones (bit 63 of `o`
     /// tags a game after a swap, so that its positions never share entries with unswapped ones).
     fn wins(&mut self, g: &Geo, x: u64, o: u64, first: bool) -> bool {
-        if self.stopped {
-            return false;
-        }
-        self.nodes += 1;
-        if self.nodes & CHECK_MASK == 0 && self.stop.as_ref().is_some_and(StopFlag::is_set) {
-            self.stopped = true;
+        if self.control.enter() {
             return false;
         }
         let stones_o = o & g.board;

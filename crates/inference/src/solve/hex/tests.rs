@@ -127,8 +127,8 @@ fn a_stop_flag_ends_a_long_solve() {
     // A 5×5 board with two stones took half an hour; the empty one is stopped long before its end.
     assert_eq!(solver.value_until_stopped(&empty).expect("5×5 fits"), None);
     setter.join().expect("the setter thread ends");
-    // Without the flag a small board is solved exactly after the stop (the table was cleared).
-    solver.stop = None;
+    // With an unset flag a small board is solved exactly after the stop (the table was cleared).
+    solver.set_stop(crate::solve::stop::StopFlag::new());
     let small = HexState::new(3).expect("3×3");
     assert_eq!(solver.value_until_stopped(&small).expect("3×3 fits"), Some(brute_force(&small)));
 }
