@@ -207,6 +207,15 @@ fn assert_holds_installation(files: &[String], prefix: &str, what: &Path) {
         let path = format!("{prefix}share/mavboard/assets/models/{file}");
         assert!(has(&path), "{} (is the package older than assets/models/?)", missing(&path));
     }
+    // The documentation pages the README links to (docs/*.md, beside the README's own folder), with the
+    // screenshot it shows.
+    for page in std::fs::read_dir(mavboard::checkout_dir().join("docs")).expect("docs/").flatten() {
+        let name = page.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") || name.ends_with(".png") {
+            let path = format!("{prefix}share/doc/mavboard/docs/{name}");
+            assert!(has(&path), "{}", missing(&path));
+        }
+    }
     for path in [
         "share/applications/mavboard.desktop",
         "share/icons/hicolor/scalable/apps/mavboard.svg",

@@ -585,8 +585,7 @@ impl EngineLink {
     }
 }
 
-/// Who judges a review: `Some(None)` when the model does, `Some(Some(engine))` when a UCI engine does (the
-/// engine panel's, else Stockfish), or `None` after telling the user why there is no engine and how to fix it.
+/// The frame hooks drive the chess glue through this (see `app/state/frame.rs`).
 impl super::state::frame::EngineGlue for EngineLink {
     fn drain(&mut self, state: &mut AppState) {
         EngineLink::drain(self, state);
@@ -601,6 +600,8 @@ impl super::state::frame::EngineGlue for EngineLink {
     }
 }
 
+/// Who judges a review: `Some(None)` when the model does, `Some(Some(engine))` when a UCI engine does (the
+/// engine panel's, else Stockfish), or `None` after telling the user why there is no engine and how to fix it.
 fn review_judge(state: &mut AppState) -> Option<Option<JudgeSpec>> {
     if state.settings.review.reviewer != super::uci_review::Reviewer::Uci {
         return Some(None);

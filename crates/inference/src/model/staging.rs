@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// Why the target folder, or a file of the package written into it, cannot be written: the file-system
 /// error of every package tool (`import searchless`, `import hf`, `import lc0`, `package quantize`), which
-/// each keep it as their `Files` (or `Staging`) variant.
+/// each keep it as their `Files` variant.
 #[derive(Debug, thiserror::Error)]
 pub enum StagingError {
     /// The target has files in it.

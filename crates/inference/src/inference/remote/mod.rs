@@ -86,7 +86,7 @@ pub(super) fn check_spec(spec: &RemoteSpec, format: ModelFormat) -> Result<Strin
                 what: format!("a {} model over the Open Inference Protocol", format.name()),
                 hint:
                     "a text model is served by an LLM engine (llama.cpp's server, vLLM): set remote.protocol \
-                       to \"openai-completions\" (see the README, \"Serving a MAV language model\")"
+                       to \"openai-completions\" (see docs/serving-lm.md)"
                         .into(),
             });
         }
