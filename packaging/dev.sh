@@ -297,7 +297,8 @@ install_cargo_deb() {
 
 # The Linux tarball, made from a .deb: its files (dpkg-deb -x) with usr/ renamed to the archive's one top
 # folder, so that the tree is a relocatable prefix (bin/, lib/mavboard/, share/...) that mavboard finds its
-# models and ONNX Runtime in wherever it is unpacked; README.md, LICENSE and INSTALL.md on top.
+# models and ONNX Runtime in wherever it is unpacked; README.md, LICENSE, INSTALL.md and the docs/ pages the
+# README links to on top.
 #   make_tarball DEB OUT.tar.gz TOP [GZIP LEVEL]
 make_tarball() {
   local deb="$1" out="$2" top="$3" level="${4:-9}"
@@ -314,6 +315,9 @@ make_tarball() {
   mv "$work/root/usr" "$work/$top"
   install -m 644 README.md LICENSE "$work/$top/"
   install -m 644 packaging/linux/INSTALL.md "$work/$top/INSTALL.md"
+  # The pages the README links to (docs/…), beside it as in the checkout.
+  install -d "$work/$top/docs"
+  install -m 644 docs/*.md docs/*.png "$work/$top/docs/"
   mkdir -p "$(dirname "$out")"
   tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner -cf - "$top" | gzip "-$level" > "$out.part"
   mv "$out.part" "$out"
@@ -412,6 +416,8 @@ build_windows() {
   cp "$WIN_DLL_DIR/onnxruntime-LICENSE.txt" "$WIN_DLL_DIR/onnxruntime-ThirdPartyNotices.txt" \
     "$WIN_DLL_DIR/vc-runtime-REDIST.txt" "$dir/licences/"
   cp README.md "$dir/README.md"
+  # The pages the README links to (docs/…), beside it as in the checkout.
+  mkdir -p "$dir/docs" && cp docs/*.md docs/*.png "$dir/docs/"
   # Windows line ends for the text files a Windows user opens with Notepad.
   sed -i 's/$/\r/' "$dir/licences/"*.txt
   # The zip: one top folder, runs where it is unpacked.

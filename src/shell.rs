@@ -153,7 +153,7 @@ impl MavboardApp {
         match EngineLink::start(repaint) {
             Ok(mut link) => {
                 let dir = app.state.settings.model_dir.clone();
-                link.load_model(dir.as_deref(), &mut app.state);
+                link.load_model(dir.as_deref(), &mut app.state.engine_scope());
                 app.state.engine = Some(Box::new(link));
             }
             Err(e) => {

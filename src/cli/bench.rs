@@ -1221,13 +1221,17 @@ fn bench_inference(a: InferenceArgs) -> anyhow::Result<()> {
     let mut options = SessionOptions { ort_lib: a.ort_lib.clone(), ..SessionOptions::default() };
     let positions = random_positions(a.positions.max(1), a.seed);
     let mode = if a.free { DecodeMode::Free } else { DecodeMode::Constrained };
-    let mut rows = Vec::new();
     if !a.json {
         print_inference_header(&a, positions.len(), &threads);
     }
-    // Positions/s at the first thread count, by (model, where, k, batch), for the later counts' ratios.
-    let mut first_rate: std::collections::HashMap<(String, String, String, usize), f64> =
-        std::collections::HashMap::new();
+    let mut bench = InferenceBench {
+        a: &a,
+        ks: &ks,
+        positions: &positions,
+        mode,
+        first_rate: std::collections::HashMap::new(),
+        rows: Vec::new(),
+    };
     for (ti, &t) in threads.iter().enumerate() {
         options.threads.intra_op = t;
         for dir in &dirs {
@@ -1236,72 +1240,23 @@ fn bench_inference(a: InferenceArgs) -> anyhow::Result<()> {
             let mut local_rate: std::collections::HashMap<(String, usize), f64> =
                 std::collections::HashMap::new();
             for mut v in variants {
-                let name = v.name.clone();
-                for (&k, k_text) in ks.iter().zip(&a.k) {
-                    let requests = value_requests(&positions, k, mode);
-                    // Warm-up at the largest batch: the first runs of a session allocate.
-                    let warm = a.batch.iter().copied().max().unwrap_or(1).clamp(1, requests.len());
-                    for r in v.evaluator.evaluate(&requests[..warm]) {
-                        r.with_context(|| format!("{name}: an evaluation failed"))?;
-                    }
-                    for &b in &a.batch {
-                        let b = b.max(1);
-                        let (wall, model, tokens) =
-                            fastest_pass(v.evaluator.as_mut(), &requests, b, a.repeat.max(1))
-                                .with_context(|| format!("{name}: an evaluation failed"))?;
-                        let secs = wall.as_secs_f64().max(1e-9);
-                        let positions_per_s = requests.len() as f64 / secs;
-                        let key = (k_text.clone(), b);
-                        let vs_local = match v.source {
-                            "local" => {
-                                local_rate.insert(key, positions_per_s);
-                                None
-                            }
-                            _ => local_rate.get(&key).map(|l| positions_per_s / l.max(1e-9)),
-                        };
-                        let place = match (v.in_flight, v.latency_ms) {
-                            (Some(n), Some(ms)) if ms > 0 => format!("remote n={n} +{ms}ms"),
-                            (Some(n), _) => format!("remote n={n}"),
-                            _ => "local".to_owned(),
-                        };
-                        let first_key = (name.clone(), place.clone(), k_text.clone(), b);
-                        let vs_first_threads = if ti == 0 {
-                            first_rate.insert(first_key, positions_per_s);
-                            None
-                        } else {
-                            first_rate.get(&first_key).map(|f| positions_per_s / f.max(1e-9))
-                        };
-                        let row = Row {
-                            threads: t,
-                            vs_first_threads,
-                            model: name.clone(),
-                            format: v.format,
-                            source: v.source,
-                            in_flight: v.in_flight,
-                            latency_ms: v.latency_ms,
-                            k: k_text.clone(),
-                            batch: b,
-                            positions: requests.len(),
-                            positions_per_s,
-                            tokens,
-                            tokens_per_s: tokens as f64 / secs,
-                            wall_s: wall.as_secs_f64(),
-                            ort_s: model.as_secs_f64(),
-                            wall_over_ort: wall.as_secs_f64() / model.as_secs_f64().max(1e-9),
-                            vs_local,
-                        };
-                        if !a.json {
-                            print_inference_row(&row, &place);
-                        }
-                        rows.push(row);
-                    }
-                }
+                bench.variant(&mut v, (ti, t), &mut local_rate)?;
             }
         }
     }
+    print_inference_end(&a, positions.len(), &threads, &bench.rows)
+}
+
+/// Ends `bench inference`: the rows as JSON with `--json`, else the note on the table's columns.
+fn print_inference_end(
+    a: &InferenceArgs,
+    positions: usize,
+    threads: &[usize],
+    rows: &[Row],
+) -> anyhow::Result<()> {
     if a.json {
         let out = serde_json::json!({
-            "positions": positions.len(), "threads": threads, "free": a.free,
+            "positions": positions, "threads": threads, "free": a.free,
             "repeat": a.repeat.max(1), "runs": rows,
         });
         outln!("{}", serde_json::to_string_pretty(&out)?);
@@ -1315,6 +1270,113 @@ fn bench_inference(a: InferenceArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Where a variant's model runs, as the table's `where` column says it.
+fn variant_place(v: &Variant) -> String {
+    match (v.in_flight, v.latency_ms) {
+        (Some(n), Some(ms)) if ms > 0 => format!("remote n={n} +{ms}ms"),
+        (Some(n), _) => format!("remote n={n}"),
+        _ => "local".to_owned(),
+    }
+}
+
+/// A `bench inference` run: what every row measures, and the rows so far.
+struct InferenceBench<'a> {
+    /// The command's arguments.
+    a: &'a InferenceArgs,
+    /// The k values, as `a.k` gives them.
+    ks: &'a [TopK],
+    /// The positions evaluated.
+    positions: &'a [ChessState],
+    /// Free or constrained decoding.
+    mode: DecodeMode,
+    /// Positions/s at the first thread count, by (model, where, k, batch), for the later counts' ratios.
+    first_rate: std::collections::HashMap<(String, String, String, usize), f64>,
+    /// The rows measured.
+    rows: Vec<Row>,
+}
+
+impl InferenceBench<'_> {
+    /// Measures variant `v` at every k and batch size with the `threads.0`-th thread count `threads.1`;
+    /// `local_rate` holds the local twin's positions/s by (k, batch).
+    fn variant(
+        &mut self,
+        v: &mut Variant,
+        threads: (usize, usize),
+        local_rate: &mut std::collections::HashMap<(String, usize), f64>,
+    ) -> anyhow::Result<()> {
+        let (a, ks) = (self.a, self.ks);
+        for (&k, k_text) in ks.iter().zip(&a.k) {
+            let requests = value_requests(self.positions, k, self.mode);
+            // Warm-up at the largest batch: the first runs of a session allocate.
+            let warm = a.batch.iter().copied().max().unwrap_or(1).clamp(1, requests.len());
+            for r in v.evaluator.evaluate(&requests[..warm]) {
+                r.with_context(|| format!("{}: an evaluation failed", v.name))?;
+            }
+            for &b in &a.batch {
+                self.row(v, &requests, (k_text, b.max(1)), threads, local_rate)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Measures variant `v` on `requests` at k `k_text` and batch `b` with the `ti`-th thread count `t`, and
+    /// prints and keeps its row.
+    fn row(
+        &mut self,
+        v: &mut Variant,
+        requests: &[EvalRequest<ChessState>],
+        (k_text, b): (&String, usize),
+        (ti, t): (usize, usize),
+        local_rate: &mut std::collections::HashMap<(String, usize), f64>,
+    ) -> anyhow::Result<()> {
+        let name = v.name.clone();
+        let (wall, model, tokens) = fastest_pass(v.evaluator.as_mut(), requests, b, self.a.repeat.max(1))
+            .with_context(|| format!("{name}: an evaluation failed"))?;
+        let secs = wall.as_secs_f64().max(1e-9);
+        let positions_per_s = requests.len() as f64 / secs;
+        let key = (k_text.clone(), b);
+        let vs_local = match v.source {
+            "local" => {
+                local_rate.insert(key, positions_per_s);
+                None
+            }
+            _ => local_rate.get(&key).map(|l| positions_per_s / l.max(1e-9)),
+        };
+        let place = variant_place(v);
+        let first_key = (name.clone(), place.clone(), k_text.clone(), b);
+        let vs_first_threads = if ti == 0 {
+            self.first_rate.insert(first_key, positions_per_s);
+            None
+        } else {
+            self.first_rate.get(&first_key).map(|f| positions_per_s / f.max(1e-9))
+        };
+        let row = Row {
+            threads: t,
+            vs_first_threads,
+            model: name,
+            format: v.format,
+            source: v.source,
+            in_flight: v.in_flight,
+            latency_ms: v.latency_ms,
+            k: k_text.clone(),
+            batch: b,
+            positions: requests.len(),
+            positions_per_s,
+            tokens,
+            tokens_per_s: tokens as f64 / secs,
+            wall_s: wall.as_secs_f64(),
+            ort_s: model.as_secs_f64(),
+            wall_over_ort: wall.as_secs_f64() / model.as_secs_f64().max(1e-9),
+            vs_local,
+        };
+        if !self.a.json {
+            print_inference_row(&row, &place);
+        }
+        self.rows.push(row);
+        Ok(())
+    }
 }
 
 /// Every position's request for its moves' values, with `k` and `mode`.

@@ -253,11 +253,23 @@ fn tarball_holds_the_installation_and_its_notes() {
     for note in ["README.md", "LICENSE", "INSTALL.md"] {
         assert!(files.iter().any(|f| f == note), "{note} is not on top of {}: {files:?}", archive.display());
     }
+    // The pages the README links to, where its links lead (docs/… beside it).
+    for page in std::fs::read_dir(mavboard::checkout_dir().join("docs")).expect("docs/").flatten() {
+        let name = page.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") || name.ends_with(".png") {
+            let path = format!("docs/{name}");
+            assert!(
+                files.contains(&path),
+                "{path} is not in {}: the README's link to it breaks",
+                archive.display()
+            );
+        }
+    }
     // The top folder is a prefix and nothing else: no usr/ left over from the .deb.
     for file in &files {
         let first = file.split('/').next().unwrap_or_default();
         assert!(
-            ["bin", "lib", "share", "README.md", "LICENSE", "INSTALL.md"].contains(&first),
+            ["bin", "lib", "share", "docs", "README.md", "LICENSE", "INSTALL.md"].contains(&first),
             "unexpected {file} in {}",
             archive.display()
         );

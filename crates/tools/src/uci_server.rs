@@ -479,121 +479,113 @@ impl<W: Write> Server<W> {
         let value_at = words.iter().position(|w| w.eq_ignore_ascii_case("value")).unwrap_or(words.len());
         let name = words.get(1..value_at).unwrap_or_default().join(" ");
         let value = words.get(value_at + 1..).unwrap_or_default().join(" ");
-        let bad = |why: &str| OptionError::BadValue {
-            name: name.clone(),
-            value: value.clone(),
-            why: why.to_owned(),
-        };
-        let unreadable =
-            |e: &dyn std::fmt::Display| OptionError::Unreadable { name: name.clone(), reason: e.to_string() };
-        let result: Result<(), OptionError> = match name.to_ascii_lowercase().as_str() {
-            "simulations" => match value.parse::<u64>() {
-                Ok(n) if n > 0 => {
-                    self.simulations = n;
-                    Ok(())
-                }
-                _ => Err(bad("is not a positive whole number")),
-            },
-            "cpuct" => match value.parse::<f64>() {
-                Ok(c) if c.is_finite() && c >= 0.0 => {
-                    self.params.c_puct = c;
-                    Ok(())
-                }
-                _ => Err(bad("is not a non-negative number")),
-            },
-            "lc0cpuct" => match value.parse::<f64>() {
-                Ok(c) if c.is_finite() && c >= 0.0 => {
-                    self.params.lc0.cpuct = c;
-                    Ok(())
-                }
-                _ => Err(bad("is not a non-negative number")),
-            },
-            "batch" => match value.parse::<usize>() {
-                Ok(b) if b > 0 => {
+        let option = OptionText { name, value };
+        if let Err(e) = self.apply_option(&option)? {
+            self.problem(&e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Sets the option `option` names; the inner error says why its value was not taken.
+    fn apply_option(&mut self, option: &OptionText) -> Result<Result<(), OptionError>, UciServerError> {
+        let value = &option.value;
+        let key = option.name.to_ascii_lowercase();
+        Ok(match key.as_str() {
+            "simulations" => option
+                .parse_where(|&n: &u64| n > 0, "is not a positive whole number")
+                .map(|n| self.simulations = n),
+            "cpuct" => option
+                .parse_where(|&c: &f64| c.is_finite() && c >= 0.0, "is not a non-negative number")
+                .map(|c| self.params.c_puct = c),
+            "batch" => match option.parse_where(|&b: &usize| b > 0, "is not a positive whole number") {
+                Ok(b) => {
                     self.config.batch_size = b;
                     self.engine.send(Command::SetConfig(self.config))?;
                     Ok(())
                 }
-                _ => Err(bad("is not a positive whole number")),
+                Err(e) => Err(e),
             },
             // The combo's rules, or any other in the same text form (quantile:0.1, mean-sd:0.5).
             "scoring" => {
-                value.parse::<Scoring>().map_err(|e| unreadable(&e)).map(|s| self.params.scoring = s)
+                value.parse::<Scoring>().map_err(|e| option.unreadable(&e)).map(|s| self.params.scoring = s)
             }
             "worldmodel" => match value.to_ascii_lowercase().as_str() {
                 "rules" => Ok(WorldModel::Rules),
                 "learned" => Ok(WorldModel::Learned),
-                _ => Err(bad("is not rules or learned")),
+                _ => Err(option.bad("is not rules or learned")),
             }
             .map(|w| self.params.world_model = w),
             "searchstyle" => value
                 .to_ascii_lowercase()
                 .parse::<crate::search::mcts::SearchStyle>()
-                .map_err(|e| unreadable(&e))
+                .map_err(|e| option.unreadable(&e))
                 .map(|s| self.params.style = s),
+            "modelpath" | "device" | "threads" => self.set_model_option(&key, option),
+            "lc0cpuct" | "dirichletnoiseepsilon" | "dirichletnoisealpha" | "twofolddraws" => {
+                self.set_lc0_option(&key, option)
+            }
+            "uci_chess960" => option.flag().map(|on| self.chess960 = on),
+            "multipv" => option
+                .parse_where(
+                    |n: &usize| (1..=MAX_MULTIPV).contains(n),
+                    &format!("is not a whole number from 1 to {MAX_MULTIPV}"),
+                )
+                .map(|n| self.info.multipv = n),
+            "uci_showwdl" => option.flag().map(|on| self.info.wdl = on),
+            "move overhead" => option
+                .parse_where(
+                    |&n: &u64| n <= clock::MAX_MOVE_OVERHEAD_MS,
+                    &format!("is not a whole number from 0 to {}", clock::MAX_MOVE_OVERHEAD_MS),
+                )
+                .map(|n| self.move_overhead_ms = n),
+            // The GUI says whether it will send `go ponder`; nothing to change here.
+            "ponder" => option.flag().map(|_| ()),
+            _ => Err(OptionError::Unknown(option.name.clone())),
+        })
+    }
+
+    /// Sets `ModelPath`, `Device` or `Threads` (`key`, in lower case): the model loads again before it is
+    /// next used.
+    fn set_model_option(&mut self, key: &str, option: &OptionText) -> Result<(), OptionError> {
+        let value = &option.value;
+        match key {
             "modelpath" => {
                 let empty = value.is_empty() || value == "<empty>";
-                self.model.model = (!empty).then(|| PathBuf::from(&value));
+                self.model.model = (!empty).then(|| PathBuf::from(value));
                 self.needs_load = true;
                 Ok(())
             }
-            "device" => value.parse::<Device>().map_err(|e| unreadable(&e)).map(|d| {
+            "device" => value.parse::<Device>().map_err(|e| option.unreadable(&e)).map(|d| {
                 self.model.device = d;
                 self.needs_load = true;
             }),
-            "threads" => match value.parse::<usize>() {
-                Ok(n) if (1..=MAX_THREADS).contains(&n) => {
+            _ => option
+                .parse_where(
+                    |n: &usize| (1..=MAX_THREADS).contains(n),
+                    &format!("is not a whole number from 1 to {MAX_THREADS}"),
+                )
+                .map(|n| {
                     self.model.threads = n;
                     self.needs_load = true;
-                    Ok(())
-                }
-                _ => Err(bad(&format!("is not a whole number from 1 to {MAX_THREADS}"))),
-            },
-            "uci_chess960" => {
-                parse_check(&value).map(|on| self.chess960 = on).map_err(|()| bad("is not true or false"))
-            }
-            "multipv" => match value.parse::<usize>() {
-                Ok(n) if (1..=MAX_MULTIPV).contains(&n) => {
-                    self.info.multipv = n;
-                    Ok(())
-                }
-                _ => Err(bad(&format!("is not a whole number from 1 to {MAX_MULTIPV}"))),
-            },
-            "dirichletnoiseepsilon" => match value.parse::<f64>() {
-                Ok(e) if (0.0..=1.0).contains(&e) => {
-                    self.params.lc0.noise_epsilon = e;
-                    Ok(())
-                }
-                _ => Err(bad("is not a number from 0 to 1")),
-            },
-            "dirichletnoisealpha" => match value.parse::<f64>() {
-                Ok(a) if a.is_finite() && a > 0.0 => {
-                    self.params.lc0.noise_alpha = a;
-                    Ok(())
-                }
-                _ => Err(bad("is not a positive number")),
-            },
-            "twofolddraws" => parse_check(&value)
-                .map(|on| self.params.lc0.two_fold_draws = on)
-                .map_err(|()| bad("is not true or false")),
-            "uci_showwdl" => {
-                parse_check(&value).map(|on| self.info.wdl = on).map_err(|()| bad("is not true or false"))
-            }
-            "move overhead" => match value.parse::<u64>() {
-                Ok(n) if n <= clock::MAX_MOVE_OVERHEAD_MS => {
-                    self.move_overhead_ms = n;
-                    Ok(())
-                }
-                _ => Err(bad(&format!("is not a whole number from 0 to {}", clock::MAX_MOVE_OVERHEAD_MS))),
-            },
-            // The GUI says whether it will send `go ponder`; nothing to change here.
-            "ponder" => parse_check(&value).map(|_| ()).map_err(|()| bad("is not true or false")),
-            _ => Err(OptionError::Unknown(name.clone())),
-        };
-        if let Err(e) = result {
-            self.problem(&e.to_string())?;
+                }),
         }
-        Ok(())
+    }
+
+    /// Sets one of the Lc0-style search options (`key`, in lower case).
+    fn set_lc0_option(&mut self, key: &str, option: &OptionText) -> Result<(), OptionError> {
+        let lc0 = &mut self.params.lc0;
+        match key {
+            "lc0cpuct" => option
+                .parse_where(|&c: &f64| c.is_finite() && c >= 0.0, "is not a non-negative number")
+                .map(|c| lc0.cpuct = c),
+            "dirichletnoiseepsilon" => option
+                .parse_where(|e: &f64| (0.0..=1.0).contains(e), "is not a number from 0 to 1")
+                .map(|e| lc0.noise_epsilon = e),
+            "dirichletnoisealpha" => option
+                .parse_where(|&a: &f64| a.is_finite() && a > 0.0, "is not a positive number")
+                .map(|a| lc0.noise_alpha = a),
+            _ => option.flag().map(|on| lc0.two_fold_draws = on),
+        }
     }
 
     fn event(&mut self, event: Event) -> Result<(), UciServerError> {
@@ -708,6 +700,43 @@ const GO_WORDS: &[&str] = &[
     "movetime",
     "infinite",
 ];
+
+/// A `setoption`'s option name (as the GUI wrote it) and value, read into the option's type.
+struct OptionText {
+    /// The option's name.
+    name: String,
+    /// The value sent.
+    value: String,
+}
+
+impl OptionText {
+    /// The error for a value the option does not take, `why` saying what it takes.
+    fn bad(&self, why: &str) -> OptionError {
+        OptionError::BadValue { name: self.name.clone(), value: self.value.clone(), why: why.to_owned() }
+    }
+
+    /// The error for a value that does not read, in the reader's words `e`.
+    fn unreadable(&self, e: &dyn std::fmt::Display) -> OptionError {
+        OptionError::Unreadable { name: self.name.clone(), reason: e.to_string() }
+    }
+
+    /// The value read as a `T` that passes `ok`; otherwise the error saying `why`.
+    fn parse_where<T: std::str::FromStr>(
+        &self,
+        ok: impl Fn(&T) -> bool,
+        why: &str,
+    ) -> Result<T, OptionError> {
+        match self.value.parse::<T>() {
+            Ok(v) if ok(&v) => Ok(v),
+            _ => Err(self.bad(why)),
+        }
+    }
+
+    /// The value of a `check` option.
+    fn flag(&self) -> Result<bool, OptionError> {
+        parse_check(&self.value).map_err(|()| self.bad("is not true or false"))
+    }
+}
 
 /// A `check` option's value.
 fn parse_check(value: &str) -> Result<bool, ()> {

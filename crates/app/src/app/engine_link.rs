@@ -13,12 +13,14 @@ use super::file_review::FileReview;
 use super::game_link::{GameLink, GoKind, LinkError, LinkEvent};
 use super::game_review::{self, DocStamp};
 use super::line::MoveHistory;
-use super::messages::Topic;
+use super::messages::{Messages, Topic};
 use super::model_runtime;
 use super::position_evals::PositionEval;
 use super::review_job::{JudgeSpec, ReviewJob};
 use super::server_health::ServerHealth;
-use super::state::AppState;
+use super::settings::Settings;
+use super::state::attach_file_review;
+use super::state::frame::EngineScope;
 use crate::engine::internal::InternalSource;
 use crate::engine::{Command, EngineError, EvaluatorFactory, GoLimits, Repaint};
 use crate::game::GameState;
@@ -71,16 +73,16 @@ impl EngineLink {
 
     /// Loads the package in `dir`, or the shipped default when `None`. The package's description is read
     /// here (a small JSON file); the ONNX session opens on the engine's loader thread.
-    pub fn load_model(&mut self, dir: Option<&Path>, state: &mut AppState) {
+    pub fn load_model(&mut self, dir: Option<&Path>, scope: &mut EngineScope<'_>) {
         let dir = match dir.map(Path::to_path_buf).map_or_else(default_package_dir, Ok) {
             Ok(d) => d,
-            Err(e) => return self.model_failed(state, format!("No model: {e}")),
+            Err(e) => return self.model_failed(scope, format!("No model: {e}")),
         };
         let package = match ModelPackage::open(&dir) {
             Ok(p) => p,
             Err(e) => {
                 return self.model_failed(
-                    state,
+                    scope,
                     format!(
                         "The model in {} cannot be used: {e}. Choose another package folder.",
                         dir.display()
@@ -90,7 +92,7 @@ impl EngineLink {
         };
         // Locally, the settings' threads as workers of one thread each (or one session with them all, for a
         // large model); remotely, one worker per batch the package lets out at once.
-        let (plan, options) = model_runtime::engine_plan(&state.settings, &dir);
+        let (plan, options) = model_runtime::engine_plan(scope.settings, &dir);
         let workers = package
             .manifest
             .remote
@@ -100,12 +102,12 @@ impl EngineLink {
         let factory = model_runtime::model_factory(dir.clone(), options, self.device.clone());
         // Internal search runs one session, decoding one step at a time: it takes every thread.
         let internal =
-            InternalSource::Package { dir, options: model_runtime::session_options(&state.settings) };
-        self.load_with(factory, info, internal, state);
+            InternalSource::Package { dir, options: model_runtime::session_options(scope.settings) };
+        self.load_with(factory, info, internal, scope);
     }
 
     /// Loads evaluators from `factory` (the real model, or a mock in tests) described by `info`.
-    pub fn load_factory(&mut self, factory: EvaluatorFactory, info: ModelInfo, state: &mut AppState) {
+    pub fn load_factory(&mut self, factory: EvaluatorFactory, info: ModelInfo, scope: &mut EngineScope<'_>) {
         let internal = InternalSource::Factory {
             factory: factory.clone(),
             why: format!(
@@ -113,7 +115,7 @@ impl EngineLink {
                 info.name, info.format
             ),
         };
-        self.load_with(factory, info, internal, state);
+        self.load_with(factory, info, internal, scope);
     }
 
     /// Loads evaluators from `factory`, described by `info`; internal search takes the model from `internal`.
@@ -122,85 +124,85 @@ impl EngineLink {
         factory: EvaluatorFactory,
         info: ModelInfo,
         internal: InternalSource,
-        state: &mut AppState,
+        scope: &mut EngineScope<'_>,
     ) {
         let workers = info.workers;
-        state.analysis.model = ModelStatus::Loading(info);
-        state.analysis.device = None;
+        scope.analysis.model = ModelStatus::Loading(info);
+        scope.analysis.device = None;
         // The graph shows the loaded model's values only.
-        state.analysis.evals.clear();
+        scope.analysis.evals.clear();
         if let Ok(mut slot) = self.device.lock() {
             *slot = None;
         }
         if self.link.load(factory, workers, internal).is_err() {
-            self.model_failed(state, "The engine thread has stopped; restart mavboard.".to_owned());
+            self.model_failed(scope, "The engine thread has stopped; restart mavboard.".to_owned());
             return;
         }
         // Evaluate the board position with the new model.
         self.sent_generation = None;
     }
 
-    fn model_failed(&mut self, state: &mut AppState, text: String) {
+    fn model_failed(&mut self, scope: &mut EngineScope<'_>, text: String) {
         self.link.forget_model();
-        state.analysis.model = ModelStatus::Failed(text.clone());
-        state.analysis.server = ServerHealth::NoServer;
-        state.analysis.evaluating = false;
-        state.view.messages.error_about(Topic::Model, text);
+        scope.analysis.model = ModelStatus::Failed(text.clone());
+        scope.analysis.server = ServerHealth::NoServer;
+        scope.analysis.evaluating = false;
+        scope.messages.error_about(Topic::Model, text);
     }
 
     /// Once per frame: takes the engine's events, then sends what changed (position, requests).
-    pub fn frame(&mut self, state: &mut AppState) {
-        self.drain(state);
-        let requests = std::mem::take(&mut state.analysis.requests);
+    pub fn frame(&mut self, scope: &mut EngineScope<'_>) {
+        self.drain(scope);
+        let requests = std::mem::take(&mut scope.analysis.requests);
         let mut search = None;
         let mut play_search = None;
         for r in requests {
             match r {
                 EngineRequest::StartSearch => search = Some(true),
                 EngineRequest::StopSearch => search = Some(false),
-                EngineRequest::ReviewLine => self.review_game(state),
-                EngineRequest::ReviewFile => self.review_file(state),
+                EngineRequest::ReviewLine => self.review_game(scope),
+                EngineRequest::ReviewFile => self.review_file(scope),
                 EngineRequest::StopFileReview => {
                     self.file_game = None;
-                    if let Some(f) = state.analysis.file_review.as_mut() {
+                    if let Some(f) = scope.analysis.file_review.as_mut() {
                         f.stop();
                     }
                 }
                 EngineRequest::LoadModel(dir) => {
-                    self.stop(state);
-                    self.load_model(dir.as_deref(), state);
+                    self.stop(scope);
+                    self.load_model(dir.as_deref(), scope);
                 }
                 EngineRequest::InternalSearch { breadth, depth, decoding } => {
-                    self.internal_search(state, breadth, depth, decoding)
+                    self.internal_search(scope, breadth, depth, decoding)
                 }
-                EngineRequest::Explore(path) => self.explore(state, path),
+                EngineRequest::Explore(path) => self.explore(scope, path),
                 EngineRequest::PlaySearch(limits) => play_search = Some(limits),
             }
         }
         // A file review ends when its game list is replaced (another file opened or text pasted).
-        if let Some(f) = state.analysis.file_review.as_ref()
-            && state.files.games.as_ref().is_none_or(|l| l.id != f.list)
+        if let Some(f) = scope.analysis.file_review.as_ref()
+            && scope.games.is_none_or(|l| l.id != f.list)
         {
             self.file_game = None;
-            state.analysis.file_review = None;
+            scope.analysis.file_review = None;
         }
-        let moved = self.sent_generation != Some(state.doc.position_generation);
+        let moved = self.sent_generation != Some(scope.doc.position_generation);
         if moved {
-            self.send_position(state);
+            self.send_position(scope);
         }
         if let Some(limits) = play_search {
             // The model's move in a game against it: this search ends the frame's requests.
-            state.analysis.finished_search = None;
-            self.go_with(state, GoKind::Search, Some(limits));
+            scope.analysis.finished_search = None;
+            self.go_with(scope, GoKind::Search, Some(limits));
             return;
         }
         match search {
-            Some(true) => self.go(state, GoKind::Search),
-            Some(false) => self.stop(state),
+            Some(true) => self.go(scope, GoKind::Search),
+            Some(false) => self.stop(scope),
             None if moved => {
                 // A running search follows the board; otherwise one call gives the action values.
-                let kind = if state.analysis.searching { GoKind::Search } else { GoKind::Evaluate };
-                self.go(state, kind);
+                let kind = if scope.analysis.searching { GoKind::Search } else { GoKind::Evaluate };
+                self.go(scope, kind);
             }
             None => {}
         }
@@ -210,10 +212,9 @@ impl EngineLink {
     /// [`game_review::CHUNK`] beside whatever else it does (browsing and searching go on); answers fill the
     /// eval graph as they come, and the finished review (the same as `mavboard annotate`'s) lands in
     /// [`super::analysis::AnalysisState::game_review`].
-    fn review_game(&mut self, state: &mut AppState) {
+    fn review_game(&mut self, scope: &mut EngineScope<'_>) {
         if !self.link.has_model() {
-            state
-                .view
+            scope
                 .messages
                 .error_about(Topic::Model, "No model is loaded: load one before reviewing the game.");
             return;
@@ -221,61 +222,56 @@ impl EngineLink {
         if self.review.is_some() {
             return;
         }
-        let Some(judge) = review_judge(state) else { return };
-        let tree = state.doc.line.tree().clone();
-        match self.start_job(tree, state.doc.line.stamp(), judge.as_ref()) {
+        let Some(judge) = review_judge(scope.settings, scope.messages) else { return };
+        let tree = scope.doc.line.tree().clone();
+        match self.start_job(tree, scope.doc.line.stamp(), judge.as_ref()) {
             Ok(mut job) => {
                 // Judged by the model: model B's view of every move goes beside it, when B is open.
                 if judge.is_none()
-                    && let Some((name, tag)) = state.compare.ask_review(job.review_requests())
+                    && let Some((name, tag)) = scope.compare.ask_review(job.review_requests())
                 {
                     job.expect_beside(name, tag);
                 }
-                state.analysis.reviewing = Some(job.progress());
+                scope.analysis.reviewing = Some(job.progress());
                 self.review = Some(job);
             }
             Err(AppError::NothingToReview) => {
-                state.view.messages.info("The game has no moves to review.");
+                scope.messages.info("The game has no moves to review.");
             }
-            Err(AppError::EngineStopped) => self.engine_gone(state),
+            Err(AppError::EngineStopped) => self.engine_gone(scope),
             Err(e) => {
-                state.view.messages.error(format!("This game cannot be reviewed: {e}"));
+                scope.messages.error(format!("This game cannot be reviewed: {e}"));
             }
         }
     }
 
     /// Starts reviewing every readable game of the game list, one after another (see [`FileReview`]).
-    fn review_file(&mut self, state: &mut AppState) {
+    fn review_file(&mut self, scope: &mut EngineScope<'_>) {
         if !self.link.has_model() {
-            state
-                .view
+            scope
                 .messages
                 .error_about(Topic::Model, "No model is loaded: load one before reviewing the games.");
             return;
         }
-        let Some(list) = &state.files.games else {
-            state
-                .view
+        let Some(list) = scope.games else {
+            scope
                 .messages
                 .error("Open a PGN file first: Review all games reviews the games of the open file.");
             return;
         };
-        if state.analysis.file_review.as_ref().is_some_and(|f| f.list == list.id && f.running()) {
+        if scope.analysis.file_review.as_ref().is_some_and(|f| f.list == list.id && f.running()) {
             return;
         }
         let review = FileReview::new(list);
         if review.total == 0 {
-            state
-                .view
-                .messages
-                .error(format!("{}: no game could be read, so none can be reviewed.", list.source));
+            scope.messages.error(format!("{}: no game could be read, so none can be reviewed.", list.source));
             return;
         }
-        let Some(judge) = review_judge(state) else { return };
+        let Some(judge) = review_judge(scope.settings, scope.messages) else { return };
         self.file_judge = judge;
-        state.analysis.file_review = Some(review);
+        scope.analysis.file_review = Some(review);
         self.file_game = None;
-        self.next_file_game(state);
+        self.next_file_game(scope);
     }
 
     /// Prepares a review job for `tree` (judged by `judge` when an engine judges) and sends its positions
@@ -297,11 +293,11 @@ impl EngineLink {
 
     /// Sends the file review's next game to the engine (games that cannot be reviewed are noted and
     /// skipped); says so when every game is done.
-    fn next_file_game(&mut self, state: &mut AppState) {
+    fn next_file_game(&mut self, scope: &mut EngineScope<'_>) {
         let judge = self.file_judge.clone();
-        let Some(f) = state.analysis.file_review.as_mut() else { return };
+        let Some(f) = scope.analysis.file_review.as_mut() else { return };
         while let Some(number) = f.queue.pop_front() {
-            let tree = match state.files.games.as_ref().filter(|l| l.id == f.list) {
+            let tree = match scope.games.filter(|l| l.id == f.list) {
                 Some(list) => list.game(number),
                 None => Err(AppError::NoGame { number, list: f.source.clone() }),
             };
@@ -313,7 +309,7 @@ impl EngineLink {
                     self.file_game = Some((number, job));
                     return;
                 }
-                Err(AppError::EngineStopped) => return self.engine_gone(state),
+                Err(AppError::EngineStopped) => return self.engine_gone(scope),
                 Err(e) => f.finish(number, Err(e)),
             }
         }
@@ -325,12 +321,12 @@ impl EngineLink {
             } else {
                 String::new()
             };
-            state.view.messages.info(format!("Reviewed {done} of {total} games of {}{failed}.", f.source));
+            scope.messages.info(format!("Reviewed {done} of {total} games of {}{failed}.", f.source));
         }
     }
 
     /// Takes a chunk of review answers (for the game review or the file review's game).
-    fn review_answers(&mut self, state: &mut AppState, tag: u64, results: Vec<game_review::Answer>) {
+    fn review_answers(&mut self, scope: &mut EngineScope<'_>, tag: u64, results: Vec<game_review::Answer>) {
         let job = match self.file_game.as_mut().filter(|(_, j)| j.owns(tag)) {
             Some((_, job)) => job,
             None => match self.review.as_mut().filter(|j| j.owns(tag)) {
@@ -340,28 +336,28 @@ impl EngineLink {
         };
         for (fen, answer) in job.accept(tag, results) {
             if let Some(eval) = answer.as_ref().ok().and_then(PositionEval::from_result) {
-                state.analysis.evals.insert(fen, eval);
+                scope.analysis.evals.insert(fen, eval);
             }
         }
     }
 
     /// Takes the review jobs' news: their progress, the finished game review, and the file review's
     /// finished game (then its next game goes to the engine).
-    fn poll_reviews(&mut self, state: &mut AppState) {
-        let scoring = state.settings.scoring;
+    fn poll_reviews(&mut self, scope: &mut EngineScope<'_>) {
+        let scoring = scope.settings.scoring;
         if let Some(job) = self.review.as_mut() {
-            if let Some(answers) = job.beside_tag().and_then(|tag| state.compare.take_review(tag)) {
+            if let Some(answers) = job.beside_tag().and_then(|tag| scope.compare.take_review(tag)) {
                 job.accept_beside(answers);
             }
             let news = job.poll(scoring);
-            state.analysis.reviewing = Some(job.progress());
+            scope.analysis.reviewing = Some(job.progress());
             if let Some(result) = news {
                 self.review = None;
-                state.analysis.reviewing = None;
+                scope.analysis.reviewing = None;
                 match result {
-                    Ok(reviewed) => state.analysis.game_review = Some(reviewed),
+                    Ok(reviewed) => scope.analysis.game_review = Some(reviewed),
                     Err(e) => {
-                        state.view.messages.error(format!("The game could not be reviewed: {e}"));
+                        scope.messages.error(format!("The game could not be reviewed: {e}"));
                     }
                 }
             }
@@ -370,24 +366,24 @@ impl EngineLink {
             let number = *number;
             let news = job.poll(scoring);
             let progress = job.progress();
-            let Some(f) = state.analysis.file_review.as_mut() else { return };
+            let Some(f) = scope.analysis.file_review.as_mut() else { return };
             f.current = Some((number, progress));
             if let Some(result) = news {
                 self.file_game = None;
                 f.finish(number, result);
-                state.attach_file_review();
-                self.next_file_game(state);
+                attach_file_review(scope.doc, scope.analysis);
+                self.next_file_game(scope);
             }
         }
     }
 
-    fn send_position(&mut self, state: &mut AppState) {
-        self.sent_generation = Some(state.doc.position_generation);
-        let here = state.current().to_text();
-        if state.analysis.report.as_ref().is_none_or(|r| r.snapshot.root != here) {
-            state.analysis.position_changed();
+    fn send_position(&mut self, scope: &mut EngineScope<'_>) {
+        self.sent_generation = Some(scope.doc.position_generation);
+        let here = scope.current().to_text();
+        if scope.analysis.report.as_ref().is_none_or(|r| r.snapshot.root != here) {
+            scope.analysis.position_changed();
         }
-        let line = &state.doc.line;
+        let line = &scope.doc.line;
         let start = line.start().clone();
         let mut here = start.clone();
         let mut moves = Vec::with_capacity(line.cursor());
@@ -399,73 +395,72 @@ impl EngineLink {
             }
         }
         if self.link.set_position(start, moves).is_err() {
-            self.engine_gone(state);
+            self.engine_gone(scope);
         }
     }
 
-    fn go(&mut self, state: &mut AppState, kind: GoKind) {
-        self.go_with(state, kind, None);
+    fn go(&mut self, scope: &mut EngineScope<'_>, kind: GoKind) {
+        self.go_with(scope, kind, None);
     }
 
     /// Sends a `Go` of `kind`; a search runs with `limits` when given, else with the search settings'.
-    fn go_with(&mut self, state: &mut AppState, kind: GoKind, limits: Option<GoLimits>) {
-        if state.current().outcome().is_some() && self.link.has_model() {
-            state.analysis.searching = false;
-            state.analysis.evaluating = false;
+    fn go_with(&mut self, scope: &mut EngineScope<'_>, kind: GoKind, limits: Option<GoLimits>) {
+        if scope.current().outcome().is_some() && self.link.has_model() {
+            scope.analysis.searching = false;
+            scope.analysis.evaluating = false;
             return;
         }
-        let settings = &state.settings.search;
+        let settings = &scope.settings.search;
         let limits = limits.unwrap_or_else(|| settings.go_limits());
-        let params = settings.params(state.settings.scoring);
+        let params = settings.params(scope.settings.scoring);
         match self.link.go(kind, limits, params, settings.engine_config()) {
             Ok(()) => {
-                state.analysis.searching = kind == GoKind::Search;
-                state.analysis.evaluating = state.analysis.report.is_none();
+                scope.analysis.searching = kind == GoKind::Search;
+                scope.analysis.evaluating = scope.analysis.report.is_none();
             }
             Err(LinkError::NoModel) => {
-                state.analysis.searching = false;
+                scope.analysis.searching = false;
                 if kind == GoKind::Search {
-                    state.view.messages.error_about(
+                    scope.messages.error_about(
                         Topic::Model,
                         "No model is loaded: choose a model package (Engine > Load model…).",
                     );
                 }
             }
-            Err(_) => self.engine_gone(state),
+            Err(_) => self.engine_gone(scope),
         }
     }
 
-    fn stop(&mut self, state: &mut AppState) {
+    fn stop(&mut self, scope: &mut EngineScope<'_>) {
         if self.link.stop().is_err() {
-            self.engine_gone(state);
+            self.engine_gone(scope);
         }
-        state.analysis.searching = false;
+        scope.analysis.searching = false;
     }
 
-    fn engine_gone(&mut self, state: &mut AppState) {
+    fn engine_gone(&mut self, scope: &mut EngineScope<'_>) {
         self.link.forget_model();
-        state.analysis.searching = false;
-        state.analysis.evaluating = false;
-        state.analysis.model = ModelStatus::Failed("The engine thread has stopped; restart mavboard.".into());
+        scope.analysis.searching = false;
+        scope.analysis.evaluating = false;
+        scope.analysis.model = ModelStatus::Failed("The engine thread has stopped; restart mavboard.".into());
     }
 
     /// Starts an internal search of the board position on its own thread (one at a time).
     fn internal_search(
         &mut self,
-        state: &mut AppState,
+        scope: &mut EngineScope<'_>,
         breadth: usize,
         depth: u32,
         decoding: crate::inference::completer::TraceDecoding,
     ) {
-        let Some(info) = state.analysis.model.info().filter(|_| self.link.has_model()) else {
-            state
-                .view
+        let Some(info) = scope.analysis.model.info().filter(|_| self.link.has_model()) else {
+            scope
                 .messages
                 .error_about(Topic::Model, "No model is loaded: load one before running internal search.");
             return;
         };
         if info.buckets == 0 {
-            state.view.messages.error(format!(
+            scope.messages.error(format!(
                 "Internal search needs a model with values: {} is a policy (behavioural cloning), which gives \
                  move probabilities only.",
                 info.name
@@ -475,107 +470,107 @@ impl EngineLink {
         let buckets = match crate::mav::buckets::Buckets::new(u32::try_from(info.buckets).unwrap_or(0)) {
             Ok(b) => b,
             Err(e) => {
-                state.view.messages.error(format!("Internal search: the model's buckets: {e}"));
+                scope.messages.error(format!("Internal search: the model's buckets: {e}"));
                 return;
             }
         };
         let config = InternalConfig {
             breadth,
             depth,
-            scoring: state.settings.scoring,
+            scoring: scope.settings.scoring,
             state_format: crate::mav::command::StateFormat::Fen,
             buckets,
             decoding,
         };
-        match self.link.start_internal(state.current().clone(), config) {
-            Ok(()) => state.analysis.internal.running = true,
+        match self.link.start_internal(scope.current().clone(), config) {
+            Ok(()) => scope.analysis.internal.running = true,
             Err(LinkError::Busy) => {}
             Err(e) => {
-                state.view.messages.error(e.to_string());
+                scope.messages.error(e.to_string());
             }
         }
     }
 
     /// Applies the events that arrived since the last frame.
-    pub fn drain(&mut self, state: &mut AppState) {
+    pub fn drain(&mut self, scope: &mut EngineScope<'_>) {
         if let Some(result) = self.link.poll_internal() {
-            state.analysis.internal.running = false;
-            state.analysis.internal.result = Some(result);
+            scope.analysis.internal.running = false;
+            scope.analysis.internal.result = Some(result);
         }
         while let Some(event) = self.link.next_event() {
             match event {
-                LinkEvent::Info(report) => self.accept_report(state, report),
+                LinkEvent::Info(report) => self.accept_report(scope, report),
                 LinkEvent::Done { report, idle, after_search } => {
                     let root = report.as_ref().map(|r| r.snapshot.root.clone());
                     if let Some(report) = report {
-                        self.accept_report(state, report);
+                        self.accept_report(scope, report);
                     }
                     if idle {
                         if after_search {
-                            state.analysis.finished_search = root;
+                            scope.analysis.finished_search = root;
                         }
-                        state.analysis.searching = false;
-                        state.analysis.evaluating = false;
+                        scope.analysis.searching = false;
+                        scope.analysis.evaluating = false;
                     }
                 }
-                LinkEvent::Evaluated { tag, results } => self.review_answers(state, tag, results),
+                LinkEvent::Evaluated { tag, results } => self.review_answers(scope, tag, results),
                 LinkEvent::Explored { root, path, children } => {
-                    if root.is_some_and(|r| r == state.current().to_text()) {
-                        state.analysis.explorer.accept(path, children);
+                    if root.is_some_and(|r| r == scope.current().to_text()) {
+                        scope.analysis.explorer.accept(path, children);
                     }
                 }
                 LinkEvent::Ready => {
-                    state.view.messages.resolve(Topic::Model);
-                    if let ModelStatus::Loading(info) = &state.analysis.model {
-                        state.analysis.server = ServerHealth::loaded(info.served_by.is_some());
-                        state.analysis.model = ModelStatus::Ready(info.clone());
+                    scope.messages.resolve(Topic::Model);
+                    if let ModelStatus::Loading(info) = &scope.analysis.model {
+                        scope.analysis.server = ServerHealth::loaded(info.served_by.is_some());
+                        scope.analysis.model = ModelStatus::Ready(info.clone());
                         // Reports of the model before it that came in while this one loaded.
-                        state.analysis.evals.clear();
+                        scope.analysis.evals.clear();
                     }
                     let status = self.device.lock().ok().and_then(|s| s.clone());
                     if let Some(notice) = status.as_ref().and_then(|s| s.notice.as_ref()) {
-                        state.view.messages.error(format!("Model device: {notice}."));
+                        scope.messages.error(format!("Model device: {notice}."));
                     }
-                    state.analysis.device = status;
+                    scope.analysis.device = status;
                 }
                 LinkEvent::LoadFailed(reason) => {
-                    self.model_failed(state, format!("The model could not be loaded: {reason}"));
+                    self.model_failed(scope, format!("The model could not be loaded: {reason}"));
                 }
                 LinkEvent::Error(e) => {
                     if let Some(fault) = server_fault(&e) {
-                        state.analysis.server.failed(fault, SystemTime::now());
+                        scope.analysis.server.failed(fault, SystemTime::now());
                     }
-                    state.view.messages.error_about(Topic::Evaluation, e.to_string());
+                    scope.messages.error_about(Topic::Evaluation, e.to_string());
                 }
             }
         }
-        self.poll_reviews(state);
+        self.poll_reviews(scope);
     }
 
     /// Takes a search report for the board position (reports for another position are dropped).
-    fn accept_report(&mut self, state: &mut AppState, report: crate::engine::SearchReport) {
-        state.view.messages.resolve(Topic::Evaluation);
+    fn accept_report(&mut self, scope: &mut EngineScope<'_>, report: crate::engine::SearchReport) {
+        scope.messages.resolve(Topic::Evaluation);
         if report.snapshot.moves.iter().any(|m| m.model.is_some()) {
-            state.analysis.server.answered(SystemTime::now());
+            scope.analysis.server.answered(SystemTime::now());
         }
-        let current = state.current().clone();
-        if state.analysis.accept_report(report, &current) {
-            self.refresh_explorer(state);
+        let current = scope.current().clone();
+        if scope.analysis.accept_report(report, &current) {
+            self.refresh_explorer(scope);
         }
     }
 
     /// Asks the engine for the children of a node of the search tree explorer.
-    fn explore(&mut self, state: &mut AppState, path: Vec<String>) {
+    fn explore(&mut self, scope: &mut EngineScope<'_>, path: Vec<String>) {
         if self.link.send(Command::Explore { tag: 0, path }).is_err() {
-            self.engine_gone(state);
+            self.engine_gone(scope);
         }
     }
 
     /// Asks again for every expanded node of the explorer (a new report changed the tree).
-    fn refresh_explorer(&mut self, state: &mut AppState) {
-        let paths: Vec<Vec<String>> = state.analysis.explorer.expanded.iter().cloned().collect();
+    fn refresh_explorer(&mut self, scope: &mut EngineScope<'_>) {
+        let paths: Vec<Vec<String>> = scope.analysis.explorer.expanded.iter().cloned().collect();
         for path in paths {
-            self.explore(state, path);
+            self.explore(scope, path);
         }
     }
 
@@ -587,12 +582,12 @@ impl EngineLink {
 
 /// The frame hooks drive the chess glue through this (see `app/state/frame.rs`).
 impl super::state::frame::EngineGlue for EngineLink {
-    fn drain(&mut self, state: &mut AppState) {
-        EngineLink::drain(self, state);
+    fn drain(&mut self, scope: &mut EngineScope<'_>) {
+        EngineLink::drain(self, scope);
     }
 
-    fn frame(&mut self, state: &mut AppState) {
-        EngineLink::frame(self, state);
+    fn frame(&mut self, scope: &mut EngineScope<'_>) {
+        EngineLink::frame(self, scope);
     }
 
     fn searching(&self) -> bool {
@@ -602,14 +597,14 @@ impl super::state::frame::EngineGlue for EngineLink {
 
 /// Who judges a review: `Some(None)` when the model does, `Some(Some(engine))` when a UCI engine does (the
 /// engine panel's, else Stockfish), or `None` after telling the user why there is no engine and how to fix it.
-fn review_judge(state: &mut AppState) -> Option<Option<JudgeSpec>> {
-    if state.settings.review.reviewer != super::uci_review::Reviewer::Uci {
+fn review_judge(settings: &Settings, messages: &mut Messages) -> Option<Option<JudgeSpec>> {
+    if settings.review.reviewer != super::uci_review::Reviewer::Uci {
         return Some(None);
     }
-    match crate::uci::locate::locate_stockfish(state.settings.uci_engine.path.as_deref()) {
-        Ok(path) => Some(Some(JudgeSpec { path, depth: state.settings.review.depth })),
+    match crate::uci::locate::locate_stockfish(settings.uci_engine.path.as_deref()) {
+        Ok(path) => Some(Some(JudgeSpec { path, depth: settings.review.depth })),
         Err(e) => {
-            state.view.messages.error(format!(
+            messages.error(format!(
                 "The review's engine: {e}. Set the engine's path in the UCI engine panel, or review by the model."
             ));
             None

@@ -267,46 +267,8 @@ impl RawNetFormat {
                 embedding: InputEmbedding::None,
             });
         }
-        let mut raw = self;
-        match raw.network.unwrap_or(0) {
-            // NETWORK_CLASSICAL, NETWORK_SE: heads implied.
-            1 | 2 => {
-                raw.network = Some(raw.network.unwrap_or(0) + 2);
-                raw.policy = Some(1);
-                raw.value = Some(1);
-            }
-            4 if weights.encoder => {
-                raw.network = Some(6);
-                if weights.smolgen_w {
-                    raw.ffn_activation = Some(8);
-                    raw.smolgen_activation = Some(7);
-                }
-            }
-            134 => raw.network = Some(7),
-            _ => {}
-        }
-        if raw.network == Some(6) {
-            if weights.policy_heads && weights.value_heads {
-                raw.network = Some(7);
-                raw.input_embedding = Some(2);
-            }
-            if raw.input_embedding.is_none() {
-                raw.input_embedding = Some(1);
-            }
-        }
-        let network = raw.network.unwrap_or(0);
-        let body = match network {
-            3 | 4 => BodyFormat::Residual,
-            6 | 7 => BodyFormat::Attention,
-            5 => {
-                return Err(unsupported(
-                    "format.network_format.network",
-                    network,
-                    "an embedded ONNX model (NETWORK_ONNX): `mavboard import lc0` reads it",
-                ));
-            }
-            other => return Err(unsupported("format.network_format.network", other, "unknown structure")),
-        };
+        let raw = self.fill_older(weights);
+        let body = body_format(raw.network.unwrap_or(0))?;
         let policy = match raw.policy.unwrap_or(0) {
             1 => PolicyFormat::Classical,
             2 => PolicyFormat::Convolution,
@@ -335,28 +297,9 @@ impl RawNetFormat {
             }
         };
         let default = if mish { Activation::Mish } else { Activation::Relu };
-        let activation = |v: Option<u64>, field: &'static str| match v.unwrap_or(0) {
-            0 => Ok(default),
-            v => Activation::from_proto(v, field),
-        };
         let (smolgen_activation, ffn_activation, embedding) = match body {
             BodyFormat::Residual => (default, default, InputEmbedding::None),
-            BodyFormat::Attention => (
-                activation(raw.smolgen_activation, "format.network_format.smolgen_activation")?,
-                activation(raw.ffn_activation, "format.network_format.ffn_activation")?,
-                match raw.input_embedding.unwrap_or(0) {
-                    0 => InputEmbedding::None,
-                    1 => InputEmbedding::PeMap,
-                    2 => InputEmbedding::PeDense,
-                    other => {
-                        return Err(unsupported(
-                            "format.network_format.input_embedding",
-                            other,
-                            "unknown encoding",
-                        ));
-                    }
-                },
-            ),
+            BodyFormat::Attention => raw.attention_parts(default)?,
         };
         if body == BodyFormat::Attention && policy != PolicyFormat::Attention {
             return Err(unsupported(
@@ -376,6 +319,81 @@ impl RawNetFormat {
             ffn_activation,
             embedding,
         })
+    }
+
+    /// The format with the fields lc0's `FixOlderWeightsFile` fills in or changes for older files (see
+    /// [`RawNetFormat::resolve`]).
+    fn fill_older(self, weights: WeightsPresence) -> RawNetFormat {
+        let mut raw = self;
+        match raw.network.unwrap_or(0) {
+            // NETWORK_CLASSICAL, NETWORK_SE: heads implied.
+            1 | 2 => {
+                raw.network = Some(raw.network.unwrap_or(0) + 2);
+                raw.policy = Some(1);
+                raw.value = Some(1);
+            }
+            4 if weights.encoder => {
+                raw.network = Some(6);
+                if weights.smolgen_w {
+                    raw.ffn_activation = Some(8);
+                    raw.smolgen_activation = Some(7);
+                }
+            }
+            134 => raw.network = Some(7),
+            _ => {}
+        }
+        if raw.network == Some(6) {
+            if weights.policy_heads && weights.value_heads {
+                raw.network = Some(7);
+                raw.input_embedding = Some(2);
+            }
+            if raw.input_embedding.is_none() {
+                raw.input_embedding = Some(1);
+            }
+        }
+        raw
+    }
+
+    /// An attention body's smolgen and feed-forward activations (`default` where the file names none) and
+    /// its position encoding.
+    fn attention_parts(
+        &self,
+        default: Activation,
+    ) -> Result<(Activation, Activation, InputEmbedding), Lc0Error> {
+        let activation = |v: Option<u64>, field: &'static str| match v.unwrap_or(0) {
+            0 => Ok(default),
+            v => Activation::from_proto(v, field),
+        };
+        Ok((
+            activation(self.smolgen_activation, "format.network_format.smolgen_activation")?,
+            activation(self.ffn_activation, "format.network_format.ffn_activation")?,
+            match self.input_embedding.unwrap_or(0) {
+                0 => InputEmbedding::None,
+                1 => InputEmbedding::PeMap,
+                2 => InputEmbedding::PeDense,
+                other => {
+                    return Err(unsupported(
+                        "format.network_format.input_embedding",
+                        other,
+                        "unknown encoding",
+                    ));
+                }
+            },
+        ))
+    }
+}
+
+/// The body of `NetworkFormat.network` after lc0's defaults: residual (3, 4) or attention (6, 7).
+fn body_format(network: u64) -> Result<BodyFormat, Lc0Error> {
+    match network {
+        3 | 4 => Ok(BodyFormat::Residual),
+        6 | 7 => Ok(BodyFormat::Attention),
+        5 => Err(unsupported(
+            "format.network_format.network",
+            network,
+            "an embedded ONNX model (NETWORK_ONNX): `mavboard import lc0` reads it",
+        )),
+        other => Err(unsupported("format.network_format.network", other, "unknown structure")),
     }
 }
 

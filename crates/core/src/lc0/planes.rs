@@ -161,10 +161,23 @@ fn is_standard_start(pos: &Chess) -> bool {
 pub fn encode(history: &History, format: InputFormat, fill: Fill) -> Option<Planes> {
     let entries = history.entries();
     let current = entries.last()?;
-    let view = current.turn();
     let mut masks = [0u64; PLANES];
-    let canonical = format.canonical();
-    let t = if canonical { choose_transform(current) } else { 0 };
+    let t = if format.canonical() { choose_transform(current) } else { 0 };
+    aux_planes(&mut masks, current, format);
+    history_planes(&mut masks, entries, format, fill);
+    if t != 0 {
+        for m in masks.iter_mut().take(AUX + 5) {
+            if *m != 0 && *m != ALL {
+                *m = transform_mask(*m, t);
+            }
+        }
+    }
+    Some(Planes { masks, rule50: current.rule50(), transform: t })
+}
+
+/// Writes the auxiliary planes of `current` (the position to move) in `format`.
+fn aux_planes(masks: &mut [u64; PLANES], current: &Entry, format: InputFormat) {
+    let view = current.turn();
     let black = view == Color::Black;
     let (us, them) = (view, !view);
     match format {
@@ -183,7 +196,7 @@ pub fn encode(history: &History, format: InputFormat, fill: Fill) -> Option<Plan
             masks[AUX + 1] = rook(us, CastlingSide::KingSide, 0) | rook(them, CastlingSide::KingSide, 7);
         }
     }
-    if canonical {
+    if format.canonical() {
         masks[AUX + 4] = ep_mask(current, view);
     } else if black {
         masks[AUX + 4] = ALL;
@@ -194,6 +207,14 @@ pub fn encode(history: &History, format: InputFormat, fill: Fill) -> Option<Plan
         masks[AUX + 6] = ALL;
     }
     masks[AUX + 7] = ALL;
+}
+
+/// Writes the history planes of `entries` (the last is the position to move), newest first, filling
+/// missing history as `fill` says and stopping where `format` stops it.
+fn history_planes(masks: &mut [u64; PLANES], entries: &[Entry], format: InputFormat, fill: Fill) {
+    let Some(current) = entries.last() else { return };
+    let view = current.turn();
+    let canonical = format.canonical();
     let castling = current.pos.castles().castling_rights();
     let repeats_only = format.repeats_only();
     let last = entries.len() - 1;
@@ -223,44 +244,40 @@ pub fn encode(history: &History, format: InputFormat, fill: Fill) -> Option<Plan
             idx -= 1;
             continue;
         }
-        let f = frame(&entry.pos, view);
-        let base = i * PLANES_PER_POSITION;
-        for k in 0..6 {
-            masks[base + k] = f.ours & f.kinds[k];
-            masks[base + 6 + k] = f.theirs & f.kinds[k];
-        }
-        if entry.repetitions >= 1 {
-            masks[base + 12] = ALL;
-        }
-        if idx < 0 {
-            // A filled copy with an en-passant flag: the pawn that advanced two squares is put back.
-            let ep = ep_mask(entry, view);
-            if ep != 0 {
-                let sq = ep.trailing_zeros();
-                if sq < 8 {
-                    masks[base] = masks[base]
-                        .wrapping_add(0x0000_0000_0000_0100u64.wrapping_sub(0x0000_0000_0100_0000) << sq);
-                } else {
-                    masks[base + 6] = masks[base + 6].wrapping_add(
-                        0x0001_0000_0000_0000u64.wrapping_sub(0x0000_0001_0000_0000) << (sq - 56),
-                    );
-                }
-            }
-        }
+        position_planes(masks, i * PLANES_PER_POSITION, entry, view, idx < 0);
         if canonical && entry.rule50() == 0 {
             break;
         }
         i += 1;
         idx -= 1;
     }
-    if t != 0 {
-        for m in masks.iter_mut().take(AUX + 5) {
-            if *m != 0 && *m != ALL {
-                *m = transform_mask(*m, t);
+}
+
+/// Writes the 13 planes of one history position from plane `base`, seen from `view`; `filled` for a copy
+/// filling missing history.
+fn position_planes(masks: &mut [u64; PLANES], base: usize, entry: &Entry, view: Color, filled: bool) {
+    let f = frame(&entry.pos, view);
+    for k in 0..6 {
+        masks[base + k] = f.ours & f.kinds[k];
+        masks[base + 6 + k] = f.theirs & f.kinds[k];
+    }
+    if entry.repetitions >= 1 {
+        masks[base + 12] = ALL;
+    }
+    if filled {
+        // A filled copy with an en-passant flag: the pawn that advanced two squares is put back.
+        let ep = ep_mask(entry, view);
+        if ep != 0 {
+            let sq = ep.trailing_zeros();
+            if sq < 8 {
+                masks[base] = masks[base]
+                    .wrapping_add(0x0000_0000_0000_0100u64.wrapping_sub(0x0000_0000_0100_0000) << sq);
+            } else {
+                masks[base + 6] = masks[base + 6]
+                    .wrapping_add(0x0001_0000_0000_0000u64.wrapping_sub(0x0000_0001_0000_0000) << (sq - 56));
             }
         }
     }
-    Some(Planes { masks, rule50: current.rule50(), transform: t })
 }
 
 #[cfg(test)]

@@ -177,6 +177,23 @@ impl Decoder {
         }
         raw.fold(name).map(Some)
     }
+
+    /// The dense layer of `m`'s fields `wn` (weights) and `bn` (biases), named `{name}_w` and `{name}_b`.
+    fn dense(&self, m: &Message<'_>, wn: u32, bn: u32, name: &str) -> Result<Dense, Lc0Error> {
+        Ok(Dense {
+            weights: self.layer(m, wn, &format!("{name}_w"))?,
+            biases: self.layer(m, bn, &format!("{name}_b"))?,
+        })
+    }
+
+    /// The layer norm of `m`'s fields `gn` (gammas) and `bn` (betas), named `{name}_gammas` and
+    /// `{name}_betas`.
+    fn ln(&self, m: &Message<'_>, gn: u32, bn: u32, name: &str) -> Result<LayerNorm, Lc0Error> {
+        Ok(LayerNorm {
+            gammas: self.layer(m, gn, &format!("{name}_gammas"))?,
+            betas: self.layer(m, bn, &format!("{name}_betas"))?,
+        })
+    }
 }
 
 /// IEEE half precision to single (exact).
@@ -678,6 +695,7 @@ impl Net {
         Net::read_weights(&w, &d, format, license, min_version)
     }
 
+    /// Reads a residual body and its heads.
     fn read_weights(
         w: &Message<'_>,
         d: &Decoder,
@@ -685,93 +703,25 @@ impl Net {
         license: String,
         min_version: (u64, u64, u64),
     ) -> Result<Net, Lc0Error> {
-        let need = |c: Option<ConvBlock>, name: &str| c.ok_or_else(|| Lc0Error::Missing(name.into()));
         let input = need(d.conv(w, 1, "input")?, "input convolution (weights.input)")?;
         let filters = input.outputs();
         check(&input.weights, filters * INPUT_PLANES * 9, "input.weights")?;
         let mut blocks = Vec::new();
         for (i, block) in w.all_bytes(2).into_iter().enumerate() {
-            let r = Message::parse(block, "Weights.Residual")?;
-            let conv1 =
-                need(d.conv(&r, 1, &format!("residual[{i}].conv1"))?, &format!("residual[{i}].conv1"))?;
-            let conv2 =
-                need(d.conv(&r, 2, &format!("residual[{i}].conv2"))?, &format!("residual[{i}].conv2"))?;
-            check(&conv1.weights, filters * filters * 9, &format!("residual[{i}].conv1.weights"))?;
-            check(&conv2.weights, filters * filters * 9, &format!("residual[{i}].conv2.weights"))?;
-            check(&conv1.biases, filters, &format!("residual[{i}].conv1.biases"))?;
-            check(&conv2.biases, filters, &format!("residual[{i}].conv2.biases"))?;
-            let se = match r.sub(3, "Weights.SEunit")? {
-                Some(se) => {
-                    let name = |p: &str| format!("residual[{i}].se.{p}");
-                    let fc1 = Dense {
-                        weights: d.layer(&se, 1, &name("w1"))?,
-                        biases: d.layer(&se, 2, &name("b1"))?,
-                    };
-                    let fc2 = Dense {
-                        weights: d.layer(&se, 3, &name("w2"))?,
-                        biases: d.layer(&se, 4, &name("b2"))?,
-                    };
-                    if fc1.outputs() == 0 {
-                        return Err(Lc0Error::Shape { layer: name("b1"), expected: 1, found: 0 });
-                    }
-                    check(&fc1.weights, fc1.outputs() * filters, &name("w1"))?;
-                    check(&fc2.biases, 2 * filters, &name("b2"))?;
-                    check(&fc2.weights, 2 * filters * fc1.outputs(), &name("w2"))?;
-                    Some(SeUnit { fc1, fc2 })
-                }
-                None => None,
-            };
-            blocks.push(Residual { conv1, conv2, se });
+            blocks.push(read_residual(d, block, i, filters)?);
         }
-        let dense = |wn: u32, bn: u32, name: &str| -> Result<Dense, Lc0Error> {
-            Ok(Dense {
-                weights: d.layer(w, wn, &format!("{name}_w"))?,
-                biases: d.layer(w, bn, &format!("{name}_b"))?,
-            })
-        };
-        let policy = match format.policy {
-            PolicyFormat::Classical => {
-                let conv = need(d.conv(w, 3, "policy")?, "policy convolution (weights.policy)")?;
-                check(&conv.weights, conv.outputs() * filters, "policy.weights")?;
-                let dense = dense(4, 5, "ip_pol")?;
-                check(&dense.biases, super::policy_index::POLICY_SIZE, "ip_pol_b")?;
-                check(&dense.weights, super::policy_index::POLICY_SIZE * conv.outputs() * 64, "ip_pol_w")?;
-                PolicyHead::Classical { conv, dense }
-            }
-            PolicyFormat::Convolution => {
-                let conv1 = need(d.conv(w, 11, "policy1")?, "policy1 convolution (weights.policy1)")?;
-                let conv2 = need(d.conv(w, 3, "policy")?, "policy convolution (weights.policy)")?;
-                check(&conv1.weights, filters * filters * 9, "policy1.weights")?;
-                check(&conv1.biases, filters, "policy1.biases")?;
-                if conv2.outputs() < super::policy_index::CONV_PLANES {
-                    return Err(Lc0Error::Shape {
-                        layer: "policy.biases".into(),
-                        expected: 80,
-                        found: conv2.outputs(),
-                    });
-                }
-                check(&conv2.weights, conv2.outputs() * filters * 9, "policy.weights")?;
-                PolicyHead::Convolution { conv1, conv2 }
-            }
-            PolicyFormat::Attention => {
-                return Err(Lc0Error::Unsupported {
-                    field: "format.network_format.policy",
-                    value: "3".into(),
-                    what: "an attention policy on a residual body (SELU embedding), not read yet".into(),
-                });
-            }
-        };
+        let policy = read_residual_policy(d, w, format.policy, filters)?;
         let value = DenseHead {
             conv: need(d.conv(w, 6, "value")?, "value convolution (weights.value)")?,
-            fc1: dense(7, 8, "ip1_val")?,
-            fc2: dense(9, 10, "ip2_val")?,
+            fc1: d.dense(w, 7, 8, "ip1_val")?,
+            fc2: d.dense(w, 9, 10, "ip2_val")?,
         };
         check_head(&value, filters, if format.value == ValueFormat::Wdl { 3 } else { 1 }, "val")?;
         let moves_left = if format.moves_left {
             let head = DenseHead {
                 conv: need(d.conv(w, 12, "moves_left")?, "moves-left convolution (weights.moves_left)")?,
-                fc1: dense(13, 14, "ip1_mov")?,
-                fc2: dense(15, 16, "ip2_mov")?,
+                fc1: d.dense(w, 13, 14, "ip1_mov")?,
+                fc2: d.dense(w, 15, 16, "ip2_mov")?,
             };
             check_head(&head, filters, 1, "mov")?;
             Some(head)
@@ -817,156 +767,25 @@ impl Net {
                     .into(),
             });
         }
-        let dense = |m: &Message<'_>, wn: u32, bn: u32, name: &str| -> Result<Dense, Lc0Error> {
-            Ok(Dense {
-                weights: d.layer(m, wn, &format!("{name}_w"))?,
-                biases: d.layer(m, bn, &format!("{name}_b"))?,
-            })
-        };
-        let ln = |m: &Message<'_>, gn: u32, bn: u32, name: &str| -> Result<LayerNorm, Lc0Error> {
-            Ok(LayerNorm {
-                gammas: d.layer(m, gn, &format!("{name}_gammas"))?,
-                betas: d.layer(m, bn, &format!("{name}_betas"))?,
-            })
-        };
-        let position = if format.embedding == InputEmbedding::PeDense {
-            let position = dense(w, 37, 38, "ip_emb_preproc")?;
-            let encoding = position.outputs() / 64;
-            if encoding == 0 || !position.outputs().is_multiple_of(64) {
-                return Err(Lc0Error::Shape {
-                    layer: "ip_emb_preproc_b".into(),
-                    expected: 64,
-                    found: position.outputs(),
-                });
-            }
-            check(&position.weights, 64 * encoding * 64 * 12, "ip_emb_preproc_w")?;
-            Some(position)
-        } else {
-            None
-        };
-        let encoding = position.as_ref().map_or(super::position_map::CHANNELS, |p| p.outputs() / 64);
-        let embedding = dense(w, 25, 26, "ip_emb")?;
-        let e = embedding.outputs();
-        if e == 0 {
-            return Err(Lc0Error::Missing("input embedding (weights.ip_emb_b)".into()));
-        }
-        check(&embedding.weights, e * (INPUT_PLANES + encoding), "ip_emb_w")?;
-        let mult = d.layer(w, 33, "ip_mult_gate")?;
-        let add = d.layer(w, 34, "ip_add_gate")?;
-        // lc0 gates only when both are there.
-        let gates = if mult.is_empty() || add.is_empty() {
-            None
-        } else {
-            check(&mult, e * 64, "ip_mult_gate")?;
-            check(&add, e * 64, "ip_add_gate")?;
-            Some(Gates { mult, add })
-        };
-        let dense_embedding = match position {
-            Some(position) => {
-                let embedding_ln = ln(w, 39, 40, "ip_emb_ln")?;
-                check_ln(&embedding_ln, e, "ip_emb_ln")?;
-                let ffn_msg = w
-                    .sub(41, "Weights.FFN")?
-                    .ok_or_else(|| Lc0Error::Missing("embedding FFN (weights.ip_emb_ffn)".into()))?;
-                let embedding_ffn = read_ffn(d, &ffn_msg, "ip_emb_ffn")?;
-                check_ffn(&embedding_ffn, e, "ip_emb_ffn")?;
-                let embedding_ffn_ln = ln(w, 42, 43, "ip_emb_ffn_ln")?;
-                check_ln(&embedding_ffn_ln, e, "ip_emb_ffn_ln")?;
-                Some(DenseEmbedding { position, embedding_ln, embedding_ffn, embedding_ffn_ln })
-            }
-            None => None,
-        };
-        let heads = w.varint(28).unwrap_or(0) as usize;
-        let smolgen_w = d.layer(w, 35, "smolgen_w")?;
-        let mut encoders = Vec::new();
-        for (i, bytes) in w.all_bytes(27).into_iter().enumerate() {
-            let layer = read_encoder(d, bytes, &format!("encoder[{i}]"))?;
-            check_encoder(&layer, e, heads, &smolgen_w, &format!("encoder[{i}]"))?;
-            encoders.push(layer);
-        }
-        if encoders.is_empty() {
-            return Err(Lc0Error::Missing("encoder layers (weights.encoder)".into()));
-        }
-        let body = AttentionBody { dense: dense_embedding, embedding, gates, heads, encoders, smolgen_w };
-        // Policy: a head of `policy_heads`, or the top-level fields of a single-head file.
-        let policy = if let Some(heads_msg) = w.sub(45, "Weights.PolicyHeads")? {
-            let head = named_head(&heads_msg, &POLICY_HEADS, policy_head, "policy", "Weights.PolicyHead")?;
-            let own = dense(&head, 1, 2, "policy_heads.ip_pol")?;
-            let embedding = if own.weights.is_empty() {
-                let shared = dense(&heads_msg, 1, 2, "policy_heads.ip_pol")?;
-                if shared.weights.is_empty() { dense(w, 4, 5, "ip_pol")? } else { shared }
-            } else {
-                own
-            };
-            AttentionPolicy {
-                embedding,
-                encoders: read_encoders(d, &head.all_bytes(8), "pol_encoder")?,
-                heads: head.varint(9).unwrap_or(0) as usize,
-                query: dense(&head, 3, 4, "ip2_pol")?,
-                key: dense(&head, 5, 6, "ip3_pol")?,
-                promotion: d.layer(&head, 7, "ip4_pol_w")?,
-            }
-        } else {
-            if policy_head != DEFAULT_POLICY_HEAD {
-                return Err(Lc0Error::Missing(format!(
-                    "policy head \"{policy_head}\" (the net has \"vanilla\" only)"
-                )));
-            }
-            AttentionPolicy {
-                embedding: dense(w, 4, 5, "ip_pol")?,
-                encoders: read_encoders(d, &w.all_bytes(21), "pol_encoder")?,
-                heads: w.varint(24).unwrap_or(0) as usize,
-                query: dense(w, 17, 18, "ip2_pol")?,
-                key: dense(w, 19, 20, "ip3_pol")?,
-                promotion: d.layer(w, 22, "ip4_pol_w")?,
-            }
-        };
-        let pe = policy.embedding.outputs();
-        if pe == 0 {
-            return Err(Lc0Error::Missing("policy embedding (ip_pol_b)".into()));
-        }
-        check(&policy.embedding.weights, pe * e, "ip_pol_w")?;
-        for (i, layer) in policy.encoders.iter().enumerate() {
-            check_encoder(layer, pe, policy.heads, &body.smolgen_w, &format!("pol_encoder[{i}]"))?;
-        }
-        let pd = policy.query.outputs();
-        if pd == 0 {
-            return Err(Lc0Error::Missing("policy queries (ip2_pol_b)".into()));
-        }
-        check(&policy.query.weights, pd * pe, "ip2_pol_w")?;
-        check(&policy.key.biases, pd, "ip3_pol_b")?;
-        check(&policy.key.weights, pd * pe, "ip3_pol_w")?;
-        check(&policy.promotion, 4 * pd, "ip4_pol_w")?;
+        let body = read_attention_body(d, w, format.embedding)?;
+        let e = body.embedding.outputs();
+        let policy = read_attention_policy(d, w, policy_head)?;
+        check_attention_policy(&policy, e, &body.smolgen_w)?;
         // Value: a head of `value_heads`, or the top-level fields.
         let value = if let Some(heads_msg) = w.sub(44, "Weights.ValueHeads")? {
             let head = named_head(&heads_msg, &VALUE_HEADS, value_head, "value", "Weights.ValueHead")?;
-            let ip = dense(&head, 1, 2, "ip_val")?;
-            DenseHead {
-                conv: ConvBlock { weights: ip.weights, biases: ip.biases },
-                fc1: dense(&head, 3, 4, "ip1_val")?,
-                fc2: dense(&head, 5, 6, "ip2_val")?,
-            }
+            embedded_head(d, &head, [1, 2, 3, 4, 5, 6], "val")?
         } else {
             if value_head != DEFAULT_VALUE_HEAD {
                 return Err(Lc0Error::Missing(format!(
                     "value head \"{value_head}\" (the net has \"winner\" only)"
                 )));
             }
-            let ip = dense(w, 29, 30, "ip_val")?;
-            DenseHead {
-                conv: ConvBlock { weights: ip.weights, biases: ip.biases },
-                fc1: dense(w, 7, 8, "ip1_val")?,
-                fc2: dense(w, 9, 10, "ip2_val")?,
-            }
+            embedded_head(d, w, [29, 30, 7, 8, 9, 10], "val")?
         };
         check_embedded_head(&value, e, if format.value == ValueFormat::Wdl { 3 } else { 1 }, "val")?;
         let moves_left = if format.moves_left {
-            let ip = dense(w, 31, 32, "ip_mov")?;
-            let head = DenseHead {
-                conv: ConvBlock { weights: ip.weights, biases: ip.biases },
-                fc1: dense(w, 13, 14, "ip1_mov")?,
-                fc2: dense(w, 15, 16, "ip2_mov")?,
-            };
+            let head = embedded_head(d, w, [31, 32, 13, 14, 15, 16], "mov")?;
             check_embedded_head(&head, e, 1, "mov")?;
             Some(head)
         } else {
@@ -1037,6 +856,230 @@ impl Net {
             if self.format.mish { "mish" } else { "relu" }
         )
     }
+}
+
+/// The convolution `c`, or an error that the one described by `name` is missing.
+fn need(c: Option<ConvBlock>, name: &str) -> Result<ConvBlock, Lc0Error> {
+    c.ok_or_else(|| Lc0Error::Missing(name.into()))
+}
+
+/// Reads residual block `i` (a `Weights.Residual` message) of a tower of `filters` channels.
+fn read_residual(d: &Decoder, block: &[u8], i: usize, filters: usize) -> Result<Residual, Lc0Error> {
+    let r = Message::parse(block, "Weights.Residual")?;
+    let conv1 = need(d.conv(&r, 1, &format!("residual[{i}].conv1"))?, &format!("residual[{i}].conv1"))?;
+    let conv2 = need(d.conv(&r, 2, &format!("residual[{i}].conv2"))?, &format!("residual[{i}].conv2"))?;
+    check(&conv1.weights, filters * filters * 9, &format!("residual[{i}].conv1.weights"))?;
+    check(&conv2.weights, filters * filters * 9, &format!("residual[{i}].conv2.weights"))?;
+    check(&conv1.biases, filters, &format!("residual[{i}].conv1.biases"))?;
+    check(&conv2.biases, filters, &format!("residual[{i}].conv2.biases"))?;
+    let se = match r.sub(3, "Weights.SEunit")? {
+        Some(se) => Some(read_se(d, &se, i, filters)?),
+        None => None,
+    };
+    Ok(Residual { conv1, conv2, se })
+}
+
+/// Reads the squeeze-excitation unit `se` of residual block `i`, checked against `filters` channels.
+fn read_se(d: &Decoder, se: &Message<'_>, i: usize, filters: usize) -> Result<SeUnit, Lc0Error> {
+    let name = |p: &str| format!("residual[{i}].se.{p}");
+    let fc1 = Dense { weights: d.layer(se, 1, &name("w1"))?, biases: d.layer(se, 2, &name("b1"))? };
+    let fc2 = Dense { weights: d.layer(se, 3, &name("w2"))?, biases: d.layer(se, 4, &name("b2"))? };
+    if fc1.outputs() == 0 {
+        return Err(Lc0Error::Shape { layer: name("b1"), expected: 1, found: 0 });
+    }
+    check(&fc1.weights, fc1.outputs() * filters, &name("w1"))?;
+    check(&fc2.biases, 2 * filters, &name("b2"))?;
+    check(&fc2.weights, 2 * filters * fc1.outputs(), &name("w2"))?;
+    Ok(SeUnit { fc1, fc2 })
+}
+
+/// Reads the policy head of a residual body of `filters` channels, in the format `policy`.
+fn read_residual_policy(
+    d: &Decoder,
+    w: &Message<'_>,
+    policy: PolicyFormat,
+    filters: usize,
+) -> Result<PolicyHead, Lc0Error> {
+    match policy {
+        PolicyFormat::Classical => {
+            let conv = need(d.conv(w, 3, "policy")?, "policy convolution (weights.policy)")?;
+            check(&conv.weights, conv.outputs() * filters, "policy.weights")?;
+            let dense = d.dense(w, 4, 5, "ip_pol")?;
+            check(&dense.biases, super::policy_index::POLICY_SIZE, "ip_pol_b")?;
+            check(&dense.weights, super::policy_index::POLICY_SIZE * conv.outputs() * 64, "ip_pol_w")?;
+            Ok(PolicyHead::Classical { conv, dense })
+        }
+        PolicyFormat::Convolution => {
+            let conv1 = need(d.conv(w, 11, "policy1")?, "policy1 convolution (weights.policy1)")?;
+            let conv2 = need(d.conv(w, 3, "policy")?, "policy convolution (weights.policy)")?;
+            check(&conv1.weights, filters * filters * 9, "policy1.weights")?;
+            check(&conv1.biases, filters, "policy1.biases")?;
+            if conv2.outputs() < super::policy_index::CONV_PLANES {
+                return Err(Lc0Error::Shape {
+                    layer: "policy.biases".into(),
+                    expected: 80,
+                    found: conv2.outputs(),
+                });
+            }
+            check(&conv2.weights, conv2.outputs() * filters * 9, "policy.weights")?;
+            Ok(PolicyHead::Convolution { conv1, conv2 })
+        }
+        PolicyFormat::Attention => Err(Lc0Error::Unsupported {
+            field: "format.network_format.policy",
+            value: "3".into(),
+            what: "an attention policy on a residual body (SELU embedding), not read yet".into(),
+        }),
+    }
+}
+
+/// Reads an attention body whose position encoding is `embedding` (the fixed table or the dense one).
+fn read_attention_body(
+    d: &Decoder,
+    w: &Message<'_>,
+    embedding: InputEmbedding,
+) -> Result<AttentionBody, Lc0Error> {
+    let position = if embedding == InputEmbedding::PeDense { Some(read_position(d, w)?) } else { None };
+    let encoding = position.as_ref().map_or(super::position_map::CHANNELS, |p| p.outputs() / 64);
+    let embedding = d.dense(w, 25, 26, "ip_emb")?;
+    let e = embedding.outputs();
+    if e == 0 {
+        return Err(Lc0Error::Missing("input embedding (weights.ip_emb_b)".into()));
+    }
+    check(&embedding.weights, e * (INPUT_PLANES + encoding), "ip_emb_w")?;
+    let gates = read_gates(d, w, e)?;
+    let dense = match position {
+        Some(position) => Some(read_dense_embedding(d, w, position, e)?),
+        None => None,
+    };
+    let heads = w.varint(28).unwrap_or(0) as usize;
+    let smolgen_w = d.layer(w, 35, "smolgen_w")?;
+    let mut encoders = Vec::new();
+    for (i, bytes) in w.all_bytes(27).into_iter().enumerate() {
+        let layer = read_encoder(d, bytes, &format!("encoder[{i}]"))?;
+        check_encoder(&layer, e, heads, &smolgen_w, &format!("encoder[{i}]"))?;
+        encoders.push(layer);
+    }
+    if encoders.is_empty() {
+        return Err(Lc0Error::Missing("encoder layers (weights.encoder)".into()));
+    }
+    Ok(AttentionBody { dense, embedding, gates, heads, encoders, smolgen_w })
+}
+
+/// Reads the dense position encoding (`ip_emb_preproc`): 64 squares × some channels from 64 × 12 planes.
+fn read_position(d: &Decoder, w: &Message<'_>) -> Result<Dense, Lc0Error> {
+    let position = d.dense(w, 37, 38, "ip_emb_preproc")?;
+    let encoding = position.outputs() / 64;
+    if encoding == 0 || !position.outputs().is_multiple_of(64) {
+        return Err(Lc0Error::Shape {
+            layer: "ip_emb_preproc_b".into(),
+            expected: 64,
+            found: position.outputs(),
+        });
+    }
+    check(&position.weights, 64 * encoding * 64 * 12, "ip_emb_preproc_w")?;
+    Ok(position)
+}
+
+/// Reads the input gates of an embedding `e` wide, when both are there (lc0 gates only then).
+fn read_gates(d: &Decoder, w: &Message<'_>, e: usize) -> Result<Option<Gates>, Lc0Error> {
+    let mult = d.layer(w, 33, "ip_mult_gate")?;
+    let add = d.layer(w, 34, "ip_add_gate")?;
+    if mult.is_empty() || add.is_empty() {
+        return Ok(None);
+    }
+    check(&mult, e * 64, "ip_mult_gate")?;
+    check(&add, e * 64, "ip_add_gate")?;
+    Ok(Some(Gates { mult, add }))
+}
+
+/// Reads the layers that follow an embedding `e` wide with the dense position encoding `position`.
+fn read_dense_embedding(
+    d: &Decoder,
+    w: &Message<'_>,
+    position: Dense,
+    e: usize,
+) -> Result<DenseEmbedding, Lc0Error> {
+    let embedding_ln = d.ln(w, 39, 40, "ip_emb_ln")?;
+    check_ln(&embedding_ln, e, "ip_emb_ln")?;
+    let ffn_msg = w
+        .sub(41, "Weights.FFN")?
+        .ok_or_else(|| Lc0Error::Missing("embedding FFN (weights.ip_emb_ffn)".into()))?;
+    let embedding_ffn = read_ffn(d, &ffn_msg, "ip_emb_ffn")?;
+    check_ffn(&embedding_ffn, e, "ip_emb_ffn")?;
+    let embedding_ffn_ln = d.ln(w, 42, 43, "ip_emb_ffn_ln")?;
+    check_ln(&embedding_ffn_ln, e, "ip_emb_ffn_ln")?;
+    Ok(DenseEmbedding { position, embedding_ln, embedding_ffn, embedding_ffn_ln })
+}
+
+/// Reads the attention policy: the head `policy_head` of `policy_heads`, or the top-level fields of a
+/// single-head file.
+fn read_attention_policy(
+    d: &Decoder,
+    w: &Message<'_>,
+    policy_head: &str,
+) -> Result<AttentionPolicy, Lc0Error> {
+    if let Some(heads_msg) = w.sub(45, "Weights.PolicyHeads")? {
+        let head = named_head(&heads_msg, &POLICY_HEADS, policy_head, "policy", "Weights.PolicyHead")?;
+        let own = d.dense(&head, 1, 2, "policy_heads.ip_pol")?;
+        let embedding = if own.weights.is_empty() {
+            let shared = d.dense(&heads_msg, 1, 2, "policy_heads.ip_pol")?;
+            if shared.weights.is_empty() { d.dense(w, 4, 5, "ip_pol")? } else { shared }
+        } else {
+            own
+        };
+        return Ok(AttentionPolicy {
+            embedding,
+            encoders: read_encoders(d, &head.all_bytes(8), "pol_encoder")?,
+            heads: head.varint(9).unwrap_or(0) as usize,
+            query: d.dense(&head, 3, 4, "ip2_pol")?,
+            key: d.dense(&head, 5, 6, "ip3_pol")?,
+            promotion: d.layer(&head, 7, "ip4_pol_w")?,
+        });
+    }
+    if policy_head != DEFAULT_POLICY_HEAD {
+        return Err(Lc0Error::Missing(format!(
+            "policy head \"{policy_head}\" (the net has \"vanilla\" only)"
+        )));
+    }
+    Ok(AttentionPolicy {
+        embedding: d.dense(w, 4, 5, "ip_pol")?,
+        encoders: read_encoders(d, &w.all_bytes(21), "pol_encoder")?,
+        heads: w.varint(24).unwrap_or(0) as usize,
+        query: d.dense(w, 17, 18, "ip2_pol")?,
+        key: d.dense(w, 19, 20, "ip3_pol")?,
+        promotion: d.layer(w, 22, "ip4_pol_w")?,
+    })
+}
+
+/// Checks an attention policy's shapes against the body's embedding width `e` and its smolgen generator.
+fn check_attention_policy(policy: &AttentionPolicy, e: usize, smolgen_w: &[f32]) -> Result<(), Lc0Error> {
+    let pe = policy.embedding.outputs();
+    if pe == 0 {
+        return Err(Lc0Error::Missing("policy embedding (ip_pol_b)".into()));
+    }
+    check(&policy.embedding.weights, pe * e, "ip_pol_w")?;
+    for (i, layer) in policy.encoders.iter().enumerate() {
+        check_encoder(layer, pe, policy.heads, smolgen_w, &format!("pol_encoder[{i}]"))?;
+    }
+    let pd = policy.query.outputs();
+    if pd == 0 {
+        return Err(Lc0Error::Missing("policy queries (ip2_pol_b)".into()));
+    }
+    check(&policy.query.weights, pd * pe, "ip2_pol_w")?;
+    check(&policy.key.biases, pd, "ip3_pol_b")?;
+    check(&policy.key.weights, pd * pe, "ip3_pol_w")?;
+    check(&policy.promotion, 4 * pd, "ip4_pol_w")
+}
+
+/// Reads a value or moves-left head of an attention body from `m`'s `fields` (the per-square embedding's
+/// weights and biases, then the two dense layers'), named `ip_{tag}`, `ip1_{tag}` and `ip2_{tag}`.
+fn embedded_head(d: &Decoder, m: &Message<'_>, fields: [u32; 6], tag: &str) -> Result<DenseHead, Lc0Error> {
+    let ip = d.dense(m, fields[0], fields[1], &format!("ip_{tag}"))?;
+    Ok(DenseHead {
+        conv: ConvBlock { weights: ip.weights, biases: ip.biases },
+        fc1: d.dense(m, fields[2], fields[3], &format!("ip1_{tag}"))?,
+        fc2: d.dense(m, fields[4], fields[5], &format!("ip2_{tag}"))?,
+    })
 }
 
 fn read_ffn(d: &Decoder, m: &Message<'_>, name: &str) -> Result<Ffn, Lc0Error> {

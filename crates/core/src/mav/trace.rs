@@ -447,9 +447,50 @@ pub fn parse_trace<S: MavState>(text: &str, buckets: Buckets) -> Result<ParsedTr
     let rest = lines[2..].join("\n");
     let (root_layout, root_state, n) =
         read_prompt::<S>(&rest).map_err(|e| TraceError::Prompt { line: 3, reason: e.to_string() })?;
-    let mut t = ParsedTrace { breadth, depth, nodes: Vec::new(), playing: None, issues: Vec::new() };
-    let mut index: HashMap<Vec<String>, usize> = HashMap::new();
-    let new_node = |path: Vec<String>, state: Option<S>, line: usize| ParsedNode {
+    let mut reader = TraceReader {
+        lines: &lines,
+        buckets,
+        t: ParsedTrace { breadth, depth, nodes: Vec::new(), playing: None, issues: Vec::new() },
+        index: HashMap::new(),
+        current: Some(0),
+    };
+    // The root call: outputs follow its prompt.
+    let mut i = 2 + n;
+    let end = block_end(&lines, i);
+    let eval = parse_response(&root_layout, &root_state, buckets, &lines[i..end].join("\n"), i + 1);
+    let mut root = new_node(Vec::new(), Some(root_state), 2);
+    root.eval = Some(eval);
+    reader.t.nodes.push(root);
+    reader.index.insert(Vec::new(), 0);
+    i = end;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.is_empty() {
+            i += 1;
+        } else if let Some(name) = line.strip_prefix("Evaluation for node: ") {
+            i = reader.evaluation(i, name);
+        } else if let Some(name) = line.strip_prefix("Expand from node ").and_then(|r| r.strip_suffix(':')) {
+            i = reader.expansion(i, name);
+        } else if let Some(rest) = line.strip_prefix("Decision for node: ") {
+            i = reader.decision(i, rest);
+        } else if let Some(m) = line.strip_prefix("Playing ").and_then(|r| r.strip_suffix('!')) {
+            reader.t.playing = Some(m.to_owned());
+            i += 1;
+        } else {
+            let node = reader.current.map(|c| node_name(&reader.t.nodes[c].path)).unwrap_or_default();
+            reader.issue(i, node, TraceIssueKind::Malformed(format!("unexpected line '{line}'")));
+            i += 1;
+        }
+    }
+    let mut t = reader.t;
+    check_tree(&mut t, buckets);
+    t.issues.sort_by_key(|x| x.line);
+    Ok(t)
+}
+
+/// A node read from a trace at line `line` (1-based), before its evaluation, expansion and decision.
+fn new_node<S: MavState>(path: Vec<String>, state: Option<S>, line: usize) -> ParsedNode<S> {
+    ParsedNode {
         path,
         state,
         eval: None,
@@ -458,129 +499,142 @@ pub fn parse_trace<S: MavState>(text: &str, buckets: Buckets) -> Result<ParsedTr
         selected: None,
         children: Vec::new(),
         line,
-    };
-    // The root call: outputs follow its prompt.
-    let mut i = 2 + n;
-    let end = block_end(&lines, i);
-    let eval = parse_response(&root_layout, &root_state, buckets, &lines[i..end].join("\n"), i + 1);
-    let mut root = new_node(Vec::new(), Some(root_state), 2);
-    root.eval = Some(eval);
-    t.nodes.push(root);
-    index.insert(Vec::new(), 0);
-    i = end;
-    let mut current: Option<usize> = Some(0);
-    while i < lines.len() {
-        let line = lines[i];
-        let ln = i + 1;
-        let issue =
-            |t: &mut ParsedTrace<S>, node: String, kind| t.issues.push(TraceIssue { line: ln, node, kind });
-        if line.is_empty() {
-            i += 1;
-        } else if let Some(name) = line.strip_prefix("Evaluation for node: ") {
-            let Some(path) = read_path(name) else {
-                issue(&mut t, name.to_owned(), TraceIssueKind::Malformed("bad node name".to_owned()));
-                i = block_end(&lines, i + 2);
-                continue;
-            };
-            let parent = index.get(&path[..path.len().saturating_sub(1)]).copied();
-            let known = parent.is_some_and(|p| path.last().is_some_and(|m| t.nodes[p].expanded.contains(m)));
-            if path.is_empty() || !known || index.contains_key(&path) {
-                issue(&mut t, name.to_owned(), TraceIssueKind::UnknownNode(name.to_owned()));
-            }
-            let parent_state = parent.and_then(|p| t.nodes[p].state.clone());
-            let last = path.last().cloned().unwrap_or_default();
-            let mut played = None;
-            if let Some(ps) = &parent_state {
-                match ps.parse_action(&last) {
-                    Ok(a) => played = ps.play(a).ok().map(|s| (ps.clone(), s)),
-                    Err(_) => issue(&mut t, name.to_owned(), TraceIssueKind::IllegalMove(last.clone())),
-                }
-            }
-            let header = lines.get(i + 1).copied().unwrap_or("");
-            let end = block_end(&lines, i + 2);
-            let mut node = new_node(path.clone(), played.as_ref().map(|(_, s)| s.clone()), ln);
-            match Layout::parse(header) {
-                Err(e) => issue(&mut t, name.to_owned(), TraceIssueKind::Malformed(e.to_string())),
-                Ok(layout) => {
-                    let k = layout.input_count();
-                    if let Some((ps, s)) = &played {
-                        for h in wrong_inputs(&lines, i + 2, &layout, ps, &last) {
-                            issue(&mut t, name.to_owned(), TraceIssueKind::Evaluation(h));
-                        }
-                        let from = (i + 2 + k).min(end);
-                        node.eval =
-                            Some(parse_response(&layout, s, buckets, &lines[from..end].join("\n"), from + 1));
+    }
+}
+
+/// Where [`parse_trace`] is after the root's call: the lines, the tree so far, its nodes by path and the
+/// node whose lines are being read.
+struct TraceReader<'a, S: MavState> {
+    /// The trace's lines.
+    lines: &'a [&'a str],
+    /// The value buckets.
+    buckets: Buckets,
+    /// The trace read so far.
+    t: ParsedTrace<S>,
+    /// Node indices by move path.
+    index: HashMap<Vec<String>, usize>,
+    /// The node the lines now belong to.
+    current: Option<usize>,
+}
+
+impl<S: MavState> TraceReader<'_, S> {
+    /// Records an issue at line index `i` (0-based) about node `node`.
+    fn issue(&mut self, i: usize, node: String, kind: TraceIssueKind) {
+        self.t.issues.push(TraceIssue { line: i + 1, node, kind });
+    }
+
+    /// Reads the node call that begins with `Evaluation for node: NAME` at line index `i`; returns the
+    /// index of the line after it.
+    fn evaluation(&mut self, i: usize, name: &str) -> usize {
+        let lines = self.lines;
+        let Some(path) = read_path(name) else {
+            self.issue(i, name.to_owned(), TraceIssueKind::Malformed("bad node name".to_owned()));
+            return block_end(lines, i + 2);
+        };
+        let parent = self.index.get(&path[..path.len().saturating_sub(1)]).copied();
+        let known = parent.is_some_and(|p| path.last().is_some_and(|m| self.t.nodes[p].expanded.contains(m)));
+        if path.is_empty() || !known || self.index.contains_key(&path) {
+            self.issue(i, name.to_owned(), TraceIssueKind::UnknownNode(name.to_owned()));
+        }
+        let last = path.last().cloned().unwrap_or_default();
+        let played = self.play_last(i, name, parent, &last);
+        let header = lines.get(i + 1).copied().unwrap_or("");
+        let end = block_end(lines, i + 2);
+        let mut node = new_node(path.clone(), played.as_ref().map(|(_, s)| s.clone()), i + 1);
+        match Layout::parse(header) {
+            Err(e) => self.issue(i, name.to_owned(), TraceIssueKind::Malformed(e.to_string())),
+            Ok(layout) => {
+                let k = layout.input_count();
+                if let Some((ps, s)) = &played {
+                    for h in wrong_inputs(lines, i + 2, &layout, ps, &last) {
+                        self.issue(i, name.to_owned(), TraceIssueKind::Evaluation(h));
                     }
+                    let from = (i + 2 + k).min(end);
+                    let text = lines[from..end].join("\n");
+                    node.eval = Some(parse_response(&layout, s, self.buckets, &text, from + 1));
                 }
             }
-            let id = t.nodes.len();
-            if let Some(p) = parent {
-                t.nodes[p].children.push(id);
+        }
+        let id = self.t.nodes.len();
+        if let Some(p) = parent {
+            self.t.nodes[p].children.push(id);
+        }
+        self.index.entry(path).or_insert(id);
+        self.t.nodes.push(node);
+        self.current = Some(id);
+        end
+    }
+
+    /// The move `last` played in the state of node `parent` (when it has one): (the parent's state, the
+    /// state after it), or an issue at line index `i` when it is not legal there.
+    fn play_last(&mut self, i: usize, name: &str, parent: Option<usize>, last: &str) -> Option<(S, S)> {
+        let ps = parent.and_then(|p| self.t.nodes[p].state.clone())?;
+        match ps.parse_action(last) {
+            Ok(a) => ps.play(a).ok().map(|s| (ps.clone(), s)),
+            Err(_) => {
+                self.issue(i, name.to_owned(), TraceIssueKind::IllegalMove(last.to_owned()));
+                None
             }
-            index.entry(path).or_insert(id);
-            t.nodes.push(node);
-            current = Some(id);
-            i = end;
-        } else if let Some(name) = line.strip_prefix("Expand from node ").and_then(|r| r.strip_suffix(':')) {
-            let node = read_path(name).and_then(|p| index.get(&p).copied());
-            i += 1;
-            let mut kids = Vec::new();
-            while let Some(path) = lines.get(i).and_then(|l| read_path(l)) {
-                kids.push(path.last().cloned().unwrap_or_default());
-                i += 1;
-            }
-            match node {
-                Some(id) => t.nodes[id].expanded = kids,
-                None => issue(&mut t, name.to_owned(), TraceIssueKind::UnknownNode(name.to_owned())),
-            }
-        } else if let Some(rest) = line.strip_prefix("Decision for node: ") {
-            let (name, pairs) = match rest.split_once('>') {
-                Some((n, p)) => (format!("{n}>"), p),
-                None => (rest.to_owned(), ""),
-            };
-            let node = read_path(&name).and_then(|p| index.get(&p).copied());
-            let selecting = lines.get(i + 1).and_then(|l| l.strip_prefix("Selecting: ")).and_then(read_pairs);
-            match (node, read_pairs(pairs)) {
-                (Some(id), Some(d)) => {
-                    t.nodes[id].decision = d;
-                    match selecting.as_deref() {
-                        Some([one]) => {
-                            t.nodes[id].selected = Some(one.clone());
-                            i += 1;
-                        }
-                        _ => issue(
-                            &mut t,
-                            name.clone(),
-                            TraceIssueKind::Malformed(
-                                "expected `Selecting: MOVE : \"<ctrlN>\"` after the decision".to_owned(),
-                            ),
-                        ),
-                    }
-                    current =
-                        t.nodes[id].path.len().checked_sub(1).and_then(|_| {
-                            index.get(&t.nodes[id].path[..t.nodes[id].path.len() - 1]).copied()
-                        });
-                }
-                (None, _) => issue(&mut t, name.clone(), TraceIssueKind::UnknownNode(name.clone())),
-                (_, None) => issue(
-                    &mut t,
-                    name.clone(),
-                    TraceIssueKind::Malformed("a decision lists `MOVE : \"<ctrlN>\"` pairs".to_owned()),
-                ),
-            }
-            i += 1;
-        } else if let Some(m) = line.strip_prefix("Playing ").and_then(|r| r.strip_suffix('!')) {
-            t.playing = Some(m.to_owned());
-            i += 1;
-        } else {
-            let node = current.map(|c| node_name(&t.nodes[c].path)).unwrap_or_default();
-            issue(&mut t, node, TraceIssueKind::Malformed(format!("unexpected line '{line}'")));
-            i += 1;
         }
     }
-    check_tree(&mut t, buckets);
-    t.issues.sort_by_key(|x| x.line);
-    Ok(t)
+
+    /// Reads `Expand from node NAME:` at line index `i` and the child names after it; returns the index of
+    /// the line after them.
+    fn expansion(&mut self, i: usize, name: &str) -> usize {
+        let node = read_path(name).and_then(|p| self.index.get(&p).copied());
+        let mut next = i + 1;
+        let mut kids = Vec::new();
+        while let Some(path) = self.lines.get(next).and_then(|l| read_path(l)) {
+            kids.push(path.last().cloned().unwrap_or_default());
+            next += 1;
+        }
+        match node {
+            Some(id) => self.t.nodes[id].expanded = kids,
+            None => self.issue(i, name.to_owned(), TraceIssueKind::UnknownNode(name.to_owned())),
+        }
+        next
+    }
+
+    /// Reads `Decision for node: NAME PAIRS` (`rest`: what follows the colon) at line index `i` and its
+    /// `Selecting` line; returns the index of the line after them.
+    fn decision(&mut self, i: usize, rest: &str) -> usize {
+        let (name, pairs) = match rest.split_once('>') {
+            Some((n, p)) => (format!("{n}>"), p),
+            None => (rest.to_owned(), ""),
+        };
+        let node = read_path(&name).and_then(|p| self.index.get(&p).copied());
+        let selecting =
+            self.lines.get(i + 1).and_then(|l| l.strip_prefix("Selecting: ")).and_then(read_pairs);
+        let mut next = i + 1;
+        match (node, read_pairs(pairs)) {
+            (Some(id), Some(d)) => {
+                self.t.nodes[id].decision = d;
+                match selecting.as_deref() {
+                    Some([one]) => {
+                        self.t.nodes[id].selected = Some(one.clone());
+                        next += 1;
+                    }
+                    _ => self.issue(
+                        i,
+                        name.clone(),
+                        TraceIssueKind::Malformed(
+                            "expected `Selecting: MOVE : \"<ctrlN>\"` after the decision".to_owned(),
+                        ),
+                    ),
+                }
+                let path = &self.t.nodes[id].path;
+                self.current =
+                    path.len().checked_sub(1).and_then(|_| self.index.get(&path[..path.len() - 1]).copied());
+            }
+            (None, _) => self.issue(i, name.clone(), TraceIssueKind::UnknownNode(name.clone())),
+            (_, None) => self.issue(
+                i,
+                name.clone(),
+                TraceIssueKind::Malformed("a decision lists `MOVE : \"<ctrlN>\"` pairs".to_owned()),
+            ),
+        }
+        next
+    }
 }
 
 /// The first two lines of a trace: `Minimax breadth=B depth=D` (returned) and the root's

@@ -335,57 +335,13 @@ impl Scan<'_> {
                 }
                 true
             }
-            // A tag line inside the movetext (kept in this game by `blank_lines`). A `[` within a line (an
-            // annotation such as `[%clk 0:01:00]` outside its comment) is a token that is not PGN.
-            b'[' if !self.text[..start].trim_ascii_end().is_empty()
-                && self.text[..start].iter().rev().find(|b| **b != b' ' && **b != b'\t') != Some(&b'\n') =>
-            {
-                false
-            }
-            b'[' => {
-                self.skip_blanks();
-                let from = self.at;
-                while self.peek().is_some_and(is_name_byte) {
-                    self.bump();
-                }
-                let name = token_text(&self.text[from..self.at]);
-                return Err(malformed(start..self.at, Malformed::TagAfterMovetext { name }));
-            }
+            b'[' => self.bracket(start)?,
             b';' => {
                 self.skip_until(b'\n');
                 true
             }
-            // `0-1`, or castling written with zeros (`0-0`, `0-0-0`, with `+` or `#`).
-            b'0' => {
-                if !self.eat_dash() {
-                    false
-                } else if self.eat(b"1") {
-                    self.result(start)?
-                } else {
-                    let castles = self.eat(b"0");
-                    if castles && self.eat_dash() {
-                        self.eat(b"0");
-                    }
-                    if castles && matches!(self.peek(), Some(b'+' | b'#')) {
-                        self.bump();
-                    }
-                    if castles {
-                        self.moved();
-                    }
-                    castles
-                }
-            }
-            // `1-0`, `1/2-1/2` or a move number.
-            b'1' => {
-                if self.eat_dash() {
-                    self.eat(b"0") && self.result(start)?
-                } else if self.peek() == Some(b'/') {
-                    self.eat(b"/2") && self.eat_dash() && self.eat(b"1/2") && self.result(start)?
-                } else {
-                    self.skip_digits_and_dots();
-                    true
-                }
-            }
+            b'0' => self.after_zero(start)?,
+            b'1' => self.after_one(start)?,
             // `½-½`
             0xc2 => self.eat(b"\xbd") && self.eat_dash() && self.eat("½".as_bytes()) && self.result(start)?,
             b'2'..=b'9' => {
@@ -413,34 +369,93 @@ impl Scan<'_> {
                 }
                 true
             }
-            // `$` and a number that fits a NAG.
-            b'$' => {
-                let end = self.token_end(self.at);
-                let digits = &self.text[self.at..end];
-                self.at = end;
-                !digits.is_empty()
-                    && digits.iter().all(u8::is_ascii_digit)
-                    && std::str::from_utf8(digits).is_ok_and(|d| d.parse::<u8>().is_ok())
-            }
-            // A move, when the parser's SAN reading takes the whole token. SAN writes no letter for a pawn
-            // (`e4`, not `Pe4`, which the parser would take); `P@e4` is a drop, an error of its own.
+            b'$' => self.nag(),
+            // SAN writes no letter for a pawn (`e4`, not `Pe4`, which the parser would take); `P@e4` is a
+            // drop, an error of its own.
             b'P' if self.peek() != Some(b'@') => false,
             _ => {
                 self.at -= 1;
-                match SanPlus::from_ascii_prefix(self.rest()) {
-                    Ok((_, len)) if len > 0 => {
-                        self.at += len;
-                        let whole = self.peek().is_none_or(is_token_end);
-                        if whole {
-                            self.moved();
-                        }
-                        whole
-                    }
-                    Ok(_) | Err(_) => false,
-                }
+                self.san()
             }
         };
         Ok(known)
+    }
+
+    /// A `[` read (from `start`) in the movetext: a tag line there (kept in this game by `blank_lines`) is
+    /// an error; a `[` within a line (an annotation such as `[%clk 0:01:00]` outside its comment) is a
+    /// token that is not PGN (`Ok(false)`).
+    fn bracket(&mut self, start: usize) -> Result<bool, Stop> {
+        if !self.text[..start].trim_ascii_end().is_empty()
+            && self.text[..start].iter().rev().find(|b| **b != b' ' && **b != b'\t') != Some(&b'\n')
+        {
+            return Ok(false);
+        }
+        self.skip_blanks();
+        let from = self.at;
+        while self.peek().is_some_and(is_name_byte) {
+            self.bump();
+        }
+        let name = token_text(&self.text[from..self.at]);
+        Err(malformed(start..self.at, Malformed::TagAfterMovetext { name }))
+    }
+
+    /// After a `0` (read from `start`): `0-1`, or castling written with zeros (`0-0`, `0-0-0`, with `+`
+    /// or `#`).
+    fn after_zero(&mut self, start: usize) -> Result<bool, Stop> {
+        if !self.eat_dash() {
+            return Ok(false);
+        }
+        if self.eat(b"1") {
+            return self.result(start);
+        }
+        let castles = self.eat(b"0");
+        if castles && self.eat_dash() {
+            self.eat(b"0");
+        }
+        if castles && matches!(self.peek(), Some(b'+' | b'#')) {
+            self.bump();
+        }
+        if castles {
+            self.moved();
+        }
+        Ok(castles)
+    }
+
+    /// After a `1` (read from `start`): `1-0`, `1/2-1/2` or a move number.
+    fn after_one(&mut self, start: usize) -> Result<bool, Stop> {
+        if self.eat_dash() {
+            Ok(self.eat(b"0") && self.result(start)?)
+        } else if self.peek() == Some(b'/') {
+            Ok(self.eat(b"/2") && self.eat_dash() && self.eat(b"1/2") && self.result(start)?)
+        } else {
+            self.skip_digits_and_dots();
+            Ok(true)
+        }
+    }
+
+    /// After a `$`: whether a number that fits a NAG follows (read to the token's end either way).
+    fn nag(&mut self) -> bool {
+        let end = self.token_end(self.at);
+        let digits = &self.text[self.at..end];
+        self.at = end;
+        !digits.is_empty()
+            && digits.iter().all(u8::is_ascii_digit)
+            && std::str::from_utf8(digits).is_ok_and(|d| d.parse::<u8>().is_ok())
+    }
+
+    /// A move at the scan's place, when the parser's SAN reading takes the whole token.
+    fn san(&mut self) -> bool {
+        match SanPlus::from_ascii_prefix(self.rest()) {
+            Ok((_, len)) if len > 0 => {
+                self.at += len;
+                let whole = self.peek().is_none_or(is_token_end);
+                if whole {
+                    self.moved();
+                }
+                whole
+            }
+            Ok(_) | Err(_) => false,
+        }
     }
 
     /// The tag section, then the movetext token by token, to the first problem.

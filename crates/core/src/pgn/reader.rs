@@ -220,28 +220,38 @@ impl<R: Read> PgnReader<R> {
         self.reader.stream_position().unwrap_or(0)
     }
 
-    fn next_game(&mut self) -> Option<Result<GameTree, GameError>> {
+    /// Whether another game follows: skips what the parser fails on while it looks for one, and fails
+    /// (fatally) when the file cannot be read or the parser makes no progress.
+    fn has_game(&mut self) -> Result<bool, GameError> {
         let mut last_start = None;
         loop {
             match self.reader.has_more() {
-                Ok(true) => break,
-                Ok(false) => return None,
+                Ok(more) => return Ok(more),
                 Err(e) => {
                     let failure = lock(&self.window).failure.take();
                     let here = self.position();
                     if let Some(message) = failure {
                         let line = lock(&self.window).advance_to(here, here);
-                        return Some(Err(self.fatal(line, message)));
+                        return Err(self.fatal(line, message));
                     }
                     // A syntax error while skipping the rest of a failed game: the reader has moved past
                     // the offending line, so try again (unless nothing moved).
                     if last_start == Some(here) {
                         let line = lock(&self.window).advance_to(here, here);
-                        return Some(Err(self.fatal(line, e.to_string())));
+                        return Err(self.fatal(line, e.to_string()));
                     }
                     last_start = Some(here);
                 }
             }
+        }
+    }
+
+    /// Reads the next game: `None` when there is none, else the game or its error.
+    fn next_game(&mut self) -> Option<Result<GameTree, GameError>> {
+        match self.has_game() {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(e) => return Some(Err(e)),
         }
         let start = self.position();
         self.games += 1;
@@ -256,13 +266,7 @@ impl<R: Read> PgnReader<R> {
         let end = self.position();
         self.prev_end = end;
         let window = lock(&self.window);
-        let text = window.range(start, end);
-        let game = self.games;
-        // The line and column of byte `at` of the game's text.
-        let place = |at: usize| {
-            let at = at.min(text.len());
-            (start_line + count_newlines(&text[..at]), window.column(start + at as u64))
-        };
+        let game = GameText { window: &window, text: window.range(start, end), start, start_line };
         let outcome = match outcome {
             Ok(None) => {
                 drop(window);
@@ -271,7 +275,7 @@ impl<R: Read> PgnReader<R> {
             }
             Err(e) => match window.failure.clone() {
                 Some(message) => {
-                    let line = start_line + count_newlines(text);
+                    let line = start_line + count_newlines(game.text);
                     drop(window);
                     return Some(Err(self.fatal(line, message)));
                 }
@@ -281,56 +285,95 @@ impl<R: Read> PgnReader<R> {
         };
         // The parser passes over tokens that are not PGN without a word: the first one is the game's error,
         // unless an error the parser met comes before it.
-        let result = if let Some(problem) = super::movetext::first_problem(text) {
-            let (line, column) = place(problem.at.start);
-            let readable = ReadOptions { keep_source: false };
-            // Nothing before the problem (not even a tag) reads as an empty game, and so does a game whose
-            // problem is at its very end (a tag without its `]`): its prefix would be itself.
-            let prefix = (problem.at.start < text.len())
-                .then(|| PgnReader::with_options(&text[..problem.at.start], readable).next())
-                .flatten()
-                .and_then(Result::ok)
-                .unwrap_or_default();
-            let kind = match problem.kind {
-                ProblemKind::Unrecognized => {
-                    GameErrorKind::Unrecognized { token: super::movetext::token_text(&text[problem.at]) }
-                }
-                ProblemKind::Malformed(malformed) => GameErrorKind::Malformed(malformed),
-            };
-            Err(GameError { game, line, column: Some(column), kind, prefix: Some(Box::new(prefix)) })
-        } else {
-            match outcome {
-                Ok(Ok(mut tree)) => {
-                    if self.options.keep_source {
-                        tree.set_source(std::str::from_utf8(text).ok().map(str::to_owned), leading);
-                    }
-                    Ok(tree)
-                }
-                Ok(Err(failure)) => {
-                    let (line, column) = match failure.at {
-                        FailAt::Token => {
-                            let (line, column) = place(super::movetext::token_start(text, text.len()));
-                            (line, Some(column))
-                        }
-                        FailAt::Tag(name) => {
-                            (tag_line(text, &name).map_or(start_line, |l| start_line + l), None)
-                        }
-                    };
-                    Err(GameError { game, line, column, kind: failure.kind, prefix: None })
-                }
-                Err(e) => Err(GameError {
-                    game,
-                    line: start_line + count_newlines(text),
-                    column: None,
-                    kind: GameErrorKind::Syntax(e.to_string()),
-                    prefix: None,
-                }),
-            }
+        let result = match super::movetext::first_problem(game.text) {
+            Some(problem) => Err(game.problem_error(self.games, problem)),
+            None => game.result(self.games, outcome, self.options.keep_source, leading),
         };
         if let (Err(_), Some(leading)) = (&result, leading_bytes) {
-            self.failed = Some(FailedSource { leading, text: text.to_vec() });
+            self.failed = Some(FailedSource { leading, text: game.text.to_vec() });
         }
         Some(result)
+    }
+}
+
+/// One game's text as the reader met it, with where it starts in the source and on which line.
+struct GameText<'a> {
+    /// The window the text is in (for columns).
+    window: &'a Window,
+    /// The game's text.
+    text: &'a [u8],
+    /// Its offset in the source.
+    start: u64,
+    /// Its first line, counting from 1.
+    start_line: u64,
+}
+
+impl GameText<'_> {
+    /// The line and column of byte `at` of the game's text.
+    fn place(&self, at: usize) -> (u64, u32) {
+        let at = at.min(self.text.len());
+        (self.start_line + count_newlines(&self.text[..at]), self.window.column(self.start + at as u64))
+    }
+
+    /// The error of game number `game` for its first `problem` (a token that is not PGN, or broken
+    /// syntax), with the game as far as it reads before it.
+    fn problem_error(&self, game: usize, problem: super::movetext::Problem) -> GameError {
+        let text = self.text;
+        let (line, column) = self.place(problem.at.start);
+        let readable = ReadOptions { keep_source: false };
+        // Nothing before the problem (not even a tag) reads as an empty game, and so does a game whose
+        // problem is at its very end (a tag without its `]`): its prefix would be itself.
+        let prefix = (problem.at.start < text.len())
+            .then(|| PgnReader::with_options(&text[..problem.at.start], readable).next())
+            .flatten()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let kind = match problem.kind {
+            ProblemKind::Unrecognized => {
+                GameErrorKind::Unrecognized { token: super::movetext::token_text(&text[problem.at]) }
+            }
+            ProblemKind::Malformed(malformed) => GameErrorKind::Malformed(malformed),
+        };
+        GameError { game, line, column: Some(column), kind, prefix: Some(Box::new(prefix)) }
+    }
+
+    /// Game number `game` as the parser read it (`outcome`): its tree (with its source and `leading`, the
+    /// text before it, when `keep_source`), or its error.
+    fn result(
+        &self,
+        game: usize,
+        outcome: std::io::Result<Result<GameTree, Failure>>,
+        keep_source: bool,
+        leading: Option<String>,
+    ) -> Result<GameTree, GameError> {
+        let text = self.text;
+        match outcome {
+            Ok(Ok(mut tree)) => {
+                if keep_source {
+                    tree.set_source(std::str::from_utf8(text).ok().map(str::to_owned), leading);
+                }
+                Ok(tree)
+            }
+            Ok(Err(failure)) => {
+                let (line, column) = match failure.at {
+                    FailAt::Token => {
+                        let (line, column) = self.place(super::movetext::token_start(text, text.len()));
+                        (line, Some(column))
+                    }
+                    FailAt::Tag(name) => {
+                        (tag_line(text, &name).map_or(self.start_line, |l| self.start_line + l), None)
+                    }
+                };
+                Err(GameError { game, line, column, kind: failure.kind, prefix: None })
+            }
+            Err(e) => Err(GameError {
+                game,
+                line: self.start_line + count_newlines(text),
+                column: None,
+                kind: GameErrorKind::Syntax(e.to_string()),
+                prefix: None,
+            }),
+        }
     }
 }
 

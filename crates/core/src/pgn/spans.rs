@@ -59,15 +59,10 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
             }
             b'\n' => {
                 s.at += 1;
-                match s.peek() {
-                    Some(b'%') => {
-                        s.at += 1;
-                        s.skip_until(b'\n');
-                    }
-                    // The next game's tags. A blank line does not end the movetext (see
-                    // `super::blank_lines`): the source is this game's text alone.
-                    Some(b'[') => break,
-                    _ => {}
+                // The next game's tags. A blank line does not end the movetext (see
+                // `super::blank_lines`): the source is this game's text alone.
+                if after_newline(&mut s) {
+                    break;
                 }
             }
             b';' => {
@@ -84,13 +79,7 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
             }
             b'1' => {
                 s.at += 1;
-                if s.eat_dash() {
-                    s.eat(b"0");
-                } else if s.eat(b"/2") && s.eat_dash() && s.eat(b"1/2") {
-                    // 1/2-1/2
-                } else {
-                    s.skip_digits_and_dots();
-                }
+                skip_after_one(&mut s);
             }
             0xc2 => {
                 s.at += 1;
@@ -110,15 +99,7 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
             }
             b'$' => {
                 s.at += 1;
-                let digits = s.at;
-                s.skip_token();
-                if std::str::from_utf8(&s.text[digits..s.at])
-                    .ok()
-                    .and_then(|d| d.parse::<u8>().ok())
-                    .is_some()
-                {
-                    w.annotation_ends(s.at);
-                }
+                nag(&mut s, &mut w);
             }
             b'!' | b'?' => {
                 s.at += 1;
@@ -128,21 +109,61 @@ pub(crate) fn scan(source: &str, tree: &GameTree) -> Option<Spans> {
                 w.annotation_ends(s.at);
             }
             b'*' | b' ' | b'\t' | b'\r' | b'.' => s.at += 1,
-            _ => match SanPlus::from_ascii_prefix(&s.text[s.at..]) {
-                Ok((san, len)) => {
-                    s.at += len;
-                    if s.peek().is_none_or(is_token_end) {
-                        w.moved(s.at, |found| found == san)?;
-                    }
-                }
-                Err(_) => {
-                    s.at += 1;
-                    s.skip_token();
-                }
-            },
+            _ => san_token(&mut s, &mut w)?,
         }
     }
     w.finish(movetext_start)
+}
+
+/// After a `\n`: skips a `%` escape line; true when the next game's tags begin (a `[` opens the line).
+fn after_newline(s: &mut Cursor<'_>) -> bool {
+    match s.peek() {
+        Some(b'%') => {
+            s.at += 1;
+            s.skip_until(b'\n');
+            false
+        }
+        Some(b'[') => true,
+        _ => false,
+    }
+}
+
+/// After a `1`: reads `-0` or `/2-1/2` (a result), or else the rest of a move number.
+fn skip_after_one(s: &mut Cursor<'_>) {
+    if s.eat_dash() {
+        s.eat(b"0");
+    } else if s.eat(b"/2") && s.eat_dash() && s.eat(b"1/2") {
+        // 1/2-1/2
+    } else {
+        s.skip_digits_and_dots();
+    }
+}
+
+/// After a `$`: reads the NAG's number, which ends the current node's annotations when it fits a NAG.
+fn nag(s: &mut Cursor<'_>, w: &mut Walk<'_>) {
+    let digits = s.at;
+    s.skip_token();
+    if std::str::from_utf8(&s.text[digits..s.at]).ok().and_then(|d| d.parse::<u8>().ok()).is_some() {
+        w.annotation_ends(s.at);
+    }
+}
+
+/// A token that is none of the others: a move when SAN reads the whole of it (checked against the tree:
+/// `None` when they disagree), else skipped.
+fn san_token(s: &mut Cursor<'_>, w: &mut Walk<'_>) -> Option<()> {
+    match SanPlus::from_ascii_prefix(&s.text[s.at..]) {
+        Ok((san, len)) => {
+            s.at += len;
+            if s.peek().is_none_or(is_token_end) {
+                w.moved(s.at, |found| found == san)?;
+            }
+        }
+        Err(_) => {
+            s.at += 1;
+            s.skip_token();
+        }
+    }
+    Some(())
 }
 
 /// After a `0`: reads `-1` (a result) or `-0`, `-0-0` with a check sign (castling written with zeros).

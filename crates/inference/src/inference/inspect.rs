@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ndarray::{Array2, Array3, Array4, ArrayD, ArrayViewD, Axis, Ix2, Ix3, Ix4, Ix5, s};
+use ndarray::{Array2, Array3, Array4, ArrayD, ArrayView3, ArrayViewD, Axis, Ix2, Ix3, Ix4, Ix5, s};
 use ort::session::{Session, SessionInputValue, SessionOutputs};
 use ort::value::Tensor;
 
@@ -473,6 +473,78 @@ fn output(name: &str, reason: impl std::fmt::Display) -> InspectError {
     InspectError::Output { name: name.to_owned(), reason: reason.to_string() }
 }
 
+/// An action-value sequence's inputs: the position's 77 FEN tokens and each move's action id.
+fn action_value_input<S: MavState>(
+    state: &S,
+    actions: &HashMap<String, u32>,
+    texts: &[String],
+) -> Result<(Vec<u32>, Vec<u32>), InspectError> {
+    let fen = state.mav_fen().ok_or_else(|| {
+        InspectError::ActionValueInput(format!("a {} position has no FEN", state.kind().name()))
+    })?;
+    let state_ids = tokenize_fen(&fen).map_err(|e| InspectError::ActionValueInput(e.to_string()))?;
+    if state_ids.len() != STATE_LEN {
+        let got = state_ids.len();
+        return Err(InspectError::ActionValueInput(format!("{got} state tokens, not {STATE_LEN}")));
+    }
+    let action_ids = texts
+        .iter()
+        .map(|t| {
+            actions
+                .get(t)
+                .copied()
+                .ok_or_else(|| InspectError::ActionValueInput(format!("the move {t} has no action id")))
+        })
+        .collect::<Result<Vec<u32>, _>>()?;
+    Ok((state_ids, action_ids))
+}
+
+/// Every move's lens from the action-value logit lens `[N, layers, K]` (output `name`): its distribution
+/// after each layer, the last layer's as its value.
+fn action_value_moves(
+    lens: &ArrayView3<'_, f32>,
+    texts: Vec<String>,
+    buckets: Buckets,
+    name: &str,
+) -> Result<Vec<MoveLens>, InspectError> {
+    let l = lens.dim().1;
+    let dist = |logits: Vec<f32>| {
+        ValueDistribution::from_logits(buckets, &logits).map_err(|e: BucketError| output(name, e))
+    };
+    let mut out_moves = Vec::with_capacity(texts.len());
+    for (i, text) in texts.into_iter().enumerate() {
+        let layers =
+            (0..l).map(|layer| dist(lens.slice(s![i, layer, ..]).to_vec())).collect::<Result<Vec<_>, _>>()?;
+        let value = layers.last().cloned().ok_or_else(|| output(name, "the model has no layers"))?;
+        out_moves.push(MoveLens { text, token: AV_SEQ - 1, layers, value, best_logit: f32::NAN });
+    }
+    Ok(out_moves)
+}
+
+/// The move with the highest mean value (the first of equals).
+fn best_by_mean_value(moves: &[MoveLens]) -> usize {
+    (0..moves.len()).fold(0, |best, i| {
+        if moves[i].value.mean_value() > moves[best].value.mean_value() { i } else { best }
+    })
+}
+
+/// An action-value sequence's tokens: BOS, the FEN's state tokens, then move `pick`'s action.
+fn action_value_tokens(state_ids: &[u32], action_id: u32, action_text: &str, pick: usize) -> Vec<InputToken> {
+    let mut tokens = Vec::with_capacity(AV_SEQ);
+    tokens.push(InputToken { id: 0, text: "<bos>".into(), role: TokenRole::Start });
+    for (j, role) in searchless_token_roles().into_iter().enumerate() {
+        tokens.push(match state_ids.get(j) {
+            Some(&id) => InputToken {
+                id,
+                text: ALPHABET.get(id as usize).map_or('?', |&c| char::from(c)).to_string(),
+                role,
+            },
+            None => InputToken { id: action_id, text: action_text.to_owned(), role: TokenRole::Move(pick) },
+        });
+    }
+    tokens
+}
+
 /// The run's output `name`, read in place.
 fn output_view<'a>(got: &'a SessionOutputs<'_>, name: &str) -> Result<ArrayViewD<'a, f32>, InspectError> {
     let v = got.get(name).ok_or_else(|| output(name, "missing from the run's outputs"))?;
@@ -816,23 +888,7 @@ impl Inspector {
         let Layout::ActionValue(actions) = &self.layout else {
             return Err(InspectError::Run("not an action-value inspection graph".into()));
         };
-        let fen = state.mav_fen().ok_or_else(|| {
-            InspectError::ActionValueInput(format!("a {} position has no FEN", state.kind().name()))
-        })?;
-        let state_ids = tokenize_fen(&fen).map_err(|e| InspectError::ActionValueInput(e.to_string()))?;
-        if state_ids.len() != STATE_LEN {
-            let got = state_ids.len();
-            return Err(InspectError::ActionValueInput(format!("{got} state tokens, not {STATE_LEN}")));
-        }
-        let action_ids = texts
-            .iter()
-            .map(|t| {
-                actions
-                    .get(t)
-                    .copied()
-                    .ok_or_else(|| InspectError::ActionValueInput(format!("the move {t} has no action id")))
-            })
-            .collect::<Result<Vec<u32>, _>>()?;
+        let (state_ids, action_ids) = action_value_input(state, actions, &texts)?;
         let n = texts.len();
         let ids = Array2::from_shape_fn((n, STATE_LEN + 1), |(r, j)| {
             i64::from(state_ids.get(j).copied().unwrap_or(action_ids[r]))
@@ -869,42 +925,12 @@ impl Inspector {
         if lens.dim() != (n, l, k) {
             return Err(shape_err(&names[2], lens.shape(), format!("[{n}, {l}, {k}]")));
         }
-        let dist = |logits: Vec<f32>| {
-            ValueDistribution::from_logits(buckets, &logits).map_err(|e: BucketError| output(&names[2], e))
-        };
-        let mut out_moves = Vec::with_capacity(n);
-        for (i, text) in texts.into_iter().enumerate() {
-            let layers = (0..l)
-                .map(|layer| dist(lens.slice(s![i, layer, ..]).to_vec()))
-                .collect::<Result<Vec<_>, _>>()?;
-            let value = layers.last().cloned().ok_or_else(|| output(&names[2], "the model has no layers"))?;
-            out_moves.push(MoveLens { text, token: len - 1, layers, value, best_logit: f32::NAN });
-        }
-        // the sequence whose maps are kept: the move asked for, else the best by mean value (first of equals)
-        let pick = asked.unwrap_or_else(|| {
-            (0..n).fold(0, |best, i| {
-                if out_moves[i].value.mean_value() > out_moves[best].value.mean_value() { i } else { best }
-            })
-        });
+        let out_moves = action_value_moves(&lens, texts, buckets, &names[2])?;
+        let pick = asked.unwrap_or_else(|| best_by_mean_value(&out_moves));
         let attention = attention.index_axis(Axis(0), pick).to_owned();
         let residual = residual.index_axis(Axis(0), pick).to_owned();
         drop(got);
-        let mut tokens = Vec::with_capacity(len);
-        tokens.push(InputToken { id: 0, text: "<bos>".into(), role: TokenRole::Start });
-        for (j, role) in searchless_token_roles().into_iter().enumerate() {
-            tokens.push(match state_ids.get(j) {
-                Some(&id) => InputToken {
-                    id,
-                    text: ALPHABET.get(id as usize).map_or('?', |&c| char::from(c)).to_string(),
-                    role,
-                },
-                None => InputToken {
-                    id: action_ids[pick],
-                    text: out_moves[pick].text.clone(),
-                    role: TokenRole::Move(pick),
-                },
-            });
-        }
+        let tokens = action_value_tokens(&state_ids, action_ids[pick], &out_moves[pick].text, pick);
         Ok(Inspection {
             game: state.kind(),
             tokens,

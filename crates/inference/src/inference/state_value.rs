@@ -116,48 +116,10 @@ impl<S: GameState> Evaluator<S> for StateValueEvaluator {
         let mut jobs: Vec<Job<S>> = Vec::new();
         let mut rows: Vec<Vec<u32>> = Vec::new();
         for (i, r, moves) in out.screen(requests, "state-value", &GAMES) {
-            let first = rows.len();
-            let mut sources = Vec::with_capacity(moves.len());
-            let mut failed = None;
-            for a in moves {
-                let next = match r.state.play(a) {
-                    Ok(n) => n,
-                    Err(e) => {
-                        failed = Some(EvalError::Backend(format!("the rules' own move failed: {e}")));
-                        break;
-                    }
-                };
-                if let Some(outcome) = next.outcome() {
-                    match decided(self.buckets, &outcome, r.state.to_move()) {
-                        Ok(d) => sources.push((a, Source::Decided(d))),
-                        Err(e) => {
-                            failed =
-                                Some(EvalError::Backend(format!("no distribution for a finished game: {e}")));
-                            break;
-                        }
-                    }
-                    continue;
-                }
-                match tokenize_fen(&next.to_text()) {
-                    Ok(ids) => {
-                        sources.push((a, Source::Row(rows.len())));
-                        rows.push(ids);
-                    }
-                    Err(e) => {
-                        failed = Some(EvalError::Unsupported {
-                            what: format!("value the move {}", r.state.action_to_text(a)),
-                            why: format!("the state-value input has no room for the position after it: {e}"),
-                        });
-                        break;
-                    }
-                }
+            match self.sources(r, moves, &mut rows) {
+                Ok(sources) => jobs.push((i, sources)),
+                Err(e) => out[i] = Some(Err(e)),
             }
-            if let Some(e) = failed {
-                rows.truncate(first);
-                out[i] = Some(Err(e));
-                continue;
-            }
-            jobs.push((i, sources));
         }
         let queue = out.queue_time();
         let before = self.model_time;
@@ -170,48 +132,101 @@ impl<S: GameState> Evaluator<S> for StateValueEvaluator {
         // Each request's share of the one model call.
         let share = (self.model_time - before) / u32::try_from(jobs.len().max(1)).unwrap_or(u32::MAX);
         for (i, sources) in jobs {
-            let req = &requests[i];
-            let logits = match &logits {
-                Ok(l) => l,
-                Err(e) => {
-                    out[i] = Some(Err(e.clone()));
-                    continue;
-                }
-            };
-            let mut mv = Vec::with_capacity(sources.len());
-            let mut tokens = 0;
-            for (a, source) in sources {
-                let dist = match source {
-                    Source::Decided(d) => d,
-                    Source::Row(row) => {
-                        tokens += STATE_LEN;
-                        match ValueDistribution::from_logits(self.buckets, &logits.row(row).to_vec()) {
-                            // The model speaks for the opponent, who moves in the successor.
-                            Ok(d) => d.flipped(),
-                            Err(e) => {
-                                out[i] = Some(Err(EvalError::Backend(format!(
-                                    "the model's value logits are invalid: {e}"
-                                ))));
-                                break;
-                            }
-                        }
-                    }
-                };
-                mv.push(MoveValue::valued(a, req.state.action_to_text(a), dist));
-            }
-            if out[i].is_some() {
-                continue;
-            }
-            mv.sort_by(MoveValue::by_mean_value);
-            if let TopK::Count(k) = req.top_k {
-                mv.truncate(k as usize);
-            }
-            out[i] = Some(Ok(EvalResult {
-                timing: EvalTiming { queue, model: share, tokens },
-                ..EvalResult::values(mv, None)
-            }));
+            out[i] = Some(match &logits {
+                Ok(l) => self.answer(&requests[i], sources, l, EvalTiming { queue, model: share, tokens: 0 }),
+                Err(e) => Err(e.clone()),
+            });
         }
         out.finish()
+    }
+}
+
+impl StateValueEvaluator {
+    /// How each legal move of request `r` is valued: a successor the rules end from its outcome, the others
+    /// by the model, their rows appended to `rows` (none kept when the request fails).
+    fn sources<S: GameState>(
+        &self,
+        r: &EvalRequest<S>,
+        moves: Vec<S::Action>,
+        rows: &mut Vec<Vec<u32>>,
+    ) -> Result<Vec<(S::Action, Source)>, EvalError> {
+        let first = rows.len();
+        let mut sources = Vec::with_capacity(moves.len());
+        let mut failed = None;
+        for a in moves {
+            let next = match r.state.play(a) {
+                Ok(n) => n,
+                Err(e) => {
+                    failed = Some(EvalError::Backend(format!("the rules' own move failed: {e}")));
+                    break;
+                }
+            };
+            if let Some(outcome) = next.outcome() {
+                match decided(self.buckets, &outcome, r.state.to_move()) {
+                    Ok(d) => sources.push((a, Source::Decided(d))),
+                    Err(e) => {
+                        failed =
+                            Some(EvalError::Backend(format!("no distribution for a finished game: {e}")));
+                        break;
+                    }
+                }
+                continue;
+            }
+            match tokenize_fen(&next.to_text()) {
+                Ok(ids) => {
+                    sources.push((a, Source::Row(rows.len())));
+                    rows.push(ids);
+                }
+                Err(e) => {
+                    failed = Some(EvalError::Unsupported {
+                        what: format!("value the move {}", r.state.action_to_text(a)),
+                        why: format!("the state-value input has no room for the position after it: {e}"),
+                    });
+                    break;
+                }
+            }
+        }
+        if let Some(e) = failed {
+            rows.truncate(first);
+            return Err(e);
+        }
+        Ok(sources)
+    }
+
+    /// The answer to `req` from its moves' sources and the batch's value logits, best first by mean value;
+    /// `timing`'s tokens are filled in.
+    fn answer<S: GameState>(
+        &self,
+        req: &EvalRequest<S>,
+        sources: Vec<(S::Action, Source)>,
+        logits: &Array2<f32>,
+        timing: EvalTiming,
+    ) -> Result<EvalResult<S>, EvalError> {
+        let mut mv = Vec::with_capacity(sources.len());
+        let mut tokens = 0;
+        for (a, source) in sources {
+            let dist = match source {
+                Source::Decided(d) => d,
+                Source::Row(row) => {
+                    tokens += STATE_LEN;
+                    match ValueDistribution::from_logits(self.buckets, &logits.row(row).to_vec()) {
+                        // The model speaks for the opponent, who moves in the successor.
+                        Ok(d) => d.flipped(),
+                        Err(e) => {
+                            return Err(EvalError::Backend(format!(
+                                "the model's value logits are invalid: {e}"
+                            )));
+                        }
+                    }
+                }
+            };
+            mv.push(MoveValue::valued(a, req.state.action_to_text(a), dist));
+        }
+        mv.sort_by(MoveValue::by_mean_value);
+        if let TopK::Count(k) = req.top_k {
+            mv.truncate(k as usize);
+        }
+        Ok(EvalResult { timing: EvalTiming { tokens, ..timing }, ..EvalResult::values(mv, None) })
     }
 }
 

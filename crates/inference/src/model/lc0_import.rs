@@ -714,43 +714,9 @@ fn attention_net(
     let x = g.op("Reshape", &[x, &shape], vec![]);
     let x = g.op("Transpose", &[&x], vec![Attr::Ints("perm", vec![0, 2, 1])]);
     let (zero, axis2) = (g.i64s("z", &[1], &[0]), g.i64s("axis2", &[1], &[2]));
-    // The position encoding: dense, from the first 12 planes of every square, or lc0's fixed table.
-    let position = match &body.dense {
-        Some(d) => {
-            let twelve = g.i64s("twelve", &[1], &[12]);
-            let pieces = g.op("Slice", &[&x, &zero, &twelve, &axis2], vec![]);
-            let flat = g.i64s("pieces_flat", &[2], &[-1, 64 * 12]);
-            let pieces = g.op("Reshape", &[&pieces, &flat], vec![]);
-            let position = gemm(g, &pieces, &d.position);
-            let encoding = (d.position.outputs() / 64) as i64;
-            let per_square = g.i64s("pos_shape", &[3], &[-1, 64, encoding]);
-            g.op("Reshape", &[&position, &per_square], vec![])
-        }
-        None => {
-            // The table, one row per square, repeated over the batch.
-            let width = position_map::CHANNELS as i64;
-            let table = g.f32s("position_map", &[1, 64, width], &position_map::position_map());
-            let one = g.i64s("one", &[1], &[1]);
-            let column = g.op("Slice", &[&x, &zero, &one, &axis2], vec![]);
-            let nought = g.f32s("nought", &[1], &[0.0]);
-            let zeros = g.op("Mul", &[&column, &nought], vec![]);
-            g.op("Add", &[&zeros, &table], vec![])
-        }
-    };
+    let position = position_encoding(g, &x, body, &zero, &axis2);
     let x = g.op("Concat", &[&x, &position], vec![Attr::Int("axis", 2)]);
-    // Embedding, then (with the dense encoding) its layer norm.
-    let e = body.embedding.outputs();
-    let y = linear(g, &x, &body.embedding);
-    let mut y = activate(g, &y, act);
-    if let Some(d) = &body.dense {
-        y = layer_norm(g, &y, &d.embedding_ln, 1e-3);
-    }
-    if let Some(gates) = &body.gates {
-        let mult = g.f32s("mult_gate", &[64, e as i64], &transposed(&gates.mult, e, 64));
-        let add = g.f32s("add_gate", &[64, e as i64], &transposed(&gates.add, e, 64));
-        let m = g.op("Mul", &[&y, &mult], vec![]);
-        y = g.op("Add", &[&m, &add], vec![]);
-    }
+    let mut y = embedding(g, &x, body, act);
     let alpha = (2.0 * body.encoders.len() as f64).powf(-0.25) as f32;
     // The embedding's feed-forward block comes with the dense encoding; so does ε = 1e-3 in the encoders'
     // layer norms (1e-6 with the table), as lc0 runs them.
@@ -772,23 +738,81 @@ fn attention_net(
     for layer in &body.encoders {
         y = encoder_layer(g, &y, layer, &settings);
     }
-    // Value and moves-left heads: a per-square embedding flattened square-major, then dense layers.
-    let head = |g: &mut GraphBuilder, h: &DenseHead| -> String {
-        let embed = Dense { weights: h.conv.weights.clone(), biases: h.conv.biases.clone() };
-        let v = linear(g, &y, &embed);
-        let v = activate(g, &v, act);
-        let flat = g.i64s("head_flat", &[2], &[-1, 64 * h.conv.outputs() as i64]);
-        let v = g.op("Reshape", &[&v, &flat], vec![]);
-        let v = gemm(g, &v, &h.fc1);
-        let v = activate(g, &v, act);
-        gemm(g, &v, &h.fc2)
-    };
-    let value = head(g, &net.value);
-    let moves_left = net.moves_left.as_ref().map(|ml| head(g, ml));
-    // Attention policy.
-    let p = linear(g, &y, &policy.embedding);
+    let value = dense_head(g, &y, &net.value, act);
+    let moves_left = net.moves_left.as_ref().map(|ml| dense_head(g, &y, ml, act));
+    let policy = attention_policy(g, &y, policy, &settings, act, [&zero, &axis2]);
+    (policy, value, moves_left)
+}
+
+/// The position encoding of `[batch, 64, 112]` squares: dense, from the first 12 planes of every square,
+/// or lc0's fixed table (`zero` and `axis2` are the constants 0 and 2).
+fn position_encoding(g: &mut GraphBuilder, x: &str, body: &AttentionBody, zero: &str, axis2: &str) -> String {
+    match &body.dense {
+        Some(d) => {
+            let twelve = g.i64s("twelve", &[1], &[12]);
+            let pieces = g.op("Slice", &[x, zero, &twelve, axis2], vec![]);
+            let flat = g.i64s("pieces_flat", &[2], &[-1, 64 * 12]);
+            let pieces = g.op("Reshape", &[&pieces, &flat], vec![]);
+            let position = gemm(g, &pieces, &d.position);
+            let encoding = (d.position.outputs() / 64) as i64;
+            let per_square = g.i64s("pos_shape", &[3], &[-1, 64, encoding]);
+            g.op("Reshape", &[&position, &per_square], vec![])
+        }
+        None => {
+            // The table, one row per square, repeated over the batch.
+            let width = position_map::CHANNELS as i64;
+            let table = g.f32s("position_map", &[1, 64, width], &position_map::position_map());
+            let one = g.i64s("one", &[1], &[1]);
+            let column = g.op("Slice", &[x, zero, &one, axis2], vec![]);
+            let nought = g.f32s("nought", &[1], &[0.0]);
+            let zeros = g.op("Mul", &[&column, &nought], vec![]);
+            g.op("Add", &[&zeros, &table], vec![])
+        }
+    }
+}
+
+/// The embedding of the squares with their position encoding, then (with the dense encoding) its layer
+/// norm, then the gates if the network has them.
+fn embedding(g: &mut GraphBuilder, x: &str, body: &AttentionBody, act: Activation) -> String {
+    let e = body.embedding.outputs();
+    let y = linear(g, x, &body.embedding);
+    let mut y = activate(g, &y, act);
+    if let Some(d) = &body.dense {
+        y = layer_norm(g, &y, &d.embedding_ln, 1e-3);
+    }
+    if let Some(gates) = &body.gates {
+        let mult = g.f32s("mult_gate", &[64, e as i64], &transposed(&gates.mult, e, 64));
+        let add = g.f32s("add_gate", &[64, e as i64], &transposed(&gates.add, e, 64));
+        let m = g.op("Mul", &[&y, &mult], vec![]);
+        y = g.op("Add", &[&m, &add], vec![]);
+    }
+    y
+}
+
+/// A value or moves-left head: a per-square embedding flattened square-major, then dense layers.
+fn dense_head(g: &mut GraphBuilder, y: &str, h: &DenseHead, act: Activation) -> String {
+    let embed = Dense { weights: h.conv.weights.clone(), biases: h.conv.biases.clone() };
+    let v = linear(g, y, &embed);
+    let v = activate(g, &v, act);
+    let flat = g.i64s("head_flat", &[2], &[-1, 64 * h.conv.outputs() as i64]);
+    let v = g.op("Reshape", &[&v, &flat], vec![]);
+    let v = gemm(g, &v, &h.fc1);
+    let v = activate(g, &v, act);
+    gemm(g, &v, &h.fc2)
+}
+
+/// The attention policy's 1858 logits from the body's output (`consts` are the constants 0 and 2).
+fn attention_policy(
+    g: &mut GraphBuilder,
+    y: &str,
+    policy: &AttentionPolicy,
+    settings: &EncoderSettings<'_>,
+    act: Activation,
+    consts: [&str; 2],
+) -> String {
+    let p = linear(g, y, &policy.embedding);
     let mut p = activate(g, &p, act);
-    let policy_settings = EncoderSettings { heads: policy.heads, alpha: 1.0, epsilon: 1e-6, ..settings };
+    let policy_settings = EncoderSettings { heads: policy.heads, alpha: 1.0, epsilon: 1e-6, ..*settings };
     for layer in &policy.encoders {
         p = encoder_layer(g, &p, layer, &policy_settings);
     }
@@ -799,30 +823,40 @@ fn attention_net(
     let logits = g.op("MatMul", &[&q, &kt], vec![]);
     let scale = g.f32s("policy_scale", &[1], &[1.0 / (pd as f32).sqrt()]);
     let logits = g.op("Mul", &[&logits, &scale], vec![]);
-    // Promotions: offsets from the keys of the eighth rank, added to the seventh-to-eighth-rank logits.
-    let (axis1, r56, r64) =
-        (g.i64s("axis1", &[1], &[1]), g.i64s("r56", &[1], &[56]), g.i64s("r64", &[1], &[64]));
-    let keys8 = g.op("Slice", &[&k, &r56, &r64, &axis1], vec![]);
-    let offsets = matmul(g, &keys8, &policy.promotion, 4);
-    let (three, four) = (g.i64s("three", &[1], &[3]), g.i64s("four", &[1], &[4]));
-    let first = g.op("Slice", &[&offsets, &zero, &three, &axis2], vec![]);
-    let last = g.op("Slice", &[&offsets, &three, &four, &axis2], vec![]);
-    let offsets = g.op("Add", &[&first, &last], vec![]);
-    let offsets = g.op("Unsqueeze", &[&offsets, &axis1], vec![]);
-    let (starts, ends, axes) =
-        (g.i64s("pr_s", &[2], &[48, 56]), g.i64s("pr_e", &[2], &[56, 64]), g.i64s("pr_a", &[2], &[1, 2]));
-    let seventh = g.op("Slice", &[&logits, &starts, &ends, &axes], vec![]);
-    let axis3 = g.i64s("axis3", &[1], &[3]);
-    let seventh = g.op("Unsqueeze", &[&seventh, &axis3], vec![]);
-    let promotions = g.op("Add", &[&seventh, &offsets], vec![]);
-    let pflat = g.i64s("promo_flat", &[2], &[-1, 8 * 24]);
-    let promotions = g.op("Reshape", &[&promotions, &pflat], vec![]);
+    let promotions = promotion_logits(g, &logits, &k, policy, consts);
     let lflat = g.i64s("logits_flat", &[2], &[-1, 64 * 64]);
     let logits = g.op("Reshape", &[&logits, &lflat], vec![]);
     let all = g.op("Concat", &[&logits, &promotions], vec![Attr::Int("axis", 1)]);
     let idx = g.i64s("attention_policy_map", &[POLICY_SIZE as i64], &attention_gather());
-    let policy = g.op("Gather", &[&all, &idx], vec![Attr::Int("axis", 1)]);
-    (policy, value, moves_left)
+    g.op("Gather", &[&all, &idx], vec![Attr::Int("axis", 1)])
+}
+
+/// The promotion logits `[batch, 8 × 24]`: offsets from the keys `k` of the eighth rank, added to the
+/// seventh-to-eighth-rank `logits` (`consts` are the constants 0 and 2).
+fn promotion_logits(
+    g: &mut GraphBuilder,
+    logits: &str,
+    k: &str,
+    policy: &AttentionPolicy,
+    [zero, axis2]: [&str; 2],
+) -> String {
+    let (axis1, r56, r64) =
+        (g.i64s("axis1", &[1], &[1]), g.i64s("r56", &[1], &[56]), g.i64s("r64", &[1], &[64]));
+    let keys8 = g.op("Slice", &[k, &r56, &r64, &axis1], vec![]);
+    let offsets = matmul(g, &keys8, &policy.promotion, 4);
+    let (three, four) = (g.i64s("three", &[1], &[3]), g.i64s("four", &[1], &[4]));
+    let first = g.op("Slice", &[&offsets, zero, &three, axis2], vec![]);
+    let last = g.op("Slice", &[&offsets, &three, &four, axis2], vec![]);
+    let offsets = g.op("Add", &[&first, &last], vec![]);
+    let offsets = g.op("Unsqueeze", &[&offsets, &axis1], vec![]);
+    let (starts, ends, axes) =
+        (g.i64s("pr_s", &[2], &[48, 56]), g.i64s("pr_e", &[2], &[56, 64]), g.i64s("pr_a", &[2], &[1, 2]));
+    let seventh = g.op("Slice", &[logits, &starts, &ends, &axes], vec![]);
+    let axis3 = g.i64s("axis3", &[1], &[3]);
+    let seventh = g.op("Unsqueeze", &[&seventh, &axis3], vec![]);
+    let promotions = g.op("Add", &[&seventh, &offsets], vec![]);
+    let pflat = g.i64s("promo_flat", &[2], &[-1, 8 * 24]);
+    g.op("Reshape", &[&promotions, &pflat], vec![])
 }
 
 /// The promotion pieces in the order of the attention policy's 3 promotion offsets per file.

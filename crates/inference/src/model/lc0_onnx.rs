@@ -268,113 +268,182 @@ fn node_info(b: &[u8]) -> Result<NodeInfo, Lc0Error> {
     Ok(n)
 }
 
-impl<'a> LeelaOnnx<'a> {
-    /// Reads a serialized `onnx.ModelProto` as an lc0 network; `names` are the names an lc0 weights file
-    /// gives its input and outputs (else outputs are told apart by shape: 1858 policy logits, 3 WDL
-    /// probabilities, 1 value — or moves left when the name says `mlh`).
-    pub fn read(bytes: &'a [u8], names: &OnnxNames) -> Result<LeelaOnnx<'a>, Lc0OnnxError> {
-        let mut ir_version = 0;
-        let mut opsets = Vec::new();
-        let mut graph = None;
-        let mut producer = String::new();
-        let mut producer_version = String::new();
+/// The fields of a `ModelProto` the reader uses.
+struct ModelFields<'a> {
+    ir_version: i64,
+    opsets: Vec<(String, i64)>,
+    graph: Option<&'a [u8]>,
+    producer: String,
+    producer_version: String,
+}
+
+impl<'a> ModelFields<'a> {
+    /// Reads a serialized `ModelProto`'s top-level fields.
+    fn read(bytes: &'a [u8]) -> Result<ModelFields<'a>, Lc0OnnxError> {
+        let mut m = ModelFields {
+            ir_version: 0,
+            opsets: Vec::new(),
+            graph: None,
+            producer: String::new(),
+            producer_version: String::new(),
+        };
         for f in Fields::new(bytes, "ModelProto") {
             match f? {
-                (1, Value::Varint(v)) => ir_version = v as i64,
-                (2, Value::Bytes(s)) => producer = string(s),
-                (3, Value::Bytes(s)) => producer_version = string(s),
-                (7, Value::Bytes(g)) => graph = Some(g),
-                (8, Value::Bytes(o)) => {
-                    let (mut domain, mut version) = (String::new(), 0);
-                    for f in Fields::new(o, "OperatorSetIdProto") {
-                        match f? {
-                            (1, Value::Bytes(d)) => domain = string(d),
-                            (2, Value::Varint(v)) => version = v as i64,
-                            _ => {}
-                        }
-                    }
-                    opsets.push((domain, version));
-                }
+                (1, Value::Varint(v)) => m.ir_version = v as i64,
+                (2, Value::Bytes(s)) => m.producer = string(s),
+                (3, Value::Bytes(s)) => m.producer_version = string(s),
+                (7, Value::Bytes(g)) => m.graph = Some(g),
+                (8, Value::Bytes(o)) => m.opsets.push(opset(o)?),
                 (25, _) => return Err(Lc0OnnxError::Unsupported("model-local functions")),
                 _ => {}
             }
         }
-        let graph = graph.ok_or(Lc0OnnxError::NoGraph)?;
-        let default_opset =
-            opsets.iter().filter(|(d, _)| d.is_empty() || d == "ai.onnx").map(|(_, v)| *v).max().unwrap_or(0);
-        if default_opset < MIN_OPSET {
-            return Err(Lc0OnnxError::Opset { found: default_opset });
+        Ok(m)
+    }
+}
+
+/// An `OperatorSetIdProto`: its domain and version.
+fn opset(o: &[u8]) -> Result<(String, i64), Lc0Error> {
+    let (mut domain, mut version) = (String::new(), 0);
+    for f in Fields::new(o, "OperatorSetIdProto") {
+        match f? {
+            (1, Value::Bytes(d)) => domain = string(d),
+            (2, Value::Varint(v)) => version = v as i64,
+            _ => {}
         }
-        let (mut nodes, mut initializers, mut value_infos) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
-        let mut init_names = HashSet::new();
-        let mut parameters = 0u64;
+    }
+    Ok((domain, version))
+}
+
+/// The fields of a `GraphProto` the reader uses.
+struct GraphFields<'a> {
+    nodes: Vec<&'a [u8]>,
+    initializers: Vec<&'a [u8]>,
+    value_infos: Vec<&'a [u8]>,
+    inputs: Vec<Io>,
+    outputs: Vec<Io>,
+    init_names: HashSet<String>,
+    /// The elements of the float initializers.
+    parameters: u64,
+}
+
+impl<'a> GraphFields<'a> {
+    /// Reads a serialized `GraphProto`'s fields.
+    fn read(graph: &'a [u8]) -> Result<GraphFields<'a>, Lc0OnnxError> {
+        let mut g = GraphFields {
+            nodes: Vec::new(),
+            initializers: Vec::new(),
+            value_infos: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            init_names: HashSet::new(),
+            parameters: 0,
+        };
         for f in Fields::new(graph, "GraphProto") {
             match f? {
-                (1, Value::Bytes(n)) => nodes.push(n),
+                (1, Value::Bytes(n)) => g.nodes.push(n),
                 (5, Value::Bytes(t)) => {
-                    let (mut dims, mut elem, mut name) = (Vec::new(), 0, String::new());
-                    for f in Fields::new(t, "TensorProto") {
-                        match f? {
-                            (1, v) => push_varints(v, &mut dims, "TensorProto.dims")?,
-                            (2, Value::Varint(e)) => elem = e,
-                            (8, Value::Bytes(n)) => name = string(n),
-                            (14, Value::Varint(1)) => {
-                                return Err(Lc0OnnxError::Unsupported("external tensor data"));
-                            }
-                            _ => {}
-                        }
-                    }
-                    if is_float(elem) {
-                        // Dims are the file's claim: a hostile one must not overflow the count.
-                        let count = dims.iter().fold(1u64, |n, d| n.saturating_mul((*d).max(0) as u64));
-                        parameters = parameters.saturating_add(count);
-                    }
-                    init_names.insert(name);
-                    initializers.push(t);
+                    let (name, count) = initializer(t)?;
+                    g.parameters = g.parameters.saturating_add(count);
+                    g.init_names.insert(name);
+                    g.initializers.push(t);
                 }
-                (11, Value::Bytes(i)) => inputs.push(value_info(i)?),
-                (12, Value::Bytes(o)) => outputs.push(value_info(o)?),
-                (13, Value::Bytes(v)) => value_infos.push(v),
+                (11, Value::Bytes(i)) => g.inputs.push(value_info(i)?),
+                (12, Value::Bytes(o)) => g.outputs.push(value_info(o)?),
+                (13, Value::Bytes(v)) => g.value_infos.push(v),
                 (15, _) => return Err(Lc0OnnxError::Unsupported("sparse initializers")),
                 _ => {}
             }
         }
-        let inputs: Vec<Io> = inputs.into_iter().filter(|i| !init_names.contains(&i.name)).collect();
-        let input = match inputs.as_slice() {
-            [one] => one.clone(),
-            _ => {
-                return Err(Lc0OnnxError::Inputs {
-                    found: inputs.len(),
-                    names: inputs.iter().map(|i| i.name.as_str()).collect::<Vec<_>>().join(", "),
-                });
+        Ok(g)
+    }
+}
+
+/// An initializer's (`TensorProto`'s) name and its element count if it is of a float type (else 0).
+fn initializer(t: &[u8]) -> Result<(String, u64), Lc0OnnxError> {
+    let (mut dims, mut elem, mut name) = (Vec::new(), 0, String::new());
+    for f in Fields::new(t, "TensorProto") {
+        match f? {
+            (1, v) => push_varints(v, &mut dims, "TensorProto.dims")?,
+            (2, Value::Varint(e)) => elem = e,
+            (8, Value::Bytes(n)) => name = string(n),
+            (14, Value::Varint(1)) => {
+                return Err(Lc0OnnxError::Unsupported("external tensor data"));
             }
-        };
-        if let Some(want) = &names.input
-            && want != &input.name
-        {
-            return Err(Lc0OnnxError::Input {
-                name: want.clone(),
-                found: format!("not in the graph (its input is `{}`)", input.name),
+            _ => {}
+        }
+    }
+    if !is_float(elem) {
+        return Ok((name, 0));
+    }
+    // Dims are the file's claim: a hostile one must not overflow the count.
+    let count = dims.iter().fold(1u64, |n, d| n.saturating_mul((*d).max(0) as u64));
+    Ok((name, count))
+}
+
+/// The graph's one input that is not an initializer, checked to be lc0's planes with a free batch size.
+fn planes_input(
+    inputs: Vec<Io>,
+    init_names: &HashSet<String>,
+    names: &OnnxNames,
+) -> Result<Io, Lc0OnnxError> {
+    let inputs: Vec<Io> = inputs.into_iter().filter(|i| !init_names.contains(&i.name)).collect();
+    let input = match inputs.as_slice() {
+        [one] => one.clone(),
+        _ => {
+            return Err(Lc0OnnxError::Inputs {
+                found: inputs.len(),
+                names: inputs.iter().map(|i| i.name.as_str()).collect::<Vec<_>>().join(", "),
             });
         }
-        let planes_shape = input
-            .dims
-            .as_ref()
-            .is_some_and(|d| d.len() == 4 && d[1..] == [Some(PLANES as i64), Some(8), Some(8)]);
-        if !is_float(input.elem) || !planes_shape || input.name.is_empty() {
-            return Err(Lc0OnnxError::Input { name: input.name.clone(), found: input.describe() });
-        }
-        if let Some(batch) = input.dims.as_ref().and_then(|d| d[0]) {
-            return Err(Lc0OnnxError::FixedBatch { batch });
-        }
-        let infos: Vec<NodeInfo> = nodes.iter().map(|n| node_info(n)).collect::<Result<_, _>>()?;
-        let ours = [INPUT, POLICY, WDL, MLH];
-        let mut seen = init_names.iter().cloned().chain([input.name.clone()]).collect::<HashSet<String>>();
-        seen.extend(infos.iter().flat_map(|n| n.outputs.iter().cloned()));
-        if let Some(name) = seen.iter().find(|n| ours.contains(&n.as_str()) || n.starts_with(PREFIX)) {
-            return Err(Lc0OnnxError::NameClash { name: name.clone() });
-        }
+    };
+    if let Some(want) = &names.input
+        && want != &input.name
+    {
+        return Err(Lc0OnnxError::Input {
+            name: want.clone(),
+            found: format!("not in the graph (its input is `{}`)", input.name),
+        });
+    }
+    let planes_shape = input
+        .dims
+        .as_ref()
+        .is_some_and(|d| d.len() == 4 && d[1..] == [Some(PLANES as i64), Some(8), Some(8)]);
+    if !is_float(input.elem) || !planes_shape || input.name.is_empty() {
+        return Err(Lc0OnnxError::Input { name: input.name.clone(), found: input.describe() });
+    }
+    if let Some(batch) = input.dims.as_ref().and_then(|d| d[0]) {
+        return Err(Lc0OnnxError::FixedBatch { batch });
+    }
+    Ok(input)
+}
+
+/// Fails if a value of the model (initializer, input or node output) has a name the wrapper gives its own.
+fn check_name_clash(
+    init_names: &HashSet<String>,
+    input: &Io,
+    infos: &[NodeInfo],
+) -> Result<(), Lc0OnnxError> {
+    let ours = [INPUT, POLICY, WDL, MLH];
+    let mut seen = init_names.iter().cloned().chain([input.name.clone()]).collect::<HashSet<String>>();
+    seen.extend(infos.iter().flat_map(|n| n.outputs.iter().cloned()));
+    if let Some(name) = seen.iter().find(|n| ours.contains(&n.as_str()) || n.starts_with(PREFIX)) {
+        return Err(Lc0OnnxError::NameClash { name: name.clone() });
+    }
+    Ok(())
+}
+
+/// The network's heads among the graph's outputs.
+struct Heads {
+    policy: Io,
+    wdl: Option<Io>,
+    value: Option<Io>,
+    moves_left: Option<Io>,
+}
+
+impl Heads {
+    /// Finds the heads among `outputs`, by the names in `names` or else by shape, and checks their types.
+    fn pick(outputs: &[Io], names: &OnnxNames) -> Result<Heads, Lc0OnnxError> {
         let listed =
             outputs.iter().map(|o| format!("{} {}", o.name, o.describe())).collect::<Vec<_>>().join(", ");
         let pick = |named: &Option<String>, test: &dyn Fn(&Io) -> bool| -> Option<Io> {
@@ -407,21 +476,47 @@ impl<'a> LeelaOnnx<'a> {
                 return Err(Lc0OnnxError::OutputType { name: io.name.clone(), elem: io.elem });
             }
         }
-        let wdl_softmaxed = wdl.as_ref().is_some_and(|w| ends_in_softmax(&infos, &w.name));
-        let producer = format!("{producer} {producer_version}").trim().to_owned();
+        Ok(Heads { policy, wdl, value, moves_left })
+    }
+}
+
+impl<'a> LeelaOnnx<'a> {
+    /// Reads a serialized `onnx.ModelProto` as an lc0 network; `names` are the names an lc0 weights file
+    /// gives its input and outputs (else outputs are told apart by shape: 1858 policy logits, 3 WDL
+    /// probabilities, 1 value — or moves left when the name says `mlh`).
+    pub fn read(bytes: &'a [u8], names: &OnnxNames) -> Result<LeelaOnnx<'a>, Lc0OnnxError> {
+        let model = ModelFields::read(bytes)?;
+        let graph = model.graph.ok_or(Lc0OnnxError::NoGraph)?;
+        let default_opset = model
+            .opsets
+            .iter()
+            .filter(|(d, _)| d.is_empty() || d == "ai.onnx")
+            .map(|(_, v)| *v)
+            .max()
+            .unwrap_or(0);
+        if default_opset < MIN_OPSET {
+            return Err(Lc0OnnxError::Opset { found: default_opset });
+        }
+        let g = GraphFields::read(graph)?;
+        let input = planes_input(g.inputs, &g.init_names, names)?;
+        let infos: Vec<NodeInfo> = g.nodes.iter().map(|n| node_info(n)).collect::<Result<_, _>>()?;
+        check_name_clash(&g.init_names, &input, &infos)?;
+        let heads = Heads::pick(&g.outputs, names)?;
+        let wdl_softmaxed = heads.wdl.as_ref().is_some_and(|w| ends_in_softmax(&infos, &w.name));
+        let producer = format!("{} {}", model.producer, model.producer_version).trim().to_owned();
         Ok(LeelaOnnx {
-            ir_version,
-            opsets,
-            nodes,
-            initializers,
-            value_info: value_infos,
+            ir_version: model.ir_version,
+            opsets: model.opsets,
+            nodes: g.nodes,
+            initializers: g.initializers,
+            value_info: g.value_infos,
             input,
-            policy,
-            wdl,
-            value,
-            moves_left,
+            policy: heads.policy,
+            wdl: heads.wdl,
+            value: heads.value,
+            moves_left: heads.moves_left,
             wdl_softmaxed,
-            parameters,
+            parameters: g.parameters,
             producer,
         })
     }

@@ -99,42 +99,13 @@ pub fn check_manifest(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
     if m.games.is_empty() {
         return Err(mismatch(dir, "mav.json games".into(), "at least one game".into(), "none".into()));
     }
+    check_format_fields(dir, m)
+}
+
+/// Checks the fields of mav.json that its model format needs.
+fn check_format_fields(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
     match m.format {
-        ModelFormat::MavLm | ModelFormat::MavEncoder => {
-            if m.value_token_ids.len() != m.num_buckets {
-                return Err(mismatch(
-                    dir,
-                    "mav.json value_token_ids".into(),
-                    format!("{} ids (one per bucket)", m.num_buckets),
-                    m.value_token_ids.len().to_string(),
-                ));
-            }
-            if let Some(&bad) = m.value_token_ids.iter().find(|&&id| id as usize >= m.vocab_size) {
-                return Err(mismatch(
-                    dir,
-                    "mav.json value_token_ids".into(),
-                    format!("ids below vocab_size {}", m.vocab_size),
-                    bad.to_string(),
-                ));
-            }
-            let mut seen = std::collections::HashSet::new();
-            if let Some(&dup) = m.value_token_ids.iter().find(|id| !seen.insert(**id)) {
-                return Err(mismatch(
-                    dir,
-                    "mav.json value_token_ids".into(),
-                    "distinct ids".into(),
-                    format!("{dup} twice"),
-                ));
-            }
-            if m.format.capabilities().generates_text && m.eos_token_id.is_none() {
-                return Err(mismatch(
-                    dir,
-                    "mav.json eos_token_id".into(),
-                    "a token id".into(),
-                    "none".into(),
-                ));
-            }
-        }
+        ModelFormat::MavLm | ModelFormat::MavEncoder => check_value_tokens(dir, m)?,
         ModelFormat::StateValue => {
             if m.av_state_length.is_none() {
                 return Err(mismatch(
@@ -176,6 +147,40 @@ pub fn check_manifest(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// Checks a token-writing format's value token ids (one per bucket, inside the vocabulary, distinct) and,
+/// for a format that writes text, its end-of-sequence token.
+fn check_value_tokens(dir: &Path, m: &Manifest) -> Result<(), ModelError> {
+    if m.value_token_ids.len() != m.num_buckets {
+        return Err(mismatch(
+            dir,
+            "mav.json value_token_ids".into(),
+            format!("{} ids (one per bucket)", m.num_buckets),
+            m.value_token_ids.len().to_string(),
+        ));
+    }
+    if let Some(&bad) = m.value_token_ids.iter().find(|&&id| id as usize >= m.vocab_size) {
+        return Err(mismatch(
+            dir,
+            "mav.json value_token_ids".into(),
+            format!("ids below vocab_size {}", m.vocab_size),
+            bad.to_string(),
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(&dup) = m.value_token_ids.iter().find(|id| !seen.insert(**id)) {
+        return Err(mismatch(
+            dir,
+            "mav.json value_token_ids".into(),
+            "distinct ids".into(),
+            format!("{dup} twice"),
+        ));
+    }
+    if m.format.capabilities().generates_text && m.eos_token_id.is_none() {
+        return Err(mismatch(dir, "mav.json eos_token_id".into(), "a token id".into(), "none".into()));
     }
     Ok(())
 }

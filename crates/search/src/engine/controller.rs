@@ -20,7 +20,7 @@ use crate::inference::cache::{CacheKey, ResultCache};
 use crate::inference::evaluator::{EvalError, EvalRequest, EvalResult};
 use crate::mav::state::MavState;
 use crate::search::SearchError;
-use crate::search::mcts::{Completion, Mcts, MctsParams, Ticket};
+use crate::search::mcts::{Completion, EvalTicket, Mcts, MctsParams, Ticket};
 
 type EvalJob<S> = Vec<EvalRequest<S>>;
 type EvalOut<S> = Vec<Result<EvalResult<S>, EvalError>>;
@@ -426,10 +426,45 @@ impl<S: MavState> Controller<S> {
     fn tick(&mut self) {
         self.busy = false;
         let now = Instant::now();
-        let (Some(active), Some(tree)) = (self.active.as_ref(), self.tree.as_mut()) else { return };
+        let (Some(active), Some(_)) = (self.active.as_ref(), self.tree.as_ref()) else { return };
         let id = active.id;
         let limits = active.limits;
-        // Evaluations past t0 are given up; a late result finds no job and is dropped.
+        let stop = active.stopping.is_some()
+            || (!limits.infinite && limits.movetime.is_some_and(|t| now >= active.started + t));
+        self.abandon_late(id, now);
+        if stop && !self.defer_stop() {
+            return self.finish();
+        }
+        let (Some(active), Some(tree)) = (self.active.as_ref(), self.tree.as_ref()) else { return };
+        let start_simulations = active.start_simulations;
+        let deadline = limits.movetime.filter(|_| !limits.infinite).map(|t| active.started + t);
+        let cap = batch_cap(self.row_time, now, deadline, tree.root_awaits_evaluation());
+        let round = self.send_batches(id, limits, start_simulations, cap, now);
+        if let Some(active) = self.active.as_mut() {
+            active.cache_hits += round.hits;
+        }
+        if let Some(e) = round.root_error {
+            self.error(EngineError::Search(e));
+            return self.finish();
+        }
+        let Some(tree) = self.tree.as_ref() else { return };
+        let reached = limits_reached(tree, limits, start_simulations);
+        // A timed search with no batch out and no time for another has nothing more to wait for: ending
+        // now leaves the rest of its time on the clock.
+        let spent = cap == 0 && !self.jobs.values().any(|j| j.direct.is_none() && j.search == id);
+        if reached || (round.stuck && !limits.infinite) || spent {
+            return self.finish();
+        }
+        if round.stuck {
+            // Infinite search over a finished tree: nothing to do until stopped.
+            self.busy = false;
+        }
+        self.send_info(now);
+    }
+
+    /// Gives up the evaluations of search `id` past t0; a late result finds no job and is dropped.
+    fn abandon_late(&mut self, id: u64, now: Instant) {
+        let Some(tree) = self.tree.as_mut() else { return };
         let t0 = self.config.eval_timeout;
         let late: Vec<usize> = self
             .jobs
@@ -444,20 +479,22 @@ impl<S: MavState> Controller<S> {
                 }
             }
         }
-        let stop = active.stopping.is_some()
-            || (!limits.infinite && limits.movetime.is_some_and(|t| now >= active.started + t));
-        if stop && !self.defer_stop() {
-            return self.finish();
-        }
-        let (Some(active), Some(tree)) = (self.active.as_ref(), self.tree.as_mut()) else { return };
-        let start_simulations = active.start_simulations;
-        let deadline = limits.movetime.filter(|_| !limits.infinite).map(|t| active.started + t);
-        let cap = batch_cap(self.row_time, now, deadline, tree.root_awaits_evaluation());
+    }
+
+    /// Selects batches of search `id` and sends them to the free workers (answering what the cache holds at
+    /// once), until the workers are busy, the limits allow no more, or selection stops making progress.
+    fn send_batches(
+        &mut self,
+        id: u64,
+        limits: GoLimits,
+        start_simulations: u64,
+        cap: usize,
+        now: Instant,
+    ) -> Round {
+        let mut round = Round { stuck: false, hits: 0, root_error: None };
+        let Some(tree) = self.tree.as_mut() else { return round };
         let mut idle_batches = 0;
         let mut free = self.workers.saturating_sub(self.jobs.len());
-        let mut stuck = false;
-        let mut hits = 0;
-        let mut root_error = None;
         // While the root's own evaluation is out every pass would only collide with it.
         while free > 0 && !tree.is_root_pending() {
             let done = tree.stats().simulations.saturating_sub(start_simulations);
@@ -472,7 +509,7 @@ impl<S: MavState> Controller<S> {
             let batch = tree.select_batch(want);
             if batch.evals.is_empty() {
                 if !batch.made_progress() {
-                    stuck = tree.in_flight() == 0;
+                    round.stuck = tree.in_flight() == 0;
                     break;
                 }
                 idle_batches += 1;
@@ -482,27 +519,8 @@ impl<S: MavState> Controller<S> {
                 }
                 continue;
             }
-            let (mut tickets, mut keys, mut requests) = (Vec::new(), Vec::new(), Vec::new());
-            for e in batch.evals {
-                let key = CacheKey::of(&e.request);
-                match self.cache.get(&key) {
-                    Some(hit) => {
-                        hits += 1;
-                        let is_root = tree.is_root_pending();
-                        if let (Completion::NodeFailed(why), true) =
-                            (tree.complete(e.ticket, Ok(hit.clone())), is_root)
-                        {
-                            root_error = Some(SearchError::RootUnusable(why));
-                        }
-                    }
-                    None => {
-                        tickets.push(e.ticket);
-                        keys.push(key);
-                        requests.push(e.request);
-                    }
-                }
-            }
-            if root_error.is_some() {
+            let (tickets, keys, requests) = answer_cached(tree, &self.cache, batch.evals, &mut round);
+            if round.root_error.is_some() {
                 break;
             }
             if requests.is_empty() {
@@ -521,32 +539,11 @@ impl<S: MavState> Controller<S> {
             }
             free -= 1;
         }
-        if let Some(active) = self.active.as_mut() {
-            active.cache_hits += hits;
-        }
-        if let Some(e) = root_error {
-            self.error(EngineError::Search(e));
-            return self.finish();
-        }
-        let Some(tree) = self.tree.as_mut() else { return };
-        let done = tree.stats().simulations.saturating_sub(start_simulations);
-        let mut reached = !limits.infinite && limits.simulations.is_some_and(|l| done >= l);
-        if !limits.infinite && (limits.depth.is_some() || limits.mate.is_some()) {
-            let (plies, result) = tree.pv_outcome();
-            let deep = limits.depth.is_some_and(|d| plies >= d as usize || (plies > 0 && result.is_some()));
-            let mate = limits.mate.is_some_and(|m| result == Some(1.0) && plies < 2 * m as usize);
-            reached |= deep || mate;
-        }
-        // A timed search with no batch out and no time for another has nothing more to wait for: ending
-        // now leaves the rest of its time on the clock.
-        let spent = cap == 0 && !self.jobs.values().any(|j| j.direct.is_none() && j.search == id);
-        if reached || (stuck && !limits.infinite) || spent {
-            return self.finish();
-        }
-        if stuck {
-            // Infinite search over a finished tree: nothing to do until stopped.
-            self.busy = false;
-        }
+        round
+    }
+
+    /// Sends an [`Event::Info`] when the running search's next info is due.
+    fn send_info(&mut self, now: Instant) {
         if let Some(active) = self.active.as_mut()
             && now >= active.next_info
         {
@@ -743,6 +740,60 @@ impl<S: MavState> Controller<S> {
             }
         }
     }
+}
+
+/// What one round of [`Controller::send_batches`] found.
+struct Round {
+    /// The tree has nothing left to select and no evaluation out.
+    stuck: bool,
+    /// Evaluations answered from the cache.
+    hits: u64,
+    /// A cached answer that leaves the root unusable.
+    root_error: Option<SearchError>,
+}
+
+/// The requests of a selected batch that need the model (tickets, cache keys and requests, in order); the
+/// others are answered from `cache` at once, a root they leave unusable noted in `round`.
+fn answer_cached<S: MavState>(
+    tree: &mut Mcts<S>,
+    cache: &ResultCache<S>,
+    evals: Vec<EvalTicket<S>>,
+    round: &mut Round,
+) -> (Vec<Ticket>, Vec<CacheKey>, Vec<EvalRequest<S>>) {
+    let (mut tickets, mut keys, mut requests) = (Vec::new(), Vec::new(), Vec::new());
+    for e in evals {
+        let key = CacheKey::of(&e.request);
+        match cache.get(&key) {
+            Some(hit) => {
+                round.hits += 1;
+                let is_root = tree.is_root_pending();
+                if let (Completion::NodeFailed(why), true) =
+                    (tree.complete(e.ticket, Ok(hit.clone())), is_root)
+                {
+                    round.root_error = Some(SearchError::RootUnusable(why));
+                }
+            }
+            None => {
+                tickets.push(e.ticket);
+                keys.push(key);
+                requests.push(e.request);
+            }
+        }
+    }
+    (tickets, keys, requests)
+}
+
+/// Whether the search's depth, mate or simulation limit is reached.
+fn limits_reached<S: MavState>(tree: &Mcts<S>, limits: GoLimits, start_simulations: u64) -> bool {
+    let done = tree.stats().simulations.saturating_sub(start_simulations);
+    let mut reached = !limits.infinite && limits.simulations.is_some_and(|l| done >= l);
+    if !limits.infinite && (limits.depth.is_some() || limits.mate.is_some()) {
+        let (plies, result) = tree.pv_outcome();
+        let deep = limits.depth.is_some_and(|d| plies >= d as usize || (plies > 0 && result.is_some()));
+        let mate = limits.mate.is_some_and(|m| result == Some(1.0) && plies < 2 * m as usize);
+        reached |= deep || mate;
+    }
+    reached
 }
 
 /// Drops a pool on its own thread: dropping waits for each worker's current job, which may be slow.

@@ -151,106 +151,129 @@ impl Drop for Oracle {
     }
 }
 
+/// Values the moves of `position` (see the module documentation), sending a report after each step.
 fn run(position: OraclePosition, stop: &StopFlag, tx: &Sender<OracleReport>, repaint: &Repaint) {
-    let start = Instant::now();
-    let text = position.text();
-    let send = |report: OracleReport| {
-        // A closed channel means the handle is gone; the flag stops the work next.
-        let _ = tx.send(report);
-        repaint();
-    };
-    let report = |method, moves: &[OracleMove], legal, done, work| OracleReport {
-        position: text.clone(),
-        method,
-        moves: moves.to_vec(),
-        legal,
-        done,
-        work,
-        elapsed: start.elapsed(),
-    };
-    let buckets = Buckets::mav();
-    let bucket = |p: f64| buckets.bucket_of(p).unwrap_or(0);
+    let out = Reporter { start: Instant::now(), text: position.text(), tx, repaint, buckets: Buckets::mav() };
     match position {
-        OraclePosition::ConnectFour(state) => {
-            let mut solver = ConnectFourSolver::with_table_bits(TABLE_BITS);
-            solver.set_stop(stop.clone());
-            let legal = state.legal_actions();
-            let mut moves = Vec::new();
-            send(report(OracleMethod::Exact, &moves, legal.len(), legal.is_empty(), 0));
-            for (i, &column) in legal.iter().enumerate() {
-                let Ok(child) = state.play(column) else { continue };
-                let Some(v) = solver.value_until_stopped(&child) else { return };
-                let v = v.before_move();
-                moves.push(OracleMove {
-                    action: state.action_to_text(column),
-                    win_prob: v.win_prob(),
-                    bucket: bucket(v.win_prob()),
-                    label: v.describe(),
-                    rank: v.rank(),
-                });
-                send(report(OracleMethod::Exact, &moves, legal.len(), i + 1 == legal.len(), solver.nodes()));
-            }
-        }
+        OraclePosition::ConnectFour(state) => connect_four_exact(&state, stop, &out),
         OraclePosition::Hex(state) => {
-            let legal = state.legal_actions();
             let empty = state.size() * state.size() - state.stone_count();
             if state.size() <= MAX_EXACT_SIZE && empty <= HEX_EXACT_EMPTY {
-                let mut solver = HexSolver::with_table_bits(TABLE_BITS);
-                solver.set_stop(stop.clone());
-                let mut moves = Vec::new();
-                send(report(OracleMethod::Exact, &moves, legal.len(), legal.is_empty(), 0));
-                for (i, &action) in legal.iter().enumerate() {
-                    let Ok(child) = state.play(action) else { continue };
-                    let v = match solver.value_until_stopped(&child) {
-                        Ok(Some(v)) => v.flipped(),
-                        // Stopped, or (never for these sizes) too large to solve.
-                        Ok(None) | Err(_) => return,
-                    };
-                    moves.push(OracleMove {
-                        action: state.action_to_text(action),
-                        win_prob: v.win_prob(),
-                        bucket: bucket(v.win_prob()),
-                        label: v.describe().to_owned(),
-                        rank: i64::from(v == crate::solve::hex::HexValue::Win),
-                    });
-                    send(report(
-                        OracleMethod::Exact,
-                        &moves,
-                        legal.len(),
-                        i + 1 == legal.len(),
-                        solver.nodes(),
-                    ));
-                }
+                hex_exact(&state, stop, &out);
             } else {
-                let mut work = 0;
-                for (round, &playouts) in HEX_MCTS_ROUNDS.iter().enumerate() {
-                    if stop.is_set() {
-                        return;
-                    }
-                    let r = mcts::search(&state, mcts::Config { playouts, ..mcts::Config::default() });
-                    work += r.playouts;
-                    let moves: Vec<OracleMove> = r
-                        .moves
-                        .iter()
-                        .map(|m| OracleMove {
-                            action: m.action.to_string(),
-                            win_prob: m.win_prob,
-                            bucket: m.bucket,
-                            label: format!("{:.0} % ({} visits)", m.win_prob * 100.0, m.visits),
-                            rank: (m.win_prob * 1e6) as i64,
-                        })
-                        .collect();
-                    let done = round + 1 == HEX_MCTS_ROUNDS.len();
-                    send(report(
-                        OracleMethod::Mcts { playouts: r.playouts },
-                        &moves,
-                        legal.len(),
-                        done,
-                        work,
-                    ));
-                }
+                hex_mcts(&state, stop, &out);
             }
         }
+    }
+}
+
+/// Where the oracle thread's reports go.
+struct Reporter<'a> {
+    /// When the work started.
+    start: Instant,
+    /// The position's text.
+    text: String,
+    /// The reports' channel to the handle.
+    tx: &'a Sender<OracleReport>,
+    /// Called after each report.
+    repaint: &'a Repaint,
+    /// The MAV buckets the moves' values fall in.
+    buckets: Buckets,
+}
+
+impl Reporter<'_> {
+    /// Sends a report of the moves valued so far and asks for a repaint.
+    fn send(&self, method: OracleMethod, moves: &[OracleMove], legal: usize, done: bool, work: u64) {
+        let report = OracleReport {
+            position: self.text.clone(),
+            method,
+            moves: moves.to_vec(),
+            legal,
+            done,
+            work,
+            elapsed: self.start.elapsed(),
+        };
+        // A closed channel means the handle is gone; the flag stops the work next.
+        let _ = self.tx.send(report);
+        (self.repaint)();
+    }
+
+    /// The MAV bucket of a win probability.
+    fn bucket(&self, p: f64) -> u32 {
+        self.buckets.bucket_of(p).unwrap_or(0)
+    }
+}
+
+/// Values every legal move of a Connect Four position with the exact solver.
+fn connect_four_exact(state: &ConnectFourState, stop: &StopFlag, out: &Reporter<'_>) {
+    let mut solver = ConnectFourSolver::with_table_bits(TABLE_BITS);
+    solver.set_stop(stop.clone());
+    let legal = state.legal_actions();
+    let mut moves = Vec::new();
+    out.send(OracleMethod::Exact, &moves, legal.len(), legal.is_empty(), 0);
+    for (i, &column) in legal.iter().enumerate() {
+        let Ok(child) = state.play(column) else { continue };
+        let Some(v) = solver.value_until_stopped(&child) else { return };
+        let v = v.before_move();
+        moves.push(OracleMove {
+            action: state.action_to_text(column),
+            win_prob: v.win_prob(),
+            bucket: out.bucket(v.win_prob()),
+            label: v.describe(),
+            rank: v.rank(),
+        });
+        out.send(OracleMethod::Exact, &moves, legal.len(), i + 1 == legal.len(), solver.nodes());
+    }
+}
+
+/// Values every legal move of a small Hex position with the exact solver.
+fn hex_exact(state: &HexState, stop: &StopFlag, out: &Reporter<'_>) {
+    let legal = state.legal_actions();
+    let mut solver = HexSolver::with_table_bits(TABLE_BITS);
+    solver.set_stop(stop.clone());
+    let mut moves = Vec::new();
+    out.send(OracleMethod::Exact, &moves, legal.len(), legal.is_empty(), 0);
+    for (i, &action) in legal.iter().enumerate() {
+        let Ok(child) = state.play(action) else { continue };
+        let v = match solver.value_until_stopped(&child) {
+            Ok(Some(v)) => v.flipped(),
+            // Stopped, or (never for these sizes) too large to solve.
+            Ok(None) | Err(_) => return,
+        };
+        moves.push(OracleMove {
+            action: state.action_to_text(action),
+            win_prob: v.win_prob(),
+            bucket: out.bucket(v.win_prob()),
+            label: v.describe().to_owned(),
+            rank: i64::from(v == crate::solve::hex::HexValue::Win),
+        });
+        out.send(OracleMethod::Exact, &moves, legal.len(), i + 1 == legal.len(), solver.nodes());
+    }
+}
+
+/// Values the moves of a large Hex position with MCTS over random playouts, in rounds of growing size.
+fn hex_mcts(state: &HexState, stop: &StopFlag, out: &Reporter<'_>) {
+    let legal = state.legal_actions();
+    let mut work = 0;
+    for (round, &playouts) in HEX_MCTS_ROUNDS.iter().enumerate() {
+        if stop.is_set() {
+            return;
+        }
+        let r = mcts::search(state, mcts::Config { playouts, ..mcts::Config::default() });
+        work += r.playouts;
+        let moves: Vec<OracleMove> = r
+            .moves
+            .iter()
+            .map(|m| OracleMove {
+                action: m.action.to_string(),
+                win_prob: m.win_prob,
+                bucket: m.bucket,
+                label: format!("{:.0} % ({} visits)", m.win_prob * 100.0, m.visits),
+                rank: (m.win_prob * 1e6) as i64,
+            })
+            .collect();
+        let done = round + 1 == HEX_MCTS_ROUNDS.len();
+        out.send(OracleMethod::Mcts { playouts: r.playouts }, &moves, legal.len(), done, work);
     }
 }
 

@@ -154,7 +154,6 @@ pub fn minimax<S: GameState, E: Evaluator<S> + ?Sized>(
     if params.breadth == 0 {
         return Err(SearchError::InvalidParam { name: "breadth", why: "b must be at least 1".into() });
     }
-    let learned = params.world_model == WorldModel::Learned;
     let mut slots: Vec<Slot<S>> = vec![Slot {
         path: Vec::new(),
         action: None,
@@ -165,95 +164,14 @@ pub fn minimax<S: GameState, E: Evaluator<S> + ?Sized>(
         evaluation: None,
         children: Vec::new(),
     }];
-    let mut model_calls = 0u64;
-    let mut hallucinations = 0u64;
+    let mut counts = Counts { model_calls: 0, hallucinations: 0 };
     let mut level: Vec<usize> = vec![0];
     for depth in 0..=params.depth {
-        // Evaluate this level: terminal states by the rules, the rest in one batch.
-        let mut asked: Vec<usize> = Vec::new();
-        let mut requests: Vec<EvalRequest<S>> = Vec::new();
-        for &i in &level {
-            if slots[i].evaluation.is_some() {
-                continue;
-            }
-            if !learned && let Some(o) = slots[i].state.outcome() {
-                slots[i].evaluation = Some(NodeEvaluation::Terminal(o));
-                continue;
-            }
-            let s = &slots[i];
-            requests.push(EvalRequest {
-                state: s.state.clone(),
-                previous: if learned { s.previous.clone() } else { None },
-                history: Vec::new(),
-                top_k: params.request_top_k,
-                mode: if learned { DecodeMode::Free } else { params.decode },
-                want_best_action: params.want_best_action,
-                want_next_state: false,
-                position_only: false,
-            });
-            asked.push(i);
-        }
-        if !requests.is_empty() {
-            model_calls += requests.len() as u64;
-            let results = evaluator.evaluate(&requests);
-            let mut results = results.into_iter();
-            for &i in &asked {
-                let r = results.next().unwrap_or_else(|| {
-                    Err(crate::inference::evaluator::EvalError::Backend(
-                        "the evaluator returned fewer results than requests".into(),
-                    ))
-                });
-                let eval = match r {
-                    Err(e) if i == 0 => return Err(SearchError::RootEvaluation(e)),
-                    Err(e) => NodeEvaluation::Failed(e.to_string()),
-                    Ok(r) => {
-                        hallucinations += r.hallucinations.len() as u64;
-                        accept(&mut slots[i], r, learned)
-                    }
-                };
-                if let (0, NodeEvaluation::Failed(why)) = (i, &eval) {
-                    return Err(SearchError::RootUnusable(why.clone()));
-                }
-                slots[i].evaluation = Some(eval);
-            }
-        }
+        evaluate_level(evaluator, &mut slots, &level, params, &mut counts)?;
         if depth == params.depth {
             break;
         }
-        // Expand this level's evaluated nodes.
-        let mut next = Vec::new();
-        for &i in &level {
-            let Some(NodeEvaluation::Model(r)) = &slots[i].evaluation else { continue };
-            let mut ranked: Vec<(f64, usize)> =
-                r.moves.iter().enumerate().filter_map(|(k, m)| Some((m.value(params.scoring)?, k))).collect();
-            ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let chosen: Vec<S::Action> =
-                ranked.iter().take(params.breadth).map(|&(_, k)| r.moves[k].action).collect();
-            for a in chosen {
-                let parent = &slots[i];
-                let text = parent.state.action_to_text(a);
-                let mut path = parent.path.clone();
-                path.push(text);
-                let (state, evaluation) = match parent.state.play(a) {
-                    Ok(s) => (s, None),
-                    Err(e) => (parent.state.clone(), Some(NodeEvaluation::Failed(e.to_string()))),
-                };
-                let child = Slot {
-                    path,
-                    action: Some(a),
-                    previous: Some((parent.state.clone(), a)),
-                    player: parent.player.other(),
-                    state,
-                    depth: depth + 1,
-                    evaluation,
-                    children: Vec::new(),
-                };
-                slots.push(child);
-                let c = slots.len() - 1;
-                slots[i].children.push(c);
-                next.push(c);
-            }
-        }
+        let next = expand_level(&mut slots, &level, params, depth);
         if next.is_empty() {
             break;
         }
@@ -264,9 +182,136 @@ pub fn minimax<S: GameState, E: Evaluator<S> + ?Sized>(
         best: root.decision.as_ref().map(|d| d.action),
         value: root.value,
         root,
-        model_calls,
-        hallucinations,
+        model_calls: counts.model_calls,
+        hallucinations: counts.hallucinations,
     })
+}
+
+/// Model requests made and hallucinations reported so far.
+struct Counts {
+    model_calls: u64,
+    hallucinations: u64,
+}
+
+/// Evaluates one level's slots: terminal states by the rules, the rest in one batch; a failed or unusable
+/// root evaluation is an error.
+fn evaluate_level<S: GameState, E: Evaluator<S> + ?Sized>(
+    evaluator: &mut E,
+    slots: &mut [Slot<S>],
+    level: &[usize],
+    params: &MinimaxParams,
+    counts: &mut Counts,
+) -> Result<(), SearchError> {
+    let learned = params.world_model == WorldModel::Learned;
+    let (asked, requests) = level_requests(slots, level, params);
+    if requests.is_empty() {
+        return Ok(());
+    }
+    counts.model_calls += requests.len() as u64;
+    let results = evaluator.evaluate(&requests);
+    let mut results = results.into_iter();
+    for &i in &asked {
+        let r = results.next().unwrap_or_else(|| {
+            Err(crate::inference::evaluator::EvalError::Backend(
+                "the evaluator returned fewer results than requests".into(),
+            ))
+        });
+        let eval = match r {
+            Err(e) if i == 0 => return Err(SearchError::RootEvaluation(e)),
+            Err(e) => NodeEvaluation::Failed(e.to_string()),
+            Ok(r) => {
+                counts.hallucinations += r.hallucinations.len() as u64;
+                accept(&mut slots[i], r, learned)
+            }
+        };
+        if let (0, NodeEvaluation::Failed(why)) = (i, &eval) {
+            return Err(SearchError::RootUnusable(why.clone()));
+        }
+        slots[i].evaluation = Some(eval);
+    }
+    Ok(())
+}
+
+/// The requests for a level's slots that need the model, with their slots; terminal states (rules world
+/// model) are valued by the rules on the way.
+fn level_requests<S: GameState>(
+    slots: &mut [Slot<S>],
+    level: &[usize],
+    params: &MinimaxParams,
+) -> (Vec<usize>, Vec<EvalRequest<S>>) {
+    let learned = params.world_model == WorldModel::Learned;
+    let mut asked: Vec<usize> = Vec::new();
+    let mut requests: Vec<EvalRequest<S>> = Vec::new();
+    for &i in level {
+        if slots[i].evaluation.is_some() {
+            continue;
+        }
+        if !learned && let Some(o) = slots[i].state.outcome() {
+            slots[i].evaluation = Some(NodeEvaluation::Terminal(o));
+            continue;
+        }
+        let s = &slots[i];
+        requests.push(EvalRequest {
+            state: s.state.clone(),
+            previous: if learned { s.previous.clone() } else { None },
+            history: Vec::new(),
+            top_k: params.request_top_k,
+            mode: if learned { DecodeMode::Free } else { params.decode },
+            want_best_action: params.want_best_action,
+            want_next_state: false,
+            position_only: false,
+        });
+        asked.push(i);
+    }
+    (asked, requests)
+}
+
+/// Expands a level's evaluated nodes (at `depth`): each gets its b best moves by model value as children;
+/// returns the new slots.
+fn expand_level<S: GameState>(
+    slots: &mut Vec<Slot<S>>,
+    level: &[usize],
+    params: &MinimaxParams,
+    depth: u32,
+) -> Vec<usize> {
+    let mut next = Vec::new();
+    for &i in level {
+        let Some(NodeEvaluation::Model(r)) = &slots[i].evaluation else { continue };
+        let mut ranked: Vec<(f64, usize)> =
+            r.moves.iter().enumerate().filter_map(|(k, m)| Some((m.value(params.scoring)?, k))).collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let chosen: Vec<S::Action> =
+            ranked.iter().take(params.breadth).map(|&(_, k)| r.moves[k].action).collect();
+        for a in chosen {
+            let child = child_slot(&slots[i], a, depth + 1);
+            slots.push(child);
+            let c = slots.len() - 1;
+            slots[i].children.push(c);
+            next.push(c);
+        }
+    }
+    next
+}
+
+/// The slot of `parent`'s child after move `a`, at `depth` (failed if the rules refuse the move).
+fn child_slot<S: GameState>(parent: &Slot<S>, a: S::Action, depth: u32) -> Slot<S> {
+    let text = parent.state.action_to_text(a);
+    let mut path = parent.path.clone();
+    path.push(text);
+    let (state, evaluation) = match parent.state.play(a) {
+        Ok(s) => (s, None),
+        Err(e) => (parent.state.clone(), Some(NodeEvaluation::Failed(e.to_string()))),
+    };
+    Slot {
+        path,
+        action: Some(a),
+        previous: Some((parent.state.clone(), a)),
+        player: parent.player.other(),
+        state,
+        depth,
+        evaluation,
+        children: Vec::new(),
+    }
 }
 
 /// Takes a model answer for a slot: in the learned world model the predicted state replaces the rules' one.

@@ -8,7 +8,7 @@
 //! paper's 60 % MAV / 40 % search mixture when the labels hold enough trees; the summary tells the share
 //! reached). A root gives at most one trace per (breadth, depth) shape, shapes in random order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::DatagenError;
 use super::game_render::render_label;
 use super::record::{LabelRecord, Split};
-use super::render::{RenderOptions, label_game, label_state, move_index, source_kind};
+use super::render::{RenderOptions, Rendered, label_game, label_state, move_index, source_kind};
 use super::sample::mix64;
 use super::search_index::SearchIndex;
 use super::search_render::{SearchRender, TraceLimits, TraceRoot, search_examples, search_shapes};
@@ -216,6 +216,46 @@ pub fn render_dirs(
     out: &Path,
     opts: &RenderOptions,
 ) -> Result<RenderSummary, DatagenError> {
+    check_options(opts)?;
+    let shapes = search_shapes(opts.search_max_breadth);
+    std::fs::create_dir_all(out).map_err(|e| DatagenError::io(out, e))?;
+    let search_index = if opts.search_share > 0.0 { Some(index_labels(label_dirs)?) } else { None };
+    let names = ["lm_train", "lm_val", "enc_train", "enc_val", "av_train", "av_val"];
+    let sinks =
+        names.iter().map(|n| Sink::create(out, &format!("{n}.jsonl.zst"))).collect::<Result<Vec<_>, _>>()?;
+    let mut r = Renderer {
+        opts,
+        tokenizer: Tokenizer::new(),
+        index: move_index(),
+        shapes,
+        search_index,
+        sinks,
+        summary: RenderSummary::default(),
+        games: BTreeSet::new(),
+    };
+    for dir in label_dirs {
+        let mut previous: Option<LabelRecord> = None;
+        for shard in shard_files(dir)? {
+            for rec in read_shard(&shard)? {
+                // In a continuation chain the parent is the record just before, one ply earlier.
+                let parent = previous.as_ref().filter(|p| p.ply + 1 == rec.ply && p.source == rec.source);
+                r.label(&rec, parent, &shard)?;
+                previous = Some(rec);
+            }
+        }
+    }
+    let Renderer { tokenizer, index, sinks, summary, games, .. } = r;
+    for s in sinks {
+        s.finish()?;
+    }
+    let tok_path = out.join("tokenizer.json");
+    super::shard::write_atomic(&tok_path, tokenizer.to_hf_json().as_bytes())?;
+    write_meta(out, label_dirs, opts, &summary, games, index.len())?;
+    Ok(summary)
+}
+
+/// Checks the search options of a render.
+fn check_options(opts: &RenderOptions) -> Result<(), DatagenError> {
     if !(0.0..=1.0).contains(&opts.search_share) {
         return Err(DatagenError::Settings(format!(
             "--search-share must be between 0 and 1, not {}",
@@ -228,93 +268,24 @@ pub fn render_dirs(
             opts.search_max_breadth
         )));
     }
-    let shapes = search_shapes(opts.search_max_breadth);
-    std::fs::create_dir_all(out).map_err(|e| DatagenError::io(out, e))?;
-    let search_index = if opts.search_share > 0.0 { Some(index_labels(label_dirs)?) } else { None };
-    let tokenizer = Tokenizer::new();
-    let index = move_index();
-    let names = ["lm_train", "lm_val", "enc_train", "enc_val", "av_train", "av_val"];
-    let mut sinks =
-        names.iter().map(|n| Sink::create(out, &format!("{n}.jsonl.zst"))).collect::<Result<Vec<_>, _>>()?;
-    let mut summary = RenderSummary::default();
-    let mut games = std::collections::BTreeSet::new();
-    for dir in label_dirs {
-        let mut previous: Option<LabelRecord> = None;
-        for shard in shard_files(dir)? {
-            for rec in read_shard(&shard)? {
-                summary.labels += 1;
-                // In a continuation chain the parent is the record just before, one ply earlier.
-                let parent = previous.as_ref().filter(|p| p.ply + 1 == rec.ply && p.source == rec.source);
-                match render_label(&rec, parent, &tokenizer, &index, opts) {
-                    Ok(r) => {
-                        games.insert(label_game(&rec).name());
-                        let split = usize::from(rec.split == Split::Val);
-                        if parent.is_some() {
-                            summary.with_parent += 1;
-                        }
-                        for ex in &r.lm {
-                            sinks[split].line(ex)?;
-                            summary.lm[split] += 1;
-                            if ex.source == "terminal" {
-                                summary.terminal += 1;
-                            }
-                        }
-                        if let Some(e) = &r.enc {
-                            sinks[2 + split].line(e)?;
-                            summary.enc[split] += 1;
-                        }
-                        if let Some(a) = &r.av {
-                            sinks[4 + split].line(a)?;
-                            summary.av[split] += 1;
-                        } else {
-                            summary.av_skipped += 1;
-                        }
-                        let allowed =
-                            search_allowance(opts.search_share, summary.lm[split], summary.search[split]);
-                        // The label rendered, so its position parses.
-                        if let (Some(index), true, Ok(root)) = (
-                            search_index.as_ref().filter(|_| allowed > 0),
-                            rec.game.is_chess(),
-                            label_state(&rec),
-                        ) {
-                            let mut rng =
-                                ChaCha8Rng::seed_from_u64(mix64(opts.seed ^ SEARCH_SALT) ^ root.hash64());
-                            let count = usize::try_from(allowed).unwrap_or(usize::MAX).min(shapes.len());
-                            let trace_root =
-                                TraceRoot { state: &root, split: rec.split, source: source_kind(&rec) };
-                            let found = search_examples(
-                                index,
-                                trace_root,
-                                &tokenizer,
-                                TraceLimits { shapes: &shapes, max_tokens: opts.search_max_tokens, count },
-                                &mut rng,
-                            );
-                            match found {
-                                Ok(found) => write_traces(&mut summary, &mut sinks[split], split, &found)?,
-                                Err(e) => eprintln!("{}: {e}", shard.display()),
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        summary.skipped += 1;
-                        eprintln!("{}: {e}", shard.display());
-                    }
-                }
-                previous = Some(rec);
-            }
-        }
-    }
-    for s in sinks {
-        s.finish()?;
-    }
-    let tok_path = out.join("tokenizer.json");
-    super::shard::write_atomic(&tok_path, tokenizer.to_hf_json().as_bytes())?;
+    Ok(())
+}
+
+/// Writes `meta.json` into `out`: the data's vocabularies, games, and how it was rendered.
+fn write_meta(
+    out: &Path,
+    label_dirs: &[PathBuf],
+    opts: &RenderOptions,
+    summary: &RenderSummary,
+    games: BTreeSet<&'static str>,
+    action_vocab_size: usize,
+) -> Result<(), DatagenError> {
     let meta = serde_json::json!({
         "num_buckets": 64,
         "av_num_buckets": 128,
         "tokenizer": "tokenizer.json",
         "av_state_vocab_size": searchless::state_vocab_size(),
-        "av_action_vocab_size": index.len(),
+        "av_action_vocab_size": action_vocab_size,
         "games": games.into_iter().collect::<Vec<_>>(),
         "source": {
             "labels": label_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>(),
@@ -325,11 +296,109 @@ pub fn render_dirs(
             "search_share": opts.search_share,
             "search_max_tokens": opts.search_max_tokens,
             "search_max_breadth": opts.search_max_breadth,
-            "summary": &summary,
+            "summary": summary,
         }
     });
     let text = serde_json::to_string_pretty(&meta)
         .map_err(|e| DatagenError::io(out, std::io::Error::other(e.to_string())))?;
-    super::shard::write_atomic(&out.join("meta.json"), text.as_bytes())?;
-    Ok(summary)
+    super::shard::write_atomic(&out.join("meta.json"), text.as_bytes())
+}
+
+/// A render in progress: what it renders with, the files it writes and its counts so far.
+struct Renderer<'a> {
+    /// The render's options.
+    opts: &'a RenderOptions,
+    /// The text models' tokenizer.
+    tokenizer: Tokenizer,
+    /// The action-value model's move index.
+    index: std::collections::HashMap<String, u32>,
+    /// The search traces' (breadth, depth) shapes.
+    shapes: Vec<(u32, u32)>,
+    /// Every label by position, when search traces are rendered.
+    search_index: Option<SearchIndex>,
+    /// The output files: `lm`, `enc`, `av`, each train then validation.
+    sinks: Vec<Sink>,
+    /// The counts so far.
+    summary: RenderSummary,
+    /// The names of the games rendered.
+    games: BTreeSet<&'static str>,
+}
+
+impl Renderer<'_> {
+    /// Renders label `rec` (read from `shard`, its chain parent `parent`); a label that cannot be rendered
+    /// is counted and reported on stderr.
+    fn label(
+        &mut self,
+        rec: &LabelRecord,
+        parent: Option<&LabelRecord>,
+        shard: &Path,
+    ) -> Result<(), DatagenError> {
+        self.summary.labels += 1;
+        match render_label(rec, parent, &self.tokenizer, &self.index, self.opts) {
+            Ok(r) => {
+                self.games.insert(label_game(rec).name());
+                let split = usize::from(rec.split == Split::Val);
+                if parent.is_some() {
+                    self.summary.with_parent += 1;
+                }
+                self.write(&r, split)?;
+                self.traces(rec, split, shard)?;
+            }
+            Err(e) => {
+                self.summary.skipped += 1;
+                eprintln!("{}: {e}", shard.display());
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a rendered label's examples to split `split`'s files and counts them.
+    fn write(&mut self, r: &Rendered, split: usize) -> Result<(), DatagenError> {
+        let (sinks, summary) = (&mut self.sinks, &mut self.summary);
+        for ex in &r.lm {
+            sinks[split].line(ex)?;
+            summary.lm[split] += 1;
+            if ex.source == "terminal" {
+                summary.terminal += 1;
+            }
+        }
+        if let Some(e) = &r.enc {
+            sinks[2 + split].line(e)?;
+            summary.enc[split] += 1;
+        }
+        if let Some(a) = &r.av {
+            sinks[4 + split].line(a)?;
+            summary.av[split] += 1;
+        } else {
+            summary.av_skipped += 1;
+        }
+        Ok(())
+    }
+
+    /// Writes the search traces rooted at rendered label `rec` that split `split` still has room for.
+    fn traces(&mut self, rec: &LabelRecord, split: usize, shard: &Path) -> Result<(), DatagenError> {
+        let summary = &mut self.summary;
+        let allowed = search_allowance(self.opts.search_share, summary.lm[split], summary.search[split]);
+        // The label rendered, so its position parses.
+        let (Some(index), true, Ok(root)) =
+            (self.search_index.as_ref().filter(|_| allowed > 0), rec.game.is_chess(), label_state(rec))
+        else {
+            return Ok(());
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(mix64(self.opts.seed ^ SEARCH_SALT) ^ root.hash64());
+        let count = usize::try_from(allowed).unwrap_or(usize::MAX).min(self.shapes.len());
+        let trace_root = TraceRoot { state: &root, split: rec.split, source: source_kind(rec) };
+        let found = search_examples(
+            index,
+            trace_root,
+            &self.tokenizer,
+            TraceLimits { shapes: &self.shapes, max_tokens: self.opts.search_max_tokens, count },
+            &mut rng,
+        );
+        match found {
+            Ok(found) => write_traces(summary, &mut self.sinks[split], split, &found)?,
+            Err(e) => eprintln!("{}: {e}", shard.display()),
+        }
+        Ok(())
+    }
 }

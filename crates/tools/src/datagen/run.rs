@@ -292,23 +292,7 @@ where
     }
     std::fs::create_dir_all(out).map_err(|e| DatagenError::io(out, e))?;
 
-    let engine_name = Arc::new(OnceLock::new());
-    let name_slot = Arc::clone(&engine_name);
-    let mut pool = Pool::new(
-        "datagen",
-        threads.max(1),
-        move |worker| {
-            let (labeler, name) = factory(worker)?;
-            let _ = name_slot.set(name);
-            Ok(labeler)
-        },
-        job,
-    )
-    .map_err(|e| match e {
-        PoolError::Factory { source, .. } => source,
-        other => DatagenError::Worker(other.to_string()),
-    })?;
-    let engine = engine_name.get().cloned().unwrap_or_default();
+    let (mut pool, engine) = start_pool(threads, factory, job)?;
     let mut manifest = open_manifest(plan, sources, engine)?;
     let spec = shard;
     let mut seen = written_positions(out, &manifest, spec)?;
@@ -318,11 +302,7 @@ where
     let mut labelled_now = 0;
     let mut shards_now = 0;
     let mut fruitless = 0;
-    // Chain numbers are the shard's own (0, 1, …; the run's `spec.chain(n)`) when sharded.
-    let mut next_chain = manifest.shards.last().map_or(0, |s| match spec {
-        Some(spec) => (s.first_chain - spec.index) / spec.count + s.chains,
-        None => s.first_chain + s.chains,
-    });
+    let mut next_chain = resume_chain(&manifest, spec);
     while manifest.records < target {
         if stop_after_shards.is_some_and(|k| shards_now >= k) {
             return Ok(RunSummary { manifest, written_now, labelled_now });
@@ -331,47 +311,16 @@ where
         let remaining = (target - manifest.records) as u64;
         let chains = settings.chains_per_shard.min(remaining).max(1);
         let first_chain = next_chain;
-        let mut slots: Vec<Option<Vec<Labelled>>> = (0..chains).map(|_| None).collect();
-        // Job indices are consecutive, so chain `first_chain + i` comes back as index `base + i`.
-        let run_chain = |c: u64| spec.map_or(c, |s| s.chain(c));
-        let base = pool.submit(run_chain(first_chain));
-        for c in first_chain + 1..first_chain + chains {
-            pool.submit(run_chain(c));
-        }
-        let mut pending = 0;
-        for _ in 0..chains {
-            let Some(done) = pool.recv() else {
-                return Err(DatagenError::Worker("every labelling worker exited".into()));
-            };
-            let chain_result = match done.result {
-                Ok(r) => r,
-                Err(JobError::Failed(e)) => return Err(e),
-                Err(JobError::Panicked(m)) => return Err(DatagenError::Worker(m)),
-            };
-            pending += chain_result.len();
-            labelled_now += chain_result.len();
-            if let Some(slot) = done.index.checked_sub(base).and_then(|i| slots.get_mut(i)) {
-                *slot = Some(chain_result);
-            }
-            progress(Progress {
-                written: manifest.records,
-                pending: pending.min(target - manifest.records),
-                target,
-                shards: manifest.shards.len(),
-            });
-        }
+        let batch = ChainBatch { spec, first_chain, chains };
+        let (slots, labelled) = batch.label(&mut pool, &manifest, target, progress)?;
+        labelled_now += labelled;
         let room = target - manifest.records;
         let (records, chain_records) = new_records(slots, spec.is_some(), &mut seen, room)?;
         next_chain = first_chain + chains;
         if records.is_empty() {
             fruitless += 1;
             if fruitless >= MAX_FRUITLESS_SHARDS {
-                return Err(DatagenError::Settings(format!(
-                    "{} chains in a row produced no new position; the sources are exhausted at {} records \
-                     (ask for fewer --positions or add sources)",
-                    MAX_FRUITLESS_SHARDS as u64 * chains,
-                    manifest.records
-                )));
+                return Err(exhausted(chains, manifest.records));
             }
             continue;
         }
@@ -380,7 +329,7 @@ where
         let bytes = write_shard(out, index, &records)?;
         manifest.shards.push(ShardInfo {
             file: shard_file_name(index),
-            first_chain: run_chain(first_chain),
+            first_chain: batch.run_chain(first_chain),
             chains,
             records: records.len(),
             val: records.iter().filter(|r| r.split == Split::Val).count(),
@@ -399,6 +348,117 @@ where
         manifest.save(out)?;
     }
     Ok(RunSummary { manifest, written_now, labelled_now })
+}
+
+/// The labelling worker pool: jobs are chain numbers, results the chains' labelled positions.
+type LabelPool = Pool<u64, Vec<Labelled>, DatagenError>;
+
+/// Starts `threads` labelling workers (at least one) built by `factory`, running `job`; returns the pool
+/// and the labeller's name for the manifest.
+fn start_pool<S, F, J>(threads: usize, factory: F, job: J) -> Result<(LabelPool, String), DatagenError>
+where
+    S: 'static,
+    F: Fn(usize) -> Result<(S, String), DatagenError> + Send + Sync + 'static,
+    J: Fn(&mut S, u64) -> Result<Vec<Labelled>, DatagenError> + Send + Sync + 'static,
+{
+    let engine_name = Arc::new(OnceLock::new());
+    let name_slot = Arc::clone(&engine_name);
+    let pool = Pool::new(
+        "datagen",
+        threads.max(1),
+        move |worker| {
+            let (labeler, name) = factory(worker)?;
+            let _ = name_slot.set(name);
+            Ok(labeler)
+        },
+        job,
+    )
+    .map_err(|e| match e {
+        PoolError::Factory { source, .. } => source,
+        other => DatagenError::Worker(other.to_string()),
+    })?;
+    let engine = engine_name.get().cloned().unwrap_or_default();
+    Ok((pool, engine))
+}
+
+/// The next chain to label after the shards `manifest` records: the shard's own number (0, 1, …; the
+/// run's `spec.chain(n)`) when sharded.
+fn resume_chain(manifest: &Manifest, spec: Option<ShardSpec>) -> u64 {
+    manifest.shards.last().map_or(0, |s| match spec {
+        Some(spec) => (s.first_chain - spec.index) / spec.count + s.chains,
+        None => s.first_chain + s.chains,
+    })
+}
+
+/// The error for a run whose last [`MAX_FRUITLESS_SHARDS`] shards of `chains` chains found nothing new.
+fn exhausted(chains: u64, records: usize) -> DatagenError {
+    DatagenError::Settings(format!(
+        "{} chains in a row produced no new position; the sources are exhausted at {} records \
+         (ask for fewer --positions or add sources)",
+        MAX_FRUITLESS_SHARDS as u64 * chains,
+        records
+    ))
+}
+
+/// Each chain's labelled positions, in chain order (`None` until its result is back).
+type ChainSlots = Vec<Option<Vec<Labelled>>>;
+
+/// The chains of one shard file: `chains` chains from `first_chain` (the shard's own numbers when sharded).
+#[derive(Debug, Clone, Copy)]
+struct ChainBatch {
+    /// The run's shard, if it is split over machines.
+    spec: Option<ShardSpec>,
+    /// The first chain.
+    first_chain: u64,
+    /// How many chains.
+    chains: u64,
+}
+
+impl ChainBatch {
+    /// The run's number of chain `c`.
+    fn run_chain(&self, c: u64) -> u64 {
+        self.spec.map_or(c, |s| s.chain(c))
+    }
+
+    /// Labels the chains on `pool`, reporting `progress` after each; returns their results in chain order
+    /// and how many positions they labelled.
+    fn label(
+        &self,
+        pool: &mut LabelPool,
+        manifest: &Manifest,
+        target: usize,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(ChainSlots, usize), DatagenError> {
+        let (first_chain, chains) = (self.first_chain, self.chains);
+        let mut slots: ChainSlots = (0..chains).map(|_| None).collect();
+        // Job indices are consecutive, so chain `first_chain + i` comes back as index `base + i`.
+        let base = pool.submit(self.run_chain(first_chain));
+        for c in first_chain + 1..first_chain + chains {
+            pool.submit(self.run_chain(c));
+        }
+        let mut pending = 0;
+        for _ in 0..chains {
+            let Some(done) = pool.recv() else {
+                return Err(DatagenError::Worker("every labelling worker exited".into()));
+            };
+            let chain_result = match done.result {
+                Ok(r) => r,
+                Err(JobError::Failed(e)) => return Err(e),
+                Err(JobError::Panicked(m)) => return Err(DatagenError::Worker(m)),
+            };
+            pending += chain_result.len();
+            if let Some(slot) = done.index.checked_sub(base).and_then(|i| slots.get_mut(i)) {
+                *slot = Some(chain_result);
+            }
+            progress(Progress {
+                written: manifest.records,
+                pending: pending.min(target - manifest.records),
+                target,
+                shards: manifest.shards.len(),
+            });
+        }
+        Ok((slots, pending))
+    }
 }
 
 /// The run's manifest: the one in `plan.out` when the run resumes (checked against this run's settings

@@ -73,44 +73,82 @@ pub fn fit(n: usize, pairs: &[PairScore], options: &EloOptions) -> Result<Vec<Op
     if options.anchor >= n {
         return Err(LeagueError::Elo(format!("the anchor {} is not one of the {n} agents", options.anchor)));
     }
-    // Aggregate into n×n games and points (with the prior's virtual draws).
-    let mut games = vec![vec![0.0; n]; n];
-    let mut points = vec![vec![0.0; n]; n];
-    for p in pairs {
-        if p.a >= n || p.b >= n || p.a == p.b {
-            return Err(LeagueError::Elo(format!("bad pair ({}, {}) for {n} agents", p.a, p.b)));
-        }
-        if !(p.games >= 0.0 && (0.0..=p.games).contains(&p.points_a)) {
-            return Err(LeagueError::Elo(format!("bad score {} in {} games", p.points_a, p.games)));
-        }
-        games[p.a][p.b] += p.games;
-        games[p.b][p.a] += p.games;
-        points[p.a][p.b] += p.points_a;
-        points[p.b][p.a] += p.games - p.points_a;
+    let tally = Tally::new(n, pairs, options.prior_draws)?;
+    let component = tally.anchored(options.anchor)?;
+    let free: Vec<usize> = (0..n).filter(|&i| component[i] && i != options.anchor).collect();
+    let r = tally.maximise(&free)?;
+    let (_, h) = tally.information(&free, &r);
+    let cov = invert(&h);
+    let mut out = vec![None; n];
+    out[options.anchor] = Some(Rating { elo: options.anchor_elo, ci: 0.0 });
+    for (a, &i) in free.iter().enumerate() {
+        let var = cov.as_ref().map_or(f64::INFINITY, |c| c[a][a].max(0.0));
+        out[i] = Some(Rating {
+            elo: options.anchor_elo + r[i] * ELO_PER_NAT,
+            ci: options.z * var.sqrt() * ELO_PER_NAT,
+        });
     }
-    for i in 0..n {
-        for j in 0..n {
-            if i != j && games[i][j] > 0.0 {
-                games[i][j] += options.prior_draws;
-                points[i][j] += options.prior_draws / 2.0;
+    Ok(out)
+}
+
+/// Games and points between every two of `n` agents, with the prior's virtual draws.
+struct Tally {
+    /// How many agents.
+    n: usize,
+    /// `games[i][j]`: games between `i` and `j`.
+    games: Vec<Vec<f64>>,
+    /// `points[i][j]`: points `i` scored against `j`.
+    points: Vec<Vec<f64>>,
+}
+
+impl Tally {
+    /// Aggregates `pairs` into n×n games and points, adding `prior_draws` virtual draws to each pair that met.
+    fn new(n: usize, pairs: &[PairScore], prior_draws: f64) -> Result<Tally, LeagueError> {
+        let mut games = vec![vec![0.0; n]; n];
+        let mut points = vec![vec![0.0; n]; n];
+        for p in pairs {
+            if p.a >= n || p.b >= n || p.a == p.b {
+                return Err(LeagueError::Elo(format!("bad pair ({}, {}) for {n} agents", p.a, p.b)));
+            }
+            if !(p.games >= 0.0 && (0.0..=p.games).contains(&p.points_a)) {
+                return Err(LeagueError::Elo(format!("bad score {} in {} games", p.points_a, p.games)));
+            }
+            games[p.a][p.b] += p.games;
+            games[p.b][p.a] += p.games;
+            points[p.a][p.b] += p.points_a;
+            points[p.b][p.a] += p.games - p.points_a;
+        }
+        for i in 0..n {
+            for j in 0..n {
+                if i != j && games[i][j] > 0.0 {
+                    games[i][j] += prior_draws;
+                    points[i][j] += prior_draws / 2.0;
+                }
             }
         }
+        Ok(Tally { n, games, points })
     }
-    // The agents reachable from the anchor through games played.
-    let component = reachable(n, options.anchor, |i, j| games[i][j] > 0.0);
-    // Plain ML needs the "scored against" graph to be strongly connected within the component.
-    let forward = reachable(n, options.anchor, |i, j| points[i][j] > 0.0);
-    let backward = reachable(n, options.anchor, |i, j| points[j][i] > 0.0);
-    if let Some(i) = (0..n).find(|&i| component[i] && !(forward[i] && backward[i])) {
-        return Err(LeagueError::Elo(format!(
-            "no finite maximum-likelihood estimate: agent {i} is cut off from the anchor by a perfect or \
-             zero score (add virtual draws with a prior)"
-        )));
+
+    /// The agents reachable from `anchor` through games played; an error when plain ML has no finite
+    /// estimate for one of them.
+    fn anchored(&self, anchor: usize) -> Result<Vec<bool>, LeagueError> {
+        let (n, games, points) = (self.n, &self.games, &self.points);
+        let component = reachable(n, anchor, |i, j| games[i][j] > 0.0);
+        // Plain ML needs the "scored against" graph to be strongly connected within the component.
+        let forward = reachable(n, anchor, |i, j| points[i][j] > 0.0);
+        let backward = reachable(n, anchor, |i, j| points[j][i] > 0.0);
+        if let Some(i) = (0..n).find(|&i| component[i] && !(forward[i] && backward[i])) {
+            return Err(LeagueError::Elo(format!(
+                "no finite maximum-likelihood estimate: agent {i} is cut off from the anchor by a perfect or \
+                 zero score (add virtual draws with a prior)"
+            )));
+        }
+        Ok(component)
     }
-    let free: Vec<usize> = (0..n).filter(|&i| component[i] && i != options.anchor).collect();
-    let m = free.len();
-    let mut r = vec![0.0; n];
-    let loglik = |r: &[f64]| -> f64 {
+
+    /// The log-likelihood of ratings `r` (in nats).
+    fn loglik(&self, r: &[f64]) -> f64 {
+        let (n, games, points) = (self.n, &self.games, &self.points);
         let mut l = 0.0;
         for i in 0..n {
             for j in (i + 1)..n {
@@ -122,8 +160,12 @@ pub fn fit(n: usize, pairs: &[PairScore], options: &EloOptions) -> Result<Vec<Op
             }
         }
         l
-    };
-    let information = |r: &[f64]| -> (Vec<f64>, Vec<Vec<f64>>) {
+    }
+
+    /// The gradient and information matrix of the log-likelihood at `r` over the `free` agents.
+    fn information(&self, free: &[usize], r: &[f64]) -> (Vec<f64>, Vec<Vec<f64>>) {
+        let (n, games, points) = (self.n, &self.games, &self.points);
+        let m = free.len();
         let mut g = vec![0.0; m];
         let mut h = vec![vec![0.0; m]; m];
         for (a, &i) in free.iter().enumerate() {
@@ -141,45 +183,39 @@ pub fn fit(n: usize, pairs: &[PairScore], options: &EloOptions) -> Result<Vec<Op
             }
         }
         (g, h)
-    };
-    let mut converged = m == 0;
-    for _ in 0..200 {
-        if converged {
-            break;
-        }
-        let (g, h) = information(&r);
-        let step =
-            solve(&h, &g).ok_or_else(|| LeagueError::Elo("the information matrix is singular".into()))?;
-        let before = loglik(&r);
-        let mut scale = 1.0;
-        loop {
-            let mut next = r.clone();
-            for (a, &i) in free.iter().enumerate() {
-                next[i] += scale * step[a];
-            }
-            if loglik(&next) >= before - 1e-12 || scale < 1e-6 {
-                r = next;
+    }
+
+    /// The maximum-likelihood ratings (in nats, the others at 0) of the `free` agents, by damped Newton steps.
+    fn maximise(&self, free: &[usize]) -> Result<Vec<f64>, LeagueError> {
+        let mut r = vec![0.0; self.n];
+        let mut converged = free.is_empty();
+        for _ in 0..200 {
+            if converged {
                 break;
             }
-            scale /= 2.0;
+            let (g, h) = self.information(free, &r);
+            let step =
+                solve(&h, &g).ok_or_else(|| LeagueError::Elo("the information matrix is singular".into()))?;
+            let before = self.loglik(&r);
+            let mut scale = 1.0;
+            loop {
+                let mut next = r.clone();
+                for (a, &i) in free.iter().enumerate() {
+                    next[i] += scale * step[a];
+                }
+                if self.loglik(&next) >= before - 1e-12 || scale < 1e-6 {
+                    r = next;
+                    break;
+                }
+                scale /= 2.0;
+            }
+            converged = step.iter().all(|s| (scale * s).abs() < 1e-10);
         }
-        converged = step.iter().all(|s| (scale * s).abs() < 1e-10);
+        if !converged {
+            return Err(LeagueError::Elo("the estimate did not converge".into()));
+        }
+        Ok(r)
     }
-    if !converged {
-        return Err(LeagueError::Elo("the estimate did not converge".into()));
-    }
-    let (_, h) = information(&r);
-    let cov = invert(&h);
-    let mut out = vec![None; n];
-    out[options.anchor] = Some(Rating { elo: options.anchor_elo, ci: 0.0 });
-    for (a, &i) in free.iter().enumerate() {
-        let var = cov.as_ref().map_or(f64::INFINITY, |c| c[a][a].max(0.0));
-        out[i] = Some(Rating {
-            elo: options.anchor_elo + r[i] * ELO_PER_NAT,
-            ci: options.z * var.sqrt() * ELO_PER_NAT,
-        });
-    }
-    Ok(out)
 }
 
 /// Which nodes `from` reaches along edges `edge(i, j)`.

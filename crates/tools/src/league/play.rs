@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use super::LeagueError;
 use super::agent::{Agent, GameView};
 use super::record::{GameResult, PlayedMove};
-use super::rules::{ResignCounter, Rules};
+use super::rules::{EvalRules, ResignCounter, Rules};
 use crate::game::{GameState, OutcomeReason, Player};
 use crate::solve::stop::StopFlag;
 
@@ -57,11 +57,7 @@ pub fn play_game<G: GameState>(
     mut adjudicator: Option<&mut dyn Adjudicate<G>>,
     stop: &StopFlag,
 ) -> Result<Option<PlayedGame<G::Action>>, LeagueError> {
-    white.new_game()?;
-    black.new_game()?;
-    if let Some(a) = adjudicator.as_deref_mut() {
-        a.new_game()?;
-    }
+    new_game(white, black, adjudicator.as_deref_mut())?;
     let eval_rules = rules.eval.filter(|_| adjudicator.is_some());
     let mut state = start.clone();
     let mut actions = Vec::new();
@@ -74,43 +70,12 @@ pub fn play_game<G: GameState>(
         Ok(Some(PlayedGame { moves, result, termination, adjudicated }))
     };
     loop {
-        if let Some(outcome) = state.outcome() {
-            let result = match outcome.winner() {
-                Some(Player::First) => GameResult::WhiteWins,
-                Some(Player::Second) => GameResult::BlackWins,
-                None => GameResult::Draw,
-            };
-            return end(moves, result, reason_text(outcome.reason()).to_owned(), false);
-        }
-        if seen.get(&state.hash64()).copied().unwrap_or(0) >= 3 {
-            return end(moves, GameResult::Draw, reason_text(OutcomeReason::Repetition).to_owned(), false);
+        if let Some((result, termination)) = natural_end(&state, &seen) {
+            return end(moves, result, termination, false);
         }
         if moves.len() >= rules.max_plies as usize {
-            let last = moves.last().and_then(|m| m.eval_white);
-            return match (eval_rules, last) {
-                (Some(e), Some(cp)) if cp.abs() >= e.max_plies_win_cp => end(
-                    moves,
-                    GameResult::win(cp > 0),
-                    format!(
-                        "{} plies reached; {} wins on Stockfish's evaluation {}",
-                        rules.max_plies,
-                        if cp > 0 { "White" } else { "Black" },
-                        super::record::eval_text(cp)
-                    ),
-                    true,
-                ),
-                (Some(_), Some(cp)) => end(
-                    moves,
-                    GameResult::Draw,
-                    format!(
-                        "{} plies reached; drawn on Stockfish's evaluation {}",
-                        rules.max_plies,
-                        super::record::eval_text(cp)
-                    ),
-                    true,
-                ),
-                _ => end(moves, GameResult::Draw, format!("{} plies reached; drawn", rules.max_plies), true),
-            };
+            let (result, termination) = max_plies_end(rules, eval_rules, &moves);
+            return end(moves, result, termination, true);
         }
         if stop.is_set() {
             return Ok(None);
@@ -140,19 +105,78 @@ pub fn play_game<G: GameState>(
             && state.outcome().is_none()
             && let Some(white_wins) = resign.push(&e, eval_white)
         {
-            let loser = if white_wins { "Black" } else { "White" };
-            return end(
-                moves,
-                GameResult::win(white_wins),
-                format!(
-                    "{loser} resigns: Stockfish's evaluation beyond {:.2} pawns for {} plies",
-                    f64::from(e.resign_cp) / 100.0,
-                    e.resign_plies
-                ),
-                true,
-            );
+            return end(moves, GameResult::win(white_wins), resign_text(&e, white_wins), true);
         }
     }
+}
+
+/// Tells both agents and the adjudicator that a new game starts.
+fn new_game<G: GameState>(
+    white: &mut dyn Agent<G>,
+    black: &mut dyn Agent<G>,
+    adjudicator: Option<&mut (dyn Adjudicate<G> + '_)>,
+) -> Result<(), LeagueError> {
+    white.new_game()?;
+    black.new_game()?;
+    if let Some(a) = adjudicator {
+        a.new_game()?;
+    }
+    Ok(())
+}
+
+/// The result and termination when `state` is over or has been seen three times (per `seen`).
+fn natural_end<G: GameState>(state: &G, seen: &HashMap<u64, u32>) -> Option<(GameResult, String)> {
+    if let Some(outcome) = state.outcome() {
+        let result = match outcome.winner() {
+            Some(Player::First) => GameResult::WhiteWins,
+            Some(Player::Second) => GameResult::BlackWins,
+            None => GameResult::Draw,
+        };
+        return Some((result, reason_text(outcome.reason()).to_owned()));
+    }
+    if seen.get(&state.hash64()).copied().unwrap_or(0) >= 3 {
+        return Some((GameResult::Draw, reason_text(OutcomeReason::Repetition).to_owned()));
+    }
+    None
+}
+
+/// The result and termination of a game stopped at the ply limit, judged on the last move's evaluation.
+fn max_plies_end<A>(
+    rules: &Rules,
+    eval_rules: Option<EvalRules>,
+    moves: &[PlayedMove<A>],
+) -> (GameResult, String) {
+    let last = moves.last().and_then(|m| m.eval_white);
+    match (eval_rules, last) {
+        (Some(e), Some(cp)) if cp.abs() >= e.max_plies_win_cp => (
+            GameResult::win(cp > 0),
+            format!(
+                "{} plies reached; {} wins on Stockfish's evaluation {}",
+                rules.max_plies,
+                if cp > 0 { "White" } else { "Black" },
+                super::record::eval_text(cp)
+            ),
+        ),
+        (Some(_), Some(cp)) => (
+            GameResult::Draw,
+            format!(
+                "{} plies reached; drawn on Stockfish's evaluation {}",
+                rules.max_plies,
+                super::record::eval_text(cp)
+            ),
+        ),
+        _ => (GameResult::Draw, format!("{} plies reached; drawn", rules.max_plies)),
+    }
+}
+
+/// The termination of a game the side losing by `e`'s resignation rule gives up.
+fn resign_text(e: &EvalRules, white_wins: bool) -> String {
+    let loser = if white_wins { "Black" } else { "White" };
+    format!(
+        "{loser} resigns: Stockfish's evaluation beyond {:.2} pawns for {} plies",
+        f64::from(e.resign_cp) / 100.0,
+        e.resign_plies
+    )
 }
 
 #[cfg(test)]

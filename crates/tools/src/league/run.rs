@@ -197,12 +197,68 @@ fn check_agents_for<G: LeagueGame>(agents: &[AgentSpec]) -> Result<(), LeagueErr
     }
 }
 
+/// Runs (or resumes) the league of `G` from `openings` in `config.out`.
 fn run_game<G: LeagueGame>(
     config: &LeagueConfig,
     openings: Vec<Opening<G>>,
     stop: &StopFlag,
     on: &mut dyn FnMut(Progress<'_>),
 ) -> Result<LeagueSummary, LeagueError> {
+    let labels = check_setup::<G>(config)?;
+    let stockfish = locate_needed_stockfish(config)?;
+    let files = prepare_output::<G>(config, &openings)?;
+
+    let schedule = round_robin(&labels, &openings.iter().map(|o| o.index).collect::<Vec<_>>());
+    let mut records = load(&files.results)?;
+    let done_ids: HashSet<String> = records.iter().map(|r| r.id.clone()).collect();
+    check_openings_kept(&schedule, &records, &openings, &files.results)?;
+    let todo = remaining(&schedule, &done_ids);
+    let resumed = schedule.len() - todo.len();
+    let listed: Vec<(usize, String)> = openings.iter().map(|o| (o.index, o.fen.clone())).collect();
+    on(Progress::Start { total: schedule.len(), done: resumed, openings: &listed });
+    let run = LeagueRun {
+        config,
+        openings: &openings,
+        labels: &labels,
+        order: schedule.iter().enumerate().map(|(i, g)| (g.id.as_str(), i)).collect(),
+        files: &files,
+        stockfish: stockfish.as_deref(),
+        date: utc_date(),
+    };
+    let mut played = 0;
+    let end = run_pool(
+        config.concurrency,
+        &todo,
+        stop,
+        |halt| run.seat(halt),
+        |seat, g, halt| run.play(seat, g, halt),
+        |s| s.agents.mcts_reuse(),
+        &mut |event| {
+            match event {
+                PoolEvent::Started(g) => {
+                    on(Progress::GameStart { game: g, white: &labels[g.white], black: &labels[g.black] });
+                }
+                PoolEvent::Finished(record) => {
+                    append(&files.results, &record)?;
+                    played += 1;
+                    records.push(record.clone());
+                    run.write_outputs(&mut records)?;
+                    on(Progress::GameEnd { record: &record, done: resumed + played, total: schedule.len() });
+                }
+            }
+            Ok(())
+        },
+    )?;
+    if end.stopped {
+        return Err(LeagueError::Interrupted { done: resumed + played, total: schedule.len() });
+    }
+    let reused = end.tally;
+    let table = run.write_outputs(&mut records)?;
+    Ok(LeagueSummary { table, played, resumed, total: schedule.len(), reused_evaluations: reused, files })
+}
+
+/// Checks the agents (at least two, each playing `G`) and the anchor; returns the agents' labels.
+fn check_setup<G: LeagueGame>(config: &LeagueConfig) -> Result<Vec<String>, LeagueError> {
     config.rules.validate()?;
     if config.agents.len() < 2 {
         return Err(LeagueError::Settings("a league needs at least two agents".into()));
@@ -217,14 +273,24 @@ fn run_game<G: LeagueGame>(
             labels.join(", ")
         )));
     }
-    let stockfish = if needs_stockfish(&config.agents, &config.rules) {
-        Some(
-            crate::uci::locate::locate_stockfish(config.stockfish.as_deref())
-                .map_err(|source| LeagueError::Uci { agent: "stockfish".into(), source: Box::new(source) })?,
-        )
-    } else {
-        None
-    };
+    Ok(labels)
+}
+
+/// The Stockfish binary, found when the league needs one.
+fn locate_needed_stockfish(config: &LeagueConfig) -> Result<Option<PathBuf>, LeagueError> {
+    if !needs_stockfish(&config.agents, &config.rules) {
+        return Ok(None);
+    }
+    crate::uci::locate::locate_stockfish(config.stockfish.as_deref())
+        .map(Some)
+        .map_err(|source| LeagueError::Uci { agent: "stockfish".into(), source: Box::new(source) })
+}
+
+/// Creates the output folder and writes the settings file there (checked against an earlier run's).
+fn prepare_output<G: LeagueGame>(
+    config: &LeagueConfig,
+    openings: &[Opening<G>],
+) -> Result<OutputFiles, LeagueError> {
     let mut agents_described = BTreeMap::new();
     for spec in &config.agents {
         agents_described.insert(spec.label(), describe(spec, &config.model)?);
@@ -244,16 +310,22 @@ fn run_game<G: LeagueGame>(
         None => settings,
     };
     settings.save(&files.settings)?;
+    Ok(files)
+}
 
-    let schedule = round_robin(&labels, &openings.iter().map(|o| o.index).collect::<Vec<_>>());
-    let mut records = load(&files.results)?;
-    let done_ids: HashSet<String> = records.iter().map(|r| r.id.clone()).collect();
-    for g in &schedule {
+/// Checks that every finished game in `records` was played from the opening it is scheduled from now.
+fn check_openings_kept<G: GameState>(
+    schedule: &[ScheduledGame],
+    records: &[GameRecord],
+    openings: &[Opening<G>],
+    results: &Path,
+) -> Result<(), LeagueError> {
+    for g in schedule {
         if let Some(r) = records.iter().find(|r| r.id == g.id)
             && r.opening_fen != openings[g.opening].fen
         {
             return Err(LeagueError::Mismatch {
-                path: files.results.clone(),
+                path: results.to_path_buf(),
                 why: format!(
                     "game {} was played from {} but the opening is now {}",
                     g.id, r.opening_fen, openings[g.opening].fen
@@ -261,15 +333,34 @@ fn run_game<G: LeagueGame>(
             });
         }
     }
-    let todo = remaining(&schedule, &done_ids);
-    let resumed = schedule.len() - todo.len();
-    let listed: Vec<(usize, String)> = openings.iter().map(|o| (o.index, o.fen.clone())).collect();
-    on(Progress::Start { total: schedule.len(), done: resumed, openings: &listed });
-    let order: HashMap<&str, usize> = schedule.iter().enumerate().map(|(i, g)| (g.id.as_str(), i)).collect();
-    let write_outputs = |records: &mut Vec<GameRecord>| -> Result<Table, LeagueError> {
-        records.sort_by_key(|r| order.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
+    Ok(())
+}
+
+/// What the games of one league run share: its settings, agents' labels, openings and output files.
+struct LeagueRun<'a, G: GameState> {
+    /// The league's settings.
+    config: &'a LeagueConfig,
+    /// The openings, by the schedule's opening number.
+    openings: &'a [Opening<G>],
+    /// The agents' labels, by the schedule's agent number.
+    labels: &'a [String],
+    /// Each game's place in the schedule, by id.
+    order: HashMap<&'a str, usize>,
+    /// The output files.
+    files: &'a OutputFiles,
+    /// The Stockfish binary, when the league needs one.
+    stockfish: Option<&'a Path>,
+    /// The date for the records' headers.
+    date: String,
+}
+
+impl<G: LeagueGame> LeagueRun<'_, G> {
+    /// Sorts `records` into schedule order and rewrites the records file and the tables; returns the table.
+    fn write_outputs(&self, records: &mut [GameRecord]) -> Result<Table, LeagueError> {
+        let (config, files) = (self.config, self.files);
+        records.sort_by_key(|r| self.order.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
         write_atomic(&files.pgn, G::all_records(records).as_bytes())?;
-        let table = build(&labels, records, config.anchor.as_deref(), config.prior_draws);
+        let table = build(self.labels, records, config.anchor.as_deref(), config.prior_draws);
         let text =
             format!("{}\nadjudication: {}\n", table.render(), config.rules.describe_with(config.game.ends()));
         write_atomic(&files.table, text.as_bytes())?;
@@ -277,22 +368,26 @@ fn run_game<G: LeagueGame>(
             .map_err(|e| LeagueError::Io { path: files.table_json.clone(), why: e.to_string() })?;
         write_atomic(&files.table_json, json.as_bytes())?;
         Ok(table)
-    };
+    }
 
-    // Each worker's seat: its own agents (watching the pool's flag) and adjudicator.
-    let seat = |halt: &StopFlag| -> Result<Seat<G>, LeagueError> {
-        let mut agents = build_agents::<G>(config, stockfish.as_deref())?;
+    /// One worker's seat: its own agents (watching the pool's flag `halt`) and adjudicator.
+    fn seat(&self, halt: &StopFlag) -> Result<Seat<G>, LeagueError> {
+        let mut agents = build_agents::<G>(self.config, self.stockfish)?;
         for agent in &mut agents.list {
             agent.watch(halt);
         }
-        Ok(Seat { agents, adjudicator: G::adjudicator(config, stockfish.as_deref())? })
-    };
-    let date = utc_date();
-    let work = |seat: &mut Seat<G>,
-                g: &&ScheduledGame,
-                halt: &StopFlag|
-     -> Result<Option<GameRecord>, LeagueError> {
-        let opening = &openings[g.opening];
+        Ok(Seat { agents, adjudicator: G::adjudicator(self.config, self.stockfish)? })
+    }
+
+    /// Plays game `g` at `seat`; `None` when `halt` was raised before it ended.
+    fn play(
+        &self,
+        seat: &mut Seat<G>,
+        g: &ScheduledGame,
+        halt: &StopFlag,
+    ) -> Result<Option<GameRecord>, LeagueError> {
+        let (config, labels) = (self.config, self.labels);
+        let opening = &self.openings[g.opening];
         let started = Instant::now();
         let (white, black) = pair_mut(&mut seat.agents.list, g.white, g.black)?;
         let judge = seat.adjudicator.as_mut().map(|a| a.as_mut() as &mut dyn super::play::Adjudicate<G>);
@@ -301,8 +396,8 @@ fn run_game<G: LeagueGame>(
         };
         let headers = PgnHeaders {
             event: config.event.clone(),
-            date: date.clone(),
-            round: order.get(g.id.as_str()).map_or(0, |i| i + 1),
+            date: self.date.clone(),
+            round: self.order.get(g.id.as_str()).map_or(0, |i| i + 1),
             white: labels[g.white].clone(),
             black: labels[g.black].clone(),
             book_index: opening.index,
@@ -321,30 +416,7 @@ fn run_game<G: LeagueGame>(
             seconds: started.elapsed().as_secs_f64(),
             pgn,
         }))
-    };
-    let mut played = 0;
-    let end =
-        run_pool(config.concurrency, &todo, stop, seat, work, |s| s.agents.mcts_reuse(), &mut |event| {
-            match event {
-                PoolEvent::Started(g) => {
-                    on(Progress::GameStart { game: g, white: &labels[g.white], black: &labels[g.black] });
-                }
-                PoolEvent::Finished(record) => {
-                    append(&files.results, &record)?;
-                    played += 1;
-                    records.push(record.clone());
-                    write_outputs(&mut records)?;
-                    on(Progress::GameEnd { record: &record, done: resumed + played, total: schedule.len() });
-                }
-            }
-            Ok(())
-        })?;
-    if end.stopped {
-        return Err(LeagueError::Interrupted { done: resumed + played, total: schedule.len() });
     }
-    let reused = end.tally;
-    let table = write_outputs(&mut records)?;
-    Ok(LeagueSummary { table, played, resumed, total: schedule.len(), reused_evaluations: reused, files })
 }
 
 /// The moves in the game's notation (UCI for chess), each read in the position it was played in.

@@ -87,105 +87,7 @@ impl AgentSpec {
             Some((n, a)) => (n.to_ascii_lowercase(), Some(a)),
             None => (body.to_ascii_lowercase(), None),
         };
-        let number = |what: &str| -> Result<u64, LeagueError> {
-            let a = arg.ok_or_else(|| err(&format!("give the {what} after a colon")))?;
-            a.parse::<u64>().map_err(|_| err(&format!("`{a}` is not a {what}")))
-        };
-        let kind = match name.as_str() {
-            "mav-max" | "max" if arg.is_none() => AgentKind::Mav { scoring: Scoring::Max },
-            "mav-mean" | "mean" if arg.is_none() => AgentKind::Mav { scoring: Scoring::Mean },
-            "mav-max" | "mav-mean" | "max" | "mean" => return Err(err("MAV agents take no number")),
-            "mav" => {
-                let rule =
-                    arg.ok_or_else(|| err("give the scoring after a colon, e.g. mav:quantile:0.25"))?;
-                AgentKind::Mav { scoring: rule.parse().map_err(|e: ScoringError| err(&e.to_string()))? }
-            }
-            "mcts" | "mcts-mean" | "mcts-max" => {
-                let (count, rule) = match arg.and_then(|a| a.split_once(':')) {
-                    Some((n, r)) if name == "mcts" => (Some(n), Some(r)),
-                    _ => (arg, None),
-                };
-                let a = count.ok_or_else(|| err("give the number of simulations after a colon"))?;
-                let simulations =
-                    a.parse::<u64>().map_err(|_| err(&format!("`{a}` is not a number of simulations")))?;
-                if simulations == 0 {
-                    return Err(err("MCTS needs at least one simulation"));
-                }
-                let scoring = match (rule, name.as_str()) {
-                    (Some(r), _) => r.parse().map_err(|e: ScoringError| err(&e.to_string()))?,
-                    (None, "mcts-max") => Scoring::Max,
-                    (None, _) => Scoring::Mean,
-                };
-                AgentKind::Mcts { simulations, scoring }
-            }
-            "stockfish" | "sf" => {
-                let skill = number("skill level")?;
-                if skill > 20 {
-                    return Err(err("Stockfish's skill levels run from 0 to 20"));
-                }
-                AgentKind::StockfishSkill { skill: skill as u32 }
-            }
-            "stockfish-elo" | "sf-elo" => {
-                let elo = number("Elo")?;
-                AgentKind::StockfishElo { elo: u32::try_from(elo).map_err(|_| err("that Elo is too large"))? }
-            }
-            "solver" => match arg {
-                None => AgentKind::Solver { depth: None },
-                Some(_) => {
-                    let depth = number("depth in plies")?;
-                    if depth == 0 {
-                        return Err(err("a solver needs a depth of at least 1 ply"));
-                    }
-                    AgentKind::Solver {
-                        depth: Some(u32::try_from(depth).map_err(|_| err("that depth is too large"))?),
-                    }
-                }
-            },
-            "playouts" => {
-                let playouts = number("number of playouts")?;
-                if playouts == 0 {
-                    return Err(err("MCTS needs at least one playout"));
-                }
-                AgentKind::Playouts {
-                    playouts: u32::try_from(playouts).map_err(|_| err("that many playouts is too many"))?,
-                }
-            }
-            "minimax" | "internal" => {
-                let parts: Vec<&str> = arg.map(|a| a.split(':').collect()).unwrap_or_default();
-                let shape = |t: Option<&&str>, what: &str| -> Result<u32, LeagueError> {
-                    let t = t.ok_or_else(|| err(&format!("give the {what}: {name}:B:D, e.g. {name}:2:1")))?;
-                    t.parse::<u32>().map_err(|_| err(&format!("`{t}` is not a {what}")))
-                };
-                let breadth = shape(parts.first(), "breadth")?;
-                let depth = shape(parts.get(1), "depth")?;
-                if breadth == 0 {
-                    return Err(err("the breadth must be at least 1"));
-                }
-                if depth > 4 {
-                    return Err(err("depths above 4 ask for b^d model calls per level; use 0..=4"));
-                }
-                match (name.as_str(), parts.get(2)) {
-                    ("minimax", None) => AgentKind::Minimax { breadth, depth },
-                    ("internal", None) => {
-                        AgentKind::Internal { breadth, depth, decoding: Default::default() }
-                    }
-                    ("internal", Some(d)) if parts.len() == 3 => AgentKind::Internal {
-                        breadth,
-                        depth,
-                        decoding: d.parse().map_err(
-                            |e: crate::inference::completer::UnknownTraceDecoding| err(&e.to_string()),
-                        )?,
-                    },
-                    _ => {
-                        return Err(err(&format!(
-                            "{name} takes B:D{}",
-                            if name == "internal" { "[:free|rules]" } else { "" }
-                        )));
-                    }
-                }
-            }
-            _ => return Err(err("not a known agent")),
-        };
+        let kind = KindText { text, name, arg }.kind()?;
         if model.is_some() && !kind.uses_model() {
             return Err(err("only model agents take @MODEL_DIR"));
         }
@@ -219,6 +121,136 @@ impl AgentSpec {
                 format!("{base}@{name}")
             }
             None => base,
+        }
+    }
+}
+
+/// An agent's text without its `@MODEL_DIR`, split at its first colon, for reading the kind.
+struct KindText<'a> {
+    /// The whole text, for error messages.
+    text: &'a str,
+    /// The name before the colon, in lower case.
+    name: String,
+    /// What follows the colon, if there is one.
+    arg: Option<&'a str>,
+}
+
+impl KindText<'_> {
+    /// The error saying why the text is not an agent.
+    fn err(&self, why: &str) -> LeagueError {
+        LeagueError::UnknownAgent { spec: self.text.to_owned(), why: why.to_owned() }
+    }
+
+    /// The number after the colon, `what` naming it in errors.
+    fn number(&self, what: &str) -> Result<u64, LeagueError> {
+        let a = self.arg.ok_or_else(|| self.err(&format!("give the {what} after a colon")))?;
+        a.parse::<u64>().map_err(|_| self.err(&format!("`{a}` is not a {what}")))
+    }
+
+    /// The agent's kind.
+    fn kind(&self) -> Result<AgentKind, LeagueError> {
+        let (name, arg) = (self.name.as_str(), self.arg);
+        Ok(match name {
+            "mav-max" | "max" if arg.is_none() => AgentKind::Mav { scoring: Scoring::Max },
+            "mav-mean" | "mean" if arg.is_none() => AgentKind::Mav { scoring: Scoring::Mean },
+            "mav-max" | "mav-mean" | "max" | "mean" => return Err(self.err("MAV agents take no number")),
+            "mav" => {
+                let rule =
+                    arg.ok_or_else(|| self.err("give the scoring after a colon, e.g. mav:quantile:0.25"))?;
+                AgentKind::Mav { scoring: rule.parse().map_err(|e: ScoringError| self.err(&e.to_string()))? }
+            }
+            "mcts" | "mcts-mean" | "mcts-max" => self.mcts()?,
+            "stockfish" | "sf" => {
+                let skill = self.number("skill level")?;
+                if skill > 20 {
+                    return Err(self.err("Stockfish's skill levels run from 0 to 20"));
+                }
+                AgentKind::StockfishSkill { skill: skill as u32 }
+            }
+            "stockfish-elo" | "sf-elo" => {
+                let elo = self.number("Elo")?;
+                AgentKind::StockfishElo {
+                    elo: u32::try_from(elo).map_err(|_| self.err("that Elo is too large"))?,
+                }
+            }
+            "solver" => self.solver()?,
+            "playouts" => {
+                let playouts = self.number("number of playouts")?;
+                if playouts == 0 {
+                    return Err(self.err("MCTS needs at least one playout"));
+                }
+                AgentKind::Playouts {
+                    playouts: u32::try_from(playouts)
+                        .map_err(|_| self.err("that many playouts is too many"))?,
+                }
+            }
+            "minimax" | "internal" => self.tree_search()?,
+            _ => return Err(self.err("not a known agent")),
+        })
+    }
+
+    /// `mcts:N`, `mcts-mean:N`, `mcts-max:N` or `mcts:N:SCORING`.
+    fn mcts(&self) -> Result<AgentKind, LeagueError> {
+        let (count, rule) = match self.arg.and_then(|a| a.split_once(':')) {
+            Some((n, r)) if self.name == "mcts" => (Some(n), Some(r)),
+            _ => (self.arg, None),
+        };
+        let a = count.ok_or_else(|| self.err("give the number of simulations after a colon"))?;
+        let simulations =
+            a.parse::<u64>().map_err(|_| self.err(&format!("`{a}` is not a number of simulations")))?;
+        if simulations == 0 {
+            return Err(self.err("MCTS needs at least one simulation"));
+        }
+        let scoring = match (rule, self.name.as_str()) {
+            (Some(r), _) => r.parse().map_err(|e: ScoringError| self.err(&e.to_string()))?,
+            (None, "mcts-max") => Scoring::Max,
+            (None, _) => Scoring::Mean,
+        };
+        Ok(AgentKind::Mcts { simulations, scoring })
+    }
+
+    /// `solver` or `solver:DEPTH`.
+    fn solver(&self) -> Result<AgentKind, LeagueError> {
+        if self.arg.is_none() {
+            return Ok(AgentKind::Solver { depth: None });
+        }
+        let depth = self.number("depth in plies")?;
+        if depth == 0 {
+            return Err(self.err("a solver needs a depth of at least 1 ply"));
+        }
+        Ok(AgentKind::Solver {
+            depth: Some(u32::try_from(depth).map_err(|_| self.err("that depth is too large"))?),
+        })
+    }
+
+    /// `minimax:B:D` or `internal:B:D[:free|rules]`.
+    fn tree_search(&self) -> Result<AgentKind, LeagueError> {
+        let name = self.name.as_str();
+        let parts: Vec<&str> = self.arg.map(|a| a.split(':').collect()).unwrap_or_default();
+        let shape = |t: Option<&&str>, what: &str| -> Result<u32, LeagueError> {
+            let t = t.ok_or_else(|| self.err(&format!("give the {what}: {name}:B:D, e.g. {name}:2:1")))?;
+            t.parse::<u32>().map_err(|_| self.err(&format!("`{t}` is not a {what}")))
+        };
+        let breadth = shape(parts.first(), "breadth")?;
+        let depth = shape(parts.get(1), "depth")?;
+        if breadth == 0 {
+            return Err(self.err("the breadth must be at least 1"));
+        }
+        if depth > 4 {
+            return Err(self.err("depths above 4 ask for b^d model calls per level; use 0..=4"));
+        }
+        match (name, parts.get(2)) {
+            ("minimax", None) => Ok(AgentKind::Minimax { breadth, depth }),
+            ("internal", None) => Ok(AgentKind::Internal { breadth, depth, decoding: Default::default() }),
+            ("internal", Some(d)) if parts.len() == 3 => Ok(AgentKind::Internal {
+                breadth,
+                depth,
+                decoding: d.parse().map_err(|e: crate::inference::completer::UnknownTraceDecoding| {
+                    self.err(&e.to_string())
+                })?,
+            }),
+            _ => Err(self
+                .err(&format!("{name} takes B:D{}", if name == "internal" { "[:free|rules]" } else { "" }))),
         }
     }
 }

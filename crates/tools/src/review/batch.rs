@@ -7,6 +7,7 @@
 //! comment saying why; every other game keeps its original bytes with the review's tokens inserted.
 
 use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{self, File};
 use std::io::Read;
 use std::rc::Rc;
@@ -17,8 +18,9 @@ pub use super::batch_settings::{BatchOptions, BatchPaths, JudgeSpec};
 use super::error::ReviewError;
 use super::job::{Job, JobOutput, report_line, review_job};
 use super::judge::{EngineJudge, describe_limits};
-use super::output::{Slot, copied, copy_tail, finish, open_sink, save};
-use crate::engine::pool::{JobError, Pool};
+use super::output::{Sink, Slot, copied, copy_tail, finish, open_sink, save};
+use super::resume::ResumeState;
+use crate::engine::pool::{Done, JobError, Pool};
 use crate::engine::{EvaluatorBox, EvaluatorFactory};
 use crate::pgn::{GameTree, PgnReader, WriteOptions, game_to_string};
 
@@ -109,102 +111,27 @@ pub fn review_file(
     let settings = settings_key(options, paths.report.is_some());
     let (mut sink, mut state) = open_sink(paths, input_len, &settings)?;
 
-    let count = Rc::new(Cell::new(0));
-    let mut reader = PgnReader::new(Counting { inner: input, count: Rc::clone(&count) });
-    let input_error =
-        |game: usize, reason: String| ReviewError::Input { path: paths.input.clone(), game, reason };
-    // Input bytes covered by the games read so far (None once a game's bytes are not known exactly, as
-    // for a file that is not UTF-8): what follows the last game is copied from there.
-    let mut consumed: Option<u64> = Some(0);
-    for game in 1..=state.games_done {
-        let item = reader.next();
-        consumed = consumed.and_then(|c| Some(c + covered(&item, &reader)?));
-        match item {
-            None => {
-                return Err(ReviewError::StateMismatch {
-                    state: paths.state(),
-                    partial: paths.partial(),
-                    why: format!(
-                        "it records {} games done but the input has only {}",
-                        state.games_done,
-                        game - 1
-                    ),
-                });
-            }
-            Some(Err(e)) if e.is_fatal() => return Err(input_error(game, e.to_string())),
-            Some(_) => {}
-        }
-    }
+    let mut input = Input::new(input);
+    input.skip_done(state.games_done, paths)?;
     let mut progress =
         Progress { games: state.games_done, resumed: state.games_done, input_len, ..Progress::default() };
-    progress.bytes_read = count.get();
+    progress.bytes_read = input.count.get();
     on_progress(&progress);
 
-    let max_in_flight = options.workers * 2;
-    let mut slots: std::collections::BTreeMap<usize, Slot> = std::collections::BTreeMap::new();
-    let mut pool_to_game: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    let mut next_game = state.games_done + 1;
-    let mut read_games = state.games_done;
-    let mut eof = false;
-    let mut fatal = None;
-    let mut last_save = Instant::now();
+    let mut flight = InFlight::new(state.games_done, progress, options.workers * 2);
     let mut interrupted = false;
     loop {
         if stop.load(Ordering::SeqCst) {
             interrupted = true;
             break;
         }
-        while !eof && pool_to_game.len() < max_in_flight && slots.len() < 4 * max_in_flight {
-            let item = reader.next();
-            consumed = consumed.and_then(|c| Some(c + covered(&item, &reader)?));
-            match item {
-                None => eof = true,
-                Some(Ok(tree)) => {
-                    read_games += 1;
-                    let leading = tree.leading_text().map(str::to_owned);
-                    let original = tree
-                        .source()
-                        .map_or_else(|| game_to_string(&tree, &WriteOptions::default()), str::to_owned);
-                    let index = pool.submit(Job { game: read_games, tree });
-                    pool_to_game.insert(index, read_games);
-                    slots.insert(read_games, Slot::Waiting { leading, original });
-                }
-                Some(Err(e)) if e.is_fatal() => {
-                    fatal = Some(input_error(read_games + 1, e.to_string()));
-                    eof = true;
-                }
-                Some(Err(e)) => {
-                    read_games += 1;
-                    let failed = reader.failed_source().cloned().unwrap_or_default();
-                    let note =
-                        format!("mavboard: game {read_games} could not be read and is copied unchanged: {e}");
-                    let bytes = copied(&failed.leading, &note, &failed.text);
-                    let report = report_line(read_games, "unreadable", None, Some(e.to_string()), None);
-                    slots.insert(read_games, Slot::Raw { bytes, report });
-                    progress.unreadable += 1;
-                }
-            }
-        }
-        progress.bytes_read = count.get();
-        while matches!(slots.get(&next_game), Some(Slot::Text { .. } | Slot::Raw { .. })) {
-            let Some(slot) = slots.remove(&next_game) else { break };
-            sink.write_slot(slot, paths)?;
-            state.games_done = next_game;
-            next_game += 1;
-            progress.games += 1;
-            on_progress(&progress);
-            if last_save.elapsed() >= Duration::from_secs(1) {
-                save(&mut sink, &mut state, paths)?;
-                last_save = Instant::now();
-            }
-            if stop.load(Ordering::SeqCst) {
-                break;
-            }
-        }
-        if eof && slots.is_empty() {
+        flight.fill(&mut input, &mut pool, paths);
+        flight.progress.bytes_read = input.count.get();
+        flight.write_ready(&mut sink, &mut state, paths, stop, on_progress)?;
+        if flight.eof && flight.slots.is_empty() {
             break;
         }
-        if pool_to_game.is_empty() {
+        if flight.pool_to_game.is_empty() {
             continue;
         }
         let done = match pool.results().recv_timeout(Duration::from_millis(100)) {
@@ -215,25 +142,193 @@ pub fn review_file(
                 return Err(ReviewError::Workers("every review worker stopped".into()));
             }
         };
-        let Some(game) = pool_to_game.remove(&done.index) else { continue };
-        let Some(Slot::Waiting { leading, original }) = slots.remove(&game) else { continue };
-        let slot = finished_slot(done.result, game, leading, original, &mut progress);
-        slots.insert(game, slot);
+        flight.finish(done);
     }
     drop(pool);
     save(&mut sink, &mut state, paths)?;
+    let InFlight { progress, fatal, .. } = flight;
     if let Some(e) = fatal {
         return Err(e);
     }
     if interrupted {
         return Ok(BatchSummary { progress, end: BatchEnd::Interrupted });
     }
-    match consumed {
+    match input.consumed {
         Some(offset) => copy_tail(&paths.input, offset, &mut sink, paths)?,
         None => sink.end_with_newline(paths)?,
     }
     finish(sink, paths, options)?;
     Ok(BatchSummary { progress, end: BatchEnd::Finished })
+}
+
+/// The error for game `game` of the input that cannot be read at all.
+fn input_error(paths: &BatchPaths, game: usize, reason: String) -> ReviewError {
+    ReviewError::Input { path: paths.input.clone(), game, reason }
+}
+
+/// The input being read: its games, the bytes read and the bytes the games read so far cover.
+struct Input<R: Read> {
+    /// The games.
+    reader: PgnReader<Counting<R>>,
+    /// Input bytes read so far.
+    count: Rc<Cell<u64>>,
+    /// Input bytes covered by the games read so far (None once a game's bytes are not known exactly, as
+    /// for a file that is not UTF-8): what follows the last game is copied from there.
+    consumed: Option<u64>,
+}
+
+impl<R: Read> Input<R> {
+    /// Starts reading `inner`.
+    fn new(inner: R) -> Input<R> {
+        let count = Rc::new(Cell::new(0));
+        let reader = PgnReader::new(Counting { inner, count: Rc::clone(&count) });
+        Input { reader, count, consumed: Some(0) }
+    }
+
+    /// The next game (or why it cannot be read), counting the bytes it covers.
+    fn next(&mut self) -> Option<Result<GameTree, crate::pgn::GameError>> {
+        let item = self.reader.next();
+        self.consumed = self.consumed.and_then(|c| Some(c + covered(&item, &self.reader)?));
+        item
+    }
+
+    /// Skips the `games_done` games an earlier run wrote, checking that the input still has them.
+    fn skip_done(&mut self, games_done: usize, paths: &BatchPaths) -> Result<(), ReviewError> {
+        for game in 1..=games_done {
+            match self.next() {
+                None => {
+                    return Err(ReviewError::StateMismatch {
+                        state: paths.state(),
+                        partial: paths.partial(),
+                        why: format!(
+                            "it records {} games done but the input has only {}",
+                            games_done,
+                            game - 1
+                        ),
+                    });
+                }
+                Some(Err(e)) if e.is_fatal() => return Err(input_error(paths, game, e.to_string())),
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The games between the input and the output: read, at a worker, or done and waiting for their turn.
+struct InFlight {
+    /// Each game's slot, by game number.
+    slots: BTreeMap<usize, Slot>,
+    /// The game number of each job at the workers, by job index.
+    pool_to_game: HashMap<usize, usize>,
+    /// The next game to write.
+    next_game: usize,
+    /// Games read so far.
+    read_games: usize,
+    /// The most jobs at the workers at once.
+    max_in_flight: usize,
+    /// Whether reading has ended (at the end of the input or a fatal error).
+    eof: bool,
+    /// The fatal input error that ended reading, returned once the games before it are written.
+    fatal: Option<ReviewError>,
+    /// The counts so far.
+    progress: Progress,
+    /// When the resume state was last saved.
+    last_save: Instant,
+}
+
+impl InFlight {
+    /// Nothing in flight yet, `games_done` games already written.
+    fn new(games_done: usize, progress: Progress, max_in_flight: usize) -> InFlight {
+        InFlight {
+            slots: BTreeMap::new(),
+            pool_to_game: HashMap::new(),
+            next_game: games_done + 1,
+            read_games: games_done,
+            max_in_flight,
+            eof: false,
+            fatal: None,
+            progress,
+            last_save: Instant::now(),
+        }
+    }
+
+    /// Reads games and hands them to the workers while there is room; unreadable ones get their slot now.
+    fn fill<R: Read>(
+        &mut self,
+        input: &mut Input<R>,
+        pool: &mut Pool<Job, JobOutput, ReviewError>,
+        paths: &BatchPaths,
+    ) {
+        while !self.eof
+            && self.pool_to_game.len() < self.max_in_flight
+            && self.slots.len() < 4 * self.max_in_flight
+        {
+            match input.next() {
+                None => self.eof = true,
+                Some(Ok(tree)) => {
+                    self.read_games += 1;
+                    let leading = tree.leading_text().map(str::to_owned);
+                    let original = tree
+                        .source()
+                        .map_or_else(|| game_to_string(&tree, &WriteOptions::default()), str::to_owned);
+                    let index = pool.submit(Job { game: self.read_games, tree });
+                    self.pool_to_game.insert(index, self.read_games);
+                    self.slots.insert(self.read_games, Slot::Waiting { leading, original });
+                }
+                Some(Err(e)) if e.is_fatal() => {
+                    self.fatal = Some(input_error(paths, self.read_games + 1, e.to_string()));
+                    self.eof = true;
+                }
+                Some(Err(e)) => {
+                    self.read_games += 1;
+                    let read_games = self.read_games;
+                    let failed = input.reader.failed_source().cloned().unwrap_or_default();
+                    let note =
+                        format!("mavboard: game {read_games} could not be read and is copied unchanged: {e}");
+                    let bytes = copied(&failed.leading, &note, &failed.text);
+                    let report = report_line(read_games, "unreadable", None, Some(e.to_string()), None);
+                    self.slots.insert(read_games, Slot::Raw { bytes, report });
+                    self.progress.unreadable += 1;
+                }
+            }
+        }
+    }
+
+    /// Writes the games ready in input order, saving the resume state at most once a second.
+    fn write_ready(
+        &mut self,
+        sink: &mut Sink,
+        state: &mut ResumeState,
+        paths: &BatchPaths,
+        stop: &AtomicBool,
+        on_progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), ReviewError> {
+        while matches!(self.slots.get(&self.next_game), Some(Slot::Text { .. } | Slot::Raw { .. })) {
+            let Some(slot) = self.slots.remove(&self.next_game) else { break };
+            sink.write_slot(slot, paths)?;
+            state.games_done = self.next_game;
+            self.next_game += 1;
+            self.progress.games += 1;
+            on_progress(&self.progress);
+            if self.last_save.elapsed() >= Duration::from_secs(1) {
+                save(sink, state, paths)?;
+                self.last_save = Instant::now();
+            }
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts the result of a job the workers finished in its game's slot.
+    fn finish(&mut self, done: Done<JobOutput, ReviewError>) {
+        let Some(game) = self.pool_to_game.remove(&done.index) else { return };
+        let Some(Slot::Waiting { leading, original }) = self.slots.remove(&game) else { return };
+        let slot = finished_slot(done.result, game, leading, original, &mut self.progress);
+        self.slots.insert(game, slot);
+    }
 }
 
 /// Checks the options and the paths, and opens the input: the file and its length.

@@ -2,15 +2,23 @@
 //! ([`FRAME_HOOKS`]) that the shell runs in order — the hooks of [`FrameStage::BeforePanels`] before the
 //! panels are drawn, those of [`FrameStage::AfterCommands`] once the frame's commands are applied. The
 //! engine glue is rows here too: the chess engine's events before the panels, then after the commands what
-//! they asked of it, and the model beside a Connect Four / Hex board. A hook may return commands; the shell
-//! applies them at once. A new feature with a per-frame step adds one row here.
+//! they asked of it, and the model beside a Connect Four / Hex board; the chess glue sees only an
+//! [`EngineScope`] of the state. A hook may return commands; the shell applies them at once. A new feature
+//! with a per-frame step adds one row here.
 
 use std::time::{Duration, Instant};
 
 use super::AppState;
+use crate::app::analysis::AnalysisState;
 use crate::app::command::Command;
+use crate::app::compare_model::CompareModel;
+use crate::app::document::Document;
 use crate::app::effect::Effect;
+use crate::app::game_list::GameList;
 use crate::app::line::MoveHistory;
+use crate::app::messages::Messages;
+use crate::app::settings::Settings;
+use crate::game::chess::ChessState;
 use crate::search::mcts::HISTORY_KEPT;
 
 /// What the window tells the app at the start of a frame.
@@ -22,24 +30,63 @@ pub struct FrameInput {
     pub now: Instant,
 }
 
+/// What the chess engine's glue may touch of the app: the analysis state it fills, the settings and the
+/// document it reads, the open game list (the file review reads its games), model B (its view of a reviewed
+/// game goes beside the model's) and the messages it leaves. Nothing else of [`AppState`] is in reach.
+pub struct EngineScope<'a> {
+    /// The model's view of the chess position, which the glue fills; its `requests` are the glue's inbox.
+    pub analysis: &'a mut AnalysisState,
+    /// The settings (search, scoring, threads, the review's judge).
+    pub settings: &'a Settings,
+    /// The game on the board.
+    pub doc: &'a Document,
+    /// The open game list, if any.
+    pub games: Option<&'a GameList>,
+    /// Model B beside the model.
+    pub compare: &'a mut CompareModel,
+    /// Where the glue tells the user what went wrong.
+    pub messages: &'a mut Messages,
+}
+
+impl EngineScope<'_> {
+    /// The chess position on the board.
+    pub fn current(&self) -> &ChessState {
+        self.doc.line.current()
+    }
+}
+
 /// The chess engine's glue as the frame drives it (`app::engine_link::EngineLink`, which the shell starts
-/// and puts in [`AppState::engine`]). It takes the whole state: it is held outside it while it runs.
+/// and puts in [`AppState::engine`]). It sees the app only through an [`EngineScope`].
 pub trait EngineGlue {
-    /// Takes the engine's events into the state (before the panels draw them).
-    fn drain(&mut self, state: &mut AppState);
+    /// Takes the engine's events into the analysis state (before the panels draw them).
+    fn drain(&mut self, scope: &mut EngineScope<'_>);
     /// Takes the engine's events, then sends what changed and what the frame's commands asked (the position,
-    /// the state's `analysis.requests`).
-    fn frame(&mut self, state: &mut AppState);
+    /// the analysis state's `requests`).
+    fn frame(&mut self, scope: &mut EngineScope<'_>);
     /// Whether a search is running.
     fn searching(&self) -> bool;
 }
 
-/// Runs `step` on the state's engine glue, if it has one, with the glue taken out of the state meanwhile.
-fn with_engine(state: &mut AppState, step: impl FnOnce(&mut dyn EngineGlue, &mut AppState)) -> bool {
+/// Runs `step` on the state's engine glue, if it has one, with the part of the state the glue may touch.
+fn with_engine(state: &mut AppState, step: impl FnOnce(&mut dyn EngineGlue, &mut EngineScope<'_>)) -> bool {
     let Some(mut engine) = state.engine.take() else { return false };
-    step(engine.as_mut(), state);
+    step(engine.as_mut(), &mut state.engine_scope());
     state.engine = Some(engine);
     true
+}
+
+impl AppState {
+    /// The part of the state the chess engine's glue may touch.
+    pub fn engine_scope(&mut self) -> EngineScope<'_> {
+        EngineScope {
+            analysis: &mut self.analysis,
+            settings: &self.settings,
+            doc: &self.doc,
+            games: self.files.games.as_ref(),
+            compare: &mut self.compare,
+            messages: &mut self.view.messages,
+        }
+    }
 }
 
 /// When in the frame a hook runs.
@@ -99,7 +146,7 @@ pub const FRAME_HOOKS: [FrameHook; 13] = [
         feature: "chess engine's events",
         stage: FrameStage::BeforePanels,
         run: |state, _| {
-            with_engine(state, |engine, state| engine.drain(state));
+            with_engine(state, |engine, scope| engine.drain(scope));
             Vec::new()
         },
     },
@@ -107,7 +154,7 @@ pub const FRAME_HOOKS: [FrameHook; 13] = [
         feature: "chess engine: the position and the requests",
         stage: FrameStage::AfterCommands,
         run: |state, _| {
-            if !with_engine(state, |engine, state| engine.frame(state)) {
+            if !with_engine(state, |engine, scope| engine.frame(scope)) {
                 // No engine (tests that only drive the board): nothing will carry the requests out.
                 state.analysis.requests.clear();
             }

@@ -472,17 +472,7 @@ impl AppState {
     /// When the line is a game of the list opened unchanged and the file review has finished that game,
     /// its review becomes this document's (the eval graph, mistakes and symbols show at once).
     pub fn attach_file_review(&mut self) {
-        let stamp = self.doc.line.stamp();
-        let Some((list, number, opened)) = self.doc.opened_game else { return };
-        if opened != stamp || self.analysis.game_review.as_ref().is_some_and(|r| r.stamp == stamp) {
-            return;
-        }
-        let Some(found) = self.analysis.file_review.as_ref().and_then(|f| f.reviewed(list, number)) else {
-            return;
-        };
-        let mut reviewed = found.clone();
-        reviewed.stamp = stamp;
-        self.analysis.game_review = Some(reviewed);
+        attach_file_review(&self.doc, &mut self.analysis);
     }
 
     /// The loaded model's name (for annotations).
@@ -600,6 +590,23 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// When the line is a game of the list opened unchanged and the file review has finished that game, its
+/// review becomes the document's (the eval graph, mistakes and symbols show at once). The engine glue calls
+/// it when a game of the file review ends; [`AppState::attach_file_review`] when a game is opened.
+pub fn attach_file_review(doc: &Document, analysis: &mut AnalysisState) {
+    let stamp = doc.line.stamp();
+    let Some((list, number, opened)) = doc.opened_game else { return };
+    if opened != stamp || analysis.game_review.as_ref().is_some_and(|r| r.stamp == stamp) {
+        return;
+    }
+    let Some(found) = analysis.file_review.as_ref().and_then(|f| f.reviewed(list, number)) else {
+        return;
+    };
+    let mut reviewed = found.clone();
+    reviewed.stamp = stamp;
+    analysis.game_review = Some(reviewed);
 }
 
 #[cfg(test)]

@@ -138,6 +138,15 @@ fn escape(v: &str) -> String {
     v.replace('\\', "\\\\").replace(']', "\\]")
 }
 
+/// Where errors about the game as a whole or its root node point: the text's first character.
+const ROOT_POS: usize = 1;
+
+/// One node's properties: (name, values, position of the name).
+type Node = Vec<(String, Vec<String>, usize)>;
+
+/// A move as read: colour (`B` or `W`), value (trimmed, lower case) and position of the property.
+type RawMove = (char, String, usize);
+
 struct Reader<'a> {
     chars: Vec<char>,
     pos: usize,
@@ -187,7 +196,7 @@ impl Reader<'_> {
     }
 
     /// One node's properties: (name, values, position of the name).
-    fn node(&mut self) -> Result<Vec<(String, Vec<String>, usize)>, SgfError> {
+    fn node(&mut self) -> Result<Node, SgfError> {
         self.expect(';', "';' to start a node")?;
         let mut props = Vec::new();
         while let Some(c) = self.peek() {
@@ -231,150 +240,187 @@ impl Reader<'_> {
         }
         Ok(props)
     }
+
+    /// The main line after the game's `(`: nodes, and at a fork the first variation (the others are
+    /// skipped).
+    fn main_line(&mut self) -> Result<Vec<Node>, SgfError> {
+        let mut nodes = Vec::new();
+        let mut depth = 1usize;
+        loop {
+            match self.peek() {
+                Some(';') => nodes.push(self.node()?),
+                Some('(') => {
+                    self.pos += 1;
+                    depth += 1;
+                }
+                Some(')') => {
+                    self.pos += 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(nodes);
+                    }
+                    self.skip_siblings()?;
+                }
+                _ => return Err(self.syntax("';' (a node), '(' or ')'")),
+            }
+        }
+    }
+
+    /// At the end of the first variation: skips its siblings up to the enclosing `)`.
+    fn skip_siblings(&mut self) -> Result<(), SgfError> {
+        let mut level = 0usize;
+        loop {
+            match self.peek() {
+                Some('(') => {
+                    level += 1;
+                    self.pos += 1;
+                }
+                Some(')') if level == 0 => return Ok(()),
+                Some(')') => {
+                    level -= 1;
+                    self.pos += 1;
+                }
+                Some(';') => {
+                    self.node()?;
+                }
+                _ => return Err(self.syntax("a node, '(' or ')'")),
+            }
+        }
+    }
+
+    /// The root node's board size and its properties other than `FF`, `GM`, `SZ` and moves.
+    fn root(&self, root: &Node) -> Result<(u32, Vec<(String, String)>), SgfError> {
+        let mut size = None;
+        let mut properties = Vec::new();
+        for (name, values, at) in root {
+            let v = values[0].trim();
+            match name.as_str() {
+                "GM" if v != "11" => {
+                    return Err(self.content(*at, format!("GM[{v}] is not Hex; a Hex record has GM[11]")));
+                }
+                "GM" | "FF" => {}
+                "SZ" => size = Some(self.size(v, *at)?),
+                "B" | "W" => {}
+                _ => properties.push((name.clone(), values[0].clone())),
+            }
+        }
+        let Some(size) = size else {
+            return Err(self.content(
+                ROOT_POS,
+                "the root node has no SZ property (the board size, e.g. SZ[7])".to_owned(),
+            ));
+        };
+        Ok((size, properties))
+    }
+
+    /// The board size of `SZ[v]` (the property at `at`): square, 1 to 13.
+    fn size(&self, v: &str, at: usize) -> Result<u32, SgfError> {
+        let (a, b) = v.split_once(':').unwrap_or((v, v));
+        let n = match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+            (Ok(a), Ok(b)) if a == b => a,
+            (Ok(_), Ok(_)) => {
+                return Err(self.content(at, format!("SZ[{v}]: only square Hex boards are supported")));
+            }
+            _ => return Err(self.content(at, format!("SZ[{v}] is not a board size such as SZ[7]"))),
+        };
+        if HexState::new(n).is_err() {
+            return Err(self.content(at, format!("SZ[{v}]: board sizes are 1 to 13")));
+        }
+        Ok(n)
+    }
+
+    /// The `B` and `W` moves of all nodes in order; setup stones are an error.
+    fn moves(&self, nodes: &[Node]) -> Result<Vec<RawMove>, SgfError> {
+        let mut moves = Vec::new();
+        for node in nodes {
+            for (name, values, at) in node {
+                match name.as_str() {
+                    "B" | "W" => {
+                        let colour = if name == "B" { 'B' } else { 'W' };
+                        moves.push((colour, values[0].trim().to_ascii_lowercase(), *at));
+                    }
+                    "AB" | "AW" | "AE" => {
+                        return Err(self.content(
+                            *at,
+                            format!("setup stones ({name}) are not supported; record the game as moves"),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(moves)
+    }
+
+    /// Plays `moves` from `state` into `record` (its moves and resignation), checking each.
+    fn play(&self, mut state: HexState, record: &mut HexRecord, moves: Vec<RawMove>) -> Result<(), SgfError> {
+        for (colour, v, at) in moves {
+            let n = record.moves.len() + 1;
+            if record.resigned.is_some() {
+                return Err(self.content(at, format!("move {n} comes after a resignation")));
+            }
+            let mover = if colour == 'B' { Player::First } else { Player::Second };
+            if v == "resign" {
+                record.resigned = Some(mover);
+                continue;
+            }
+            if let Some(o) = state.outcome() {
+                return Err(
+                    self.content(at, format!("move {n}: the game is already over ({})", o.result_str()))
+                );
+            }
+            if mover != state.to_move() {
+                let want = if state.to_move() == Player::First { "B" } else { "W" };
+                return Err(
+                    self.content(at, format!("move {n}: {colour}[{v}] is out of turn; {want} is to move"))
+                );
+            }
+            let action = self.action(&state, &v, at, n)?;
+            state = state.play(action).map_err(|e| self.content(at, format!("move {n}: {e}")))?;
+            record.moves.push(action);
+        }
+        Ok(())
+    }
+
+    /// The action of move `n`'s value `v` (at `at`) in `state`: the swap or a cell of the board.
+    fn action(&self, state: &HexState, v: &str, at: usize, n: usize) -> Result<HexAction, SgfError> {
+        match v {
+            "swap-pieces" | "swap" => Ok(HexAction::Swap),
+            "swap-sides" => {
+                Err(self.content(at, "swap-sides is not supported; write the swap as swap-pieces".to_owned()))
+            }
+            _ => match Cell::parse(v) {
+                Some(c) if state.contains(c) => Ok(HexAction::Place(c)),
+                _ => {
+                    let size = state.size();
+                    Err(self.content(
+                        at,
+                        format!(
+                            "move {n}: '{v}' is not a cell of the {size}×{size} board (a1 to {}{size})",
+                            char::from(b'a' + size as u8 - 1)
+                        ),
+                    ))
+                }
+            },
+        }
+    }
 }
 
 /// Reads the first game of an SGF text (HexGui / benzene dialect, see the module documentation).
 pub fn read_sgf(text: &str) -> Result<HexRecord, SgfError> {
     let mut r = Reader { chars: text.chars().collect(), pos: 0, _text: text };
     r.expect('(', "'(' to start the game")?;
-    // The main line: nodes, and at a fork the first variation (the others are skipped).
-    let mut nodes = Vec::new();
-    let mut depth = 1usize;
-    loop {
-        match r.peek() {
-            Some(';') => nodes.push(r.node()?),
-            Some('(') => {
-                r.pos += 1;
-                depth += 1;
-            }
-            Some(')') => {
-                r.pos += 1;
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-                // The end of the first variation: skip its siblings up to the enclosing ')'.
-                let mut level = 0usize;
-                loop {
-                    match r.peek() {
-                        Some('(') => {
-                            level += 1;
-                            r.pos += 1;
-                        }
-                        Some(')') if level == 0 => break,
-                        Some(')') => {
-                            level -= 1;
-                            r.pos += 1;
-                        }
-                        Some(';') => {
-                            r.node()?;
-                        }
-                        _ => return Err(r.syntax("a node, '(' or ')'")),
-                    }
-                }
-            }
-            _ => return Err(r.syntax("';' (a node), '(' or ')'")),
-        }
-    }
-    let root_pos = 1;
+    let nodes = r.main_line()?;
     let Some(root) = nodes.first() else {
-        return Err(r.content(root_pos, "the game has no root node".to_owned()));
+        return Err(r.content(ROOT_POS, "the game has no root node".to_owned()));
     };
-    let mut size = None;
-    let mut properties = Vec::new();
-    for (name, values, at) in root {
-        let v = values[0].trim();
-        match name.as_str() {
-            "GM" if v != "11" => {
-                return Err(r.content(*at, format!("GM[{v}] is not Hex; a Hex record has GM[11]")));
-            }
-            "GM" | "FF" => {}
-            "SZ" => {
-                let (a, b) = v.split_once(':').unwrap_or((v, v));
-                let n = match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
-                    (Ok(a), Ok(b)) if a == b => a,
-                    (Ok(_), Ok(_)) => {
-                        return Err(r.content(*at, format!("SZ[{v}]: only square Hex boards are supported")));
-                    }
-                    _ => return Err(r.content(*at, format!("SZ[{v}] is not a board size such as SZ[7]"))),
-                };
-                if HexState::new(n).is_err() {
-                    return Err(r.content(*at, format!("SZ[{v}]: board sizes are 1 to 13")));
-                }
-                size = Some(n);
-            }
-            "B" | "W" => {}
-            _ => properties.push((name.clone(), values[0].clone())),
-        }
-    }
-    let Some(size) = size else {
-        return Err(
-            r.content(root_pos, "the root node has no SZ property (the board size, e.g. SZ[7])".to_owned())
-        );
-    };
+    let (size, properties) = r.root(root)?;
     // First pass: is there a swap?
-    let mut moves: Vec<(char, String, usize)> = Vec::new();
-    for (i, node) in nodes.iter().enumerate() {
-        for (name, values, at) in node {
-            match name.as_str() {
-                "B" | "W" => {
-                    let colour = if name == "B" { 'B' } else { 'W' };
-                    moves.push((colour, values[0].trim().to_ascii_lowercase(), *at));
-                }
-                "AB" | "AW" | "AE" => {
-                    return Err(r.content(
-                        *at,
-                        format!("setup stones ({name}) are not supported; record the game as moves"),
-                    ));
-                }
-                _ if i > 0 => {}
-                _ => {}
-            }
-        }
-    }
+    let moves = r.moves(&nodes)?;
     let swap_rule = moves.iter().any(|(_, v, _)| v == "swap-pieces" || v == "swap");
-    let mut state = HexState::new(size).map_err(|e| r.content(root_pos, e.to_string()))?.with_swap(swap_rule);
+    let state = HexState::new(size).map_err(|e| r.content(ROOT_POS, e.to_string()))?.with_swap(swap_rule);
     let mut record = HexRecord { size, swap_rule, moves: Vec::new(), resigned: None, properties };
-    for (colour, v, at) in moves {
-        let n = record.moves.len() + 1;
-        if record.resigned.is_some() {
-            return Err(r.content(at, format!("move {n} comes after a resignation")));
-        }
-        let mover = if colour == 'B' { Player::First } else { Player::Second };
-        if v == "resign" {
-            record.resigned = Some(mover);
-            continue;
-        }
-        if let Some(o) = state.outcome() {
-            return Err(r.content(at, format!("move {n}: the game is already over ({})", o.result_str())));
-        }
-        if mover != state.to_move() {
-            let want = if state.to_move() == Player::First { "B" } else { "W" };
-            return Err(r.content(at, format!("move {n}: {colour}[{v}] is out of turn; {want} is to move")));
-        }
-        let action = match v.as_str() {
-            "swap-pieces" | "swap" => HexAction::Swap,
-            "swap-sides" => {
-                return Err(
-                    r.content(at, "swap-sides is not supported; write the swap as swap-pieces".to_owned())
-                );
-            }
-            _ => match Cell::parse(&v) {
-                Some(c) if state.contains(c) => HexAction::Place(c),
-                _ => {
-                    return Err(r.content(
-                        at,
-                        format!(
-                            "move {n}: '{v}' is not a cell of the {size}×{size} board (a1 to {}{size})",
-                            char::from(b'a' + size as u8 - 1)
-                        ),
-                    ));
-                }
-            },
-        };
-        state = state.play(action).map_err(|e| r.content(at, format!("move {n}: {e}")))?;
-        record.moves.push(action);
-    }
+    r.play(state, &mut record, moves)?;
     Ok(record)
 }
 

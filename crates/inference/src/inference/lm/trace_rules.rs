@@ -265,28 +265,7 @@ fn node<S: MavState, F: FnMut(u32) -> Result<Vec<f32>, String>>(
     let text = |a: S::Action| state.action_to_text(a);
     let legal = if state.outcome().is_some() { Vec::new() } else { state.legal_actions() };
     if legal.is_empty() {
-        // A finished game: the call's lines as the rules write them (`[%top_all invalid : "1-0"]`).
-        let spec = ExampleSpec {
-            layout,
-            previous: parent,
-            state,
-            values: &[],
-            best: None,
-            order: MoveOrder::AsGiven,
-            buckets: cfg.buckets,
-        };
-        let call = render_example(&spec)
-            .map_err(|error| TraceError::Node { node: name.clone(), error })
-            .map_err(TraceRulesError::from)?;
-        let skip = if parent.is_some() { 0 } else { call.prompt_line_count() };
-        let lines = &call.lines()[skip..];
-        if !lines.is_empty() {
-            w.force(&lines.join("\n"))?;
-        }
-        w.force(&format!("\nDecision for node: {name}\nSelecting: invalid : \""))?;
-        w.value()?;
-        w.force("\"")?;
-        w.boundary = w.written.len();
+        finished_node(w, state, parent, layout, &name, cfg)?;
         return Ok(None);
     }
     if let Some((prev, a)) = parent {
@@ -301,43 +280,8 @@ fn node<S: MavState, F: FnMut(u32) -> Result<Vec<f32>, String>>(
     }
     // The %top line and %best_action: constrained decoding of one call.
     let names: Vec<String> = legal.iter().map(|&a| text(a)).collect();
-    let candidates: Vec<Vec<u32>> = names
-        .iter()
-        .map(|m| w.tokens.move_tokens(m).ok_or_else(|| TraceRulesError::Move(m.clone())))
-        .collect::<Result<_, _>>()?;
-    let mut row = ConstrainedRow::new(w.tokens, Vec::new(), cfg.top, candidates, true, None)?;
-    loop {
-        let logits = std::mem::take(&mut w.logits);
-        let next = row.next(&logits);
-        w.logits = logits;
-        match next {
-            Some(t) => w.feed(t)?,
-            None => break,
-        }
-        if row.finished() {
-            break;
-        }
-    }
-    let listed: Vec<String> = row.written.iter().map(|(i, _)| names[*i].clone()).collect();
-    let mut children: Vec<S::Action> = Vec::new();
-    if left > 0 {
-        w.force(&format!("\nExpand from node {name}:"))?;
-        let count = usize::try_from(cfg.breadth).unwrap_or(usize::MAX).min(legal.len());
-        for _ in 0..count {
-            let open: Vec<S::Action> = legal.iter().copied().filter(|a| !children.contains(a)).collect();
-            let open_names: Vec<String> = open.iter().map(|&a| text(a)).collect();
-            let mut head = String::from("\n<root");
-            for p in path.iter() {
-                head.push(' ');
-                head.push_str(p);
-            }
-            head.push(' ');
-            w.force(&head)?;
-            let opts = w.move_options(&open_names, ">")?;
-            let i = w.choose(&opts)?;
-            children.push(open[i]);
-        }
-    }
+    let listed = top_line(w, &names, cfg)?;
+    let children = if left > 0 { expand(w, state, &legal, path, cfg, &name)? } else { Vec::new() };
     for &a in &children {
         let Ok(next) = state.play(a) else { continue };
         path.push(text(a));
@@ -363,6 +307,97 @@ fn node<S: MavState, F: FnMut(u32) -> Result<Vec<f32>, String>>(
     w.force("\"")?;
     w.boundary = w.written.len();
     Ok(Some(among))
+}
+
+/// Writes a finished game's node after its name: the call's lines as the rules write them
+/// (`[%top_all invalid : "1-0"]`) and its `invalid` selection.
+fn finished_node<S: MavState, F: FnMut(u32) -> Result<Vec<f32>, String>>(
+    w: &mut Writer<'_, F>,
+    state: &S,
+    parent: Option<(&S, S::Action)>,
+    layout: &crate::mav::command::Layout,
+    name: &str,
+    cfg: &TraceConfig,
+) -> Result<(), Stop> {
+    let spec = ExampleSpec {
+        layout,
+        previous: parent,
+        state,
+        values: &[],
+        best: None,
+        order: MoveOrder::AsGiven,
+        buckets: cfg.buckets,
+    };
+    let call = render_example(&spec)
+        .map_err(|error| TraceError::Node { node: name.to_owned(), error })
+        .map_err(TraceRulesError::from)?;
+    let skip = if parent.is_some() { 0 } else { call.prompt_line_count() };
+    let lines = &call.lines()[skip..];
+    if !lines.is_empty() {
+        w.force(&lines.join("\n"))?;
+    }
+    w.force(&format!("\nDecision for node: {name}\nSelecting: invalid : \""))?;
+    w.value()?;
+    w.force("\"")?;
+    w.boundary = w.written.len();
+    Ok(())
+}
+
+/// Writes a node's `%top` list and `%best_action` by constrained decoding of one call among the legal
+/// moves `names`; the moves listed, in the order written.
+fn top_line<F: FnMut(u32) -> Result<Vec<f32>, String>>(
+    w: &mut Writer<'_, F>,
+    names: &[String],
+    cfg: &TraceConfig,
+) -> Result<Vec<String>, Stop> {
+    let candidates: Vec<Vec<u32>> = names
+        .iter()
+        .map(|m| w.tokens.move_tokens(m).ok_or_else(|| TraceRulesError::Move(m.clone())))
+        .collect::<Result<_, _>>()?;
+    let mut row = ConstrainedRow::new(w.tokens, Vec::new(), cfg.top, candidates, true, None)?;
+    loop {
+        let logits = std::mem::take(&mut w.logits);
+        let next = row.next(&logits);
+        w.logits = logits;
+        match next {
+            Some(t) => w.feed(t)?,
+            None => break,
+        }
+        if row.finished() {
+            break;
+        }
+    }
+    Ok(row.written.iter().map(|(i, _)| names[*i].clone()).collect())
+}
+
+/// Writes a node's expansion (`Expand from node …:` and one `<root …>` line per child): `breadth` legal
+/// moves not yet expanded, in the model's order; the children chosen.
+fn expand<S: MavState, F: FnMut(u32) -> Result<Vec<f32>, String>>(
+    w: &mut Writer<'_, F>,
+    state: &S,
+    legal: &[S::Action],
+    path: &[String],
+    cfg: &TraceConfig,
+    name: &str,
+) -> Result<Vec<S::Action>, Stop> {
+    let mut children: Vec<S::Action> = Vec::new();
+    w.force(&format!("\nExpand from node {name}:"))?;
+    let count = usize::try_from(cfg.breadth).unwrap_or(usize::MAX).min(legal.len());
+    for _ in 0..count {
+        let open: Vec<S::Action> = legal.iter().copied().filter(|a| !children.contains(a)).collect();
+        let open_names: Vec<String> = open.iter().map(|&a| state.action_to_text(a)).collect();
+        let mut head = String::from("\n<root");
+        for p in path.iter() {
+            head.push(' ');
+            head.push_str(p);
+        }
+        head.push(' ');
+        w.force(&head)?;
+        let opts = w.move_options(&open_names, ">")?;
+        let i = w.choose(&opts)?;
+        children.push(open[i]);
+    }
+    Ok(children)
 }
 
 #[cfg(test)]

@@ -184,6 +184,22 @@ fn index_by_action<S: GameState>(result: &EvalResult<S>) -> HashMap<S::Action, u
     by_action
 }
 
+/// A leaf's value to back up: lc0 backs up the position's own outcome, MAV-MCTS its best move's value;
+/// `Err` says why there is none.
+fn leaf_value(lc0: bool, position: Option<&PositionOutcome>, values: &[Option<f64>]) -> Result<f64, String> {
+    let q_star = values.iter().flatten().copied().reduce(f64::max);
+    let leaf_value = if lc0 { position.map(expected_score).or(q_star) } else { q_star };
+    leaf_value.ok_or_else(|| {
+        if values.is_empty() {
+            "the model listed no moves and no result".to_owned()
+        } else if lc0 {
+            "the model gave neither the position's outcome nor any move's value".to_owned()
+        } else {
+            "the model gave no value for any legal move".to_owned()
+        }
+    })
+}
+
 fn keep_last<S>(v: &mut Vec<S>) {
     if v.len() > HISTORY_KEPT {
         v.drain(..v.len() - HISTORY_KEPT);
@@ -699,34 +715,56 @@ impl<S: GameState> Mcts<S> {
         };
         self.stats.hallucinations += result.hallucinations.len() as u64;
         let learned = self.params.world_model == WorldModel::Learned;
-        let state = if learned && leaf != ROOT {
-            match result.tracked_state.as_ref().and_then(|n| n.state.clone()) {
-                Some(s) => s,
-                None => {
-                    let text = result.tracked_state.as_ref().map_or("", |n| n.text.as_str());
-                    return self.fail_eval(
-                        leaf,
-                        format!("the model gave no valid state after the move (wrote {text:?})"),
-                    );
-                }
-            }
-        } else {
-            p.state
+        let state = match self.leaf_state(leaf, p.state, &result) {
+            Ok(s) => s,
+            Err(why) => return self.fail_eval(leaf, why),
         };
         let hallucinations = u32::try_from(result.hallucinations.len()).unwrap_or(u32::MAX);
         if learned && let Some(outcome) = result.terminal {
-            let n = self.tree.node_mut(leaf);
-            n.status = NodeStatus::Terminal;
-            n.terminal_value = outcome.value_for(n.player) as f32;
-            let v = f64::from(n.terminal_value);
-            self.tree
-                .set_data(leaf, NodeData { state, dists: None, policy: None, outcome: None, hallucinations });
-            if leaf != ROOT {
-                backup(&mut self.tree, leaf, v, 0.0);
-                self.stats.simulations += 1;
-            }
-            return Completion::Applied;
+            return self.complete_terminal(leaf, state, outcome, hallucinations);
         }
+        self.expand(leaf, state, result, hallucinations)
+    }
+
+    /// The state at an evaluated leaf: the model's prediction below the root in the learned world model, else
+    /// the state the search tracked; `Err` says why the model's prediction is unusable.
+    fn leaf_state(&self, leaf: u32, tracked: S, result: &EvalResult<S>) -> Result<S, String> {
+        if self.params.world_model != WorldModel::Learned || leaf == ROOT {
+            return Ok(tracked);
+        }
+        match result.tracked_state.as_ref().and_then(|n| n.state.clone()) {
+            Some(s) => Ok(s),
+            None => {
+                let text = result.tracked_state.as_ref().map_or("", |n| n.text.as_str());
+                Err(format!("the model gave no valid state after the move (wrote {text:?})"))
+            }
+        }
+    }
+
+    /// Marks a leaf terminal with the outcome the model reported and backs its value up (not at the root).
+    fn complete_terminal(
+        &mut self,
+        leaf: u32,
+        state: S,
+        outcome: Outcome,
+        hallucinations: u32,
+    ) -> Completion {
+        let n = self.tree.node_mut(leaf);
+        n.status = NodeStatus::Terminal;
+        n.terminal_value = outcome.value_for(n.player) as f32;
+        let v = f64::from(n.terminal_value);
+        self.tree
+            .set_data(leaf, NodeData { state, dists: None, policy: None, outcome: None, hallucinations });
+        if leaf != ROOT {
+            backup(&mut self.tree, leaf, v, 0.0);
+            self.stats.simulations += 1;
+        }
+        Completion::Applied
+    }
+
+    /// Expands a leaf from the model's answer (its moves with priors and values) and backs its value up.
+    fn expand(&mut self, leaf: u32, state: S, result: EvalResult<S>, hallucinations: u32) -> Completion {
+        let learned = self.params.world_model == WorldModel::Learned;
         // The node's moves: the rules' in the rules world model, the model's own list otherwise.
         let by_action = index_by_action(&result);
         let actions: Vec<S::Action> = if learned {
@@ -748,61 +786,16 @@ impl<S: GameState> Mcts<S> {
             && !result.moves.is_empty()
             && let Some(policy) = result.best_action.as_ref().filter(|p| p.len() == result.moves.len())
         {
-            // A policy without values (behavioural cloning): the root's moves take its probabilities as their
-            // priors; below the root there is no value to back up.
-            if leaf != ROOT {
-                let why =
-                    "the model gives a policy and no values (behavioural cloning): a search deeper than \
-                           its root needs a value model"
-                        .to_owned();
-                return self.fail_eval(leaf, why);
-            }
-            let children: Vec<(S::Action, f32, f32)> = actions
-                .iter()
-                .map(|a| (*a, by_action.get(a).map_or(0.0, |&i| policy[i] as f32), f32::NAN))
-                .collect();
-            self.tree.add_children(leaf, children);
-            self.tree
-                .set_data(leaf, NodeData { state, dists: None, policy: None, outcome: None, hallucinations });
-            self.tree.node_mut(leaf).status = NodeStatus::Expanded;
-            self.policy_only = true;
-            let _ = self.restrict_root();
-            return Completion::Applied;
+            return self.expand_policy_only(leaf, state, &actions, &by_action, policy, hallucinations);
         }
-        let q_star = values.iter().flatten().copied().reduce(f64::max);
-        // lc0 backs up the position's own outcome; MAV-MCTS its best move's value.
-        let leaf_value = if lc0 { result.position.as_deref().map(expected_score).or(q_star) } else { q_star };
-        let Some(leaf_value) = leaf_value else {
-            let why = if actions.is_empty() {
-                "the model listed no moves and no result".to_owned()
-            } else if lc0 {
-                "the model gave neither the position's outcome nor any move's value".to_owned()
-            } else {
-                "the model gave no value for any legal move".to_owned()
-            };
-            return self.fail_eval(leaf, why);
+        let leaf_value = match leaf_value(lc0, result.position.as_deref(), &values) {
+            Ok(v) => v,
+            Err(why) => return self.fail_eval(leaf, why),
         };
         let depth = self.tree.depth(leaf);
         let tau = self.params.temperature.at(self.root_ply + depth);
-        let policy = result.best_action.as_ref().filter(|p| p.len() == result.moves.len());
-        let priors = match policy {
-            Some(p) if lc0 => {
-                let listed: Vec<Option<f64>> =
-                    actions.iter().map(|a| by_action.get(a).map(|&i| p[i])).collect();
-                let mut priors = tempered(&listed, self.params.lc0.policy_temperature);
-                if leaf == ROOT {
-                    let p = &self.params.lc0;
-                    add_dirichlet_noise(&mut priors, p.noise_epsilon, p.noise_alpha, &mut self.rng);
-                }
-                priors
-            }
-            Some(p) if self.params.prior_source == PriorSource::Policy => {
-                let listed: Vec<Option<f64>> =
-                    actions.iter().map(|a| by_action.get(a).map(|&i| p[i])).collect();
-                policy_prior(&listed, self.params.epsilon)
-            }
-            _ => prior(&values, self.params.prior_top_k, tau, self.params.epsilon),
-        };
+        let policy = result.best_action.as_deref().filter(|p| p.len() == result.moves.len());
+        let priors = self.priors(leaf, tau, &actions, &by_action, &values, policy);
         let position: Option<PositionOutcome> = result.position.as_deref().copied();
         let keep = depth < self.params.keep_distributions_depth;
         let mut dists = keep.then(|| Vec::with_capacity(actions.len()));
@@ -836,6 +829,67 @@ impl<S: GameState> Mcts<S> {
             self.stats.simulations += 1;
         }
         Completion::Applied
+    }
+
+    /// Expands a leaf from a policy without values (behavioural cloning): the root's moves take its
+    /// probabilities as their priors; below the root there is no value to back up, so the leaf fails.
+    fn expand_policy_only(
+        &mut self,
+        leaf: u32,
+        state: S,
+        actions: &[S::Action],
+        by_action: &HashMap<S::Action, usize>,
+        policy: &[f64],
+        hallucinations: u32,
+    ) -> Completion {
+        if leaf != ROOT {
+            let why = "the model gives a policy and no values (behavioural cloning): a search deeper than \
+                           its root needs a value model"
+                .to_owned();
+            return self.fail_eval(leaf, why);
+        }
+        let children: Vec<(S::Action, f32, f32)> = actions
+            .iter()
+            .map(|a| (*a, by_action.get(a).map_or(0.0, |&i| policy[i] as f32), f32::NAN))
+            .collect();
+        self.tree.add_children(leaf, children);
+        self.tree
+            .set_data(leaf, NodeData { state, dists: None, policy: None, outcome: None, hallucinations });
+        self.tree.node_mut(leaf).status = NodeStatus::Expanded;
+        self.policy_only = true;
+        let _ = self.restrict_root();
+        Completion::Applied
+    }
+
+    /// The priors of a leaf's moves: lc0's tempered policy (with Dirichlet noise at the root), the policy
+    /// itself, or the MAV prior from the moves' values at temperature `tau`.
+    fn priors(
+        &mut self,
+        leaf: u32,
+        tau: f64,
+        actions: &[S::Action],
+        by_action: &HashMap<S::Action, usize>,
+        values: &[Option<f64>],
+        policy: Option<&[f64]>,
+    ) -> Vec<f64> {
+        match policy {
+            Some(p) if self.tree.by_prior => {
+                let listed: Vec<Option<f64>> =
+                    actions.iter().map(|a| by_action.get(a).map(|&i| p[i])).collect();
+                let mut priors = tempered(&listed, self.params.lc0.policy_temperature);
+                if leaf == ROOT {
+                    let p = &self.params.lc0;
+                    add_dirichlet_noise(&mut priors, p.noise_epsilon, p.noise_alpha, &mut self.rng);
+                }
+                priors
+            }
+            Some(p) if self.params.prior_source == PriorSource::Policy => {
+                let listed: Vec<Option<f64>> =
+                    actions.iter().map(|a| by_action.get(a).map(|&i| p[i])).collect();
+                policy_prior(&listed, self.params.epsilon)
+            }
+            _ => prior(values, self.params.prior_top_k, tau, self.params.epsilon),
+        }
     }
 
     fn fail_eval(&mut self, leaf: u32, why: String) -> Completion {
