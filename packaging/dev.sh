@@ -553,16 +553,16 @@ PY
   test)
     report_disk
     install_apt
+    # llama.cpp's server builds beside the Python installs and the Rust build (about 9 minutes of 2 cores);
+    # the remote mav-lm tests wait for it below.
+    install_llama > .llama-build.log 2>&1 &
+    llama_pid=$!
     install_rust
     install_ort
     install_import
     install_serve
     install_triton
     install_uci_check
-    # llama.cpp's server builds beside the Rust build (about 9 minutes of 2 cores); the remote mav-lm tests
-    # wait for it below.
-    install_llama > .llama-build.log 2>&1 &
-    llama_pid=$!
     # The searchless import tests must run here (and so in CI), not skip.
     export MAVBOARD_REQUIRE_IMPORT=1
     # The remote-evaluation tests start MLServer from .venv-serve/: here (and so in CI) they must not skip.

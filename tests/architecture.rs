@@ -65,7 +65,8 @@ fn source_files(root: &Path, repo_prefix: &str) -> Vec<Source> {
 }
 
 /// `text` with its comments (line, doc and block) and the contents of its string and character literals
-/// replaced by spaces, so that only code is left to scan.
+/// taken out, so that only code is left to scan; the line breaks inside them are kept, so a line of the
+/// result is the same line of the file.
 fn code_only(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
@@ -78,6 +79,7 @@ fn code_only(text: &str) -> String {
                 i += 1;
             }
         } else if c == '/' && next == Some('*') {
+            let start = i;
             let mut depth = 0;
             while i < chars.len() {
                 if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
@@ -94,6 +96,7 @@ fn code_only(text: &str) -> String {
                 }
             }
             out.push(' ');
+            out.extend(std::iter::repeat_n('\n', newlines(&chars[start..i])));
         } else if c == 'r' && (next == Some('"') || next == Some('#')) && !prev_is_ident(&chars, i) {
             // A raw string: r"..." or r#"..."#.
             let mut j = i + 1;
@@ -119,14 +122,17 @@ fn code_only(text: &str) -> String {
                 }
             }
             out.push_str("\"\"");
+            out.extend(std::iter::repeat_n('\n', newlines(&chars[i..j.min(chars.len())])));
             i = j;
         } else if c == '"' {
+            let start = i;
             i += 1;
             while i < chars.len() && chars[i] != '"' {
                 i += if chars[i] == '\\' { 2 } else { 1 };
             }
             i += 1;
             out.push_str("\"\"");
+            out.extend(std::iter::repeat_n('\n', newlines(&chars[start..i.min(chars.len())])));
         } else if c == '\'' && (chars.get(i + 2) == Some(&'\'') || next == Some('\\')) {
             // A character literal ('x', '\n', '\u{..}'); a lifetime ('a) is left alone.
             i += 1;
@@ -141,6 +147,11 @@ fn code_only(text: &str) -> String {
         }
     }
     out
+}
+
+/// The line breaks in `chars`.
+fn newlines(chars: &[char]) -> usize {
+    chars.iter().filter(|&&c| c == '\n').count()
 }
 
 fn prev_is_ident(chars: &[char], i: usize) -> bool {
@@ -685,4 +696,79 @@ fn the_app_does_not_use_egui() {
         "egui under crates/app/src/app (return an app::effect::Effect for the shell, take input as values): {found:?}"
     );
     assert!(!files_with(&sources, "ui", &EGUI).is_empty(), "the check should see egui in src/ui");
+}
+
+/// The longest a function may be, in lines from `fn` to its closing brace (issue 57: a longer one is split
+/// into named steps).
+const MAX_FUNCTION_LINES: usize = 100;
+
+/// The functions in `code` (as [`code_only`] leaves it) of `limit` lines or more: (name, first line, lines).
+fn long_functions(code: &str, limit: usize) -> Vec<(String, usize, usize)> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i + 2 < chars.len() {
+        let is_fn = chars[i] == 'f'
+            && chars[i + 1] == 'n'
+            && chars[i + 2].is_whitespace()
+            && (i == 0 || !prev_is_ident(&chars, i));
+        if !is_fn {
+            i += 1;
+            continue;
+        }
+        let (name, _) =
+            ident_at(&chars, i + 3 + chars[i + 3..].iter().take_while(|c| c.is_whitespace()).count());
+        // The body: the first `{` before any `;` (a declaration without one has no body).
+        let Some(open) = (i..chars.len()).find(|&j| chars[j] == '{' || chars[j] == ';') else { break };
+        if chars[open] == '{' {
+            let mut depth = 0usize;
+            let mut close = open;
+            for (j, &c) in chars.iter().enumerate().skip(open) {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    close = j;
+                    break;
+                }
+            }
+            let first = newlines(&chars[..i]) + 1;
+            let lines = newlines(&chars[i..=close]) + 1;
+            if lines >= limit {
+                found.push((name, first, lines));
+            }
+        }
+        i += 2;
+    }
+    found
+}
+
+#[test]
+fn no_function_is_100_lines_or_more() {
+    let long: Vec<String> = src_tree()
+        .iter()
+        .flat_map(|s| {
+            long_functions(&code_only(&s.text), MAX_FUNCTION_LINES)
+                .into_iter()
+                .map(|(name, line, lines)| format!("{}:{line} {name} ({lines} lines)", s.file))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these into named steps (at most {} lines each): {long:#?}",
+        MAX_FUNCTION_LINES - 1
+    );
+}
+
+#[test]
+fn the_function_scan_counts_lines_past_comments_and_strings() {
+    let text = "/// A doc.\nfn short() {\n    let s = \"{ not a brace\n}\";\n    /* a\n } */\n}\n\
+                impl T {\n    fn inner(&self) -> u8 {\n        if true { 1 } else { 2 }\n    }\n    fn decl();\n}\n";
+    let code = code_only(text);
+    assert_eq!(code.lines().count(), text.lines().count(), "line breaks are kept");
+    assert_eq!(long_functions(&code, 1), [("short".to_owned(), 2, 6), ("inner".to_owned(), 9, 3)]);
+    assert_eq!(long_functions(&code, 4), [("short".to_owned(), 2, 6)]);
+    assert!(long_functions(&code, 7).is_empty());
 }
