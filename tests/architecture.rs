@@ -3,9 +3,9 @@
 //! The layers are crates (`crates/*`, then this package), so Cargo already refuses an arrow from a lower
 //! crate to a higher one. What Cargo cannot see is checked here: the order of the modules inside one crate
 //! (`game` before `mav`, `model` before `inference`, `search` before `engine`, …), the folders without a
-//! circle among their files, the app without egui, and the map's line for every file. Each crate re-exports
-//! the modules of the crates below it under their own names, so every module is named `crate::<module>`
-//! wherever it is used, and the scanner reads all crates as one tree.
+//! circle among their files, the app without egui, no function of 100 lines or more, and the map's line for
+//! every file. Each crate re-exports the modules of the crates below it under their own names, so every
+//! module is named `crate::<module>` wherever it is used, and the scanner reads all crates as one tree.
 //!
 //! The scanner is plain text: for every `.rs` file under `src/` (this package's and each crate's) it takes the paths that start with
 //! `crate::` (or `mavboard::`, how the binary's `cli` names the library), outside comments and string

@@ -193,8 +193,9 @@ pub enum RemoteError {
     Signature {
         /// The metadata URL.
         url: String,
-        /// The mismatch, naming the field.
-        mismatch: ModelError,
+        /// The mismatch, naming the field (boxed: a `ModelError` holds paths, which are larger on Windows,
+        /// and every remote call's `Result` would carry its size).
+        mismatch: Box<ModelError>,
     },
 }
 

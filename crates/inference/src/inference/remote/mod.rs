@@ -201,7 +201,7 @@ impl RemoteBackend {
             reason: format!("model metadata: {e}"),
         })?;
         check_graph(&package.dir, &package.manifest, &metadata.signature())
-            .map_err(|mismatch| RemoteError::Signature { url: url.clone(), mismatch })?;
+            .map_err(|mismatch| RemoteError::Signature { url: url.clone(), mismatch: Box::new(mismatch) })?;
         backend.metadata = metadata;
         Ok(backend)
     }
